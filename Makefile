@@ -1,0 +1,34 @@
+# The two set-up commands are `make test` and `make demo`: both build the virtual environment
+# (.venv) and the C starter bot on first use, so a fresh clone needs nothing beyond python3 and cc.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo lint bench bots clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+bots:
+	$(MAKE) --no-print-directory -C bots/c
+
+test: $(STAMP) bots
+	$(PY) -m pytest -q
+
+demo: $(STAMP) bots
+	$(VENV)/bin/arena run tournaments/demo.yaml
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+bench: $(STAMP) bots
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) results
+	$(MAKE) --no-print-directory -C bots/c clean

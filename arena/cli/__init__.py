@@ -1,0 +1,31 @@
+"""The ``arena`` command line: thin commands over library functions, one place for error exits."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from arena.errors import ArenaError
+from engine.errors import EngineError
+
+app = typer.Typer(
+    help="Run Blackout and Partnership Blackout bot games and tournaments, and rate the bots.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# Commands register here (each module defines a plain function with typer annotations).
+
+
+def main() -> None:
+    """Entry point: runs the app and turns the library's own errors into one line and exit 2."""
+    try:
+        app()
+    except (ArenaError, EngineError) as error:
+        print(f"arena: error: {error}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("arena: interrupted", file=sys.stderr)
+        sys.exit(130)

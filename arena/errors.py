@@ -1,0 +1,21 @@
+"""The arena's error types. The CLI turns each into one line and a non-zero exit status."""
+
+
+class ArenaError(Exception):
+    """Base of every error the arena raises for bad input or a failed run."""
+
+
+class ConfigError(ArenaError):
+    """A tournament file or command-line value that is wrong: the message names file, key, problem."""
+
+
+class BotStartError(ArenaError):
+    """A bot that could not be started or failed its handshake."""
+
+
+class ProtocolError(ArenaError):
+    """A bot that broke the protocol where no game is running to record it as a fault."""
+
+
+class ResultsError(ArenaError):
+    """A results file that cannot be read (missing, or not results)."""

@@ -1,0 +1,634 @@
+"""Blackout: 3 to 7 players, each for themselves, exact bids (shared/RULES.md, "Blackout").
+
+Rules as implemented here:
+
+- Deal d of the sequence gives every player ``hand_size`` cards, dealt one at a time from dealer+1.
+  The dealer then turns the next card: its suit is trump. With no card left, or on the last deal when
+  ``no_trump_last`` is ``always``, no card is turned and the deal has no trump.
+- The sequence (``sequence``): ``up`` is 1..D, ``down`` D..1, ``up_down`` 1..D then D-1..1, with D
+  the ``deals`` option (default: 15, 13, 10, 8, 7 for 3..7 players).
+- Bidding: one round from dealer+1; each player bids 0..hand size once. With ``hook``, the last bidder
+  may not bid the number that makes the bids add up to the hand size.
+- Play: dealer+1 leads. Follow suit if able; with ``must_trump``, a player void in the suit led who
+  holds a trump must play one (overtrumping is not required). Highest trump wins, else highest card
+  of the suit led; the winner leads next.
+- Score per deal (b bid, t tricks, ppt ``points_per_trick``): t == b > 0 scores ppt * b + bonus;
+  t == b == 0 scores ppt + bonus (``zero_bid`` ``as_one_trick``) or bonus (``bonus_only``); t != b
+  scores 0 (``classic``) or, with ``penalty``, -ppt * (b - t) when t < b and 0 when t > b.
+- After the last deal the highest total wins; equal totals share the place, unless ``tiebreak`` is
+  ``most_exact_bids``, which ranks tied players by the number of deals they bid exactly.
+- The first dealer is drawn from the game's seed; the deal passes clockwise after every deal.
+
+The state is an immutable value: ``apply`` returns a new state and never changes the one given.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from engine.cards import CARD_BY_VALUE, RANK_BITS, SUIT_CARDS, SUITS, Card, cards_of, mask_of
+from engine.errors import IllegalActionError, InvalidActionError, ReplayError
+from engine.options import BoolOption, ChoiceOption, IntOption, Option, resolve
+from engine.seeding import derive_seed
+from engine.trick import SUIT_NAMES, Plays, plays_in_order, shuffled_prefix, trick_winner
+
+NAME: Final = "blackout"
+PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
+DEFAULT_DEALS: Final = {3: 15, 4: 13, 5: 10, 6: 8, 7: 7}
+
+Action = int | Card
+
+
+def option_spec(players: int) -> dict[str, Option]:
+    """The options of a ``players``-player game, defaults first."""
+    return {
+        "deals": IntOption(DEFAULT_DEALS[players], 1, 52 // players),
+        "sequence": ChoiceOption(("up", "down", "up_down")),
+        "no_trump_last": ChoiceOption(("when_exhausted", "always")),
+        "hook": BoolOption(),
+        "must_trump": BoolOption(),
+        "points_per_trick": IntOption(1, 1),
+        "bonus": IntOption(10, 0),
+        "zero_bid": ChoiceOption(("as_one_trick", "bonus_only")),
+        "scoring": ChoiceOption(("classic", "penalty")),
+        "tiebreak": ChoiceOption(("shared", "most_exact_bids")),
+    }
+
+
+def resolve_options(players: int, raw: Mapping[str, object] | None = None) -> dict[str, Any]:
+    """All options for ``players`` players, ``raw`` validated and defaults filled in."""
+    _check_players(players)
+    return resolve(NAME, option_spec(players), raw)
+
+
+def _check_players(players: int) -> None:
+    if players not in PLAYER_COUNTS:
+        from engine.errors import OptionError
+
+        raise OptionError(f"blackout is for 3 to 7 players, not {players}")
+
+
+def hand_sizes(players: int, options: Mapping[str, Any]) -> tuple[int, ...]:
+    """The hand size of every deal of the game, in order."""
+    top = options["deals"]
+    up = tuple(range(1, top + 1))
+    if options["sequence"] == "down":
+        return up[::-1]
+    if options["sequence"] == "up_down":
+        return up + up[-2::-1]
+    return up
+
+
+class Rules:
+    """The per-game constants every state of one game shares."""
+
+    __slots__ = ("players", "options", "seed", "sizes", "ppt", "bonus", "zero_score",
+                 "penalty", "hook", "must_trump", "bid_ranges", "deals")
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        self.players = players
+        self.options = options
+        self.seed = seed
+        self.sizes = hand_sizes(players, options)
+        self.ppt: int = options["points_per_trick"]
+        self.bonus: int = options["bonus"]
+        self.zero_score = self.ppt + self.bonus if options["zero_bid"] == "as_one_trick" else self.bonus
+        self.penalty = options["scoring"] == "penalty"
+        self.hook: bool = options["hook"]
+        self.must_trump: bool = options["must_trump"]
+        self.bid_ranges = {size: tuple(range(size + 1)) for size in set(self.sizes)}
+        self.deals = deal_all(self)
+
+    def deal_score(self, bid: int, tricks: int) -> int:
+        """One player's score for one deal."""
+        if tricks == bid:
+            return self.ppt * bid + self.bonus if bid else self.zero_score
+        if self.penalty and tricks < bid:
+            return -self.ppt * (bid - tricks)
+        return 0
+
+
+class Deal:
+    """The constants of one deal: its number, dealer, the hands as dealt and the turned card."""
+
+    __slots__ = ("number", "dealer", "size", "dealt", "trump_card", "trump")
+
+    def __init__(self, number: int, dealer: int, size: int, dealt: tuple[tuple[Card, ...], ...],
+                 trump_card: Card | None) -> None:
+        self.number = number
+        self.dealer = dealer
+        self.size = size
+        self.dealt = dealt
+        self.trump_card = trump_card
+        self.trump = None if trump_card is None else trump_card >> 4
+
+
+def deal_all(rules: Rules) -> tuple[Deal, ...]:
+    """Every deal of the game, drawn from one stream seeded by the game's seed.
+
+    The first dealer is drawn first; each deal then takes a partial Fisher-Yates shuffle of the
+    cards it needs (the hands, plus the turned card when one is turned).
+    """
+    players = rules.players
+    rng = random.Random(derive_seed(rules.seed, "blackout-deals"))
+    dealer = rng.randrange(players)
+    deals = []
+    for number, size in enumerate(rules.sizes, start=1):
+        last = number == len(rules.sizes)
+        turn = players * size < 52 and not (last and rules.options["no_trump_last"] == "always")
+        cards = shuffled_prefix(rng, players * size + (1 if turn else 0))
+        # Dealt one at a time from dealer+1: the i-th card goes to seat dealer+1+i.
+        dealt = tuple(
+            tuple(sorted(cards[(seat - dealer - 1) % players: players * size: players]))
+            for seat in range(players)
+        )
+        deals.append(Deal(number, dealer, size, dealt, cards[-1] if turn else None))
+        dealer = (dealer + 1) % players
+    return tuple(deals)
+
+
+_CARDS = CARD_BY_VALUE
+
+
+class Phase:
+    """The parts of a state that change only between plays: the deal, its bids, the totals so far.
+
+    Shared by every state of one deal's play, so that a play copies few fields.
+    """
+
+    __slots__ = ("rules", "deal", "bids", "totals", "exact", "history", "kind")
+
+    def __init__(self, rules: Rules, deal: Deal, bids: tuple[tuple[int, int], ...],
+                 totals: tuple[int, ...], exact: tuple[int, ...],
+                 history: tuple[DealSummary, ...], kind: str | None) -> None:
+        self.rules = rules
+        self.deal = deal
+        self.bids = bids
+        self.totals = totals
+        self.exact = exact
+        self.history = history
+        self.kind = kind
+
+
+DealSummary = tuple[Deal, tuple[tuple[int, int], ...], tuple[tuple[int, Card], ...],
+                    tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+"""A finished deal: the deal, its bids, its plays, tricks by seat, scores and totals by seat."""
+
+class State:
+    """One moment of a Blackout game. Immutable: ``apply`` builds a new one.
+
+    ``to_act`` is the seat to act (None when the game is over), ``kind`` is "bid" or "play". Hands
+    are bitmasks (bit ``card``); ``hand(seat)`` gives the cards.
+    """
+
+    __slots__ = ("phase", "masks", "played", "trick", "leader", "tricks_won", "to_act",
+                 "last_events", "legal")
+
+    phase: Phase
+    masks: tuple[int, ...]
+    played: Plays
+    trick: tuple[tuple[int, Card], ...]
+    leader: int
+    tricks_won: tuple[int, ...]
+    to_act: int | None
+    last_events: tuple[tuple[Any, ...], ...]
+    legal: tuple[Action, ...] | None  # memo of legal_actions(self), filled on first call
+
+    @property
+    def rules(self) -> Rules:
+        """The game's constants."""
+        return self.phase.rules
+
+    @property
+    def deal(self) -> Deal:
+        """The deal being played (the last one, once the game is over)."""
+        return self.phase.deal
+
+    @property
+    def kind(self) -> str | None:
+        """"bid" or "play"; None once the game is over."""
+        return self.phase.kind
+
+    @property
+    def bids(self) -> tuple[tuple[int, int], ...]:
+        """This deal's bids so far, in order, as (seat, bid)."""
+        return self.phase.bids
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Every seat's total before this deal is scored (final totals once over)."""
+        return self.phase.totals
+
+    @property
+    def history(self) -> tuple[DealSummary, ...]:
+        """The finished deals."""
+        return self.phase.history
+
+    @property
+    def plays(self) -> tuple[tuple[int, Card], ...]:
+        """This deal's plays so far, in order, as (seat, card)."""
+        return plays_in_order(self.played)
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` holds now, low to high by suit (referee only: hidden information)."""
+        return cards_of(self.masks[seat])
+
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return self.phase.rules.players
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The game's options, defaults filled in."""
+        return self.phase.rules.options
+
+    @property
+    def seed(self) -> int:
+        """The game's seed."""
+        return self.phase.rules.seed
+
+    @property
+    def is_over(self) -> bool:
+        """Whether every deal has been played."""
+        return self.to_act is None
+
+    def __repr__(self) -> str:
+        return (f"<blackout deal {self.deal.number}/{len(self.rules.sizes)} "
+                f"{self.kind or 'over'} seat {self.to_act}>")
+
+
+_new_state = object.__new__
+
+
+def new_game(players: int, seed: int, options: Mapping[str, object] | None = None) -> State:
+    """A new game for ``players`` seats; the same seed and options always give the same game."""
+    rules = Rules(players, seed, resolve_options(players, options))
+    zeros = (0,) * players
+    return _start_deal(rules, rules.deals[0], zeros, zeros, (), ())
+
+
+def _start_deal(rules: Rules, deal: Deal, totals: tuple[int, ...], exact: tuple[int, ...],
+                history: tuple[DealSummary, ...], events: tuple[tuple[Any, ...], ...]) -> State:
+    state: State = _new_state(State)
+    first = (deal.dealer + 1) % rules.players
+    state.phase = Phase(rules, deal, (), totals, exact, history, "bid")
+    state.masks = tuple(mask_of(hand) for hand in deal.dealt)
+    state.played = None
+    state.trick = ()
+    state.leader = first
+    state.tricks_won = (0,) * rules.players
+    state.to_act = first
+    state.last_events = events + (("deal_start",),)
+    state.legal = None
+    return state
+
+
+def legal_actions(state: State) -> tuple[Action, ...]:
+    """Every action the seat to act may take now (empty when the game is over)."""
+    legal = state.legal
+    if legal is not None:
+        return legal
+    seat = state.to_act
+    if seat is None:
+        return ()
+    phase = state.phase
+    if phase.kind == "play":
+        mask = state.masks[seat]
+        trick = state.trick
+        if trick:
+            led = trick[0][1] >> 4
+            legal = SUIT_CARDS[led][(mask >> (led << 4)) & RANK_BITS]
+            if not legal:
+                trump = phase.deal.trump
+                if phase.rules.must_trump and trump is not None:
+                    legal = SUIT_CARDS[trump][(mask >> (trump << 4)) & RANK_BITS]
+                if not legal:
+                    legal = cards_of(mask)
+        else:
+            legal = cards_of(mask)
+    else:
+        legal = _legal_bids(state)
+    state.legal = legal
+    return legal
+
+
+def _legal_bids(state: State) -> tuple[int, ...]:
+    phase = state.phase
+    bids: tuple[int, ...] = phase.rules.bid_ranges[phase.deal.size]
+    forbidden = _hooked_bid(state)
+    if forbidden is not None:
+        return tuple(b for b in bids if b != forbidden)
+    return bids
+
+
+def _hooked_bid(state: State) -> int | None:
+    """The bid the hook forbids the last bidder, or None."""
+    phase = state.phase
+    if not phase.rules.hook or len(phase.bids) != phase.rules.players - 1:
+        return None
+    forbidden = phase.deal.size - sum(b for _, b in phase.bids)
+    return forbidden if forbidden >= 0 else None
+
+
+def parse_action(state: State, raw: object) -> Action:
+    """The engine action for a wire value (a bid's int, a card's name); InvalidActionError if none."""
+    kind = state.phase.kind
+    if kind == "play":
+        if type(raw) is Card:
+            return raw
+        return Card.parse(raw)
+    if kind == "bid":
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            raise InvalidActionError(f"{raw!r} is not a bid (an integer)")
+        return raw
+    raise InvalidActionError("the game is over: no action is asked for")
+
+
+def apply(state: State, action: Action) -> State:
+    """The state after the seat to act takes ``action``; IllegalActionError if the rules forbid it."""
+    phase = state.phase
+    if phase.kind != "play":
+        if phase.kind == "bid":
+            return _bid(state, action)
+        raise IllegalActionError(f"the game is over: no action {action} is allowed")
+    # Playing a card: the hot path, kept in one function.
+    seat: int = state.to_act  # type: ignore[assignment]
+    legal = state.legal if state.legal is not None else legal_actions(state)
+    if action not in legal or type(action) is not Card:
+        if type(action) is bool or action not in legal:
+            raise _illegal_play(state, seat, action)
+        action = _CARDS[action]  # an int equal to a legal card is that card
+    card: Card = action
+    masks = state.masks
+    mask = masks[seat] & ~(1 << card)
+    trick = state.trick + ((seat, card),)
+    players = phase.rules.players
+    new: State = _new_state(State)
+    new.phase = phase
+    new.masks = masks[:seat] + (mask,) + masks[seat + 1:]
+    new.played = (state.played, seat, card)
+    new.legal = None
+    if len(trick) < players:
+        new.trick = trick
+        new.leader = state.leader
+        new.tricks_won = state.tricks_won
+        new.to_act = (seat + 1) % players
+        new.last_events = (("play", seat, card),)
+        return new
+    winner = trick_winner(trick, phase.deal.trump)
+    won = list(state.tricks_won)
+    won[winner] += 1
+    new.tricks_won = tuple(won)
+    new.trick = ()
+    new.leader = winner
+    new.to_act = winner
+    new.last_events = (("play", seat, card), ("trick", winner, trick))
+    if mask:
+        return new
+    return _end_deal(new)
+
+
+def _bid(state: State, bid: Action) -> State:
+    seat = state.to_act
+    assert seat is not None
+    if isinstance(bid, bool) or not isinstance(bid, int) or type(bid) is Card:
+        raise InvalidActionError(f"seat {seat} bid {bid!r}: a bid is an integer")
+    phase = state.phase
+    size = phase.deal.size
+    if not 0 <= bid <= size:
+        raise IllegalActionError(f"seat {seat} bid {bid}: bids are 0..{size} in this deal")
+    if bid == _hooked_bid(state):
+        raise IllegalActionError(
+            f"seat {seat} bid {bid}: the hook forbids the last bid that makes the total {size}"
+        )
+    bids = phase.bids + ((seat, bid),)
+    done = len(bids) == phase.rules.players
+    new = _copy(state)
+    new.phase = Phase(phase.rules, phase.deal, bids, phase.totals, phase.exact, phase.history,
+                      "play" if done else "bid")
+    new.to_act = state.leader if done else (seat + 1) % phase.rules.players
+    new.last_events = (("bid", seat, bid),)
+    return new
+
+
+def _illegal_play(state: State, seat: int, card: object) -> Exception:
+    """The error that says why ``card`` may not be played by ``seat`` now."""
+    if type(card) is not Card:
+        found = CARD_BY_VALUE.get(card) if isinstance(card, int) else None
+        if found is None or isinstance(card, bool):
+            return InvalidActionError(f"seat {seat} played {card!r}: not a card")
+        card = found
+    hand = state.hand(seat)
+    if card not in hand:
+        return IllegalActionError(f"seat {seat} played {card}: not in its hand")
+    led = state.trick[0][1] >> 4
+    if card >> 4 != led and any(c >> 4 == led for c in hand):
+        return IllegalActionError(f"seat {seat} played {card}: must follow {SUIT_NAMES[led]}")
+    trump = state.deal.trump
+    assert trump is not None
+    return IllegalActionError(
+        f"seat {seat} played {card}: must trump ({SUIT_NAMES[trump]}) when void in "
+        f"{SUIT_NAMES[led]}"
+    )
+
+
+def _end_deal(state: State) -> State:
+    """Score the finished deal in ``state`` and start the next deal, or end the game."""
+    phase = state.phase
+    rules = phase.rules
+    bid_by_seat = dict(phase.bids)
+    won = state.tricks_won
+    scores = tuple(rules.deal_score(bid_by_seat[s], won[s]) for s in range(rules.players))
+    totals = tuple(t + s for t, s in zip(phase.totals, scores, strict=True))
+    exact = tuple(e + (bid_by_seat[s] == won[s]) for s, e in enumerate(phase.exact))
+    summary: DealSummary = (phase.deal, phase.bids, state.plays, won, scores, totals)
+    history = phase.history + (summary,)
+    events = state.last_events + (("deal_end",),)
+    deal = phase.deal
+    if deal.number == len(rules.sizes):
+        over = _copy(state)
+        over.phase = Phase(rules, deal, phase.bids, totals, exact, history, None)
+        over.to_act = None
+        over.last_events = events
+        return over
+    return _start_deal(rules, rules.deals[deal.number], totals, exact, history, events)
+
+
+def _copy(state: State) -> State:
+    new: State = _new_state(State)
+    new.phase = state.phase
+    new.masks = state.masks
+    new.played = state.played
+    new.trick = state.trick
+    new.leader = state.leader
+    new.tricks_won = state.tricks_won
+    new.to_act = state.to_act
+    new.last_events = state.last_events
+    new.legal = None
+    return new
+
+
+# --- What a seat may know -------------------------------------------------------------------
+
+
+def _names(cards: Sequence[Card]) -> list[str]:
+    return [str(c) for c in cards]
+
+
+def _plays_json(plays: Sequence[tuple[int, Card]]) -> list[list[Any]]:
+    return [[seat, str(card)] for seat, card in plays]
+
+
+def view(state: State, seat: int) -> dict[str, Any]:
+    """Everything ``seat`` may know now: its own hand and the public state, nothing hidden."""
+    deal = state.deal
+    over = state.to_act is None
+    return {
+        "game": NAME,
+        "players": state.rules.players,
+        "seat": seat,
+        "options": dict(state.rules.options),
+        "deal": deal.number,
+        "deals": len(state.rules.sizes),
+        "hand_size": deal.size,
+        "dealer": deal.dealer,
+        "hand": [] if over else _names(state.hand(seat)),
+        "trump_card": None if deal.trump_card is None else str(deal.trump_card),
+        "trump": None if deal.trump is None else SUITS[deal.trump],
+        "bids": [list(b) for b in state.bids],
+        "plays": _plays_json(state.plays),
+        "trick": _plays_json(state.trick),
+        "leader": state.leader,
+        "tricks_won": list(state.tricks_won),
+        "totals": list(state.totals),
+    }
+
+
+def events(state: State, seat: int) -> list[dict[str, Any]]:
+    """The protocol messages the last transition produced, as ``seat`` may see them."""
+    messages: list[dict[str, Any]] = []
+    for event in state.last_events:
+        kind = event[0]
+        if kind == "play":
+            messages.append({"type": "event", "event": "play", "seat": event[1],
+                             "card": str(event[2])})
+        elif kind == "bid":
+            messages.append({"type": "event", "event": "bid", "seat": event[1], "bid": event[2]})
+        elif kind == "trick":
+            messages.append({"type": "event", "event": "trick", "winner": event[1],
+                             "cards": _plays_json(event[2])})
+        elif kind == "deal_end":
+            deal, bids, _, won, scores, totals = state.history[-1]
+            messages.append({"type": "event", "event": "deal_end", "deal": deal.number,
+                             "bids": [list(b) for b in bids], "tricks": list(won),
+                             "scores": list(scores), "totals": list(totals)})
+        elif kind == "deal_start":
+            deal = state.deal
+            messages.append({
+                "type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
+                "hand": _names(state.hand(seat)),
+                "trump_card": None if deal.trump_card is None else str(deal.trump_card),
+                "trump": None if deal.trump is None else SUITS[deal.trump],
+            })
+    return messages
+
+
+# --- Results and records ----------------------------------------------------------------------
+
+
+def totals(state: State) -> list[int]:
+    """The running (final, once over) total of every seat."""
+    return list(state.totals)
+
+
+def places(state: State) -> list[int]:
+    """Every seat's place, 1 for first, equal for a tie (``tiebreak`` decides ties)."""
+    phase = state.phase
+    return places_of(phase.totals, phase.exact, phase.rules.options["tiebreak"])
+
+
+def places_of(totals: Sequence[int], exact: Sequence[int], tiebreak: str) -> list[int]:
+    """Places from totals; with ``most_exact_bids`` equal totals are ranked by exact bids."""
+    if tiebreak == "most_exact_bids":
+        keys = list(zip(totals, exact, strict=True))
+    else:
+        keys = [(t, 0) for t in totals]
+    return [1 + sum(other > key for other in keys) for key in keys]
+
+
+def record(state: State, names: Sequence[str]) -> dict[str, Any]:
+    """The game record: options, seed, names and every finished deal in full (JSON-able)."""
+    deals = []
+    for deal, bids, plays, won, scores, deal_totals in state.history:
+        deals.append({
+            "deal": deal.number,
+            "dealer": deal.dealer,
+            "hand_size": deal.size,
+            "hands": [_names(hand) for hand in deal.dealt],
+            "trump_card": None if deal.trump_card is None else str(deal.trump_card),
+            "trump": None if deal.trump is None else SUITS[deal.trump],
+            "bids": [list(b) for b in bids],
+            "plays": _plays_json(plays),
+            "tricks": list(won),
+            "scores": list(scores),
+            "totals": list(deal_totals),
+        })
+    return {
+        "game": NAME,
+        "players": state.rules.players,
+        "options": dict(state.rules.options),
+        "seed": state.rules.seed,
+        "names": list(names),
+        "deals": deals,
+        "scores": totals(state),
+        "places": places(state),
+        "complete": state.to_act is None,
+    }
+
+
+def replay(game_record: Mapping[str, Any]) -> State:
+    """Replay a record from its seed and actions, checking every deal, action and score."""
+    players = len(game_record["names"])
+    state = new_game(players, game_record["seed"], game_record["options"])
+    for index, stored in enumerate(game_record["deals"]):
+        where = f"deal {index + 1}"
+        deal = state.deal
+        if state.to_act is None:
+            raise ReplayError(f"{where}: the game was already over")
+        _expect(where, "dealer", deal.dealer, stored["dealer"])
+        _expect(where, "hands", [_names(h) for h in deal.dealt], stored["hands"])
+        trump_card = None if deal.trump_card is None else str(deal.trump_card)
+        _expect(where, "trump_card", trump_card, stored["trump_card"])
+        for seat, bid in stored["bids"]:
+            state = _replay_step(state, where, seat, bid)
+        for seat, card in stored["plays"]:
+            state = _replay_step(state, where, seat, card)
+        if not state.history or state.history[-1][0] is not deal:
+            raise ReplayError(f"{where}: the record's plays do not finish the deal")
+        _, _, _, won, scores, deal_totals = state.history[-1]
+        _expect(where, "tricks", list(won), stored["tricks"])
+        _expect(where, "scores", list(scores), stored["scores"])
+        _expect(where, "totals", list(deal_totals), stored["totals"])
+    if game_record.get("complete", True) and state.to_act is not None:
+        raise ReplayError("the record ends before the game does")
+    if state.to_act is None:
+        _expect("game", "scores", totals(state), game_record["scores"])
+        _expect("game", "places", places(state), game_record["places"])
+    return state
+
+
+def _replay_step(state: State, where: str, seat: int, raw: object) -> State:
+    if state.to_act != seat:
+        raise ReplayError(f"{where}: seat {seat} acted but seat {state.to_act} was to act")
+    try:
+        return apply(state, parse_action(state, raw))
+    except (IllegalActionError, InvalidActionError) as error:
+        raise ReplayError(f"{where}: {error}") from None
+
+
+def _expect(where: str, what: str, computed: object, stored: object) -> None:
+    if computed != stored:
+        raise ReplayError(f"{where}: {what} recorded as {stored}, the rules give {computed}")

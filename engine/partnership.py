@@ -1,0 +1,614 @@
+"""Partnership Blackout: two fixed teams of two, spades trump, one auction round
+(shared/RULES.md, "Partnership Blackout").
+
+Rules as implemented here:
+
+- Seats 0 and 2 are team 0 (A), seats 1 and 3 team 1 (B). Every deal gives 13 cards to each seat,
+  dealt one at a time from dealer+1. Spades are always trump; no card is turned.
+- Auction: one round from dealer+1. A call is a number 1..12, ``pass`` or ``zero``. A ``pass`` or
+  ``zero`` skips the caller's partner (recorded as the same call, absent from the list of calls) and,
+  after the partner's number, cancels it. A team's call is PASS, ZERO, or NUMBER(min(12, sum)).
+- NUMBER beats ZERO beats PASS; the higher NUMBER wins; equal NUMBERs or ZERO against ZERO go to the
+  team of dealer+1. PASS against PASS: the deal is void (no play, no score; the deal passes on).
+- Play: dealer+1 leads. Follow suit if able. ``spade_lead``: ``only_if_only_spades`` (a spade may be
+  led only from a hand of spades alone), ``after_broken`` (also once a spade has been played to an
+  earlier trick of the deal), ``any``.
+- Score (contracting team only; the other scores 0), t its tricks, c its contract: NUMBER c: 13
+  tricks scores ``all_tricks``; c <= t < 13 scores ``made`` + ``overtrick`` * (t - c); fewer scores
+  ``fail``. ZERO: no trick for either partner scores ``nil``, else ``fail``. With ``contract_points``
+  ``per_trick``: a made NUMBER scores ``made`` * c + ``overtrick`` * (t - c) and a failed one
+  ``fail`` * c (the rules' 10 * c and -10 * c at the default values); ``all_tricks``, ``nil`` and a
+  failed ZERO are unchanged.
+- End: after a deal in which a team's total reaches ``target``, the higher total wins; equal totals
+  play on. After ``max_deals`` deals (void deals count) the higher total wins, equal totals draw.
+
+The state is an immutable value: ``apply`` returns a new state and never changes the one given.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from engine.cards import CARD_BY_VALUE, RANK_BITS, SPADES, SUIT_CARDS, Card, cards_of, mask_of
+from engine.errors import IllegalActionError, InvalidActionError, OptionError, ReplayError
+from engine.options import ChoiceOption, IntOption, Option, resolve
+from engine.seeding import derive_seed
+from engine.trick import SUIT_NAMES, Plays, plays_in_order, shuffled_prefix, trick_winner
+
+NAME: Final = "partnership-blackout"
+PLAYER_COUNTS: Final = (4,)
+TEAMS: Final = ((0, 2), (1, 3))
+NUMBERS: Final = tuple(range(1, 13))
+LEGAL_CALLS: Final[tuple[int | str, ...]] = (*NUMBERS, "pass", "zero")
+_SPADE_BITS: Final = RANK_BITS << (SPADES * 16)
+
+Call = int | str
+Action = Call | Card
+
+OPTIONS: Final[dict[str, Option]] = {
+    "target": IntOption(100, 1),
+    "max_deals": IntOption(200, 1),
+    "spade_lead": ChoiceOption(("only_if_only_spades", "after_broken", "any")),
+    "made": IntOption(10, -10**9),
+    "overtrick": IntOption(1, -10**9),
+    "all_tricks": IntOption(40, -10**9),
+    "nil": IntOption(40, -10**9),
+    "fail": IntOption(-10, -10**9),
+    "contract_points": ChoiceOption(("flat", "per_trick")),
+}
+
+
+def resolve_options(players: int, raw: Mapping[str, object] | None = None) -> dict[str, Any]:
+    """All options, ``raw`` validated and defaults filled in."""
+    if players != 4:
+        raise OptionError(f"partnership-blackout is for exactly 4 players, not {players}")
+    return resolve(NAME, OPTIONS, raw)
+
+
+class Rules:
+    """The per-game constants every state of one game shares."""
+
+    __slots__ = ("players", "options", "seed", "first_dealer")
+
+    def __init__(self, seed: int, options: dict[str, Any]) -> None:
+        self.players = 4
+        self.options = options
+        self.seed = seed
+        self.first_dealer = random.Random(derive_seed(seed, "partnership-dealer")).randrange(4)
+
+    def contract_score(self, contract: Contract, tricks: Sequence[int]) -> int:
+        """The contracting team's score for a deal, given tricks won by seat."""
+        team, kind, bid = contract
+        o = self.options
+        if kind == "zero":
+            return int(o["nil"] if tricks[team] + tricks[team + 2] == 0 else o["fail"])
+        won = tricks[team] + tricks[team + 2]
+        per_trick = o["contract_points"] == "per_trick"
+        if won == 13:
+            return int(o["all_tricks"])
+        if won >= bid:
+            return int((o["made"] * bid if per_trick else o["made"]) + o["overtrick"] * (won - bid))
+        return int(o["fail"] * bid if per_trick else o["fail"])
+
+
+Contract = tuple[int, str, int]
+"""(team, "number" | "zero", tricks): the contracting team and what it must do."""
+
+
+class Deal:
+    """The constants of one deal: its number, dealer and the hands as dealt."""
+
+    __slots__ = ("number", "dealer", "dealt")
+
+    def __init__(self, number: int, dealer: int, dealt: tuple[tuple[Card, ...], ...]) -> None:
+        self.number = number
+        self.dealer = dealer
+        self.dealt = dealt
+
+
+def deal_cards(rules: Rules, number: int) -> Deal:
+    """Deal ``number`` (1-based), shuffled from a seed derived from the game's seed and ``number``."""
+    dealer = (rules.first_dealer + number - 1) % 4
+    cards = shuffled_prefix(random.Random(derive_seed(rules.seed, "partnership-deal", number)), 52)
+    dealt = tuple(tuple(sorted(cards[(seat - dealer - 1) % 4::4])) for seat in range(4))
+    return Deal(number, dealer, dealt)
+
+
+DealSummary = tuple[Deal, tuple[tuple[int, Call], ...], Contract | None,
+                    tuple[tuple[int, Card], ...], tuple[int, ...], tuple[int, ...],
+                    tuple[int, ...]]
+"""A finished deal: deal, calls, contract, plays, tricks by seat, scores and totals by team."""
+
+
+class Phase:
+    """The parts of a state that change only between plays: deal, calls, contract, totals."""
+
+    __slots__ = ("rules", "deal", "calls", "contract", "totals", "history", "kind")
+
+    def __init__(self, rules: Rules, deal: Deal, calls: tuple[tuple[int, Call], ...],
+                 contract: Contract | None, totals: tuple[int, ...],
+                 history: tuple[DealSummary, ...], kind: str | None) -> None:
+        self.rules = rules
+        self.deal = deal
+        self.calls = calls
+        self.contract = contract
+        self.totals = totals
+        self.history = history
+        self.kind = kind
+
+
+class State:
+    """One moment of a Partnership Blackout game. Immutable: ``apply`` builds a new one.
+
+    ``to_act`` is the seat to act (None when over); ``kind`` is "call" or "play".
+    """
+
+    __slots__ = ("phase", "masks", "played", "trick", "leader", "tricks_won", "to_act",
+                 "last_events", "legal")
+
+    phase: Phase
+    masks: tuple[int, ...]
+    played: Plays
+    trick: tuple[tuple[int, Card], ...]
+    leader: int
+    tricks_won: tuple[int, ...]
+    to_act: int | None
+    last_events: tuple[tuple[Any, ...], ...]
+    legal: tuple[Action, ...] | None  # memo of legal_actions(self)
+
+    @property
+    def rules(self) -> Rules:
+        """The game's constants."""
+        return self.phase.rules
+
+    @property
+    def deal(self) -> Deal:
+        """The deal being played (the last one, once the game is over)."""
+        return self.phase.deal
+
+    @property
+    def kind(self) -> str | None:
+        """"call" or "play"; None once the game is over."""
+        return self.phase.kind
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Each team's total before this deal is scored (final totals once over)."""
+        return self.phase.totals
+
+    @property
+    def history(self) -> tuple[DealSummary, ...]:
+        """The finished deals, void ones included."""
+        return self.phase.history
+
+    @property
+    def plays(self) -> tuple[tuple[int, Card], ...]:
+        """This deal's plays so far, in order, as (seat, card)."""
+        return plays_in_order(self.played)
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` holds now (referee only: hidden information)."""
+        return cards_of(self.masks[seat])
+
+    @property
+    def players(self) -> int:
+        """Always 4."""
+        return 4
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The game's options, defaults filled in."""
+        return self.phase.rules.options
+
+    @property
+    def seed(self) -> int:
+        """The game's seed."""
+        return self.phase.rules.seed
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.to_act is None
+
+    def __repr__(self) -> str:
+        return f"<partnership deal {self.deal.number} {self.kind or 'over'} seat {self.to_act}>"
+
+
+_new_state = object.__new__
+
+
+def new_game(players: int, seed: int, options: Mapping[str, object] | None = None) -> State:
+    """A new game (``players`` must be 4); the same seed and options give the same game."""
+    rules = Rules(seed, resolve_options(players, options))
+    return _start_deal(rules, deal_cards(rules, 1), (0, 0), (), ())
+
+
+def _start_deal(rules: Rules, deal: Deal, totals: tuple[int, ...],
+                history: tuple[DealSummary, ...], events: tuple[tuple[Any, ...], ...]) -> State:
+    state: State = _new_state(State)
+    first = (deal.dealer + 1) % 4
+    state.phase = Phase(rules, deal, (), None, totals, history, "call")
+    state.masks = tuple(mask_of(hand) for hand in deal.dealt)
+    state.played = None
+    state.trick = ()
+    state.leader = first
+    state.tricks_won = (0, 0, 0, 0)
+    state.to_act = first
+    state.last_events = events + (("deal_start",),)
+    state.legal = None
+    return state
+
+
+def legal_actions(state: State) -> tuple[Action, ...]:
+    """Every action the seat to act may take now (empty when the game is over)."""
+    legal = state.legal
+    if legal is not None:
+        return legal
+    seat = state.to_act
+    if seat is None:
+        return ()
+    if state.phase.kind == "call":
+        legal = LEGAL_CALLS
+    else:
+        mask = state.masks[seat]
+        trick = state.trick
+        if trick:
+            led = trick[0][1] >> 4
+            legal = SUIT_CARDS[led][(mask >> (led << 4)) & RANK_BITS] or cards_of(mask)
+        elif mask & ~_SPADE_BITS and not _spade_lead_allowed(state):
+            legal = cards_of(mask & ~_SPADE_BITS)
+        else:
+            legal = cards_of(mask)
+    state.legal = legal
+    return legal
+
+
+def _spade_lead_allowed(state: State) -> bool:
+    """Whether the leader may lead a spade while holding another suit."""
+    rule = state.phase.rules.options["spade_lead"]
+    if rule == "any":
+        return True
+    if rule == "after_broken":
+        return any(card >> 4 == SPADES for _, card in plays_in_order(state.played))
+    return False
+
+
+def parse_action(state: State, raw: object) -> Action:
+    """The engine action for a wire value (a call, a card's name); InvalidActionError if none."""
+    kind = state.phase.kind
+    if kind == "play":
+        return raw if type(raw) is Card else Card.parse(raw)
+    if kind == "call":
+        if raw in ("pass", "zero") or (isinstance(raw, int) and not isinstance(raw, bool)):
+            return raw
+        raise InvalidActionError(f"{raw!r} is not a call (1..12, \"pass\" or \"zero\")")
+    raise InvalidActionError("the game is over: no action is asked for")
+
+
+def apply(state: State, action: Action) -> State:
+    """The state after the seat to act takes ``action``; IllegalActionError if the rules forbid it."""
+    phase = state.phase
+    if phase.kind == "call":
+        return _call(state, action)
+    if phase.kind != "play":
+        raise IllegalActionError(f"the game is over: no action {action} is allowed")
+    seat: int = state.to_act  # type: ignore[assignment]
+    legal = state.legal if state.legal is not None else legal_actions(state)
+    if action not in legal or type(action) is not Card:
+        if type(action) is bool or action not in legal:
+            raise _illegal_play(state, seat, action)
+        action = CARD_BY_VALUE[action]  # type: ignore[index]  # an int equal to a legal card is it
+    card: Card = action
+    masks = state.masks
+    mask = masks[seat] & ~(1 << card)
+    trick = state.trick + ((seat, card),)
+    new: State = _new_state(State)
+    new.phase = phase
+    new.masks = masks[:seat] + (mask,) + masks[seat + 1:]
+    new.played = (state.played, seat, card)
+    new.legal = None
+    if len(trick) < 4:
+        new.trick = trick
+        new.leader = state.leader
+        new.tricks_won = state.tricks_won
+        new.to_act = (seat + 1) % 4
+        new.last_events = (("play", seat, card),)
+        return new
+    winner = trick_winner(trick, SPADES)
+    won = list(state.tricks_won)
+    won[winner] += 1
+    new.tricks_won = tuple(won)
+    new.trick = ()
+    new.leader = winner
+    new.to_act = winner
+    new.last_events = (("play", seat, card), ("trick", winner, trick))
+    if mask:
+        return new
+    return _end_deal(new, phase.contract)
+
+
+def _illegal_play(state: State, seat: int, card: object) -> Exception:
+    """The error that says why ``card`` may not be played by ``seat`` now."""
+    if type(card) is not Card:
+        found = CARD_BY_VALUE.get(card) if isinstance(card, int) else None
+        if found is None or isinstance(card, bool):
+            return InvalidActionError(f"seat {seat} played {card!r}: not a card")
+        card = found
+    hand = state.hand(seat)
+    if card not in hand:
+        return IllegalActionError(f"seat {seat} played {card}: not in its hand")
+    if state.trick:
+        led = state.trick[0][1] >> 4
+        return IllegalActionError(f"seat {seat} played {card}: must follow {SUIT_NAMES[led]}")
+    rule = state.phase.rules.options["spade_lead"]
+    reason = ("spades are not broken" if rule == "after_broken"
+              else "may not lead a spade while holding another suit")
+    return IllegalActionError(f"seat {seat} led {card}: {reason}")
+
+
+def _call(state: State, call: Action) -> State:
+    seat: int = state.to_act  # type: ignore[assignment]
+    if call not in LEGAL_CALLS or type(call) is bool or type(call) is Card:
+        if isinstance(call, int) and not isinstance(call, bool) and type(call) is not Card:
+            raise IllegalActionError(f"seat {seat} called {call}: a number call is 1..12")
+        raise InvalidActionError(f"seat {seat} called {call!r}: not a call")
+    phase = state.phase
+    calls = phase.calls + ((seat, call),)
+    partner = (seat + 2) % 4
+    called = {s for s, _ in calls}
+    skipped = partner if call in ("pass", "zero") and partner not in called else None
+    new = _copy(state)
+    new.last_events = (("call", seat, call, skipped),)
+    next_seat = _next_caller(phase.deal.dealer, calls)
+    if next_seat is not None:
+        new.phase = Phase(phase.rules, phase.deal, calls, None, phase.totals, phase.history, "call")
+        new.to_act = next_seat
+        return new
+    contract = auction_winner(phase.deal.dealer, calls)
+    if contract is None:  # PASS against PASS: a void deal
+        new.phase = Phase(phase.rules, phase.deal, calls, None, phase.totals, phase.history, "play")
+        return _end_deal(new, None)
+    new.phase = Phase(phase.rules, phase.deal, calls, contract, phase.totals, phase.history, "play")
+    new.to_act = state.leader
+    return new
+
+
+def _next_caller(dealer: int, calls: Sequence[tuple[int, Call]]) -> int | None:
+    """The next seat to call, skipping seats whose partner called pass or zero; None when done."""
+    done = {seat for seat, _ in calls}
+    done |= {(seat + 2) % 4 for seat, call in calls if call in ("pass", "zero")}
+    for i in range(1, 5):
+        seat = (dealer + i) % 4
+        if seat not in done:
+            return seat
+    return None
+
+
+def team_call(team: int, calls: Sequence[tuple[int, Call]]) -> tuple[str, int]:
+    """A team's call from its members' calls: ("pass", 0), ("zero", 0) or ("number", n)."""
+    own = [call for seat, call in calls if seat % 2 == team]
+    if "pass" in own:
+        return ("pass", 0)
+    if "zero" in own:
+        return ("zero", 0)
+    return ("number", min(12, sum(int(c) for c in own)))
+
+
+_STRENGTH = {"pass": 0, "zero": 1, "number": 2}
+
+
+def auction_winner(dealer: int, calls: Sequence[tuple[int, Call]]) -> Contract | None:
+    """The contract the calls give, or None for a void deal (both teams pass)."""
+    first_team = (dealer + 1) % 2
+    kinds = [team_call(team, calls) for team in (0, 1)]
+    keys = [(_STRENGTH[kind], n) for kind, n in kinds]
+    if keys[0] == keys[1]:
+        if kinds[0][0] == "pass":
+            return None
+        team = first_team
+    else:
+        team = 0 if keys[0] > keys[1] else 1
+    kind, n = kinds[team]
+    return (team, kind, n)
+
+
+def _end_deal(state: State, contract: Contract | None) -> State:
+    """Score the deal just finished (or void), then start the next deal or end the game."""
+    phase = state.phase
+    rules = phase.rules
+    won = state.tricks_won
+    scores = [0, 0]
+    if contract is not None:
+        scores[contract[0]] = rules.contract_score(contract, won)
+    totals = (phase.totals[0] + scores[0], phase.totals[1] + scores[1])
+    summary: DealSummary = (phase.deal, phase.calls, contract, plays_in_order(state.played), won,
+                            tuple(scores), totals)
+    history = phase.history + (summary,)
+    events = state.last_events + (("deal_end",),)
+    options = rules.options
+    reached = max(totals) >= options["target"] and totals[0] != totals[1]
+    if reached or phase.deal.number >= options["max_deals"]:
+        over = _copy(state)
+        over.phase = Phase(rules, phase.deal, phase.calls, contract, totals, history, None)
+        over.to_act = None
+        over.last_events = events
+        return over
+    return _start_deal(rules, deal_cards(rules, phase.deal.number + 1), totals, history, events)
+
+
+def _copy(state: State) -> State:
+    new: State = _new_state(State)
+    new.phase = state.phase
+    new.masks = state.masks
+    new.played = state.played
+    new.trick = state.trick
+    new.leader = state.leader
+    new.tricks_won = state.tricks_won
+    new.to_act = state.to_act
+    new.last_events = state.last_events
+    new.legal = None
+    return new
+
+
+# --- What a seat may know -------------------------------------------------------------------
+
+
+def _names(cards: Sequence[Card]) -> list[str]:
+    return [str(c) for c in cards]
+
+
+def _plays_json(plays: Sequence[tuple[int, Card]]) -> list[list[Any]]:
+    return [[seat, str(card)] for seat, card in plays]
+
+
+def contract_json(contract: Contract | None) -> dict[str, Any] | None:
+    """The record's and the view's form of a contract."""
+    if contract is None:
+        return None
+    team, kind, tricks = contract
+    return {"team": team, "kind": kind, "tricks": tricks}
+
+
+def view(state: State, seat: int) -> dict[str, Any]:
+    """Everything ``seat`` may know now: its own hand and the public state, nothing hidden."""
+    phase = state.phase
+    return {
+        "game": NAME,
+        "players": 4,
+        "seat": seat,
+        "options": dict(phase.rules.options),
+        "teams": [list(t) for t in TEAMS],
+        "deal": phase.deal.number,
+        "dealer": phase.deal.dealer,
+        "hand": [] if state.to_act is None else _names(state.hand(seat)),
+        "trump_card": None,
+        "trump": "S",
+        "calls": [list(c) for c in phase.calls],
+        "contract": contract_json(phase.contract),
+        "plays": _plays_json(state.plays),
+        "trick": _plays_json(state.trick),
+        "leader": state.leader,
+        "tricks_won": list(state.tricks_won),
+        "totals": list(phase.totals),
+    }
+
+
+def events(state: State, seat: int) -> list[dict[str, Any]]:
+    """The protocol messages the last transition produced, as ``seat`` may see them."""
+    messages: list[dict[str, Any]] = []
+    for event in state.last_events:
+        kind = event[0]
+        if kind == "play":
+            messages.append({"type": "event", "event": "play", "seat": event[1],
+                             "card": str(event[2])})
+        elif kind == "call":
+            messages.append({"type": "event", "event": "call", "seat": event[1],
+                             "call": event[2], "skipped": event[3]})
+        elif kind == "trick":
+            messages.append({"type": "event", "event": "trick", "winner": event[1],
+                             "cards": _plays_json(event[2])})
+        elif kind == "deal_end":
+            deal, calls, contract, _, won, scores, deal_totals = state.phase.history[-1]
+            messages.append({"type": "event", "event": "deal_end", "deal": deal.number,
+                             "calls": [list(c) for c in calls],
+                             "contract": contract_json(contract), "tricks": list(won),
+                             "scores": list(scores), "totals": list(deal_totals)})
+        elif kind == "deal_start":
+            deal = state.phase.deal
+            messages.append({"type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
+                             "hand": _names(state.hand(seat)), "trump_card": None,
+                             "trump": "S"})
+    return messages
+
+
+# --- Results and records ----------------------------------------------------------------------
+
+
+def totals(state: State) -> list[int]:
+    """Each team's running (final, once over) total."""
+    return list(state.phase.totals)
+
+
+def places(state: State) -> list[int]:
+    """Each team's place: 1 for the higher total, 1 and 1 for a draw."""
+    a, b = state.phase.totals
+    return [1 + (b > a), 1 + (a > b)]
+
+
+def record(state: State, names: Sequence[str]) -> dict[str, Any]:
+    """The game record: options, seed, names and every finished deal in full (JSON-able)."""
+    deals = []
+    for deal, calls, contract, plays, won, scores, deal_totals in state.phase.history:
+        deals.append({
+            "deal": deal.number,
+            "dealer": deal.dealer,
+            "hands": [_names(hand) for hand in deal.dealt],
+            "trump_card": None,
+            "trump": "S",
+            "calls": [list(c) for c in calls],
+            "contract": contract_json(contract),
+            "plays": _plays_json(plays),
+            "tricks": list(won),
+            "scores": list(scores),
+            "totals": list(deal_totals),
+        })
+    return {
+        "game": NAME,
+        "players": 4,
+        "options": dict(state.phase.rules.options),
+        "seed": state.phase.rules.seed,
+        "names": list(names),
+        "teams": [list(t) for t in TEAMS],
+        "deals": deals,
+        "scores": totals(state),
+        "places": places(state),
+        "complete": state.to_act is None,
+    }
+
+
+def replay(game_record: Mapping[str, Any]) -> State:
+    """Replay a record from its seed and actions, checking every deal, action and score."""
+    state = new_game(4, game_record["seed"], game_record["options"])
+    for index, stored in enumerate(game_record["deals"]):
+        where = f"deal {index + 1}"
+        deal = state.phase.deal
+        if state.to_act is None:
+            raise ReplayError(f"{where}: the game was already over")
+        _expect(where, "dealer", deal.dealer, stored["dealer"])
+        _expect(where, "hands", [_names(h) for h in deal.dealt], stored["hands"])
+        for seat, call in stored["calls"]:
+            state = _replay_step(state, where, seat, call)
+        if state.phase.kind == "play" and state.phase.deal is deal:
+            _expect(where, "contract", contract_json(state.phase.contract), stored["contract"])
+        for seat, card in stored["plays"]:
+            state = _replay_step(state, where, seat, card)
+        history = state.phase.history
+        if not history or history[-1][0] is not deal:
+            raise ReplayError(f"{where}: the record's calls and plays do not finish the deal")
+        _, _, contract, _, won, scores, deal_totals = history[-1]
+        _expect(where, "contract", contract_json(contract), stored["contract"])
+        _expect(where, "tricks", list(won), stored["tricks"])
+        _expect(where, "scores", list(scores), stored["scores"])
+        _expect(where, "totals", list(deal_totals), stored["totals"])
+    if game_record.get("complete", True) and state.to_act is not None:
+        raise ReplayError("the record ends before the game does")
+    if state.to_act is None:
+        _expect("game", "scores", totals(state), game_record["scores"])
+        _expect("game", "places", places(state), game_record["places"])
+    return state
+
+
+def _replay_step(state: State, where: str, seat: int, raw: object) -> State:
+    if state.to_act != seat:
+        raise ReplayError(f"{where}: seat {seat} acted but seat {state.to_act} was to act")
+    try:
+        return apply(state, parse_action(state, raw))
+    except (IllegalActionError, InvalidActionError) as error:
+        raise ReplayError(f"{where}: {error}") from None
+
+
+def _expect(where: str, what: str, computed: object, stored: object) -> None:
+    if computed != stored:
+        raise ReplayError(f"{where}: {what} recorded as {stored}, the rules give {computed}")

@@ -1,0 +1,204 @@
+"""Invariants over many seeded random games of every player count and option.
+
+Each check here is computed independently of the engine's own code path: legal moves from the hand
+and the trick, scores from the record's bids and tricks, card sets from the views.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+import engine
+from engine import blackout, partnership
+from engine.cards import Card
+
+BLACKOUT_VARIANTS: list[dict[str, Any]] = [
+    {},
+    {"hook": True, "must_trump": True},
+    {"scoring": "penalty", "zero_bid": "bonus_only", "points_per_trick": 3, "bonus": 5},
+    {"sequence": "up_down", "deals": 4, "no_trump_last": "always"},
+    {"sequence": "down", "tiebreak": "most_exact_bids", "must_trump": True},
+]
+PARTNERSHIP_VARIANTS: list[dict[str, Any]] = [
+    {"target": 40, "max_deals": 25},
+    {"target": 60, "max_deals": 25, "spade_lead": "after_broken", "contract_points": "per_trick"},
+    {"target": 30, "max_deals": 25, "spade_lead": "any", "made": 5, "fail": -20},
+]
+CASES = [(blackout, n, o) for n in (3, 4, 5, 6, 7) for o in BLACKOUT_VARIANTS] + [
+    (partnership, 4, o) for o in PARTNERSHIP_VARIANTS
+]
+CARD_NAMES = {str(c) for c in __import__("engine.cards", fromlist=["DECK"]).DECK}
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every string in a JSON-able value that names a card."""
+    if isinstance(value, str):
+        return {value} if value in CARD_NAMES else set()
+    if isinstance(value, dict):
+        return set().union(*(cards_in(v) for v in value.values())) if value else set()
+    if isinstance(value, list | tuple):
+        return set().union(*(cards_in(v) for v in value)) if value else set()
+    return set()
+
+
+def expected_legal_plays(game: Any, state: Any) -> set[Card]:
+    hand = set(state.hand(state.to_act))
+    if state.trick:
+        led = state.trick[0][1].suit
+        follow = {c for c in hand if c.suit == led}
+        if follow:
+            return follow
+        trump = state.deal.trump if game is blackout else None
+        if game is blackout and state.options["must_trump"] and trump is not None:
+            trumps = {c for c in hand if c.suit == trump}
+            if trumps:
+                return trumps
+        return hand
+    if game is partnership:
+        rule = state.options["spade_lead"]
+        broken = any(c.suit == 3 for _, c in state.plays)
+        others = {c for c in hand if c.suit != 3}
+        if others and (rule == "only_if_only_spades" or (rule == "after_broken" and not broken)):
+            return others
+    return hand
+
+
+def play_checked(game: Any, players: int, options: dict[str, Any], seed: int) -> Any:
+    """A random game, checking every decision; returns its record."""
+    state = game.new_game(players, seed, options)
+    rng = random.Random(seed)
+    while True:
+        for seat in range(players):
+            messages = game.events(state, seat)
+            assert cards_in(messages) <= public_cards(game, state) | set(map(str, state.hand(seat)))
+        if state.last_events and state.last_events[-1][0] == "deal_start" and state.to_act is not None:
+            check_deal(game, state, players)
+        if state.to_act is None:
+            break
+        legal = game.legal_actions(state)
+        assert legal, "the seat to act has no legal action"
+        if state.kind == "play":
+            assert set(legal) == expected_legal_plays(game, state)
+        seat = state.to_act
+        visible = cards_in(game.view(state, seat))
+        assert visible <= public_cards(game, state) | set(map(str, state.hand(seat)))
+        state = game.apply(state, rng.choice(legal))
+    return game.record(state, [f"bot{i}" for i in range(players)])
+
+
+def public_cards(game: Any, state: Any) -> set[str]:
+    """Cards every seat has seen: this deal's plays and turned card, and the deal just ended."""
+    cards = {str(c) for _, c in state.plays}
+    deals = [state.deal]
+    if any(event[0] == "deal_end" for event in state.last_events):
+        finished = state.history[-1]
+        deals.append(finished[0])
+        cards |= {str(c) for _, c in finished[2 if game is blackout else 3]}
+    if game is blackout:
+        cards |= {str(d.trump_card) for d in deals if d.trump_card is not None}
+    return cards
+
+
+def check_deal(game: Any, state: Any, players: int) -> None:
+    hands = [state.hand(s) for s in range(players)]
+    size = len(hands[0])
+    assert all(len(h) == size for h in hands)
+    dealt = [c for h in hands for c in h]
+    if game is blackout and state.deal.trump_card is not None:
+        dealt.append(state.deal.trump_card)
+    assert len(dealt) == len(set(dealt)), "a card was dealt twice"
+
+
+def check_scores(game: Any, record: dict[str, Any]) -> None:
+    options = record["options"]
+    totals = [0] * len(record["scores"])
+    for deal in record["deals"]:
+        tricks = deal["tricks"]
+        if game is blackout:
+            assert sum(tricks) == deal["hand_size"]
+            bids = dict(deal["bids"])
+            ppt, bonus = options["points_per_trick"], options["bonus"]
+            for seat, t in enumerate(tricks):
+                b = bids[seat]
+                if t == b:
+                    want = ppt * b + bonus if b else (
+                        ppt + bonus if options["zero_bid"] == "as_one_trick" else bonus)
+                elif options["scoring"] == "penalty" and t < b:
+                    want = -ppt * (b - t)
+                else:
+                    want = 0
+                assert deal["scores"][seat] == want
+        else:
+            contract = deal["contract"]
+            if contract is None:
+                assert deal["plays"] == [] and deal["scores"] == [0, 0]
+            else:
+                assert sum(tricks) == 13
+                team = contract["team"]
+                won = tricks[team] + tricks[team + 2]
+                c = contract["tricks"]
+                per = options["contract_points"] == "per_trick"
+                if contract["kind"] == "zero":
+                    want = options["nil"] if won == 0 else options["fail"]
+                elif won == 13:
+                    want = options["all_tricks"]
+                elif won >= c:
+                    want = (options["made"] * c if per else options["made"]) + options["overtrick"] * (won - c)
+                else:
+                    want = options["fail"] * c if per else options["fail"]
+                assert deal["scores"][team] == want and deal["scores"][1 - team] == 0
+        totals = [a + b for a, b in zip(totals, deal["scores"], strict=True)]
+        assert deal["totals"] == totals
+    assert record["scores"] == totals
+    best = sorted(totals, reverse=True)
+    if game is partnership or options["tiebreak"] == "shared":
+        assert record["places"] == [1 + best.index(t) for t in totals]
+
+
+@pytest.mark.parametrize("game, players, options", CASES,
+                         ids=[f"{g.NAME}-{n}-{i}" for i, (g, n, _) in enumerate(CASES)])
+def test_random_games_keep_every_rule(game: Any, players: int, options: dict[str, Any]) -> None:
+    for seed in range(12):
+        record = play_checked(game, players, options, seed)
+        check_scores(game, record)
+        replayed = engine.replay(json.loads(json.dumps(record)))
+        assert game.record(replayed, record["names"]) == record
+
+
+def test_thousands_of_games_replay_and_repeat() -> None:
+    rng = random.Random(7)
+    for seed in range(1500):
+        game, players, options = CASES[seed % len(CASES)]
+        state = game.new_game(players, seed, options)
+        choose = random.Random(seed).choice
+        while state.to_act is not None:
+            state = game.apply(state, choose(game.legal_actions(state)))
+        record = game.record(state, ["x"] * players)
+        assert engine.replay(record).phase.totals == state.phase.totals
+        if rng.random() < 0.05:
+            again = game.new_game(players, seed, options)
+            assert again.deal.dealt == game.new_game(players, seed, options).deal.dealt
+            check_scores(game, record)
+
+
+def test_tampered_records_do_not_replay() -> None:
+    record = play_checked(blackout, 4, {}, 3)
+    bad_score = json.loads(json.dumps(record))
+    bad_score["deals"][2]["scores"][0] += 1
+    bad_play = json.loads(json.dumps(record))
+    plays = bad_play["deals"][5]["plays"]
+    plays[0], plays[1] = plays[1], plays[0]
+    for tampered in (bad_score, bad_play):
+        with pytest.raises(engine.ReplayError):
+            engine.replay(tampered)
+
+
+def test_same_seed_same_game_different_seed_different_deal() -> None:
+    a = play_checked(blackout, 5, {}, 11)
+    assert a == play_checked(blackout, 5, {}, 11)
+    b = play_checked(blackout, 5, {}, 12)
+    assert a["deals"][4]["hands"] != b["deals"][4]["hands"]

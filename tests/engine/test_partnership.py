@@ -1,0 +1,143 @@
+"""Partnership Blackout rules: the worked examples of shared/RULES.md, the auction, spade leads."""
+
+import pytest
+
+from engine import partnership as p
+from engine.errors import IllegalActionError, InvalidActionError, OptionError
+
+
+def game_with_dealer(dealer: int, options: dict[str, object] | None = None) -> p.State:
+    for seed in range(1000):
+        state = p.new_game(4, seed, options)
+        if state.deal.dealer == dealer:
+            return state
+    raise AssertionError("no seed found")
+
+
+def call_all(state: p.State, calls: list[tuple[int, object]]) -> p.State:
+    for seat, call in calls:
+        assert state.to_act == seat, f"seat {state.to_act} to call, not {seat}"
+        state = p.apply(state, call)
+    return state
+
+
+def score(contract: p.Contract, tricks_by_seat: list[int], **options: object) -> int:
+    return p.Rules(1, p.resolve_options(4, options)).contract_score(contract, tricks_by_seat)
+
+
+def test_worked_example_1_numbers_add_up() -> None:
+    state = call_all(game_with_dealer(3), [(0, 4), (1, 3), (2, 5), (3, 2)])
+    assert state.phase.contract == (0, "number", 9)
+    assert state.kind == "play" and state.to_act == 0
+    assert score((0, "number", 9), [6, 1, 4, 2]) == 11
+
+
+def test_worked_example_2_pass_skips_the_partner() -> None:
+    state = call_all(game_with_dealer(3), [(0, 6), (1, "pass"), (2, 5)])
+    assert state.phase.contract == (0, "number", 11)
+    assert [seat for seat, _ in state.phase.calls] == [0, 1, 2]
+    assert score((0, "number", 11), [7, 0, 6, 0]) == 40
+    assert score((0, "number", 11), [5, 1, 5, 2]) == -10
+
+
+def test_worked_example_3_zero_contract() -> None:
+    state = call_all(game_with_dealer(3), [(0, "zero"), (1, "pass")])
+    assert state.phase.contract == (0, "zero", 0)
+    assert score((0, "zero", 0), [0, 7, 0, 6]) == 40
+    assert score((0, "zero", 0), [0, 7, 1, 5]) == -10
+
+
+def test_worked_example_4_pass_cancels_the_partners_number() -> None:
+    state = call_all(game_with_dealer(3), [(0, 7), (1, 5), (2, "pass"), (3, 1)])
+    assert state.phase.contract == (1, "number", 6)
+    assert score((1, "number", 6), [4, 3, 3, 3]) == 10
+
+
+def test_worked_example_5_equal_capped_numbers_go_to_the_first_callers_team() -> None:
+    state = call_all(game_with_dealer(3), [(0, 8), (1, 6), (2, 5), (3, 7)])
+    assert state.phase.contract == (0, "number", 12)
+
+
+def test_worked_example_6_pass_against_pass_is_a_void_deal() -> None:
+    state = game_with_dealer(3)
+    after = call_all(state, [(0, "pass"), (1, "pass")])
+    void = after.history[-1]
+    assert void[2] is None and void[3] == () and void[5] == (0, 0)
+    assert after.deal.number == 2 and after.deal.dealer == 0 and after.kind == "call"
+    assert p.totals(after) == [0, 0]
+
+
+def test_zero_against_zero_goes_to_the_first_callers_team() -> None:
+    state = call_all(game_with_dealer(0), [(1, "zero"), (2, "zero")])
+    assert state.phase.contract == (1, "zero", 0)
+
+
+def test_per_trick_contract_points() -> None:
+    assert score((0, "number", 5), [3, 0, 4, 0], contract_points="per_trick") == 52
+    assert score((0, "number", 5), [2, 0, 1, 0], contract_points="per_trick") == -50
+    assert score((0, "number", 5), [13, 0, 0, 0], contract_points="per_trick") == 40
+
+
+def test_call_errors() -> None:
+    state = game_with_dealer(3)
+    with pytest.raises(IllegalActionError, match="seat 0 called 13: a number call is 1..12"):
+        p.apply(state, 13)
+    with pytest.raises(InvalidActionError):
+        p.parse_action(state, "double")
+
+
+def play_to_lead(options: dict[str, object], want_spades: bool) -> p.State:
+    """A first lead from a hand holding spades and another suit."""
+    for seed in range(500):
+        state = p.new_game(4, seed, options)
+        state = call_all(state, [(state.to_act, 1), ((state.to_act + 1) % 4, 1),
+                                 ((state.to_act + 2) % 4, 1), ((state.to_act + 3) % 4, 1)])
+        hand = state.hand(state.to_act)
+        if any(c.suit == 3 for c in hand) == want_spades and any(c.suit != 3 for c in hand):
+            return state
+    raise AssertionError("no deal found")
+
+
+def test_spade_lead_only_if_only_spades() -> None:
+    state = play_to_lead({}, want_spades=True)
+    assert all(c.suit != 3 for c in p.legal_actions(state))
+    spade = next(c for c in state.hand(state.to_act) if c.suit == 3)
+    with pytest.raises(IllegalActionError, match="may not lead a spade"):
+        p.apply(state, spade)
+
+
+def test_spade_lead_any() -> None:
+    state = play_to_lead({"spade_lead": "any"}, want_spades=True)
+    assert p.legal_actions(state) == state.hand(state.to_act)
+
+
+def test_spade_lead_after_broken() -> None:
+    state = play_to_lead({"spade_lead": "after_broken"}, want_spades=True)
+    assert all(c.suit != 3 for c in p.legal_actions(state))
+    with pytest.raises(IllegalActionError, match="spades are not broken"):
+        p.apply(state, next(c for c in state.hand(state.to_act) if c.suit == 3))
+
+
+def test_game_ends_at_target_and_plays_on_when_equal() -> None:
+    import random
+    for seed in range(40):
+        state = p.new_game(4, seed, {"target": 30, "max_deals": 60})
+        rng = random.Random(seed)
+        while state.to_act is not None:
+            state = p.apply(state, rng.choice(p.legal_actions(state)))
+        totals = p.totals(state)
+        history = state.history
+        ended_on_target = max(totals) >= 30 and totals[0] != totals[1]
+        assert ended_on_target or len(history) == 60
+        for deal in history[:-1]:
+            earlier = deal[6]
+            assert max(earlier) < 30 or earlier[0] == earlier[1]
+
+
+def test_options_are_validated() -> None:
+    with pytest.raises(OptionError, match="exactly 4 players"):
+        p.resolve_options(5, {})
+    with pytest.raises(OptionError, match="option 'spade_lead'"):
+        p.resolve_options(4, {"spade_lead": "never"})
+    with pytest.raises(OptionError, match="option 'target': 0 is out of range"):
+        p.resolve_options(4, {"target": 0})
