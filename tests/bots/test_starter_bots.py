@@ -1,0 +1,293 @@
+"""The starter bots as real processes: hello, a game's messages, unknown input, quit and EOF."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+REPLY_TIMEOUT = 20.0  # generous: the machine is shared; this bounds a hang, it times nothing
+EXIT_TIMEOUT = 5.0
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="session")
+def c_bots() -> Path:
+    """Builds the C bots once, as the top-level Makefile does."""
+    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "bots" / "c")], check=True,
+                   capture_output=True, timeout=120)
+    return ROOT / "bots" / "c"
+
+
+def _needs_node() -> list[str]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    return [node]
+
+
+BOTS = {
+    "python-random": lambda c: [sys.executable, str(ROOT / "bots/python/random_bot.py")],
+    "python-greedy": lambda c: [sys.executable, str(ROOT / "bots/python/greedy_bot.py")],
+    "js-random": lambda c: [*_needs_node(), str(ROOT / "bots/js/random_bot.js")],
+    "c-random": lambda c: [str(c / "random_bot")],
+    "c-first": lambda c: [str(c / "first_bot")],
+}
+RANDOM_BOTS = ["python-random", "js-random", "c-random"]
+
+
+class BotProcess:
+    """A bot started as the arena starts one: pipes for stdin/stdout, stderr to a file."""
+
+    def __init__(self, argv: list[str], stderr_path: Path) -> None:
+        self.stderr_path = stderr_path
+        self._stderr = stderr_path.open("wb")
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._stderr, cwd=ROOT)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._stdin = self.proc.stdin
+        self._fd = self.proc.stdout.fileno()
+        os.set_blocking(self._fd, False)
+        self._buffer = b""
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._fd, selectors.EVENT_READ)
+
+    def send(self, message: dict | str) -> None:
+        text = message if isinstance(message, str) else json.dumps(message)
+        self._stdin.write(text.encode() + b"\n")
+        self._stdin.flush()
+
+    def read_line(self, timeout: float = REPLY_TIMEOUT) -> bytes | None:
+        """The next complete line, or None at EOF; fails the test after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._selector.select(left):
+                pytest.fail(f"no reply within {timeout}s; stderr: {self.stderr_tail()}")
+            chunk = os.read(self._fd, 65536)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line
+
+    def ask(self, message: dict | str) -> dict:
+        self.send(message)
+        line = self.read_line()
+        assert line is not None, f"bot closed stdout; stderr: {self.stderr_tail()}"
+        reply = json.loads(line)
+        assert isinstance(reply, dict)
+        return reply
+
+    def wait_exit(self) -> int:
+        try:
+            return self.proc.wait(timeout=EXIT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"bot did not exit within {EXIT_TIMEOUT}s")
+
+    def stderr_tail(self) -> str:
+        self._stderr.flush()
+        return self.stderr_path.read_text(errors="replace")[-2000:]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                stream.close()
+        self._selector.close()
+        self._stderr.close()
+
+
+@pytest.fixture(params=sorted(BOTS))
+def bot_name(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def start(c_bots: Path, tmp_path: Path) -> Iterator:
+    started: list[BotProcess] = []
+
+    def _start(name: str) -> BotProcess:
+        bot = BotProcess(BOTS[name](c_bots), tmp_path / f"{name}-{len(started)}.stderr")
+        started.append(bot)
+        return bot
+
+    yield _start
+    for bot in started:
+        bot.close()
+
+
+HELLO = {"type": "hello", "id": 0, "protocol": 1, "games": ["blackout", "partnership-blackout"]}
+BLACKOUT_OPTIONS = {"deals": 13, "sequence": "up", "no_trump_last": "when_exhausted",
+                    "hook": False, "must_trump": False, "points_per_trick": 1, "bonus": 10,
+                    "zero_bid": "as_one_trick", "scoring": "classic", "tiebreak": "shared"}
+
+
+def blackout_game_start(seed: int = 123456) -> dict:
+    return {"type": "game_start", "game": "blackout", "options": BLACKOUT_OPTIONS,
+            "players": 4, "seat": 2, "names": ["a", "b", "c", "d"], "seed": seed}
+
+
+def blackout_view(hand: list[str], **changes: object) -> dict:
+    view = {"game": "blackout", "players": 4, "seat": 2, "options": BLACKOUT_OPTIONS,
+            "deal": 3, "deals": 13, "hand_size": 3, "dealer": 1, "hand": hand,
+            "trump_card": "QH", "trump": "H", "bids": [[2, 0]], "plays": [], "trick": [],
+            "leader": 2, "tricks_won": [0, 0, 0, 0], "totals": [12, 0, 11, 3]}
+    view.update(changes)
+    return view
+
+
+def bid_act(id_: int = 17) -> dict:
+    return {"type": "act", "id": id_, "kind": "bid", "legal": [0, 1, 2, 3],
+            "view": blackout_view(["2C", "TD", "AS"], bids=[]), "time_ms": 950}
+
+
+def play_act(id_: int = 18) -> dict:
+    view = blackout_view(["2C", "TD", "AS"], bids=[[2, 1], [3, 0], [0, 1], [1, 0]],
+                         plays=[[2, "9D"], [3, "3D"]], trick=[[2, "9D"], [3, "3D"]], leader=2,
+                         hand_size=4, seat=0, dealer=1)
+    view["hand"] = ["2C", "TD", "AS"]
+    return {"type": "act", "id": id_, "kind": "play", "legal": ["TD"], "view": view,
+            "time_ms": 950}
+
+
+def test_plays_a_blackout_deal_and_quits(start, bot_name: str) -> None:
+    bot = start(bot_name)
+    hello = bot.ask(HELLO)
+    assert hello["id"] == 0 and hello["protocol"] == 1 and isinstance(hello["name"], str)
+    bot.send(blackout_game_start())
+    bot.send({"type": "deal_start", "deal": 3, "dealer": 1, "hand": ["2C", "TD", "AS"],
+              "trump_card": "QH", "trump": "H"})
+    reply = bot.ask(bid_act(17))
+    assert reply["id"] == 17 and reply["action"] in [0, 1, 2, 3]
+    assert set(reply) == {"id", "action"}
+    bot.send({"type": "event", "event": "bid", "seat": 2, "bid": reply["action"]})
+    bot.send({"type": "event", "event": "play", "seat": 2, "card": "9D"})
+    reply = bot.ask(play_act(18))
+    assert reply == {"id": 18, "action": "TD"}
+    bot.send({"type": "event", "event": "trick", "winner": 0,
+              "cards": [[2, "9D"], [3, "3D"], [0, "TD"], [1, "4D"]]})
+    bot.send({"type": "event", "event": "deal_end", "deal": 3, "tricks": [1, 0, 0, 0],
+              "scores": [11, 0, 0, 0], "totals": [23, 0, 11, 3],
+              "bids": [[2, 1], [3, 0], [0, 1], [1, 0]]})
+    bot.send({"type": "game_end", "scores": [23, 0, 11, 3], "ranks": [1, 4, 2, 3]})
+    bot.send({"type": "quit"})
+    assert bot.read_line() is None  # nothing more on stdout, and stdout closed
+    assert bot.wait_exit() == 0
+
+
+def test_plays_a_partnership_deal(start, bot_name: str) -> None:
+    bot = start(bot_name)
+    bot.ask(HELLO)
+    hand = "AS KS 4S 2H 3H AH 9D TD JD 2C 5C 8C KC".split()
+    bot.send({"type": "game_start", "game": "partnership-blackout",
+              "options": {"target": 100, "max_deals": 200, "spade_lead": "only_if_only_spades",
+                          "made": 10, "overtrick": 1, "all_tricks": 40, "nil": 40, "fail": -10,
+                          "contract_points": "flat"},
+              "players": 4, "seat": 1, "names": ["a", "b", "c", "d"], "seed": 2**40 + 7,
+              "teams": [[0, 2], [1, 3]]})
+    bot.send({"type": "deal_start", "deal": 1, "dealer": 3, "hand": hand, "trump_card": None,
+              "trump": "S"})
+    bot.send({"type": "event", "event": "call", "seat": 0, "call": 4, "skipped": None})
+    view = {"game": "partnership-blackout", "players": 4, "seat": 1, "options": {},
+            "teams": [[0, 2], [1, 3]], "deal": 1, "dealer": 3, "hand": hand,
+            "trump_card": None, "trump": "S", "calls": [[0, 4]], "contract": None, "plays": [],
+            "trick": [], "leader": 0, "tricks_won": [0, 0, 0, 0], "totals": [0, 0]}
+    legal = [*range(1, 13), "pass", "zero"]
+    reply = bot.ask({"type": "act", "id": 5, "kind": "call", "legal": legal, "view": view,
+                     "time_ms": 950})
+    assert reply["id"] == 5 and reply["action"] in legal
+    view.update(calls=[[0, 4], [1, 3], [2, 2], [3, 1]],
+                contract={"team": 0, "kind": "number", "tricks": 6},
+                plays=[[0, "QH"]], trick=[[0, "QH"]])
+    legal = ["2H", "3H", "AH"]
+    reply = bot.ask({"type": "act", "id": 6, "kind": "play", "legal": legal, "view": view,
+                     "time_ms": 950})
+    assert reply["id"] == 6 and reply["action"] in legal
+    bot.send({"type": "quit"})
+    assert bot.wait_exit() == 0
+
+
+def test_ignores_unknown_message_types_and_fields(start, bot_name: str) -> None:
+    bot = start(bot_name)
+    hello = dict(HELLO, future_field={"nested": [1, {"legal": ["XX"]}]}, motd="hi \"there\"")
+    assert bot.ask(hello)["id"] == 0
+    game_start = dict(blackout_game_start(), rated=True, names=['a "legal": [9]', "b", "c", "d"])
+    bot.send(game_start)
+    bot.send({"type": "spectator_note", "id": 99, "legal": ["XX"], "text": "ignore me"})
+    bot.send({"type": "event", "event": "weather", "seat": 1, "sunny": True})
+    act = dict(bid_act(21), hint={"type": "quit", "id": 3}, legal=[2, 3])
+    reply = bot.ask(act)
+    # The unknown message produced no reply: the first line back answers act 21.
+    assert reply["id"] == 21 and reply["action"] in [2, 3]
+    bot.send({"type": "quit", "reason": "done"})
+    assert bot.wait_exit() == 0
+
+
+def test_exits_at_end_of_input(start, bot_name: str) -> None:
+    bot = start(bot_name)
+    bot.ask(HELLO)
+    bot.send(blackout_game_start())
+    bot.proc.stdin.close()
+    assert bot.wait_exit() == 0
+
+
+def test_reads_a_very_long_line(start, bot_name: str) -> None:
+    bot = start(bot_name)
+    bot.ask(HELLO)
+    bot.send(blackout_game_start())
+    act = bid_act(30)
+    act["view"]["padding"] = "x" * (1 << 20)  # a 1 MiB field the bot does not know
+    reply = bot.ask(act)
+    assert reply["id"] == 30 and reply["action"] in act["legal"]
+
+
+@pytest.mark.parametrize("name", RANDOM_BOTS)
+def test_random_bots_replay_from_the_seed(start, name: str) -> None:
+    def choices(seed: int) -> list[object]:
+        bot = start(name)
+        bot.ask(HELLO)
+        bot.send(blackout_game_start(seed))
+        legal = [*range(1, 13), "pass", "zero"]
+        picked = [bot.ask({"type": "act", "id": i, "kind": "call", "legal": legal,
+                           "view": {}, "time_ms": 950})["action"] for i in range(1, 41)]
+        assert all(p in legal for p in picked)
+        bot.send({"type": "quit"})
+        bot.wait_exit()
+        return picked
+
+    first = choices(99)
+    assert choices(99) == first
+    assert len(set(first)) > 3  # uniform over 14 actions: 40 draws cover far more than 3
+    assert choices(100) != first
+
+
+def test_first_bot_answers_the_first_legal_action(start) -> None:
+    bot = start("c-first")
+    bot.ask(HELLO)
+    reply = bot.ask({"type": "act", "id": 4, "kind": "call", "legal": ["pass", 3, "zero"],
+                     "view": {}, "time_ms": 1})
+    assert reply == {"id": 4, "action": "pass"}
+
+
+def test_greedy_bot_logs_nothing_on_a_normal_game(start) -> None:
+    bot = start("python-greedy")
+    bot.ask(HELLO)
+    bot.send(blackout_game_start())
+    bot.ask(bid_act(17))
+    bot.ask(play_act(18))
+    bot.send({"type": "quit"})
+    bot.wait_exit()
+    assert bot.stderr_tail() == ""  # no decision fell back to the first legal action
