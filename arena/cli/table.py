@@ -1,0 +1,42 @@
+"""`arena table`: the ratings table of one or more tournaments' results."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.ratings import RESAMPLES
+from arena.table import table_for_paths
+
+
+def table_command(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="games.jsonl files, or results directories holding one.",
+                       metavar="PATH", show_default=False),
+    ],
+    fmt: Annotated[
+        str, typer.Option("--format", help="Output format: plain, github, csv, json or html.")
+    ] = "plain",
+    anchor: Annotated[
+        str | None,
+        typer.Option(help="Fix one entrant's rating, NAME=RATING, instead of a pool mean of 1500.",
+                     show_default=False),
+    ] = None,
+    crosstable: Annotated[
+        bool, typer.Option("--crosstable", help="Add the head-to-head matrix (pairwise score %).")
+    ] = False,
+    resamples: Annotated[
+        int, typer.Option(help="Bootstrap resamples for the intervals and LOS (0: none).")
+    ] = RESAMPLES,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.")] = 0,
+) -> None:
+    """Rate the entrants of finished games: Elo, 95% interval, score, place, faults, LOS."""
+    output = table_for_paths(paths, fmt=fmt, anchor=anchor, crosstable=crosstable,
+                             resamples=resamples, seed=seed)
+    for note in output.notes:
+        print(f"arena: note: {note}", file=sys.stderr)
+    sys.stdout.write(output.text)

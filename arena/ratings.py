@@ -1,0 +1,706 @@
+"""Elo ratings from game results: one Bradley-Terry fit of all pairwise outcomes, game bootstrap.
+
+Each game becomes its pairwise outcomes: for every two entrants at the table, 1 to the higher score,
+0 to the lower, 1/2 each when equal. A seat that forfeited loses to every seat that did not; two
+forfeited seats compare by score. Two seats of one entrant (a bot playing itself) are not compared.
+
+The ratings maximise the likelihood of all pairwise outcomes at once under the Elo curve
+P(i beats j) = 1 / (1 + 10^((R_j - R_i) / 400)) (Bradley-Terry; a draw counts half a win each), so
+the order of the games does not matter. They are centred on a pool mean (1500) or fixed by one
+anchored entrant.
+
+The pairs of one game are not independent (they share the cards and the bots' luck). The point
+estimate does not suffer from that (each pair's win probability is still right, so the score
+equations stay unbiased), but an interval that counted the pairs as independent would be too
+narrow, so the uncertainty comes from a seeded bootstrap over whole games: each resample draws as
+many games as there are, with replacement, and is fitted again. The interval is the percentile
+interval of those fits; the likelihood of superiority (LOS) of an entrant over the next in the
+table is the share of resamples in which it rates higher.
+
+A finite maximum-likelihood rating exists only when the entrants cannot be split into two groups
+one of which never scored against the other. When they can, one group is rated: the largest (of
+two or more) inside which every entrant reaches every other through results in which one scored
+against the next, or with an anchor the anchor's group. Every other entrant is flagged instead of
+given a huge number: `Flag.TOP` (outscored the rated group in every result that links them, e.g.
+won every pairing), `Flag.BOTTOM` (the reverse), `Flag.APART` (never linked to the rated group,
+e.g. a pool that never met it).
+
+No I/O here: `arena.table` reads results files and renders the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from itertools import combinations
+
+import numpy as np
+
+from arena.errors import ConfigError, ResultsError
+
+POOL_MEAN = 1500.0
+RESAMPLES = 1000
+CONFIDENCE = 0.95
+ELO_PER_NAT = 400.0 / math.log(10.0)  # Elo = ELO_PER_NAT * theta; P(i beats j) = 1/(1+e^(tj-ti))
+
+
+class Flag(StrEnum):
+    """Why an entrant has no finite rating."""
+
+    TOP = "top"
+    BOTTOM = "bottom"
+    APART = "apart"
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One game's result, by entrant in seat order (by team in partnership games)."""
+
+    entrants: tuple[str, ...]
+    scores: tuple[float, ...]
+    ranks: tuple[int, ...]
+    forfeits: tuple[bool, ...]
+    faults: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One row of the ratings table.
+
+    `rating` is None when `flag` is set. `lower`/`upper` bound the interval (-inf/+inf: unbounded,
+    None: no interval, because no resamples or no rating). `pairwise_score` is the share (0..1) of
+    the pairwise points won, `los_next` the likelihood of superiority over the next row.
+    """
+
+    place: int | None
+    name: str
+    rating: float | None
+    flag: Flag | None
+    lower: float | None
+    upper: float | None
+    games: int
+    pairings: int
+    pairwise_score: float | None
+    average_place: float
+    faults: int
+    forfeits: int
+    los_next: float | None
+
+
+@dataclass(frozen=True, eq=False)
+class Ratings:
+    """The ratings table: standings in table order and the pairwise record behind them."""
+
+    standings: tuple[Standing, ...]
+    wins: np.ndarray  # wins[i, j]: points standings[i] scored against standings[j] (draw = 1/2)
+    games: int
+    pool_mean: float
+    anchor: tuple[str, float] | None
+    resamples: int
+    degenerate_resamples: int  # resamples without a finite fit (see `rate`)
+    seed: int
+    confidence: float
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Entrant names in table order (the order of `wins`)."""
+        return tuple(row.name for row in self.standings)
+
+    @property
+    def pairings(self) -> int:
+        """Number of pairwise comparisons in all games."""
+        return int(round(self.wins.sum()))
+
+
+def check_result(obj: object) -> GameResult:
+    """The `result` object `obj` as a GameResult; ResultsError saying what is wrong with it.
+
+    `entrants` and `scores` are required; `ranks` default to the order of the pairwise outcomes,
+    `forfeits` to none, `faults` to zero.
+    """
+    entrants, scores, ranks, forfeits, faults = _fields(obj)
+    problem = _value_problem(scores, ranks, faults)
+    if problem:
+        raise ResultsError(problem)
+    return GameResult(tuple(entrants), tuple(scores), tuple(ranks), tuple(forfeits), tuple(faults))
+
+
+def pairwise_outcomes(result: GameResult | Mapping[str, object]) -> list[tuple[str, str, float]]:
+    """Every two seats of different entrants as (entrant a, entrant b, points of a against b)."""
+    if not isinstance(result, GameResult):
+        result = check_result(result)
+    seats = range(len(result.entrants))
+    return [
+        (result.entrants[a], result.entrants[b], _points(result, a, b))
+        for a, b in combinations(seats, 2)
+        if result.entrants[a] != result.entrants[b]
+    ]
+
+
+def fit_elo(wins: np.ndarray) -> np.ndarray:
+    """Maximum-likelihood Elo ratings (mean 0) from `wins[i, j]`, the points i scored against j.
+
+    ValueError when no finite maximum exists: some group of entrants never scored against the rest.
+    """
+    wins = np.asarray(wins, dtype=np.float64)
+    if wins.ndim != 2 or wins.shape[0] != wins.shape[1] or (wins < 0).any():
+        raise ValueError("wins must be a square matrix of non-negative points")
+    if len(wins) > 1 and not _strongly_connected(wins[None] > 0)[0]:
+        raise ValueError("no finite ratings: some entrants never scored against the others")
+    theta = _newton(wins[None], np.zeros((1, len(wins))))[0]
+    return theta * ELO_PER_NAT
+
+
+def rate(
+    results: Iterable[Mapping[str, object] | GameResult],
+    *,
+    anchor: tuple[str, float] | None = None,
+    pool_mean: float = POOL_MEAN,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = CONFIDENCE,
+) -> Ratings:
+    """The ratings table of `results` (result objects or GameResults), best first.
+
+    Intervals: percentile bootstrap over whole games (`resamples` resamples, numpy generator
+    seeded with `seed`; 0 resamples: no intervals and no LOS). The games are put in a canonical
+    order first, so the same games in any order give the same table. A resample in which the
+    rated group has no finite fit (someone in it won or lost every pairing it drew) is
+    "degenerate": with an anchor, its ratings are taken relative to the anchor at the likelihood's
+    supremum (+-inf or undefined for some); without one, every mean-centred rating is undefined in
+    it. Undefined values count against both ends of the interval (as -inf for the lower bound, as
+    +inf for the upper), so more than (1 - confidence) / 2 degenerate resamples leave the
+    intervals unbounded.
+
+    LOS over the next row: the share of resamples in which the entrant rates higher than the next,
+    ties and undefined comparisons counting one half (bootstrap, not the normal approximation, so
+    that the dependence between the pairs of one game is accounted for). Differences need no
+    centring, so in a degenerate resample they are taken at the likelihood's supremum: +-inf across
+    groups that one outscored, finite inside a group, undefined between groups never linked.
+
+    Raises ResultsError for a bad result (naming its 1-based position) or no results, ConfigError
+    for an anchor that names no entrant or a bad resamples/confidence value.
+    """
+    if resamples < 0:
+        raise ConfigError(f"resamples must be 0 or more, got {resamples}")
+    if seed < 0:
+        raise ConfigError(f"seed must be 0 or more, got {seed}")
+    if not 0.0 < confidence < 1.0:
+        raise ConfigError(f"confidence must be between 0 and 1, got {confidence}")
+    tally = _tally(results)
+    n = len(tally.names)
+    anchor_index = None
+    if anchor is not None:
+        name, anchor_rating = anchor
+        if name not in tally.names:
+            known = ", ".join(tally.names)
+            raise ConfigError(f"--anchor: {name!r} is not an entrant (entrants: {known})")
+        if not math.isfinite(anchor_rating):
+            raise ConfigError(f"--anchor: {name}'s rating must be a finite number")
+        anchor_index = tally.names.index(name)
+
+    core, flags, depth = _structure(tally.wins, anchor_index)
+    members = np.flatnonzero(core)
+    position = np.full(n, -1)
+    position[members] = np.arange(members.size)
+    anchor_position = None if anchor_index is None else int(position[anchor_index])
+    level = pool_mean if anchor is None else float(anchor[1])
+    ratings = np.full(n, np.nan)
+    elo = np.zeros(0)
+    if members.size:
+        elo = fit_elo(tally.wins[np.ix_(members, members)])
+        ratings[members] = _centred(elo, anchor_position, level)
+    order = _table_order(tally, flags, depth, ratings)
+
+    intervals: dict[int, tuple[float, float]] = {}
+    los: dict[int, float] = {}
+    degenerate = 0
+    if resamples and members.size:
+        neighbours = [(i, j) for i, j in zip(order, order[1:], strict=False)
+                      if flags[i] is None and flags[j] is None]
+        samples, differences, degenerate = _bootstrap(
+            tally, members, elo, anchor_position, level,
+            [(int(position[i]), int(position[j])) for i, j in neighbours], resamples, seed)
+        alpha = (1.0 - confidence) / 2.0
+        for column, member in enumerate(members.tolist()):
+            intervals[member] = _interval(samples[:, column], alpha)
+        for column, (upper_row, _) in enumerate(neighbours):
+            los[upper_row] = _los(differences[:, column])
+    rows = _standings(tally, order, flags, ratings, intervals, los)
+    return Ratings(
+        standings=rows,
+        wins=tally.wins[np.ix_(order, order)],
+        games=tally.games,
+        pool_mean=pool_mean,
+        anchor=None if anchor is None else (anchor[0], float(anchor[1])),
+        resamples=resamples,
+        degenerate_resamples=degenerate,
+        seed=seed,
+        confidence=confidence,
+    )
+
+
+# Reading results -------------------------------------------------------------------------------
+
+_LISTS = (list, tuple)
+_NAME_TYPES = frozenset((str,))
+_NUMBER_TYPES = frozenset((int, float))
+_INT_TYPES = frozenset((int,))
+_BOOL_TYPES = frozenset((bool,))
+
+
+def _fields(obj: object) -> tuple[Sequence[str], Sequence[float], Sequence[int], Sequence[bool],
+                                   Sequence[int]]:
+    """The result's fields, their types and lengths checked (values: `_value_problem`)."""
+    if type(obj) is not dict:
+        if isinstance(obj, GameResult):
+            return obj.entrants, obj.scores, obj.ranks, obj.forfeits, obj.faults
+        if not isinstance(obj, Mapping):
+            raise ResultsError(f"a result must be an object, not {type(obj).__name__}")
+    # Set-of-types checks: this runs once per game, and 100,000 games should take well under 1 s.
+    entrants = obj.get("entrants")
+    if (type(entrants) not in _LISTS or len(entrants) < 2
+            or not _NAME_TYPES.issuperset(map(type, entrants)) or "" in entrants):
+        raise ResultsError("'entrants' must be a list of at least two names")
+    players = len(entrants)
+    scores = obj.get("scores")
+    if (type(scores) not in _LISTS or len(scores) != players
+            or not _NUMBER_TYPES.issuperset(map(type, scores))):
+        raise ResultsError(f"'scores' must be a list of {players} numbers, one per entrant")
+    forfeits = obj.get("forfeits")
+    if forfeits is None:
+        forfeits = (False,) * players
+    elif (type(forfeits) not in _LISTS or len(forfeits) != players
+          or not _BOOL_TYPES.issuperset(map(type, forfeits))):
+        raise ResultsError(f"'forfeits' must be a list of {players} true/false, one per entrant")
+    faults = obj.get("faults")
+    if faults is None:
+        faults = (0,) * players
+    elif (type(faults) not in _LISTS or len(faults) != players
+          or not _INT_TYPES.issuperset(map(type, faults))):
+        raise ResultsError(f"'faults' must be a list of {players} counts, one per entrant")
+    ranks = obj.get("ranks")
+    if ranks is None:
+        ranks = _derived_ranks(scores, forfeits)
+    elif (type(ranks) not in _LISTS or len(ranks) != players
+          or not _INT_TYPES.issuperset(map(type, ranks))):
+        raise ResultsError(f"'ranks' must be a list of {players} places, one per entrant")
+    return entrants, scores, ranks, forfeits, faults
+
+
+def _value_problem(scores: Sequence[float], ranks: Sequence[int], faults: Sequence[int]
+                   ) -> str | None:
+    """What is wrong with the values of a result whose types are right, or None."""
+    players = len(scores)
+    if not all(math.isfinite(score) for score in scores):
+        return f"'scores' must be finite numbers, got {list(scores)}"
+    if not all(1 <= rank <= players for rank in ranks):
+        return f"'ranks' must be places from 1 to {players}, got {list(ranks)}"
+    if not all(fault >= 0 for fault in faults):
+        return f"'faults' must be counts of 0 or more, got {list(faults)}"
+    return None
+
+
+def _derived_ranks(scores: Sequence[float], forfeits: Sequence[bool]) -> list[int]:
+    def better(a: int, b: int) -> bool:
+        if forfeits[a] != forfeits[b]:
+            return forfeits[b]
+        return scores[a] > scores[b]
+
+    seats = range(len(scores))
+    return [1 + sum(better(b, a) for b in seats) for a in seats]
+
+
+def _points(result: GameResult, a: int, b: int) -> float:
+    if result.forfeits[a] != result.forfeits[b]:
+        return 0.0 if result.forfeits[a] else 1.0
+    if result.scores[a] == result.scores[b]:
+        return 0.5
+    return 1.0 if result.scores[a] > result.scores[b] else 0.0
+
+
+@dataclass
+class _Tally:
+    """All games as arrays. Entrants are numbered in name order, games in a canonical order."""
+
+    names: list[str]
+    games: int
+    wins: np.ndarray
+    full_game: np.ndarray  # records of one point: game, cell (winner * n + loser)
+    full_cell: np.ndarray
+    half_game: np.ndarray  # records of half a point (draws, both directions)
+    half_cell: np.ndarray
+    games_played: np.ndarray
+    appearances: np.ndarray
+    place_sum: np.ndarray
+    faults: np.ndarray
+    forfeits: np.ndarray
+
+
+def _tally(results: Iterable[Mapping[str, object] | GameResult]) -> _Tally:
+    seat_name: list[str] = []
+    seat_score: list[float] = []
+    seat_rank: list[int] = []
+    seat_forfeit: list[bool] = []
+    seat_faults: list[int] = []
+    sizes: list[int] = []
+    for count, obj in enumerate(results, 1):
+        try:
+            entrants, scores, ranks, forfeits, faults = _fields(obj)
+        except ResultsError as error:
+            raise ResultsError(f"result {count}: {error}") from None
+        seat_name.extend(entrants)
+        seat_score.extend(scores)
+        seat_rank.extend(ranks)
+        seat_forfeit.extend(forfeits)
+        seat_faults.extend(faults)
+        sizes.append(len(entrants))
+    if not sizes:
+        raise ResultsError("no game results to rate")
+
+    rank = np.array(seat_rank, dtype=np.int64)
+    fault = np.array(seat_faults, dtype=np.int64)
+    score = np.array(seat_score, dtype=np.float64)
+    size = np.array(sizes, dtype=np.int64)
+    start = np.cumsum(size) - size
+    game_of_seat = np.repeat(np.arange(len(sizes)), size)
+    bad = ~np.isfinite(score) | (rank < 1) | (rank > size[game_of_seat]) | (fault < 0)
+    if bad.any():
+        bad_game = int(game_of_seat[np.argmax(bad)])
+        where = slice(int(start[bad_game]), int(start[bad_game] + size[bad_game]))
+        problem = _value_problem(seat_score[where], seat_rank[where], seat_faults[where])
+        raise ResultsError(f"result {bad_game + 1}: {problem}")
+
+    names = sorted(set(seat_name))
+    n, games = len(names), len(sizes)
+    numbers = {name: i for i, name in enumerate(names)}
+    entrant = np.fromiter(map(numbers.__getitem__, seat_name), dtype=np.int64,
+                          count=len(seat_name))
+    forfeit = np.array(seat_forfeit, dtype=bool)
+
+    canonical = np.empty(games, dtype=np.int64)
+    full: list[tuple[np.ndarray, np.ndarray]] = []
+    half: list[tuple[np.ndarray, np.ndarray]] = []
+    done = 0
+    first_seat = np.ones(len(seat_name), dtype=bool)  # the entrant's first seat in its game
+    for players in np.flatnonzero(np.bincount(size)):
+        group = np.flatnonzero(size == players)
+        seats = start[group][:, None] + np.arange(players)
+        e, s, f = entrant[seats], score[seats], forfeit[seats]
+        # A canonical order (by table size, then entrants, scores, forfeits seat by seat) makes the
+        # bootstrap's draws depend on the set of games only, not on the order they were given in.
+        keys = [f[:, c] for c in reversed(range(players))] + \
+               [s[:, c] for c in reversed(range(players))] + \
+               [e[:, c] for c in reversed(range(players))]
+        canonical[group[np.lexsort(keys)]] = done + np.arange(group.size)
+        done += group.size
+        game = canonical[group]
+        for a, b in combinations(range(int(players)), 2):
+            met = e[:, a] != e[:, b]
+            first_seat[seats[~met, b]] = False
+            same = f[:, a] == f[:, b]
+            a_wins = met & ((f[:, b] & ~f[:, a]) | (same & (s[:, a] > s[:, b])))
+            b_wins = met & ((f[:, a] & ~f[:, b]) | (same & (s[:, b] > s[:, a])))
+            draw = met & same & (s[:, a] == s[:, b])
+            ab = e[:, a] * n + e[:, b]
+            ba = e[:, b] * n + e[:, a]
+            full += [(game[a_wins], ab[a_wins]), (game[b_wins], ba[b_wins])]
+            half += [(game[draw], ab[draw]), (game[draw], ba[draw])]
+
+    full_game = np.concatenate([g for g, _ in full])
+    full_cell = np.concatenate([c for _, c in full])
+    half_game = np.concatenate([g for g, _ in half])
+    half_cell = np.concatenate([c for _, c in half])
+    wins = (np.bincount(full_cell, minlength=n * n)
+            + 0.5 * np.bincount(half_cell, minlength=n * n)).reshape(n, n).astype(np.float64)
+    return _Tally(
+        names=names,
+        games=games,
+        wins=wins,
+        full_game=full_game,
+        full_cell=full_cell,
+        half_game=half_game,
+        half_cell=half_cell,
+        games_played=np.bincount(entrant[first_seat], minlength=n),
+        appearances=np.bincount(entrant, minlength=n),
+        place_sum=np.bincount(entrant, weights=rank, minlength=n),
+        faults=np.bincount(entrant, weights=fault, minlength=n),
+        forfeits=np.bincount(entrant, weights=forfeit.astype(np.float64), minlength=n),
+    )
+
+
+# Structure: who has a finite rating ----------------------------------------------------------
+
+def _closure(edges: np.ndarray) -> np.ndarray:
+    """reach[i, j]: j can be reached from i along edges (every node reaches itself)."""
+    reach = edges | np.eye(len(edges), dtype=bool)
+    while True:
+        step = reach.astype(np.float32)
+        wider = (step @ step) > 0
+        if (wider == reach).all():
+            return reach
+        reach = wider
+
+
+def _structure(wins: np.ndarray, anchor: int | None
+               ) -> tuple[np.ndarray, list[Flag | None], np.ndarray]:
+    """(the rated group as a mask, each entrant's flag, a depth ordering flagged entrants).
+
+    Edge i -> j when i scored against j. Inside a strongly connected set of entrants the ratings
+    are finite; the rated group is the anchor's set, or else the largest (then the one with most
+    pairings, then the first by name) of at least two entrants. No such set: nobody is rated.
+    """
+    n = len(wins)
+    scored = wins > 0
+    reach = _closure(scored)
+    same = reach & reach.T
+    counts = wins + wins.T
+    if anchor is not None:
+        core = same[anchor].copy()
+    else:
+        core = np.zeros(n, dtype=bool)
+        best: tuple[int, float] | None = None
+        for first in np.unique(np.argmax(same, axis=1)):
+            group = same[first]
+            key = (int(group.sum()), float(counts[np.ix_(group, group)].sum()))
+            if key[0] >= 2 and (best is None or key > best):
+                best, core = key, group.copy()
+    if core.any():
+        above = reach[:, core].any(axis=1) & ~core
+        below = reach[core, :].any(axis=0) & ~core
+    else:
+        outside = ~same
+        above = (scored & outside).any(axis=1) & ~(scored & outside).any(axis=0)
+        below = (scored & outside).any(axis=0) & ~(scored & outside).any(axis=1)
+    flags: list[Flag | None] = []
+    for i in range(n):
+        if core[i]:
+            flags.append(None)
+        elif above[i] and not below[i]:
+            flags.append(Flag.TOP)
+        elif below[i] and not above[i]:
+            flags.append(Flag.BOTTOM)
+        else:
+            flags.append(Flag.APART)
+    # Among flagged entrants, one that reaches more of the others through wins sits higher.
+    depth = reach.sum(axis=1) - reach.sum(axis=0)
+    return core, flags, depth
+
+
+
+def _table_order(tally: _Tally, flags: list[Flag | None], depth: np.ndarray,
+                 ratings: np.ndarray) -> list[int]:
+    """Entrant numbers in table order: +inf, rated (by rating), -inf, then those apart."""
+    pairings = (tally.wins + tally.wins.T).sum(axis=1)
+    share = np.divide(tally.wins.sum(axis=1), pairings, out=np.full(len(pairings), -1.0),
+                      where=pairings > 0)
+    group = {Flag.TOP: 0, None: 1, Flag.BOTTOM: 2, Flag.APART: 3}
+
+    def key(i: int) -> tuple[int, float, float, str]:
+        # Flagged entrants: one that reaches more of the others through results sits higher.
+        primary = -ratings[i] if flags[i] is None else -float(depth[i])
+        return group[flags[i]], primary, -share[i], tally.names[i]
+
+    return sorted(range(len(pairings)), key=key)
+
+
+def _standings(tally: _Tally, order: list[int], flags: list[Flag | None], ratings: np.ndarray,
+               intervals: dict[int, tuple[float, float]], los: dict[int, float],
+               ) -> tuple[Standing, ...]:
+    pairings = (tally.wins + tally.wins.T).sum(axis=1)
+    rows = []
+    place = 0
+    for i in order:
+        if flags[i] is not Flag.APART:
+            place += 1
+        lower, upper = intervals.get(i, (None, None))
+        rows.append(Standing(
+            place=place if flags[i] is not Flag.APART else None,
+            name=tally.names[i],
+            rating=None if flags[i] is not None else float(ratings[i]),
+            flag=flags[i],
+            lower=lower,
+            upper=upper,
+            games=int(tally.games_played[i]),
+            pairings=int(round(pairings[i])),
+            pairwise_score=None if pairings[i] == 0 else float(tally.wins[i].sum() / pairings[i]),
+            average_place=float(tally.place_sum[i] / tally.appearances[i]),
+            faults=int(tally.faults[i]),
+            forfeits=int(tally.forfeits[i]),
+            los_next=los.get(i),
+        ))
+    return tuple(rows)
+
+
+# Fitting ---------------------------------------------------------------------------------------
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _log_likelihood(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    diff = theta[:, :, None] - theta[:, None, :]
+    return -(wins * np.logaddexp(0.0, -diff)).sum(axis=(1, 2))
+
+
+def _newton(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Maximum-likelihood logits (mean 0) for a batch of strongly connected win matrices.
+
+    Newton's method on the concave log-likelihood, halving a step that would lower it; the
+    Hessian is a weighted graph Laplacian, made invertible by adding the all-ones direction
+    (the gradient is orthogonal to it, so the step keeps the mean).
+    """
+    batch, k = theta.shape
+    counts = wins + wins.transpose(0, 2, 1)
+    scored = wins.sum(axis=2)
+    gauge = np.full((k, k), 1.0 / k)
+    theta = theta - theta.mean(axis=1, keepdims=True)
+    likelihood = _log_likelihood(wins, theta)
+    for _ in range(200):
+        p = _sigmoid(theta[:, :, None] - theta[:, None, :])
+        gradient = scored - (counts * p).sum(axis=2)
+        weight = counts * p * (1.0 - p)
+        hessian = -weight
+        hessian[:, np.arange(k), np.arange(k)] += weight.sum(axis=2)
+        step = np.linalg.solve(hessian + gauge, gradient[:, :, None])[:, :, 0]
+        size = np.ones(batch)
+        for _ in range(60):
+            trial = theta + size[:, None] * step
+            trial_likelihood = _log_likelihood(wins, trial)
+            worse = trial_likelihood < likelihood - 1e-12 * (1.0 + np.abs(likelihood))
+            if not worse.any():
+                break
+            size[worse] /= 2.0
+        theta, likelihood = trial, trial_likelihood
+        if np.abs(size[:, None] * step).max() < 1e-11:
+            break
+    return theta - theta.mean(axis=1, keepdims=True)
+
+
+def _strongly_connected(edges: np.ndarray) -> np.ndarray:
+    """For a batch of directed graphs (B, k, k): whether each is strongly connected."""
+    batch, k = edges.shape[:2]
+    result = np.ones(batch, dtype=bool)
+    graph = edges.astype(np.float32)
+    for direction in (graph, graph.transpose(0, 2, 1)):
+        reach = np.zeros((batch, 1, k), dtype=np.float32)
+        reach[:, 0, 0] = 1.0
+        for _ in range(k):
+            wider = np.minimum(reach + reach @ direction, 1.0)
+            if (wider == reach).all():
+                break
+            reach = wider
+        result &= (reach[:, 0, :] > 0).all(axis=1)
+    return result
+
+
+def _centred(elo: np.ndarray, anchor: int | None, level: float) -> np.ndarray:
+    """Ratings (last axis) on the table's scale: mean `level`, or `level` for entrant `anchor`."""
+    if anchor is None:
+        return level + elo - elo.mean(axis=-1, keepdims=True)
+    return level + elo - elo[..., anchor:anchor + 1]
+
+
+# Bootstrap -------------------------------------------------------------------------------------
+
+def _bootstrap(tally: _Tally, members: np.ndarray, elo: np.ndarray, anchor: int | None,
+               level: float, neighbours: list[tuple[int, int]], resamples: int, seed: int,
+               ) -> tuple[np.ndarray, np.ndarray, int]:
+    """(ratings of the rated group in each resample, resamples x members; the rating differences
+    of the `neighbours` pairs (positions in `members`) in each resample; number of degenerate
+    resamples). Infinite values are +-inf, undefined ones nan."""
+    n, k, games = len(tally.names), members.size, tally.games
+    samples = np.full((resamples, k), level)
+    differences = np.zeros((resamples, len(neighbours)))
+    if k == 1:  # an anchor alone in its group: nothing varies
+        return samples, differences, 0
+    position = np.full(n, -1)
+    position[members] = np.arange(k)
+
+    def inside(game: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        row, col = position[cell // n], position[cell % n]
+        keep = (row >= 0) & (col >= 0)
+        return game[keep], row[keep] * k + col[keep]
+
+    full_game, full_cell = inside(tally.full_game, tally.full_cell)
+    half_game, half_cell = inside(tally.half_game, tally.half_cell)
+    # Records sorted by cell (half points in cells k*k and up), so that each resample's sums are
+    # one gather of its game counts and one np.add.reduceat: about twice as fast as np.bincount.
+    cell = np.concatenate([full_cell, half_cell + k * k])
+    game = np.concatenate([full_game, half_game])
+    by_cell = np.lexsort((game, cell))
+    cell, game = cell[by_cell], game[by_cell]
+    cells, starts = np.unique(cell, return_index=True)
+    first_of, second_of = (np.array([pair[side] for pair in neighbours], dtype=np.int64)
+                           for side in (0, 1))
+    start = elo / ELO_PER_NAT
+    chunk_size = max(1, min(256, 1_000_000 // (k * k)))  # bounds the batch's memory
+    rng = np.random.default_rng(seed)
+    degenerate = 0
+    for first in range(0, resamples, chunk_size):
+        chunk = min(chunk_size, resamples - first)
+        sums = np.zeros((chunk, 2 * k * k))
+        for r in range(chunk):
+            drawn = np.bincount(rng.integers(0, games, size=games), minlength=games)
+            sums[r, cells] = np.add.reduceat(drawn.astype(np.float64)[game], starts)
+        wins = (sums[:, :k * k] + 0.5 * sums[:, k * k:]).reshape(chunk, k, k)
+        finite = _strongly_connected(wins > 0)
+        block = samples[first:first + chunk]
+        if finite.any():
+            fitted = _newton(wins[finite], np.tile(start, (int(finite.sum()), 1))) * ELO_PER_NAT
+            block[finite] = _centred(fitted, anchor, level)
+            # From the fit itself, not the centred ratings: the same however the table is centred.
+            differences[first:first + chunk][finite] = fitted[:, first_of] - fitted[:, second_of]
+        for r in np.flatnonzero(~finite).tolist():
+            degenerate += 1
+            limits = _limits(wins[r])
+            if anchor is None:  # the pool mean of ratings some of which are infinite: undefined
+                block[r] = np.nan
+            else:
+                block[r] = level + np.array([_difference(limits, i, anchor) for i in range(k)])
+            differences[first + r] = [_difference(limits, i, j) for i, j in neighbours]
+    return samples, differences, degenerate
+
+
+def _limits(wins: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where a win matrix has no finite fit: (each entrant's strongly connected group, by its
+    first member; reach[i, j]: i scored against j directly or through others; Elo ratings fitted
+    inside each group, which is what the likelihood's supremum fixes)."""
+    reach = _closure(wins > 0)
+    group = np.argmax(reach & reach.T, axis=1)
+    elo = np.zeros(len(wins))
+    for first in np.unique(group):
+        members = np.flatnonzero(group == first)
+        if members.size > 1:
+            elo[members] = fit_elo(wins[np.ix_(members, members)])
+    return group, reach, elo
+
+
+def _difference(limits: tuple[np.ndarray, np.ndarray, np.ndarray], i: int, j: int) -> float:
+    """Rating of i minus rating of j at the likelihood's supremum: finite, +-inf or nan."""
+    group, reach, elo = limits
+    if group[i] == group[j]:
+        return float(elo[i] - elo[j])
+    if reach[i, j] != reach[j, i]:
+        return math.inf if reach[i, j] else -math.inf
+    return math.nan
+
+
+def _interval(values: np.ndarray, alpha: float) -> tuple[float, float]:
+    """Percentile interval, undefined values counting against both ends; no interpolation."""
+    count = len(values)
+    low = np.sort(np.where(np.isnan(values), -np.inf, values))[int(math.floor(alpha * (count - 1)))]
+    high = np.sort(np.where(np.isnan(values), np.inf, values))[int(math.ceil((1 - alpha)
+                                                                            * (count - 1)))]
+    return float(low), float(high)
+
+
+def _los(differences: np.ndarray) -> float:
+    """Share of resamples with a positive difference; equal or undefined ones count half."""
+    # Differences within the fit's convergence tolerance (~1e-9 Elo) are equal ratings.
+    tied = np.isnan(differences) | (np.abs(differences) <= 1e-9)
+    higher = (differences > 0) & ~tied
+    return float((higher.sum() + 0.5 * tied.sum()) / len(differences))

@@ -1,0 +1,334 @@
+"""The ratings table: read game results from games.jsonl files and render `arena.ratings` as text.
+
+`read_results` reads results files; `render_table` turns a `Ratings` into plain text, a GitHub
+table, CSV, JSON or HTML; `results_table` does rating and rendering in one call (for `arena run`);
+`table_for_paths` is the whole `arena table` command.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+from tabulate import tabulate
+
+from arena.errors import ConfigError, ResultsError
+from arena.ratings import CONFIDENCE, RESAMPLES, Flag, Ratings, Standing, check_result, rate
+
+FORMATS = ("plain", "github", "csv", "json", "html")
+RESULTS_FILE = "games.jsonl"
+
+_FLAG_NOTES = {
+    Flag.TOP: "+inf: no finite rating; outscored the rated entrants in every result linking them "
+              "(e.g. won every pairing)",
+    Flag.BOTTOM: "-inf: no finite rating; outscored by the rated entrants in every result linking "
+                 "them (e.g. lost every pairing)",
+    Flag.APART: "n/a: no rating; never linked to the rated entrants by results (e.g. a group "
+                "that never met them)",
+}
+
+
+@dataclass(frozen=True)
+class ResultsRead:
+    """Result objects read from results files, and where half-written last lines were skipped."""
+
+    results: list[dict[str, object]]
+    truncated: list[str]  # "path:line" of each skipped half-written last line
+
+
+@dataclass(frozen=True)
+class TableOutput:
+    """The table as text, and notes for the user (stderr) about what was read."""
+
+    text: str
+    notes: list[str]
+
+
+def read_results(paths: Sequence[str | os.PathLike[str]]) -> ResultsRead:
+    """The results in `paths` (games.jsonl files, or directories holding one), in file order.
+
+    A line is a games.jsonl line (an object with a `result` object) or a bare result object. A
+    half-written last line (no newline at the end and not JSON: an interrupted run) is skipped
+    and reported in `truncated`; any other bad line, a missing path or no results at all is a
+    ResultsError naming the file (and line).
+    """
+    results: list[dict[str, object]] = []
+    truncated: list[str] = []
+    seen: dict[Path, str] = {}
+    for given in paths:
+        path = _results_file(Path(given))
+        real = path.resolve()
+        if real in seen:
+            raise ResultsError(f"{path}: given twice (also as {seen[real]})")
+        seen[real] = str(path)
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise ResultsError(f"{path}: cannot read: {error.strerror}") from None
+        lines = data.split(b"\n")
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = orjson.loads(line)
+            except orjson.JSONDecodeError as error:
+                if number == len(lines):  # the last line, with no newline after it
+                    truncated.append(f"{path}:{number}")
+                    continue
+                raise ResultsError(f"{path}:{number}: not JSON ({error})") from None
+            result = _result_of(obj)
+            if result is None:
+                raise ResultsError(f"{path}:{number}: no 'result' object in this line")
+            try:
+                check_result(result)
+            except ResultsError as error:
+                raise ResultsError(f"{path}:{number}: {error}") from None
+            results.append(result)  # type: ignore[arg-type]  # checked: a result object
+    if not results:
+        raise ResultsError(f"no game results in {', '.join(str(p) for p in paths) or 'no files'}")
+    return ResultsRead(results, truncated)
+
+
+def parse_anchor(text: str) -> tuple[str, float]:
+    """`NAME=RATING` as (name, rating); ConfigError when it is not that."""
+    name, sep, value = text.rpartition("=")
+    try:
+        rating = float(value)
+    except ValueError:
+        rating = math.nan
+    if not sep or not name or not math.isfinite(rating):
+        raise ConfigError(f"--anchor: expected NAME=RATING (e.g. random=1000), got {text!r}")
+    return name, rating
+
+
+def render_table(ratings: Ratings, fmt: str = "plain", *, crosstable: bool = False) -> str:
+    """The ratings table in format `fmt` (one of FORMATS), with the head-to-head matrix if asked."""
+    if fmt not in FORMATS:
+        raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    if fmt == "json":
+        return orjson.dumps(ratings_json(ratings, crosstable=crosstable),
+                            option=orjson.OPT_INDENT_2).decode() + "\n"
+    headers, rows, align = _table_rows(ratings)
+    blocks = []
+    if fmt == "csv":
+        blocks.append(_csv([*headers, "flag"], [row + [_flag_text(s)] for row, s in
+                                                zip(rows, ratings.standings, strict=True)]))
+        if crosstable:
+            blocks.append(_csv(*_crosstable_rows(ratings)))
+        return "\n".join(blocks)
+    tablefmt = {"plain": "simple", "github": "github", "html": "html"}[fmt]
+    blocks.append(tabulate(rows, headers, tablefmt=tablefmt, colalign=align,
+                           disable_numparse=True))
+    if crosstable:
+        cross_headers, cross_rows = _crosstable_rows(ratings)
+        blocks.append(tabulate(cross_rows, cross_headers, tablefmt=tablefmt,
+                               colalign=["right", "left"] + ["right"] * (len(cross_headers) - 2),
+                               disable_numparse=True))
+    notes = _notes(ratings)
+    if fmt == "html":
+        blocks += [f"<p>{html.escape(note)}</p>" for note in notes]
+        return "\n".join(blocks) + "\n"
+    return "\n\n".join(blocks) + "\n\n" + "\n".join(notes) + "\n"
+
+
+def ratings_json(ratings: Ratings, *, crosstable: bool = False) -> dict[str, object]:
+    """The table as JSON-able data. Non-finite numbers (unbounded interval ends) become null."""
+    data: dict[str, object] = {
+        "games": ratings.games,
+        "pairings": ratings.pairings,
+        "pool_mean": None if ratings.anchor else ratings.pool_mean,
+        "anchor": None if ratings.anchor is None else {"name": ratings.anchor[0],
+                                                       "rating": ratings.anchor[1]},
+        "confidence": ratings.confidence,
+        "resamples": ratings.resamples,
+        "seed": ratings.seed,
+        "degenerate_resamples": ratings.degenerate_resamples,
+        "entrants": [
+            {
+                "place": s.place,
+                "name": s.name,
+                "rating": s.rating,
+                "flag": None if s.flag is None else str(s.flag),
+                "lower": _finite(s.lower),
+                "upper": _finite(s.upper),
+                "games": s.games,
+                "pairings": s.pairings,
+                "pairwise_score": s.pairwise_score,
+                "average_place": s.average_place,
+                "faults": s.faults,
+                "forfeits": s.forfeits,
+                "los_next": s.los_next,
+            }
+            for s in ratings.standings
+        ],
+    }
+    if crosstable:
+        names = ratings.names
+        counts = ratings.wins + ratings.wins.T
+        data["head_to_head"] = {
+            name: {
+                other: {"pairings": int(round(counts[i, j])),
+                        "score": float(ratings.wins[i, j] / counts[i, j])}
+                for j, other in enumerate(names) if counts[i, j] > 0
+            }
+            for i, name in enumerate(names)
+        }
+    return data
+
+
+def results_table(
+    results: Sequence[Mapping[str, object]],
+    *,
+    fmt: str = "plain",
+    anchor: tuple[str, float] | None = None,
+    crosstable: bool = False,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = CONFIDENCE,
+) -> str:
+    """The rendered ratings table of `results` (result objects), e.g. at the end of `arena run`."""
+    if fmt not in FORMATS:  # before the bootstrap, not after it
+        raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    ratings = rate(results, anchor=anchor, resamples=resamples, seed=seed, confidence=confidence)
+    return render_table(ratings, fmt, crosstable=crosstable)
+
+
+def table_for_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    fmt: str = "plain",
+    anchor: str | None = None,
+    crosstable: bool = False,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> TableOutput:
+    """`arena table`: read the results in `paths` and render their ratings table."""
+    if fmt not in FORMATS:
+        raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    fixed = None if anchor is None else parse_anchor(anchor)
+    if resamples < 0:
+        raise ConfigError(f"--resamples: must be 0 or more, got {resamples}")
+    if seed < 0:
+        raise ConfigError(f"--seed: must be 0 or more, got {seed}")
+    read = read_results(paths)
+    text = results_table(read.results, fmt=fmt, anchor=fixed, crosstable=crosstable,
+                         resamples=resamples, seed=seed)
+    notes = [f"skipped a half-written last line (interrupted run?) at {where}"
+             for where in read.truncated]
+    return TableOutput(text, notes)
+
+
+# Rendering -----------------------------------------------------------------------------------
+
+def _results_file(path: Path) -> Path:
+    if path.is_dir():
+        inside = path / RESULTS_FILE
+        if not inside.is_file():
+            raise ResultsError(f"{path}: no {RESULTS_FILE} in this directory")
+        return inside
+    if not path.exists():
+        raise ResultsError(f"{path}: no such file or directory")
+    return path
+
+
+def _result_of(obj: object) -> object | None:
+    if isinstance(obj, dict):
+        if "result" in obj:
+            return obj["result"]
+        if "entrants" in obj:
+            return obj
+    return None
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _flag_text(row: Standing) -> str:
+    return "" if row.flag is None else str(row.flag)
+
+
+def _number(value: float | None, digits: int = 1) -> str:
+    if value is None:
+        return ""
+    if math.isinf(value):
+        return "inf"
+    return f"{value:.{digits}f}"
+
+
+def _table_rows(ratings: Ratings) -> tuple[list[str], list[list[str]], list[str]]:
+    shown = {None: "", Flag.TOP: "+inf", Flag.BOTTOM: "-inf", Flag.APART: "n/a"}
+    rows = []
+    for s in ratings.standings:
+        minus = plus = None
+        if s.rating is not None and s.lower is not None and s.upper is not None:
+            minus, plus = s.rating - s.lower, s.upper - s.rating
+        rows.append([
+            "" if s.place is None else str(s.place),
+            s.name,
+            shown[s.flag] if s.rating is None else _number(s.rating),
+            "" if minus is None else "-" + _number(minus),
+            "" if plus is None else "+" + _number(plus),
+            str(s.games),
+            _number(None if s.pairwise_score is None else 100 * s.pairwise_score),
+            _number(s.average_place, 2),
+            str(s.faults),
+            _number(None if s.los_next is None else 100 * s.los_next),
+        ])
+    headers = ["#", "entrant", "Elo", "-", "+", "games", "score %", "avg place", "faults",
+               "LOS %"]
+    align = ["right", "left"] + ["right"] * (len(headers) - 2)
+    return headers, rows, align
+
+
+def _crosstable_rows(ratings: Ratings) -> tuple[list[str], list[list[str]]]:
+    """Pairwise score % of each row's entrant against each column's (columns by table row)."""
+    counts = ratings.wins + ratings.wins.T
+    n = len(ratings.standings)
+    rows = []
+    for i, s in enumerate(ratings.standings):
+        cells = []
+        for j in range(n):
+            if i == j:
+                cells.append("-")
+            elif counts[i, j] == 0:
+                cells.append("")
+            else:
+                cells.append(_number(100 * ratings.wins[i, j] / counts[i, j]))
+        rows.append([str(i + 1), s.name, *cells])
+    return ["#", "score % vs #", *(str(j + 1) for j in range(n))], rows
+
+
+def _csv(headers: list[str], rows: list[list[str]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(headers)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _notes(ratings: Ratings) -> list[str]:
+    scale = (f"Elo anchored at {ratings.anchor[0]} = {ratings.anchor[1]:g}" if ratings.anchor
+             else f"Elo centred on a pool mean of {ratings.pool_mean:g}")
+    notes = [f"{ratings.games} games, {ratings.pairings} pairwise outcomes (draw = 1/2); {scale}."]
+    if ratings.resamples:
+        notes.append(
+            f"-/+: {100 * ratings.confidence:g}% interval from {ratings.resamples} bootstrap "
+            f"resamples of whole games (seed {ratings.seed}); LOS: share of resamples in which "
+            f"the entrant rates above the next one.")
+    if ratings.degenerate_resamples:
+        notes.append(
+            f"{ratings.degenerate_resamples} resamples had no finite fit (an entrant won or lost "
+            f"every pairing it drew); they widen the intervals"
+            + ("" if ratings.anchor else " (with --anchor, only the affected entrants' ones)")
+            + ".")
+    flags = {s.flag for s in ratings.standings if s.flag is not None}
+    notes += [_FLAG_NOTES[flag] for flag in Flag if flag in flags]
+    return notes
