@@ -1,0 +1,5 @@
+"""A bot that plays a random legal action every time: the baseline the others break from."""
+
+from _protocol import serve
+
+serve()
