@@ -16,7 +16,20 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+
+@app.callback()
+def _root() -> None:
+    """Run Blackout and Partnership Blackout bot games and tournaments, and rate the bots."""
+
+
 # Commands register here (each module defines a plain function with typer annotations).
+from arena.cli.play import play_command  # noqa: E402
+
+app.command("play")(play_command)
+from arena.cli.table import table_command  # noqa: E402
+
+app.command("table")(table_command)
 
 
 def main() -> None:

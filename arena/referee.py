@@ -1,0 +1,192 @@
+"""The referee: plays one game between bot processes, enforcing legality and time, recording faults.
+
+The engine decides what is legal and keeps the hidden cards; the referee only moves messages between
+the engine and the bots. Each bot gets its own seat's messages: ``game_start``, the ``deal_start``
+with its own hand, the public ``event`` messages, an ``act`` when it is its turn, ``game_end``.
+
+Faults (shared/PROTOCOL.md): a timeout, a malformed reply, an illegal action or a crash. After a
+fault, every remaining decision of that seat in the game is made by the fallback (a legal action
+drawn from a generator seeded by the game's seed, so replays replay) and the seat gets no more
+messages in that game. What the fault costs is the fault policy: ``forfeit`` places the seat below
+every seat without a fault; ``substitute`` lets the result stand as played. Either way the game is
+finished and every other seat's result stands.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+import engine
+from arena.faults import BotFaultError, Fault, FaultKind
+from arena.process import BotProcess
+from engine.errors import EngineError
+from engine.seeding import derive_seed
+
+
+class FaultPolicy(enum.Enum):
+    """What a fault costs the faulting seat."""
+
+    FORFEIT = "forfeit"
+    SUBSTITUTE = "substitute"
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Time limits in milliseconds: to the ``hello`` reply, per decision, and an extra bank per game."""
+
+    start_ms: int = 10_000
+    move_ms: int = 1_000
+    bank_ms: int = 10_000
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """A finished game: the full record (engine record plus faults) and the seats that faulted."""
+
+    record: dict[str, Any]
+    faulted_seats: frozenset[int]
+
+
+def bot_seed(game_seed: int, seat: int) -> int:
+    """The seed a seat's bot is given: derived one-way, so it tells nothing about the cards."""
+    return derive_seed(game_seed, "bot", seat)
+
+
+def play_game(
+    game_name: str,
+    bots: Sequence[BotProcess],
+    seed: int,
+    options: Mapping[str, object] | None = None,
+    *,
+    names: Sequence[str] | None = None,
+    time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
+    policy: FaultPolicy = FaultPolicy.FORFEIT,
+) -> GameOutcome:
+    """Play one game with ``bots[seat]`` in each seat; never raises for anything a bot does."""
+    game = engine.rules(game_name)
+    players = len(bots)
+    state = game.new_game(players, seed, options)
+    names = list(names) if names is not None else [bot.name for bot in bots]
+    match = _Match(game, bots, seed, time_control)
+    start: dict[str, Any] = {"type": "game_start", "game": game_name, "options": state.options,
+                             "players": players, "names": names}
+    if game_name == "partnership-blackout":
+        start["teams"] = [[0, 2], [1, 3]]
+    for seat, bot in enumerate(bots):
+        if not bot.is_running:
+            match.fault(seat, bot.last_fault or Fault(FaultKind.CRASH, bot.name, "is not running"),
+                        state)
+            continue
+        match.send(seat, {**start, "seat": seat, "seed": bot_seed(seed, seat)}, state)
+    match.broadcast_events(state)
+    while state.to_act is not None:
+        state = match.step(state)
+        match.broadcast_events(state)
+    scores = game.totals(state)
+    places = game.places(state)
+    for seat in range(players):
+        match.send(seat, {"type": "game_end", "scores": scores, "ranks": places}, state)
+    record = game.record(state, names)
+    record["faults"] = match.faults
+    return GameOutcome(record, frozenset(match.faulted))
+
+
+def forfeit_places(places: Sequence[int], forfeits: Sequence[bool]) -> list[int]:
+    """Places with every forfeiting entrant below every other; order within each group kept."""
+    keys = [(not lost, -place) for place, lost in zip(places, forfeits, strict=True)]
+    return [1 + sum(other > key for other in keys) for key in keys]
+
+
+class _Match:
+    """The mutable bookkeeping of one game: time banks, faults, the fallback generator."""
+
+    def __init__(self, game: Any, bots: Sequence[BotProcess], seed: int,
+                 time_control: TimeControl) -> None:
+        self.game = game
+        self.bots = bots
+        self.move = time_control.move_ms / 1000
+        self.banks = [time_control.bank_ms / 1000] * len(bots)
+        self.fallback = random.Random(derive_seed(seed, "fallback"))
+        self.faulted: set[int] = set()
+        self.faults: list[dict[str, Any]] = []
+        self.decisions = 0
+
+    def fault(self, seat: int, fault: Fault, state: Any) -> None:
+        """Record ``fault`` against ``seat``; the seat plays by fallback from now on."""
+        self.faulted.add(seat)
+        entry = fault.with_seat(seat).to_json()
+        entry["deal"] = state.deal.number
+        entry["decision"] = self.decisions
+        self.faults.append(entry)
+
+    def send(self, seat: int, message: dict[str, Any], state: Any) -> None:
+        """Send an information message to a seat's bot, unless the seat has faulted."""
+        if seat in self.faulted:
+            return
+        try:
+            self.bots[seat].send(message)
+        except BotFaultError as error:
+            self.fault(seat, error.fault, state)
+
+    def broadcast_events(self, state: Any) -> None:
+        """Send every seat what the last transition showed it."""
+        for seat in range(len(self.bots)):
+            if seat in self.faulted:
+                continue
+            for message in self.game.events(state, seat):
+                self.send(seat, message, state)
+
+    def step(self, state: Any) -> Any:
+        """The state after the seat to act has acted: its bot's action, or the fallback's."""
+        self.decisions += 1
+        game = self.game
+        seat = state.to_act
+        legal = game.legal_actions(state)
+        if seat in self.faulted:
+            return game.apply(state, self.fallback.choice(legal))
+        bot = self.bots[seat]
+        allowance = self.move + max(0.0, self.banks[seat])
+        message = {"type": "act", "kind": state.kind,
+                   "legal": [engine.action_to_json(a) for a in legal],
+                   "view": game.view(state, seat), "time_ms": int(allowance * 1000)}
+        try:
+            reply = bot.request(message, allowance)
+        except BotFaultError as error:
+            self.fault(seat, error.fault, state)
+            return game.apply(state, self.fallback.choice(legal))
+        self.banks[seat] -= max(0.0, reply.elapsed - self.move)
+        try:
+            return game.apply(state, game.parse_action(state, reply.message.get("action")))
+        except EngineError as error:
+            received = reply.message if "action" in reply.message else "(no action)"
+            self.fault(seat, Fault.illegal(bot.name, str(error), orjson.dumps(message),
+                                           orjson.dumps(received), bot.stderr_tail(),
+                                           reply.elapsed), state)
+            return game.apply(state, self.fallback.choice(legal))
+
+
+def result_of(record: Mapping[str, Any], entrants: Sequence[str], policy: FaultPolicy) -> dict[str, Any]:
+    """The ``result`` object of a game for the ratings: entrants, scores, ranks, forfeits, faults.
+
+    Entrants are by seat in Blackout and by team (team 0 = seats 0 and 2) in Partnership Blackout.
+    """
+    teams = record["game"] == "partnership-blackout"
+    count = 2 if teams else len(record["names"])
+    faults = [0] * count
+    for fault in record.get("faults", []):
+        seat = fault["seat"]
+        faults[seat % 2 if teams else seat] += 1
+    forfeits = [policy is FaultPolicy.FORFEIT and n > 0 for n in faults]
+    return {
+        "entrants": list(entrants),
+        "scores": list(record["scores"]),
+        "ranks": forfeit_places(record["places"], forfeits),
+        "forfeits": forfeits,
+        "faults": faults,
+    }

@@ -1,0 +1,85 @@
+"""Human-readable reports of one game record: a deal-by-deal table, the final places, the faults."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tabulate import tabulate
+
+
+def game_report(record: Mapping[str, Any]) -> str:
+    """The deal-by-deal table, the final places and any faults, as text."""
+    if record["game"] == "partnership-blackout":
+        table = _partnership_deals(record)
+    else:
+        table = _blackout_deals(record)
+    parts = [table, "", _final(record)]
+    if record.get("faults"):
+        parts += ["", _faults(record)]
+    return "\n".join(parts)
+
+
+def _blackout_deals(record: Mapping[str, Any]) -> str:
+    names = record["names"]
+    rows = []
+    for deal in record["deals"]:
+        bids = dict(deal["bids"])
+        cells = [f"{bids[s]}/{deal['tricks'][s]} {deal['scores'][s]:+d} ={deal['totals'][s]}"
+                 for s in range(len(names))]
+        trump = deal["trump_card"] or "-"
+        rows.append([deal["deal"], deal["hand_size"], trump, names[deal["dealer"]], *cells])
+    headers = ["deal", "cards", "trump", "dealer", *names]
+    note = "each seat: bid/tricks taken, the deal's score, =running total"
+    return f"{tabulate(rows, headers=headers, disable_numparse=True)}\n({note})"
+
+
+def _partnership_deals(record: Mapping[str, Any]) -> str:
+    names = record["names"]
+    teams = team_names(names)
+    rows = []
+    for deal in record["deals"]:
+        calls = " ".join(f"{names[s]}:{c}" for s, c in deal["calls"])
+        contract = deal["contract"]
+        if contract is None:
+            what = "void (both pass)"
+        else:
+            target = "zero" if contract["kind"] == "zero" else str(contract["tricks"])
+            what = f"{teams[contract['team']]} {target}"
+        tricks = deal["tricks"]
+        rows.append([deal["deal"], names[deal["dealer"]], calls, what,
+                     f"{tricks[0] + tricks[2]}-{tricks[1] + tricks[3]}",
+                     f"{deal['scores'][0]:+d} ={deal['totals'][0]}",
+                     f"{deal['scores'][1]:+d} ={deal['totals'][1]}"])
+    headers = ["deal", "dealer", "calls", "contract", "tricks", *teams]
+    return tabulate(rows, headers=headers, disable_numparse=True)
+
+
+def team_names(names: list[str]) -> list[str]:
+    """Team names from seat names: one name for two copies of a bot, else ``a+b``."""
+    return [names[t] if names[t] == names[t + 2] else f"{names[t]}+{names[t + 2]}" for t in (0, 1)]
+
+
+def _final(record: Mapping[str, Any]) -> str:
+    names = record["names"]
+    entrants = team_names(names) if record["game"] == "partnership-blackout" else names
+    result = record.get("result", {})
+    places = result.get("ranks", record["places"])
+    forfeits = result.get("forfeits", [False] * len(entrants))
+    order = sorted(range(len(entrants)), key=lambda i: (places[i], i))
+    rows = [[places[i], entrants[i], record["scores"][i], "forfeit" if forfeits[i] else ""]
+            for i in order]
+    return tabulate(rows, headers=["place", "entrant" if len(entrants) == 2 else "bot", "score", ""])
+
+
+def _faults(record: Mapping[str, Any]) -> str:
+    lines = ["faults:"]
+    for fault in record["faults"]:
+        lines.append(f"  seat {fault['seat']} ({fault['bot']}), deal {fault['deal']}, "
+                     f"decision {fault['decision']}: {fault['kind']}: {fault['detail']}")
+        if fault.get("received"):
+            lines.append(f"    received: {fault['received']}")
+        if fault.get("stderr_tail"):
+            tail = fault["stderr_tail"].rstrip().splitlines()[-3:]
+            lines += [f"    stderr: {line}" for line in tail]
+    return "\n".join(lines)
