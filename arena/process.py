@@ -176,6 +176,7 @@ class BotProcess:
         self._buf = b""
         self._skipping = False
         self._outbox = bytearray()
+        self._held = bytearray()  # information messages waiting for the next write
         self._in_fd = self._out_fd = self._err_fd = self._pid_fd = -1
         self._poller = select.poll()
 
@@ -409,6 +410,35 @@ class BotProcess:
 
     # -- talking ------------------------------------------------------------------------------
 
+    def hold(self, message: dict[str, Any]) -> None:
+        """Queue an information message, to be written with the next request, send or flush.
+
+        One write per decision instead of one per event: every write wakes the bot, and on one
+        CPU those wake-ups, not the bytes, are most of the cost of an event.
+        """
+        data = orjson.dumps(message, option=_APPEND_NEWLINE)
+        if self.logger.isEnabledFor(_DEBUG):
+            self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
+        self._held += data
+
+    def hold_line(self, data: bytes) -> None:
+        """Queue an already serialised message line (ending in a newline), as ``hold`` does."""
+        if self.logger.isEnabledFor(_DEBUG):
+            self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
+        self._held += data
+
+    def flush(self) -> None:
+        """Write the held messages now (never blocks); raises BotFaultError like ``send``."""
+        if not self._held:
+            return
+        data = bytes(self._held)
+        self._held.clear()
+        if not self._running:
+            if self.last_fault is not None and self.last_fault.kind is FaultKind.CRASH:
+                return
+            raise self._fault(FaultKind.CRASH, "is not running", b"", b"", None)
+        self._write(data, None)
+
     def send(self, message: dict[str, Any]) -> None:
         """Write a message that needs no reply (game_start, event, ...); never blocks.
 
@@ -422,6 +452,9 @@ class BotProcess:
         data = orjson.dumps(message, option=_APPEND_NEWLINE)
         if self.logger.isEnabledFor(_DEBUG):
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
+        if self._held:
+            data = bytes(self._held) + data
+            self._held.clear()
         self._write(data, None)
 
     def request(self, message: dict[str, Any], timeout: float) -> Reply:
@@ -441,8 +474,12 @@ class BotProcess:
         debug = self.logger.isEnabledFor(_DEBUG)
         if debug:
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
+        payload = data
+        if self._held:
+            payload = bytes(self._held) + data
+            self._held.clear()
         start = perf_counter()
-        self._write(data, start)
+        self._write(payload, start)
         deadline = start + timeout
         while True:
             line = self._read_line(deadline, data, start, rid)

@@ -126,7 +126,7 @@ class _Match:
         self.faults.append(entry)
 
     def send(self, seat: int, message: dict[str, Any], state: Any) -> None:
-        """Send an information message to a seat's bot, unless the seat has faulted."""
+        """Write an information message to a seat's bot now, unless the seat has faulted."""
         if seat in self.faulted:
             return
         try:
@@ -135,12 +135,27 @@ class _Match:
             self.fault(seat, error.fault, state)
 
     def broadcast_events(self, state: Any) -> None:
-        """Send every seat what the last transition showed it."""
-        for seat in range(len(self.bots)):
+        """Queue for every seat what the last transition showed it; written with its next message.
+
+        Only ``deal_start`` differs between seats (each sees its own hand): the other events are
+        serialised once and the same bytes go to every seat.
+        """
+        game = self.game
+        shared: bytes | None = None
+        for seat, bot in enumerate(self.bots):
             if seat in self.faulted:
                 continue
-            for message in self.game.events(state, seat):
-                self.send(seat, message, state)
+            if shared is not None:
+                bot.hold_line(shared)
+                continue
+            messages = game.events(state, seat)
+            if all(m["type"] == "event" for m in messages):
+                shared = b"".join(orjson.dumps(m, option=orjson.OPT_APPEND_NEWLINE)
+                                  for m in messages)
+                bot.hold_line(shared)
+            else:
+                for message in messages:
+                    bot.hold(message)
 
     def step(self, state: Any) -> Any:
         """The state after the seat to act has acted: its bot's action, or the fallback's."""
@@ -153,7 +168,7 @@ class _Match:
         bot = self.bots[seat]
         allowance = self.move + max(0.0, self.banks[seat])
         message = {"type": "act", "kind": state.kind,
-                   "legal": [engine.action_to_json(a) for a in legal],
+                   "legal": engine.actions_to_json(legal),
                    "view": game.view(state, seat), "time_ms": int(allowance * 1000)}
         try:
             reply = bot.request(message, allowance)

@@ -8,15 +8,15 @@ from the seed passed to ``new_game``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
 from engine import blackout, partnership
-from engine.cards import Card
+from engine.cards import NAME_OF, Card
 from engine.errors import OptionError, ReplayError
 
-__all__ = ["GAMES", "ReplayError", "action_to_json", "replay", "rules"]
+__all__ = ["GAMES", "ReplayError", "action_to_json", "actions_to_json", "replay", "rules"]
 
 GAMES: dict[str, ModuleType] = {blackout.NAME: blackout, partnership.NAME: partnership}
 
@@ -42,4 +42,9 @@ def replay(record: Mapping[str, Any]) -> Any:
 
 def action_to_json(action: object) -> object:
     """The wire form of an engine action: a card's name, else the int or string itself."""
-    return str(action) if type(action) is Card else action
+    return NAME_OF[action] if isinstance(action, Card) else action
+
+
+def actions_to_json(actions: Sequence[object]) -> list[object]:
+    """The wire form of a list of legal actions (all of one kind)."""
+    return [NAME_OF[a] if isinstance(a, Card) else a for a in actions]

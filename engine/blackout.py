@@ -28,11 +28,11 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from engine.cards import CARD_BY_VALUE, RANK_BITS, SUIT_CARDS, SUITS, Card, cards_of, mask_of
+from engine.cards import CARD_BY_VALUE, NAME_OF, RANK_BITS, SUIT_CARDS, SUITS, Card, cards_of, mask_of
 from engine.errors import IllegalActionError, InvalidActionError, ReplayError
 from engine.options import BoolOption, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
-from engine.trick import SUIT_NAMES, Plays, plays_in_order, shuffled_prefix, trick_winner
+from engine.trick import SUIT_NAMES, Plays, played_json, plays_in_order, shuffled_prefix, trick_winner
 
 NAME: Final = "blackout"
 PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
@@ -475,11 +475,11 @@ def _copy(state: State) -> State:
 
 
 def _names(cards: Sequence[Card]) -> list[str]:
-    return [str(c) for c in cards]
+    return [NAME_OF[c] for c in cards]
 
 
 def _plays_json(plays: Sequence[tuple[int, Card]]) -> list[list[Any]]:
-    return [[seat, str(card)] for seat, card in plays]
+    return [[seat, NAME_OF[card]] for seat, card in plays]
 
 
 def view(state: State, seat: int) -> dict[str, Any]:
@@ -499,7 +499,7 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "trump_card": None if deal.trump_card is None else str(deal.trump_card),
         "trump": None if deal.trump is None else SUITS[deal.trump],
         "bids": [list(b) for b in state.bids],
-        "plays": _plays_json(state.plays),
+        "plays": played_json(state.played),
         "trick": _plays_json(state.trick),
         "leader": state.leader,
         "tricks_won": list(state.tricks_won),

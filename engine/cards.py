@@ -53,6 +53,8 @@ NAMES: Final[dict[int, str]] = {
 DECK: Final[tuple[Card, ...]] = tuple(Card(s * 16 + r) for s in range(4) for r in range(13))
 CARD_BY_NAME: Final[dict[str, Card]] = {str(c): c for c in DECK}
 CARD_BY_VALUE: Final[dict[int, Card]] = {int(c): c for c in DECK}
+NAME_OF: Final[tuple[str, ...]] = tuple(NAMES.get(v, "") for v in range(64))
+"""``NAME_OF[card]``: a card's name by plain indexing, for loops that name many cards."""
 
 
 def suit_of(name: str) -> int:

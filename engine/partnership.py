@@ -31,11 +31,11 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from engine.cards import CARD_BY_VALUE, RANK_BITS, SPADES, SUIT_CARDS, Card, cards_of, mask_of
+from engine.cards import CARD_BY_VALUE, NAME_OF, RANK_BITS, SPADES, SUIT_CARDS, Card, cards_of, mask_of
 from engine.errors import IllegalActionError, InvalidActionError, OptionError, ReplayError
 from engine.options import ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
-from engine.trick import SUIT_NAMES, Plays, plays_in_order, shuffled_prefix, trick_winner
+from engine.trick import SUIT_NAMES, Plays, played_json, plays_in_order, shuffled_prefix, trick_winner
 
 NAME: Final = "partnership-blackout"
 PLAYER_COUNTS: Final = (4,)
@@ -456,11 +456,11 @@ def _copy(state: State) -> State:
 
 
 def _names(cards: Sequence[Card]) -> list[str]:
-    return [str(c) for c in cards]
+    return [NAME_OF[c] for c in cards]
 
 
 def _plays_json(plays: Sequence[tuple[int, Card]]) -> list[list[Any]]:
-    return [[seat, str(card)] for seat, card in plays]
+    return [[seat, NAME_OF[card]] for seat, card in plays]
 
 
 def contract_json(contract: Contract | None) -> dict[str, Any] | None:
@@ -487,7 +487,7 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "trump": "S",
         "calls": [list(c) for c in phase.calls],
         "contract": contract_json(phase.contract),
-        "plays": _plays_json(state.plays),
+        "plays": played_json(state.played),
         "trick": _plays_json(state.trick),
         "leader": state.leader,
         "tricks_won": list(state.tricks_won),
