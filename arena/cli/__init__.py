@@ -30,6 +30,9 @@ app.command("play")(play_command)
 from arena.cli.table import table_command  # noqa: E402
 
 app.command("table")(table_command)
+from arena.cli.checkbot import check_bot_command  # noqa: E402
+
+app.command("check-bot")(check_bot_command)
 
 
 def main() -> None:

@@ -1,0 +1,546 @@
+"""A compliance check for one bot program: take it through the protocol step by step.
+
+``check_bot(argv)`` starts the bot, plays it against copies of itself through the real referee and
+process layer, and returns one ``StepResult`` per step (it prints nothing; ``arena check-bot`` does).
+The steps, and what each one proves:
+
+1. **start and hello**: the program starts and answers ``hello`` within ``start_ms`` with the same
+   id and protocol 1 (its name and the time taken are reported).
+2. **play GAME**, once per game checked (both by default; the protocol has no way for a bot to say
+   which games it plays): four processes of the bot (the one from step 1 and three more) play a
+   small game (Blackout with 3 deals; Partnership Blackout with target 20, at most 3 deals) under
+   the normal time control. It passes when the game ends without a fault and the bot was asked
+   for, and legally answered, every kind of decision the game has (bid and play; call and play).
+3. **second game in the same processes**: the processes of the first clean game in step 2 play
+   another game (the other game when both passed, so a bot that keeps per-game state across
+   ``game_end`` or cannot switch games is caught): a bot must stay for the next ``game_start``.
+4. **unknown message types and fields**: the same processes play one more game in which every
+   message carries an extra field the protocol does not define (the act's view too), and every
+   ``act`` is preceded by a message of a type the protocol does not define: the bot must ignore
+   both and keep answering correctly. It runs after step 3 so that a failure here is not a
+   persistence failure in disguise.
+5. **time limit and restart**: one ``act`` to the first process says ``time_ms`` 1 and is waited
+   for 1 ms. The bot either answers it in time (legally) or the arena records a timeout and plays
+   that seat's remaining decisions itself; any other outcome (a crash, a garbled reply) fails.
+   Then the arena recovers as a tournament does after a fault: it stops that process (quit, grace,
+   kill of its process group) and starts a fresh one, which must answer ``hello`` again and play a
+   whole game with no time bank, every decision within ``move_ms``. So the step proves that time
+   is enforced on this bot, that the bot answers well inside ``move_ms`` without the bank, and
+   that it survives being cut off and restarted.
+6. **quit**: every process that is still running without a fault gets ``quit`` (and its stdin
+   closed); each must exit by itself, with status 0, within the grace (``QUIT_GRACE``). A process
+   that had to be killed fails the step. When no such process is left, a fresh one is started
+   for this step alone.
+
+When step 1 fails the rest is skipped; when no game of step 2 finishes cleanly, steps 3 to 5 are
+skipped (they build on a clean game). A process that faulted is restarted before the next step
+uses it, as a tournament restarts a faulted bot before its next game.
+"""
+
+from __future__ import annotations
+
+import shlex
+import signal
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from time import perf_counter
+from typing import Any
+
+import orjson
+
+import engine
+from arena.errors import BotStartError, ConfigError
+from arena.faults import BotFaultError, Fault, FaultKind, snippet
+from arena.play import seat_names
+from arena.process import QUIT_GRACE, BotProcess, Limits, Reply, close_bots
+from arena.referee import GameOutcome, TimeControl, play_game
+
+PLAYERS = 4
+"""Seats in every game of the check (both games allow 4)."""
+
+GAME_OPTIONS: dict[str, dict[str, object]] = {
+    "blackout": {"deals": 3},
+    "partnership-blackout": {"target": 20, "max_deals": 3},
+}
+"""Small options, so that a check takes well under a second for a fast bot."""
+
+DECISION_KINDS: dict[str, tuple[str, ...]] = {
+    "blackout": ("bid", "play"),
+    "partnership-blackout": ("call", "play"),
+}
+"""The kinds of decision each game asks for; step 2 must see each one answered."""
+
+SQUEEZE_MS = 1
+"""The allowance of the one tiny ``act`` in step 5, in milliseconds."""
+
+UNKNOWN_FIELD = "x_check_bot"
+UNKNOWN_VALUE: dict[str, object] = {
+    "about": "an unknown field: bots must ignore it",
+    "values": [1, -2.5, True, None, "}", {"nested": []}],
+}
+UNKNOWN_MESSAGE: dict[str, object] = {"type": "x_check_bot_note", UNKNOWN_FIELD: UNKNOWN_VALUE}
+"""A message of a type the protocol does not define (and asks no reply)."""
+
+START = "start and hello"
+PERSISTENCE = "second game in the same processes"
+UNKNOWN = "unknown message types and fields"
+TIME = "time limit and restart"
+QUIT = "quit"
+"""The names of the steps (step 2 is ``play GAME``, once per game)."""
+
+_DETAIL_CHARS = 120
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """One step of the check: its name, whether it passed (or was skipped), why, and how long."""
+
+    name: str
+    passed: bool
+    detail: str
+    seconds: float
+    skipped: bool = False
+
+    @property
+    def status(self) -> str:
+        """``PASS``, ``FAIL`` or ``SKIP``."""
+        if self.skipped:
+            return "SKIP"
+        return "PASS" if self.passed else "FAIL"
+
+
+def bot_argv(words: Sequence[str]) -> list[str]:
+    """The bot's argv from the command-line words: one word is split like a shell, several are kept.
+
+    ConfigError when there are none (or one that is empty or badly quoted).
+    """
+    example = "e.g. arena check-bot python3 bots/python/random_bot.py"
+    if not words:
+        raise ConfigError(f"check-bot: no bot command given ({example})")
+    if len(words) > 1:
+        return list(words)
+    try:
+        argv = shlex.split(words[0])
+    except ValueError as error:
+        raise ConfigError(f"bot command {words[0]!r}: {error}") from None
+    if not argv:
+        raise ConfigError(f"check-bot: the bot command is empty ({example})")
+    return argv
+
+
+def check_bot(
+    argv: Sequence[str],
+    *,
+    games: Sequence[str] | None = None,
+    seed: int = 1,
+    time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
+    limits: Limits = Limits(),  # noqa: B008 (frozen)
+    on_step: Callable[[StepResult], None] | None = None,
+) -> list[StepResult]:
+    """Take the bot ``argv`` through every step of the check; the results in order.
+
+    ``games`` limits step 2 to those games (default: all). ``on_step`` is called with each result
+    as soon as its step ends. Raises ConfigError / OptionError for bad input before starting
+    anything; nothing the bot does raises.
+    """
+    argv = list(argv)
+    if not argv:
+        raise ConfigError("check-bot: no bot command given")
+    chosen = list(dict.fromkeys(games)) if games else list(GAME_OPTIONS)
+    for name in chosen:
+        engine.rules(name)  # OptionError naming the known games
+        if name not in GAME_OPTIONS:
+            raise ConfigError(f"check-bot: no check for game {name!r}")
+    check = _Check(argv, chosen, seed, time_control, limits, on_step)
+    try:
+        check.run()
+    finally:
+        check.close_everything()
+    return check.results
+
+
+class _CheckedBot(BotProcess):
+    """A bot process that times its answers and can add unknown fields and messages (step 4) or
+    squeeze one ``act`` to a tiny allowance (step 5). Everything else is the normal process layer.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.noisy = False
+        self.squeeze_next_act = False
+        self.squeezed: Fault | Reply | None = None
+        """The outcome of the squeezed act: its reply, or the fault it raised."""
+        self.answer_seconds: list[float] = []
+        """The seconds each ``act`` of the current game took to answer."""
+        self.needs_restart = False
+        """It faulted in its last game: restart it before the next (as a tournament does)."""
+
+    def start(self) -> None:
+        self.needs_restart = False
+        super().start()
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.noisy:
+            message = {**message, UNKNOWN_FIELD: UNKNOWN_VALUE}
+        super().send(message)
+
+    def hold(self, message: dict[str, Any]) -> None:
+        if self.noisy:
+            message = {**message, UNKNOWN_FIELD: UNKNOWN_VALUE}
+        super().hold(message)
+
+    def hold_line(self, data: bytes) -> None:
+        if not self.noisy:
+            super().hold_line(data)
+            return
+        for line in data.splitlines():  # the referee's shared events: one message a line
+            self.hold(orjson.loads(line))
+
+    def request(self, message: dict[str, Any], timeout: float) -> Reply:
+        is_act = message.get("type") == "act"
+        squeeze = is_act and self.squeeze_next_act
+        if is_act and self.noisy:
+            self.hold(UNKNOWN_MESSAGE)  # written in the same write as the act, just before it
+            message[UNKNOWN_FIELD] = UNKNOWN_VALUE
+            message["view"] = {**message["view"], UNKNOWN_FIELD: UNKNOWN_VALUE}
+        if squeeze:
+            self.squeeze_next_act = False
+            message["time_ms"] = SQUEEZE_MS
+            timeout = SQUEEZE_MS / 1000
+        try:
+            reply = super().request(message, timeout)
+        except BotFaultError as error:
+            if squeeze:
+                self.squeezed = error.fault
+            raise
+        if squeeze:
+            self.squeezed = reply
+        if is_act:
+            self.answer_seconds.append(reply.elapsed)
+        return reply
+
+
+class _NotStarted(Exception):
+    """A process of the bot could not be started; the message says why."""
+
+
+class _Check:
+    """The state of one check: the bot's processes, the seeds used so far, the results."""
+
+    def __init__(self, argv: list[str], games: list[str], seed: int, time_control: TimeControl,
+                 limits: Limits, on_step: Callable[[StepResult], None] | None) -> None:
+        self.argv = argv
+        self.games = games
+        self.seed = seed
+        self.time_control = time_control
+        self.limits = limits
+        self.on_step = on_step
+        self.name = seat_names([argv])[0]
+        self.processes: list[_CheckedBot] = []
+        self.results: list[StepResult] = []
+        self.games_played = 0
+
+    # -- the steps ------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        first = self.step_start()
+        if first is None:
+            for name in [f"play {game}" for game in self.games] + [PERSISTENCE, UNKNOWN, TIME, QUIT]:
+                self.skip(name, "the bot did not start")
+            return
+        clean: list[tuple[str, list[_CheckedBot]]] = []
+        for game in self.games:
+            bots = self.step_game(game, first)
+            first = None
+            if bots is not None:
+                clean.append((game, bots))
+        if not clean:
+            for name in (PERSISTENCE, UNKNOWN, TIME):
+                self.skip(name, "no game above passed, and this step builds on one")
+        else:
+            game, bots = clean[0]
+            second = clean[1][0] if len(clean) > 1 else game
+            self.guarded(PERSISTENCE, bots, lambda: self.step_persistence(second, bots))
+            self.guarded(UNKNOWN, bots, lambda: self.step_unknown(game, bots))
+            self.guarded(TIME, bots, lambda: self.step_time(game, bots))
+        self.step_quit()
+
+    def step_start(self) -> _CheckedBot | None:
+        """Step 1: start one process and complete the handshake."""
+        bot = self.new_bot()
+        started = perf_counter()
+        try:
+            bot.start()
+        except BotStartError as error:
+            self.report(START, False, start_failure(bot, error), started)
+            return None
+        hello = bot.hello or {}
+        name = hello.get("name")
+        said = [f"name {name!r}" if isinstance(name, str) else "no name given"]
+        if "protocol" in hello:
+            said.append(f"protocol {hello['protocol']}")
+        else:
+            said.append("protocol not stated (taken as 1)")
+        if "version" in hello:
+            said.append(f"version {hello['version']!r}")
+        self.report(START, True, ", ".join(said), started)
+        return bot
+
+    def step_game(self, game: str, first: _CheckedBot | None) -> list[_CheckedBot] | None:
+        """Step 2: four processes play one game; the processes when it was clean, else None."""
+        step = f"play {game}"
+        started = perf_counter()
+        bots = [first] if first is not None else []
+        try:
+            while len(bots) < PLAYERS:
+                bots.append(self.started_bot(f"seat {len(bots)}"))
+        except _NotStarted as error:
+            self.report(step, False, str(error), started)
+            return None
+        outcome = self.play(game, bots)
+        problem = game_problem(outcome)
+        if problem is None:
+            problem = self.missing_kinds(game, outcome.record)
+        if problem is not None:
+            self.report(step, False, problem, started)
+            return None
+        options = ", ".join(f"{k}={v}" for k, v in GAME_OPTIONS[game].items())
+        self.report(step, True, f"{PLAYERS} processes, {options}: "
+                    f"{describe_game(outcome.record, bots)}", started)
+        return bots
+
+    def step_persistence(self, game: str, bots: list[_CheckedBot]) -> tuple[bool, str]:
+        """Step 3: the same processes play another game."""
+        outcome = self.play(game, bots)
+        problem = game_problem(outcome)
+        if problem is not None:
+            crashed = any(f["kind"] == FaultKind.CRASH.value for f in outcome.record["faults"])
+            hint = ("\n(a bot must stay for the next game_start after game_end, and reset its "
+                    "per-game state there)") if crashed else ""
+            return False, problem + hint
+        return True, (f"the same {PLAYERS} processes played {game}: "
+                      f"{describe_game(outcome.record, bots)}")
+
+    def step_unknown(self, game: str, bots: list[_CheckedBot]) -> tuple[bool, str]:
+        """Step 4: a game with an unknown field in every message and an unknown message per act."""
+        for bot in bots:
+            bot.noisy = True
+        try:
+            outcome = self.play(game, bots)
+        finally:
+            for bot in bots:
+                bot.noisy = False
+        acts = sum(len(bot.answer_seconds) for bot in bots)
+        what = (f"every message carried an unknown field {UNKNOWN_FIELD!r} (the act's view too) "
+                f"and each act came after a message of unknown type {UNKNOWN_MESSAGE['type']!r}")
+        problem = game_problem(outcome)
+        if problem is not None:
+            return False, f"{problem}\nin a game where {what}"
+        return True, f"{what}: all {acts} acts answered legally, no faults"
+
+    def step_time(self, game: str, bots: list[_CheckedBot]) -> tuple[bool, str]:
+        """Step 5: one act squeezed to 1 ms, then a restart and a game with no time bank."""
+        bot = bots[0]
+        bot.squeezed = None
+        bot.squeeze_next_act = True
+        outcome = self.play(game, bots)
+        bot.squeeze_next_act = False
+        squeezed = bot.squeezed
+        timed_out = isinstance(squeezed, Fault) and squeezed.kind is FaultKind.TIMEOUT
+        others = [f for f in outcome.record["faults"]
+                  if not (timed_out and f["seat"] == 0 and f["kind"] == FaultKind.TIMEOUT.value)]
+        if others:
+            return False, f"with one act of time_ms {SQUEEZE_MS}: {fault_report(others)}"
+        if squeezed is None:
+            return False, f"seat 0 was never asked to act in {game}"
+        if isinstance(squeezed, Fault):
+            first = (f"an act with time_ms {SQUEEZE_MS} got no reply in time: recorded as a "
+                     "timeout, the arena played the seat's remaining decisions")
+        else:
+            first = (f"an act with time_ms {SQUEEZE_MS} was answered in time "
+                     f"({squeezed.elapsed * 1000:.3f} ms), legally")
+        started = perf_counter()
+        try:
+            bot.restart()
+        except BotStartError as error:
+            return False, f"{first}; then the restart failed: {start_failure(bot, error)}"
+        restart_ms = (perf_counter() - started) * 1000
+        strict = TimeControl(self.time_control.start_ms, self.time_control.move_ms, 0)
+        outcome = self.play(game, bots, strict)
+        move_ms = strict.move_ms
+        problem = game_problem(outcome)
+        if problem is not None:
+            return False, (f"{first}; restarted in {restart_ms:.0f} ms; then in a game with no "
+                           f"time bank (move_ms {move_ms}): {problem}")
+        return True, (f"{first}; the process was restarted (hello in {restart_ms:.0f} ms) and "
+                      f"then played a game with no time bank, every answer within move_ms "
+                      f"{move_ms} ({slowest(bots)})")
+
+    def step_quit(self) -> None:
+        """Step 6: quit every clean running process; each must exit by itself with status 0."""
+        started = perf_counter()
+        running = [bot for bot in self.processes if bot.is_running and not bot.needs_restart]
+        faulted = [bot for bot in self.processes if bot.is_running and bot.needs_restart]
+        close_bots(faulted, grace=0)
+        note = ""
+        if not running:
+            try:
+                running = [self.started_bot("a fresh process")]
+            except _NotStarted as error:
+                self.report(QUIT, False, str(error), started)
+                return
+            note = " (a fresh process: none was left running without a fault)"
+        started = perf_counter()
+        close_bots(running, QUIT_GRACE)
+        problems = [quit_problem(bot.returncode) for bot in running]
+        failed = [p for p in problems if p is not None]
+        if failed:
+            worst = next((p for p in failed if "killed" in p), failed[0])
+            self.report(QUIT, False, f"{len(failed)} of {len(running)} processes: {worst}{note}",
+                        started)
+        else:
+            every = "the process" if len(running) == 1 else f"each of the {len(running)} processes"
+            self.report(QUIT, True, f"{every} exited by itself (status 0) within "
+                        f"{QUIT_GRACE * 1000:.0f} ms of quit{note}", started)
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def guarded(self, name: str, bots: list[_CheckedBot],
+                body: Callable[[], tuple[bool, str]]) -> None:
+        """Run a step that plays on existing processes, restarting first those that faulted."""
+        started = perf_counter()
+        for bot in bots:
+            if bot.needs_restart or not bot.is_running:
+                try:
+                    bot.restart()
+                except BotStartError as error:
+                    self.skip(name, f"could not restart the bot after the failure above: "
+                              f"{start_failure(bot, error)}", started)
+                    return
+        passed, detail = body()
+        self.report(name, passed, detail, started)
+
+    def new_bot(self) -> _CheckedBot:
+        bot = _CheckedBot(self.name, self.argv, limits=self.limits,
+                          start_timeout=self.time_control.start_ms / 1000)
+        self.processes.append(bot)
+        return bot
+
+    def started_bot(self, what: str) -> _CheckedBot:
+        bot = self.new_bot()
+        try:
+            bot.start()
+        except BotStartError as error:
+            raise _NotStarted(f"could not start {what}: {start_failure(bot, error)}") from None
+        return bot
+
+    def play(self, game: str, bots: list[_CheckedBot],
+             time_control: TimeControl | None = None) -> GameOutcome:
+        """One game on ``bots`` with the next seed of this check."""
+        for bot in bots:
+            bot.answer_seconds = []
+        seed = self.seed + self.games_played
+        self.games_played += 1
+        outcome = play_game(game, bots, seed, GAME_OPTIONS[game],
+                            time_control=time_control or self.time_control)
+        for seat in outcome.faulted_seats:
+            bots[seat].needs_restart = True
+        return outcome
+
+    def missing_kinds(self, game: str, record: Mapping[str, Any]) -> str | None:
+        counts = decision_counts(record)
+        missing = [kind for kind in DECISION_KINDS[game] if not counts.get(kind)]
+        if not missing:
+            return None
+        return (f"the game never asked for a {' or '.join(missing)} decision, so it is unchecked "
+                f"(try another --seed)")
+
+    def report(self, name: str, passed: bool, detail: str, started: float) -> None:
+        self.add(StepResult(name, passed, detail, perf_counter() - started))
+
+    def skip(self, name: str, reason: str, started: float | None = None) -> None:
+        seconds = 0.0 if started is None else perf_counter() - started
+        self.add(StepResult(name, False, reason, seconds, skipped=True))
+
+    def add(self, result: StepResult) -> None:
+        self.results.append(result)
+        if self.on_step is not None:
+            self.on_step(result)
+
+    def close_everything(self) -> None:
+        close_bots([bot for bot in self.processes if bot.pid is not None], grace=0)
+
+
+# -- describing what happened ------------------------------------------------------------------
+
+
+def start_failure(bot: BotProcess, error: BotStartError) -> str:
+    """The start error, prefixed by the fault kind when the handshake (not the spawn) failed."""
+    fault = bot.last_fault
+    return f"{fault.kind.value}: {error}" if fault is not None else str(error)
+
+
+def decision_counts(record: Mapping[str, Any]) -> dict[str, int]:
+    """How many decisions of each kind a game record holds."""
+    counts = {"bid": 0, "call": 0, "play": 0}
+    for deal in record["deals"]:
+        for kind, key in (("bid", "bids"), ("call", "calls"), ("play", "plays")):
+            counts[kind] += len(deal.get(key, ()))
+    return counts
+
+
+def describe_game(record: Mapping[str, Any], bots: Sequence[_CheckedBot]) -> str:
+    """``3 deals, no faults; answered 12 bids and 24 plays legally; slowest answer 1.2 ms``."""
+    counts = decision_counts(record)
+    answered = " and ".join(f"{n} {kind}s" for kind, n in counts.items() if n)
+    deals = len(record["deals"])
+    return (f"{deals} deal{'s' if deals != 1 else ''}, no faults; answered {answered} legally; "
+            f"{slowest(bots)}")
+
+
+def slowest(bots: Sequence[_CheckedBot]) -> str:
+    times = [t for bot in bots for t in bot.answer_seconds]
+    if not times:
+        return "no answers"
+    ms = max(times) * 1000
+    return f"slowest answer {ms:.2f} ms" if ms < 1 else f"slowest answer {ms:.1f} ms"
+
+
+def game_problem(outcome: GameOutcome) -> str | None:
+    """The faults of a game as a report, or None for a clean game."""
+    faults = outcome.record["faults"]
+    if not faults:
+        return None
+    return fault_report(faults)
+
+
+def fault_report(faults: Sequence[Mapping[str, Any]]) -> str:
+    """The first fault in full (kind, where, detail, what was sent and received, stderr), then a
+    one-line summary of the others."""
+    first = faults[0]
+    lines = [f"{first['kind']}: {first['detail']} (seat {first['seat']}, deal {first['deal']}, "
+             f"decision {first['decision']})"]
+    if first["sent"]:
+        lines.append(f"sent:     {snippet(first['sent'], _DETAIL_CHARS)}")
+    lines.append(f"received: {snippet(first['received'], _DETAIL_CHARS) or '(nothing)'}")
+    stderr = [line for line in first["stderr_tail"].splitlines() if line.strip()][-3:]
+    for index, line in enumerate(stderr):
+        lines.append(f"{'stderr:' if index == 0 else '':<10}{snippet(line, _DETAIL_CHARS)}")
+    if len(faults) > 1:
+        others = ", ".join(f"seat {f['seat']} {f['kind']}" for f in faults[1:6])
+        more = f", ... ({len(faults) - 6} more)" if len(faults) > 6 else ""
+        lines.append(f"{len(faults) - 1} more fault{'s' if len(faults) > 2 else ''}: {others}{more}")
+    return "\n".join(lines)
+
+
+def quit_problem(returncode: int | None) -> str | None:
+    """Why a process's exit after ``quit`` is not right, or None when it exited by itself with 0."""
+    if returncode == 0:
+        return None
+    if returncode is None:
+        return "did not exit after quit, and could not be killed"
+    if returncode == -signal.SIGKILL:
+        return f"did not exit after quit (within {QUIT_GRACE * 1000:.0f} ms); the arena killed it"
+    if returncode < 0:
+        return f"was killed by signal {signal.Signals(-returncode).name} after quit"
+    return f"exited with code {returncode} after quit (expected 0)"

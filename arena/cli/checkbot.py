@@ -1,0 +1,77 @@
+"""``arena check-bot``: take a bot through the protocol step by step, one PASS/FAIL line per step."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.checkbot import StepResult, bot_argv, check_bot
+from arena.process import Limits
+from arena.referee import TimeControl
+
+
+def check_bot_command(
+    bot_command: Annotated[list[str] | None, typer.Argument(
+        metavar="BOT_CMD",
+        help="The bot's command: one quoted string (\"python3 my_bot.py\") or several words "
+             "(python3 my_bot.py). Put -- before it when it has options of its own "
+             "(-- python3 -u my_bot.py --depth 3).",
+        show_default=False)] = None,
+    game: Annotated[list[str] | None, typer.Option(
+        "--game", "-g", help="Check only this game (blackout or partnership-blackout); "
+                             "repeatable. Default: both.", show_default=False)] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the first game (each game adds 1).")] = 1,
+    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.")] = 1000,
+    bank_ms: Annotated[int, typer.Option(
+        help="Extra time per game a decision may draw on, ms (not in the time step).")] = 10000,
+    start_ms: Annotated[int, typer.Option(help="Time from start to the hello reply, ms.")] = 10000,
+    memory_mb: Annotated[int, typer.Option(
+        help="Address-space limit of each bot process, MB.")] = Limits().memory_mb or 2048,
+) -> None:
+    """Take a bot through the protocol step by step: PASS or FAIL per step, with the reason.
+
+    Exit status 0 only when every step passes, 1 when one fails, 2 for bad input.
+
+    \b
+    Steps (docs/protocol.md, "Checking a bot with arena check-bot"):
+    1 start and hello: answers hello within --start-ms.
+    2 play GAME: 4 copies of the bot play a small game of each game
+      (or of --game) through the real referee: no faults, and every
+      kind of decision (bid, call, play) answered legally.
+    3 second game in the same processes: a process plays on after
+      game_end.
+    4 unknown message types and fields: ignored; answers stay right.
+    5 time limit and restart: an act with time_ms 1 is answered in
+      time or recorded as a timeout; the process is then restarted
+      and plays a game with no bank, each answer within --move-ms.
+    6 quit: each process exits by itself, status 0, within 250 ms.
+
+    \b
+    The command is one quoted string or several words; put -- before
+    it when it has options of its own:
+      arena check-bot python3 bots/python/random_bot.py
+      arena check-bot "node bots/js/random_bot.js" --game blackout
+      arena check-bot --move-ms 200 -- python3 -u my_bot.py --depth 3
+    """
+    argv = bot_argv(bot_command or [])
+    results = check_bot(argv, games=game, seed=seed,
+                        time_control=TimeControl(start_ms, move_ms, bank_ms),
+                        limits=Limits(memory_mb=memory_mb), on_step=_print_step)
+    passed = sum(result.passed for result in results)
+    typer.echo(f"{passed} of {len(results)} steps passed")
+    if passed < len(results):
+        raise typer.Exit(1)
+
+
+def _print_step(result: StepResult) -> None:
+    """``PASS  name (312 ms): detail``, continuation lines of the detail indented."""
+    timing = "" if result.skipped else f" ({_duration(result.seconds)})"
+    first, *rest = result.detail.splitlines() or [""]
+    typer.echo(f"{result.status}  {result.name}{timing}: {first}")
+    for line in rest:
+        typer.echo(f"      {line}")
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"

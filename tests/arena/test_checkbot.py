@@ -1,0 +1,186 @@
+"""`arena check-bot` end to end: the starter bots pass, each misbehaving bot fails the right step.
+
+Every check runs the installed `arena` entry point on real bot programs. Nothing here asserts a
+time: the small --move-ms values only make the timeouts of the slow bot quick to reach.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from arena.checkbot import GAME_OPTIONS, StepResult, bot_argv, check_bot
+from arena.errors import ConfigError
+from arena.referee import TimeControl
+
+pytestmark = pytest.mark.timeout(120)
+
+ROOT = Path(__file__).resolve().parents[2]
+MISBEHAVING = "tests/bots/misbehaving"
+PYTHON = shlex.quote(sys.executable)
+STEPS_AFTER_GAMES = ("second game in the same processes", "unknown message types and fields",
+                     "time limit and restart", "quit")
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    """Runs the installed `arena` entry point from the project root (bot paths are relative)."""
+    program = Path(sys.executable).with_name("arena")
+    command = str(program) if program.exists() else shutil.which("arena")
+    assert command, "the arena entry point is not installed"
+    return subprocess.run([command, *args], cwd=ROOT, capture_output=True, text=True, timeout=100)
+
+
+def steps(output: str) -> dict[str, tuple[str, str]]:
+    """Step name -> (PASS/FAIL/SKIP, the step's whole text, continuation lines included)."""
+    found: dict[str, tuple[str, str]] = {}
+    name = ""
+    for line in output.splitlines():
+        status = line[:4]
+        if status in ("PASS", "FAIL", "SKIP"):
+            name = line[6:].split(":", 1)[0].split(" (", 1)[0]
+            found[name] = (status, line)
+        elif line.startswith("      ") and name:
+            found[name] = (found[name][0], found[name][1] + "\n" + line)
+    return found
+
+
+@pytest.fixture(scope="module")
+def c_bot() -> str:
+    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "bots" / "c")], check=True,
+                   capture_output=True, timeout=120)
+    return "bots/c/random_bot"
+
+
+def node() -> str:
+    found = shutil.which("node")
+    if found is None:
+        pytest.skip("node is not installed")
+    return found
+
+
+# The command forms: several words, one quoted string, words after --, a single path.
+STARTERS: dict[str, Callable[[str], list[str]]] = {
+    "python-random": lambda c: ["--", sys.executable, "-u", "bots/python/random_bot.py"],
+    "python-greedy": lambda c: [f"{PYTHON} bots/python/greedy_bot.py"],
+    "js-random": lambda c: [node(), "bots/js/random_bot.js"],
+    "c-random": lambda c: [c],
+}
+
+
+@pytest.mark.parametrize("bot", list(STARTERS))
+def test_every_starter_bot_passes_every_step(bot: str, c_bot: str) -> None:
+    result = arena("check-bot", *STARTERS[bot](c_bot))
+    assert result.returncode == 0, result.stdout + result.stderr
+    found = steps(result.stdout)
+    assert list(found) == ["start and hello", "play blackout", "play partnership-blackout",
+                           *STEPS_AFTER_GAMES]
+    assert all(status == "PASS" for status, _ in found.values()), result.stdout
+    assert "bids" in found["play blackout"][1] and "plays" in found["play blackout"][1]
+    assert "calls" in found["play partnership-blackout"][1]
+    assert result.stdout.rstrip().endswith("7 of 7 steps passed")
+
+
+# bot and its arguments, extra check-bot options, the step that fails, what that step must say
+MISBEHAVING_BOTS = {
+    "slow": ("slow.py 3", ["--move-ms", "300", "--bank-ms", "0"], "play blackout",
+             ["timeout: no reply within 300 ms", "received: (nothing)"]),
+    "crash_mid_game": ("crash_mid_game.py", [], "play blackout",
+                       ["crash: exited with code 3", "deal ", "decision ", 'sent:     {"type":"act"',
+                        "stderr:   crash_mid_game: giving up on act"]),
+    "exits_before_hello": ("exits_before_hello.py", [], "start and hello",
+                           ["crash:", "exited with code 2", "cannot load my model"]),
+    "memory_hog": ("memory_hog.py", ["--memory-mb", "256"], "play blackout",
+                   ["crash:", "MemoryError"]),
+    "garbage_line": ("garbage_line.py", [], "play blackout",
+                     ["malformed: reply is not JSON", "received: thinking..."]),
+    "wrong_id": ("wrong_id.py", [], "play blackout", ["malformed: reply has id"]),
+    "huge_line": ("huge_line.py 2 0", [], "play blackout", ["malformed: line over"]),
+    "illegal": ("illegal.py", [], "play blackout", ["illegal:", '"action":99']),
+    "ignores_quit": ("ignores_quit.py", [], "quit",
+                     ["did not exit after quit", "the arena killed it"]),
+}
+
+
+@pytest.mark.parametrize("bot", list(MISBEHAVING_BOTS))
+def test_each_misbehaving_bot_fails_with_its_reason(bot: str) -> None:
+    script, options, failing, reasons = MISBEHAVING_BOTS[bot]
+    result = arena("check-bot", "--game", "blackout", *options, f"{PYTHON} {MISBEHAVING}/{script}")
+    assert result.returncode == 1, result.stdout + result.stderr
+    found = steps(result.stdout)
+    status, text = found[failing]
+    assert status == "FAIL", result.stdout
+    for reason in reasons:
+        assert reason in text, result.stdout
+    names = list(found)
+    before, after = names[:names.index(failing)], names[names.index(failing) + 1:]
+    assert all(found[name][0] == "PASS" for name in before), result.stdout
+    if failing == "start and hello":
+        assert all(found[name][0] == "SKIP" for name in after), result.stdout
+    elif failing == "play blackout":  # the quit step still runs (on a fresh process)
+        assert [found[name][0] for name in after] == ["SKIP"] * 3 + ["PASS"], result.stdout
+
+
+def test_an_act_that_misses_its_one_millisecond_is_recorded_and_the_bot_restarted() -> None:
+    # slow.py sleeps before its request N. The step-1 process sits in seat 0 of every game:
+    # after its hello (request 0) come the games of steps 2, 3 and 4, each asking it for `deals`
+    # bids and 1 + 2 + ... + deals plays; so N is its first act in the game of step 5.
+    deals = int(str(GAME_OPTIONS["blackout"]["deals"]))
+    n = 1 + 3 * (deals + deals * (deals + 1) // 2)
+    result = arena("check-bot", "--game", "blackout",
+                   f"{PYTHON} {MISBEHAVING}/slow.py 0.05 {n}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    status, text = steps(result.stdout)["time limit and restart"]
+    assert status == "PASS" and "recorded as a timeout" in text and "restarted" in text
+
+
+def test_a_missing_command_is_one_error_line_and_exit_2() -> None:
+    result = arena("check-bot")
+    assert result.returncode == 2
+    assert result.stderr.startswith("arena: error: ") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_an_unknown_game_is_one_error_line_and_exit_2() -> None:
+    result = arena("check-bot", "--game", "chess", "bots/c/random_bot")
+    assert result.returncode == 2
+    assert result.stderr.startswith("arena: error: ") and "chess" in result.stderr
+
+
+def test_a_bot_that_cannot_start_fails_step_one_and_skips_the_rest() -> None:
+    result = arena("check-bot", "--game", "blackout", "bots/no_such_bot")
+    assert result.returncode == 1
+    found = steps(result.stdout)
+    assert found["start and hello"][0] == "FAIL" and "no such file" in found["start and hello"][1]
+    assert [status for status, _ in found.values()][1:] == ["SKIP"] * 5
+
+
+def test_help_explains_the_command_forms_and_the_steps() -> None:
+    result = arena("check-bot", "--help")
+    assert result.returncode == 0
+    for words in ("one quoted string", "put -- before", "time_ms 1", "restarted", "quit"):
+        assert words in result.stdout
+
+
+def test_bot_argv_splits_one_string_and_keeps_several_words() -> None:
+    assert bot_argv(["python3 my bot.py"]) == ["python3", "my", "bot.py"]
+    assert bot_argv(["python3", "my bot.py"]) == ["python3", "my bot.py"]
+    assert bot_argv(["'/path with space/bot' -v"]) == ["/path with space/bot", "-v"]
+    for bad in ([], [""], ["python3 'open"]):
+        with pytest.raises(ConfigError):
+            bot_argv(bad)
+
+
+def test_check_bot_returns_the_steps_it_reports_as_they_end(c_bot: str) -> None:
+    seen: list[StepResult] = []
+    results = check_bot([str(ROOT / c_bot)], games=["partnership-blackout"],
+                        time_control=TimeControl(move_ms=2000), on_step=seen.append)
+    assert seen == results
+    assert [r.name for r in results] == ["start and hello", "play partnership-blackout",
+                                         *STEPS_AFTER_GAMES]
+    assert all(r.passed and not r.skipped and r.status == "PASS" for r in results)
