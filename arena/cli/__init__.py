@@ -7,6 +7,7 @@ import sys
 import typer
 
 from arena.errors import ArenaError
+from arena.process import install_signal_handlers
 from engine.errors import EngineError
 
 app = typer.Typer(
@@ -17,31 +18,31 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def _root() -> None:
     """Run Blackout and Partnership Blackout bot games and tournaments, and rate the bots."""
 
 
-# Commands register here (each module defines a plain function with typer annotations).
+# Each command is a plain function with typer annotations in its own module.
+from arena.cli.checkbot import check_bot_command  # noqa: E402
 from arena.cli.play import play_command  # noqa: E402
-
-app.command("play")(play_command)
+from arena.cli.run import run_command  # noqa: E402
 from arena.cli.table import table_command  # noqa: E402
 
-app.command("table")(table_command)
-from arena.cli.checkbot import check_bot_command  # noqa: E402
-
+app.command("run")(run_command)
+app.command("play")(play_command)
 app.command("check-bot")(check_bot_command)
+app.command("table")(table_command)
 
 
 def main() -> None:
     """Entry point: runs the app and turns the library's own errors into one line and exit 2."""
+    install_signal_handlers()
     try:
         app()
     except (ArenaError, EngineError) as error:
         print(f"arena: error: {error}", file=sys.stderr)
         sys.exit(2)
-    except KeyboardInterrupt:
-        print("arena: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as interrupt:
+        print(f"arena: {interrupt or 'interrupted'}", file=sys.stderr)
         sys.exit(130)

@@ -1,0 +1,389 @@
+"""Running a tournament: games in parallel workers, results appended as each game ends, resume.
+
+The unit of work is ``play_batch(specs, settings) -> lines``: a plain function from game specs to
+result lines (one JSON-able dict per game). It keeps the bot processes of the process it runs in
+alive between calls, so any executor that calls it repeatedly in long-lived workers (the
+``multiprocess`` pool here; a Dask cluster later) gets persistent bots without knowing about them.
+
+Each worker is pinned to one CPU (its bots inherit the pin): a pipe round trip between processes on
+one CPU is 15-20x faster than across CPUs on this kind of machine (shared/PERFORMANCE.md).
+
+Results: ``games.jsonl`` in the output directory gets one line per finished game, written and
+flushed as soon as the game's result reaches the runner, fsync'ed at most once a second and at the
+end. A resumed run drops a half-written last line, skips every game whose id is already there,
+and plays the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from arena.errors import BotStartError, ConfigError, ResultsError
+from arena.faults import Fault, FaultKind
+from arena.process import BotProcess, Limits, close_all
+from arena.referee import FaultPolicy, TimeControl, play_game, result_of
+from arena.report import team_names
+
+FSYNC_INTERVAL = 1.0
+"""Most seconds between fsyncs of the results file (a flush follows every game)."""
+
+
+@dataclass(frozen=True)
+class BotCommand:
+    """How to start one bot: its argv and working directory."""
+
+    argv: tuple[str, ...]
+    workdir: str | None = None
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game to play: the part of a schedule's game spec that a worker needs."""
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    seats: tuple[str, ...]
+    seed: int
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything a worker needs besides the games: bot commands, limits, policy, log directory."""
+
+    bots: dict[str, BotCommand]
+    time_control: TimeControl = TimeControl()
+    limits: Limits = Limits()
+    policy: FaultPolicy = FaultPolicy.FORFEIT
+    log_dir: str | None = None
+
+
+# --- The unit of work ----------------------------------------------------------------------------
+
+
+class _BotPool:
+    """This process's bot processes, by (bot name, copy), started on first use and kept alive."""
+
+    def __init__(self, settings: RunSettings) -> None:
+        self.settings = settings
+        self.bots: dict[tuple[str, int], BotProcess] = {}
+
+    def seat_bots(self, seats: Sequence[str]) -> list[BotProcess]:
+        """One running (or failed-to-start) process per seat; repeated names get separate copies."""
+        copies: dict[str, int] = {}
+        chosen = []
+        for name in seats:
+            copy = copies.get(name, 0)
+            copies[name] = copy + 1
+            bot = self.bots.get((name, copy))
+            if bot is None:
+                bot = self.bots[(name, copy)] = self._new(name, copy)
+                _start(bot)
+            chosen.append(bot)
+        return chosen
+
+    def _new(self, name: str, copy: int) -> BotProcess:
+        command = self.settings.bots[name]
+        log = None
+        if self.settings.log_dir is not None:
+            suffix = "" if copy == 0 else f"-copy{copy + 1}"
+            log = Path(self.settings.log_dir) / f"{name}{suffix}-{os.getpid()}.stderr.log"
+        return BotProcess(name, command.argv, cwd=command.workdir, limits=self.settings.limits,
+                          log_path=log, start_timeout=self.settings.time_control.start_ms / 1000)
+
+    def close(self) -> None:
+        """Stop every bot of this pool."""
+        for bot in self.bots.values():
+            bot.close()
+        self.bots.clear()
+
+
+def _start(bot: BotProcess) -> None:
+    """Start or restart a bot; a failure leaves it stopped with the reason as its last fault."""
+    try:
+        bot.restart()
+    except BotStartError as error:
+        bot.last_fault = Fault(FaultKind.CRASH, bot.name, f"could not be started: {error}")
+
+
+_POOL: _BotPool | None = None
+
+
+def play_batch(tasks: Sequence[GameTask], settings: RunSettings) -> list[dict[str, Any]]:
+    """Play ``tasks`` in order with this process's bots; one result line per game.
+
+    Bots stay alive between calls in the same process; a bot that faulted is restarted before its
+    next game. Never raises for anything a bot does.
+    """
+    global _POOL
+    if _POOL is None or _POOL.settings != settings:
+        if _POOL is not None:
+            _POOL.close()
+        _POOL = _BotPool(settings)
+    lines = []
+    for task in tasks:
+        bots = _POOL.seat_bots(task.seats)
+        outcome = play_game(task.game, bots, task.seed, task.options, names=list(task.seats),
+                            time_control=settings.time_control, policy=settings.policy)
+        for seat in outcome.faulted_seats:
+            _start(bots[seat])
+        record = outcome.record
+        names = list(task.seats)
+        entrants = team_names(names) if task.game == "partnership-blackout" else names
+        lines.append({"id": task.id, **record, "result": result_of(record, entrants, settings.policy)})
+    return lines
+
+
+def close_batch_bots() -> None:
+    """Stop the bots ``play_batch`` keeps in this process."""
+    global _POOL
+    if _POOL is not None:
+        _POOL.close()
+        _POOL = None
+
+
+# --- Results file ----------------------------------------------------------------------------------
+
+
+def read_finished(path: Path, repair: bool = True) -> dict[str, dict[str, Any]]:
+    """The result lines already in ``path``, by game id; a half-written last line is dropped.
+
+    With ``repair`` the file is truncated after its last complete line, so appends start clean.
+    ResultsError for a line in the middle that is not a result (the file is not ours, or damaged).
+    """
+    if not path.exists():
+        return {}
+    data = path.read_bytes()
+    end = data.rfind(b"\n") + 1
+    if end < len(data) and repair:
+        with path.open("r+b") as handle:
+            handle.truncate(end)
+    finished: dict[str, dict[str, Any]] = {}
+    for number, line in enumerate(data[:end].splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = orjson.loads(line)
+            finished[entry["id"]] = entry
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            raise ResultsError(f"{path}:{number}: not a game result line") from None
+    return finished
+
+
+class ResultsWriter:
+    """Appends result lines to ``games.jsonl``: each written and flushed at once, fsync'ed often."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.handle = path.open("ab")
+        self.last_sync = time.monotonic()
+
+    def append(self, line: dict[str, Any]) -> None:
+        """Write one game's line (a single write, so a kill leaves at most one partial line)."""
+        self.handle.write(orjson.dumps(line) + b"\n")
+        self.handle.flush()
+        now = time.monotonic()
+        if now - self.last_sync >= FSYNC_INTERVAL:
+            os.fsync(self.handle.fileno())
+            self.last_sync = now
+
+    def close(self) -> None:
+        """Flush, fsync and close."""
+        if not self.handle.closed:
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+            self.handle.close()
+
+
+# --- Executors --------------------------------------------------------------------------------------
+
+
+def _worker_init(cpus: list[int], counter: Any) -> None:
+    """Pool worker set-up: pin to one CPU, leave Ctrl-C to the parent, clean up on SIGTERM."""
+    with counter.get_lock():
+        index = counter.value
+        counter.value += 1
+    if cpus:
+        os.sched_setaffinity(0, {cpus[index % len(cpus)]})
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def stop(signum: int, frame: object) -> None:
+        close_all()
+        os._exit(1)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def available_cpus() -> list[int]:
+    """The CPUs this process may run on, in order."""
+    return sorted(os.sched_getaffinity(0))
+
+
+def run_tasks(tasks: Sequence[GameTask], settings: RunSettings, jobs: int) -> Iterator[dict[str, Any]]:
+    """Result lines of ``tasks`` as games finish (any order), ``jobs`` pinned workers in parallel."""
+    if not tasks:
+        return
+    if jobs <= 1:
+        cpus = available_cpus()
+        previous = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {cpus[-1]})
+        try:
+            for task in tasks:
+                yield from play_batch([task], settings)
+        finally:
+            close_batch_bots()
+            os.sched_setaffinity(0, previous)
+        return
+    import multiprocess
+
+    counter = multiprocess.Value("i", 0)
+    pool = multiprocess.Pool(jobs, initializer=_worker_init, initargs=(available_cpus(), counter))
+    try:
+        work = pool.imap_unordered(_play_one, [(task, settings) for task in tasks], chunksize=1)
+        for lines in work:
+            yield from lines
+        pool.close()
+    finally:
+        pool.terminate()  # SIGTERM: each worker stops its bots (see _worker_init) and exits
+        pool.join()
+
+
+def _play_one(item: tuple[GameTask, RunSettings]) -> list[dict[str, Any]]:
+    task, settings = item
+    return play_batch([task], settings)
+
+
+# --- A whole run -----------------------------------------------------------------------------------
+
+
+@dataclass
+class RunReport:
+    """What a run did: games played now, games found from before, faults, the output directory."""
+
+    out_dir: Path
+    total: int
+    resumed: int = 0
+    played: int = 0
+    faults: int = 0
+    seconds: float = 0.0
+    lines: list[dict[str, Any]] = field(default_factory=list)
+
+
+def prepare_out_dir(out_dir: Path, source: Path, resume: bool, restart: bool) -> None:
+    """Create the output directory and keep a copy of the tournament file in it.
+
+    A directory with results needs ``resume`` (same tournament file) or ``restart`` (start over).
+    """
+    games = out_dir / "games.jsonl"
+    copy = out_dir / "tournament.yaml"
+    if restart and out_dir.exists():
+        for stale in (games, copy):
+            stale.unlink(missing_ok=True)
+        shutil.rmtree(out_dir / "logs", ignore_errors=True)
+    if games.exists() and games.stat().st_size > 0 and not resume:
+        raise ConfigError(f"{games} already has results: --resume to continue that run, "
+                          f"--restart to discard them, or --out for another directory")
+    if resume and copy.exists() and copy.read_bytes() != source.read_bytes():
+        raise ConfigError(f"--resume: {source} has changed since the run in {out_dir} started "
+                          f"(compare with {copy}); use --restart or another --out")
+    (out_dir / "logs").mkdir(parents=True, exist_ok=True)
+    if not copy.exists():
+        shutil.copyfile(source, copy)
+
+
+def run(tasks: Sequence[GameTask], settings: RunSettings, out_dir: Path, jobs: int,
+        on_line: Callable[[dict[str, Any], int, int], None] | None = None) -> RunReport:
+    """Play every task not already in ``out_dir/games.jsonl``, appending each result as it ends.
+
+    ``on_line(line, done, total)`` is called after each game is written (for progress).
+    """
+    path = out_dir / "games.jsonl"
+    finished = read_finished(path)
+    known = {task.id for task in tasks}
+    strangers = sorted(set(finished) - known)
+    if strangers:
+        raise ResultsError(f"{path}: game {strangers[0]!r} is not in this tournament's schedule")
+    todo = [task for task in tasks if task.id not in finished]
+    report = RunReport(out_dir, len(tasks), resumed=len(finished))
+    report.lines = list(finished.values())
+    report.faults = sum(len(line.get("faults", ())) for line in report.lines)
+    start = time.monotonic()
+    writer = ResultsWriter(path)
+    try:
+        for line in run_tasks(todo, settings, jobs):
+            writer.append(line)
+            report.lines.append(line)
+            report.played += 1
+            report.faults += len(line.get("faults", ()))
+            if on_line is not None:
+                on_line(line, report.resumed + report.played, report.total)
+    finally:
+        writer.close()
+        report.seconds = time.monotonic() - start
+    return report
+
+
+def preflight(settings: RunSettings) -> None:
+    """Start and stop each bot once, so that a bot that cannot even say hello stops the run
+    before any game (BotStartError, one line), instead of faulting in every game."""
+    for name, command in settings.bots.items():
+        bot = BotProcess(name, command.argv, cwd=command.workdir, limits=settings.limits,
+                         start_timeout=settings.time_control.start_ms / 1000)
+        try:
+            bot.start()
+        finally:
+            bot.close()
+
+
+def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = None,
+                   resume: bool = False, restart: bool = False, resamples: int = 1000,
+                   progress_stream: Any = None) -> str:
+    """Load, check, schedule and run a tournament file; the closing text (summary and table)."""
+    from arena.progress import Progress
+    from arena.schedule import schedule
+    from arena.table import results_table
+    from arena.tournament import build_bots, load_tournament
+
+    tournament = load_tournament(file)
+    out_dir = out if out is not None else Path("results") / tournament.name
+    specs = schedule(tournament)
+    build_bots(tournament)
+    settings = RunSettings(
+        bots={bot.name: BotCommand(bot.argv, bot.workdir) for bot in tournament.bots},
+        time_control=tournament.time, limits=tournament.limits, policy=tournament.fault_policy,
+        log_dir=str(out_dir / "logs"))
+    prepare_out_dir(out_dir, tournament.path, resume, restart)
+    tasks = [GameTask(s.id, s.game, s.options, s.seats, s.seed) for s in specs]
+    finished = read_finished(out_dir / "games.jsonl", repair=False)
+    if len(finished) < len(tasks):
+        preflight(settings)
+    workers = jobs or tournament.jobs or len(available_cpus())
+    progress = Progress(len(tasks), already=len(finished), stream=progress_stream,
+                        faults=sum(len(line.get("faults", ())) for line in finished.values()))
+    try:
+        report = run(tasks, settings, out_dir, workers, on_line=progress.update)
+    except KeyboardInterrupt:
+        progress.finish()
+        saved = len(read_finished(out_dir / "games.jsonl", repair=False))
+        raise RunInterrupted(f"interrupted: {saved} of {len(tasks)} games are saved in "
+                             f"{out_dir / 'games.jsonl'}; continue with: arena run {file} "
+                             f"--resume" + (f" --out {out}" if out is not None else "")) from None
+    progress.finish()
+    results = [line["result"] for line in report.lines]
+    head = (f"{tournament.name}: {report.total} games ({report.played} played now, "
+            f"{report.resumed} from before) in {report.seconds:.1f} s, {report.faults} faults; "
+            f"results in {out_dir}/")
+    return head + "\n\n" + results_table(results, resamples=resamples, seed=tournament.seed)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM during a run; the message says what was saved and how to resume."""
