@@ -19,3 +19,7 @@ class ProtocolError(ArenaError):
 
 class ResultsError(ArenaError):
     """A results file that cannot be read (missing, or not results)."""
+
+
+class RunInterrupted(ArenaError):
+    """Ctrl-C or SIGTERM stopped a run; the message says what was saved and how to resume."""

@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from arena.errors import BotStartError, ConfigError, ResultsError
+from arena.errors import BotStartError, ConfigError, ResultsError, RunInterrupted
 from arena.faults import Fault, FaultKind
 from arena.process import BotProcess, Limits, close_all
 from arena.referee import FaultPolicy, TimeControl, play_game, result_of
@@ -383,7 +383,3 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
             f"{report.resumed} from before) in {report.seconds:.1f} s, {report.faults} faults; "
             f"results in {out_dir}/")
     return head + "\n\n" + results_table(results, resamples=resamples, seed=tournament.seed)
-
-
-class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C or SIGTERM during a run; the message says what was saved and how to resume."""

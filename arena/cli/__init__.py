@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, RunInterrupted
 from arena.process import install_signal_handlers
 from engine.errors import EngineError
 
@@ -40,6 +40,9 @@ def main() -> None:
     install_signal_handlers()
     try:
         app()
+    except RunInterrupted as stopped:
+        print(f"arena: {stopped}", file=sys.stderr)
+        sys.exit(130)
     except (ArenaError, EngineError) as error:
         print(f"arena: error: {error}", file=sys.stderr)
         sys.exit(2)

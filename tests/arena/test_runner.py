@@ -1,0 +1,126 @@
+"""Tournament runs end to end through the real `arena run`: results, resume after SIGKILL, faults."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from arena.schedule import schedule
+from arena.tournament import load_tournament
+
+ROOT = Path(__file__).resolve().parents[2]
+ARENA = str(Path(sys.executable).parent / "arena")
+C_BOT = str(ROOT / "bots" / "c" / "random_bot")
+CRASHER = str(ROOT / "tests" / "bots" / "misbehaving" / "crash_mid_game.py")
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def write_tournament(tmp_path: Path, bots: list[tuple[str, str]], rounds: int, **extra: object) -> Path:
+    lines = ["name: t", "game: blackout", "players: 4", f"rounds: {rounds}", "seed: 5",
+             "time: {move_ms: 2000, bank_ms: 2000}"]
+    lines += [f"{key}: {value}" for key, value in extra.items()]
+    lines.append("bots:")
+    for name, cmd in bots:
+        lines += [f"  - name: {name}", f"    cmd: {cmd}"]
+    path = tmp_path / "t.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=150)
+
+
+def result_lines(out: Path) -> list[dict]:
+    return [orjson.loads(line) for line in (out / "games.jsonl").read_bytes().splitlines()]
+
+
+def c_bots(count: int) -> list[tuple[str, str]]:
+    return [(f"c{i}", C_BOT) for i in range(count)]
+
+
+def test_a_run_writes_every_scheduled_game_once_and_prints_the_table(tmp_path: Path) -> None:
+    path = write_tournament(tmp_path, c_bots(5), rounds=2)
+    done = arena("run", str(path), "--out", str(tmp_path / "out"), "--jobs", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = result_lines(tmp_path / "out")
+    ids = [line["id"] for line in lines]
+    assert sorted(ids) == sorted(spec.id for spec in schedule(load_tournament(path)))
+    assert len(ids) == len(set(ids)) == 40
+    assert all(line["result"]["entrants"] == line["names"] for line in lines)
+    assert "Elo" in done.stdout and all(f"c{i}" in done.stdout for i in range(5))
+    assert (tmp_path / "out" / "tournament.yaml").read_text() == path.read_text()
+    again = arena("run", str(path), "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert again.returncode == 2 and "--resume" in again.stderr
+
+
+def test_jobs_do_not_change_the_results(tmp_path: Path) -> None:
+    path = write_tournament(tmp_path, c_bots(4), rounds=3)
+    runs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        assert arena("run", str(path), "--out", str(out), "--jobs", jobs, cwd=tmp_path).returncode == 0
+        runs.append(sorted(result_lines(out), key=lambda line: line["id"]))
+    assert runs[0] == runs[1]
+
+
+def test_resume_after_sigkill_loses_and_repeats_nothing(tmp_path: Path) -> None:
+    path = write_tournament(tmp_path, c_bots(5), rounds=30)
+    out = tmp_path / "out"
+    expected = sorted(spec.id for spec in schedule(load_tournament(path)))
+    rng = random.Random(int(os.environ.get("KILL_SEED", "11")))
+    for attempt in range(3):
+        runner = subprocess.Popen([ARENA, "run", str(path), "--out", str(out), "--jobs", "2",
+                                   *(["--resume"] if attempt else [])],
+                                  cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.8, 2.0))
+        runner.send_signal(signal.SIGKILL)
+        runner.wait()
+    with (out / "games.jsonl").open("ab") as handle:
+        handle.write(b'{"id": "r1-t0000-s0", "game": "blacko')  # a half-written last line
+    done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    ids = [line["id"] for line in result_lines(out)]
+    assert len(ids) == len(set(ids)), "a game was counted twice"
+    assert sorted(ids) == expected
+
+
+def test_a_misbehaving_bot_costs_only_its_own_games(tmp_path: Path) -> None:
+    bots = c_bots(3) + [("crasher", f"python3 -S {CRASHER} 5")]
+    path = write_tournament(tmp_path, bots, rounds=2)
+    done = arena("run", str(path), "--out", str(tmp_path / "out"), "--jobs", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = result_lines(tmp_path / "out")
+    assert len(lines) == 8
+    for line in lines:
+        seat = line["names"].index("crasher")
+        assert [fault["seat"] for fault in line["faults"]] == [seat]
+        assert line["faults"][0]["kind"] == "crash"
+        result = line["result"]
+        assert result["forfeits"] == [name == "crasher" for name in line["names"]]
+        assert result["ranks"][seat] == 4
+        assert max(r for i, r in enumerate(result["ranks"]) if i != seat) <= 3
+    assert "crasher" in done.stdout
+
+
+def test_interrupt_saves_results_and_says_how_to_resume(tmp_path: Path) -> None:
+    path = write_tournament(tmp_path, c_bots(5), rounds=40)
+    out = tmp_path / "out"
+    runner = subprocess.Popen([ARENA, "run", str(path), "--out", str(out), "--jobs", "2"],
+                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    runner.send_signal(signal.SIGINT)
+    _, err = runner.communicate(timeout=60)
+    assert runner.returncode == 130
+    assert "--resume" in err and "Traceback" not in err
+    saved = result_lines(out)
+    assert len({line["id"] for line in saved}) == len(saved)
