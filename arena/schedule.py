@@ -81,8 +81,9 @@ def sample_tables(names: list[str], size: int, max_tables: int,
                   seed: int) -> list[list[tuple[str, ...]]]:
     """The tables, each as its seat rotations (``size`` games of one duplicate set).
 
-    Every combination when there are at most ``max_tables``. Otherwise a balanced sample of
-    ``T <= max_tables`` tables with ``T * size`` divisible by the number of bots: each table takes
+    Every combination when there are at most ``max_tables``. Otherwise a balanced sample of T
+    tables, the largest multiple of n / gcd(n, size) within ``max_tables`` (but at least that one
+    multiple), so that ``T * size`` is divisible by the number of bots n: each table takes
     the bots that have played least so far (so every bot plays exactly ``T * size / n`` tables),
     choosing among equals the ones that have met the others at the table least (so pairs meet
     about equally often), ties broken by a generator seeded from the tournament's seed.

@@ -8,6 +8,7 @@ Relative paths: a bot's ``workdir`` is relative to the current directory; its ``
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -24,7 +25,8 @@ from arena.referee import FaultPolicy, TimeControl
 from engine.errors import OptionError
 
 SCHEDULES = ("round-robin",)
-NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""Tournament and bot names: they become file and directory names."""
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".lua", ".jar")
 
 
@@ -134,8 +136,9 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         if required not in top:
             raise where.error(required, "missing (required)")
     name = where.text(top["name"], "name")
-    if not set(name) <= NAME_CHARS:
-        raise where.error("name", f"{name!r}: use letters, digits, '-', '_' and '.' only")
+    if not NAME.fullmatch(name):
+        raise where.error("name", f"{name!r}: use letters, digits, '-', '_', '.', "
+                                  "starting with a letter or digit (64 at most)")
     game_name = where.text(top["game"], "game")
     try:
         game = engine.rules(game_name)
@@ -144,7 +147,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     default_players = 4 if len(game.PLAYER_COUNTS) == 1 else 4
     players = where.integer(top.get("players", default_players), "players",
                             min(game.PLAYER_COUNTS), max(game.PLAYER_COUNTS))
-    options_raw = top.get("options") or {}
+    options_raw = {} if top.get("options") is None else top["options"]
     if not isinstance(options_raw, dict):
         raise where.error("options", f"expected a mapping, got {_kind(options_raw)}")
     try:
@@ -161,8 +164,8 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     schedule = where.text(top.get("schedule", "round-robin"), "schedule")
     if schedule not in SCHEDULES:
         raise where.error("schedule", f"{schedule!r} is not one of {', '.join(SCHEDULES)}")
-    time = where.mapping(top.get("time", {}) or {}, "time", TIME_KEYS)
-    limits = where.mapping(top.get("limits", {}) or {}, "limits", LIMIT_KEYS)
+    time = where.mapping({} if top.get("time") is None else top["time"], "time", TIME_KEYS)
+    limits = where.mapping({} if top.get("limits") is None else top["limits"], "limits", LIMIT_KEYS)
     policy = top.get("fault_policy", "forfeit")
     if policy not in [p.value for p in FaultPolicy]:
         raise where.error("fault_policy", f"{_kind(policy)} is not one of forfeit, substitute")
@@ -206,8 +209,9 @@ def _bots(where: _Where, raw: object) -> tuple[BotSpec, ...]:
             if required not in entry:
                 raise where.error(f"{key}.{required}", "missing (required)")
         name = where.text(entry["name"], f"{key}.name")
-        if not set(name) <= NAME_CHARS or "+" in name:
-            raise where.error(f"{key}.name", f"{name!r}: use letters, digits, '-', '_', '.' only")
+        if not NAME.fullmatch(name):
+            raise where.error(f"{key}.name", f"{name!r}: use letters, digits, '-', '_', '.', "
+                                             "starting with a letter or digit (64 at most)")
         if any(bot.name == name for bot in bots):
             raise where.error(f"{key}.name", f"{name!r} is already the name of another bot")
         workdir = entry.get("workdir")
@@ -246,7 +250,7 @@ def _check_program(where: _Where, argv: tuple[str, ...], workdir: str | None, ke
     elif shutil.which(program) is None:
         raise where.error(key, f"'{program}' is not a program on PATH")
     for arg in argv[1:]:
-        if "/" in arg and arg.endswith(SCRIPT_SUFFIXES) and not (base / arg).exists():
+        if not arg.startswith("-") and arg.endswith(SCRIPT_SUFFIXES) and not (base / arg).exists():
             raise where.error(key, f"no such file '{arg}'")
 
 
