@@ -81,7 +81,7 @@ def test_sequences_and_no_trump_last_always() -> None:
 
 def test_dealer_passes_clockwise() -> None:
     deals = blackout.new_game(5, 9).rules.deals
-    assert [(b.dealer - a.dealer) % 5 for a, b in zip(deals, deals[1:])] == [1] * 9
+    assert [(b.dealer - a.dealer) % 5 for a, b in zip(deals, deals[1:], strict=False)] == [1] * 9
 
 
 def first_play_state(seed: int, options: dict[str, object]) -> blackout.State:

@@ -147,7 +147,8 @@ def check_scores(game: Any, record: dict[str, Any]) -> None:
                 elif won == 13:
                     want = options["all_tricks"]
                 elif won >= c:
-                    want = (options["made"] * c if per else options["made"]) + options["overtrick"] * (won - c)
+                    made = options["made"] * c if per else options["made"]
+                    want = made + options["overtrick"] * (won - c)
                 else:
                     want = options["fail"] * c if per else options["fail"]
                 assert deal["scores"][team] == want and deal["scores"][1 - team] == 0
