@@ -19,7 +19,7 @@ test: $(STAMP) bots
 	$(PY) -m pytest -q
 
 demo: $(STAMP) bots
-	$(VENV)/bin/arena run tournaments/demo.yaml
+	$(VENV)/bin/arena run tournaments/demo.yaml --restart
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
