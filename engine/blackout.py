@@ -28,11 +28,12 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from engine.cards import CARD_BY_VALUE, NAME_OF, RANK_BITS, SUIT_CARDS, SUITS, Card, cards_of, mask_of
+from engine.cards import CARD_BY_VALUE, RANK_BITS, SUIT_CARDS, SUITS, Card, cards_of, mask_of
 from engine.errors import IllegalActionError, InvalidActionError, ReplayError
 from engine.options import BoolOption, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
-from engine.trick import SUIT_NAMES, Plays, played_json, plays_in_order, shuffled_prefix, trick_winner
+from engine.state import TrickState, copy_state, expect, names_json, plays_json, replay_step
+from engine.trick import SUIT_NAMES, played_json, shuffled_prefix, trick_winner
 
 NAME: Final = "blackout"
 PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
@@ -176,88 +177,16 @@ DealSummary = tuple[Deal, tuple[tuple[int, int], ...], tuple[tuple[int, Card], .
                     tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 """A finished deal: the deal, its bids, its plays, tricks by seat, scores and totals by seat."""
 
-class State:
-    """One moment of a Blackout game. Immutable: ``apply`` builds a new one.
+class State(TrickState):
+    """One moment of a Blackout game (see ``TrickState``); ``kind`` is "bid" or "play"."""
 
-    ``to_act`` is the seat to act (None when the game is over), ``kind`` is "bid" or "play". Hands
-    are bitmasks (bit ``card``); ``hand(seat)`` gives the cards.
-    """
-
-    __slots__ = ("phase", "masks", "played", "trick", "leader", "tricks_won", "to_act",
-                 "last_events", "legal")
-
+    __slots__ = ()
     phase: Phase
-    masks: tuple[int, ...]
-    played: Plays
-    trick: tuple[tuple[int, Card], ...]
-    leader: int
-    tricks_won: tuple[int, ...]
-    to_act: int | None
-    last_events: tuple[tuple[Any, ...], ...]
-    legal: tuple[Action, ...] | None  # memo of legal_actions(self), filled on first call
-
-    @property
-    def rules(self) -> Rules:
-        """The game's constants."""
-        return self.phase.rules
-
-    @property
-    def deal(self) -> Deal:
-        """The deal being played (the last one, once the game is over)."""
-        return self.phase.deal
-
-    @property
-    def kind(self) -> str | None:
-        """"bid" or "play"; None once the game is over."""
-        return self.phase.kind
 
     @property
     def bids(self) -> tuple[tuple[int, int], ...]:
         """This deal's bids so far, in order, as (seat, bid)."""
         return self.phase.bids
-
-    @property
-    def totals(self) -> tuple[int, ...]:
-        """Every seat's total before this deal is scored (final totals once over)."""
-        return self.phase.totals
-
-    @property
-    def history(self) -> tuple[DealSummary, ...]:
-        """The finished deals."""
-        return self.phase.history
-
-    @property
-    def plays(self) -> tuple[tuple[int, Card], ...]:
-        """This deal's plays so far, in order, as (seat, card)."""
-        return plays_in_order(self.played)
-
-    def hand(self, seat: int) -> tuple[Card, ...]:
-        """The cards ``seat`` holds now, low to high by suit (referee only: hidden information)."""
-        return cards_of(self.masks[seat])
-
-    @property
-    def players(self) -> int:
-        """The number of seats."""
-        return self.phase.rules.players
-
-    @property
-    def options(self) -> dict[str, Any]:
-        """The game's options, defaults filled in."""
-        return self.phase.rules.options
-
-    @property
-    def seed(self) -> int:
-        """The game's seed."""
-        return self.phase.rules.seed
-
-    @property
-    def is_over(self) -> bool:
-        """Whether every deal has been played."""
-        return self.to_act is None
-
-    def __repr__(self) -> str:
-        return (f"<blackout deal {self.deal.number}/{len(self.rules.sizes)} "
-                f"{self.kind or 'over'} seat {self.to_act}>")
 
 
 _new_state = object.__new__
@@ -406,7 +335,7 @@ def _bid(state: State, bid: Action) -> State:
         )
     bids = phase.bids + ((seat, bid),)
     done = len(bids) == phase.rules.players
-    new = _copy(state)
+    new = copy_state(state)
     new.phase = Phase(phase.rules, phase.deal, bids, phase.totals, phase.exact, phase.history,
                       "play" if done else "bid")
     new.to_act = state.leader if done else (seat + 1) % phase.rules.players
@@ -449,7 +378,7 @@ def _end_deal(state: State) -> State:
     events = state.last_events + (("deal_end",),)
     deal = phase.deal
     if deal.number == len(rules.sizes):
-        over = _copy(state)
+        over = copy_state(state)
         over.phase = Phase(rules, deal, phase.bids, totals, exact, history, None)
         over.to_act = None
         over.last_events = events
@@ -457,29 +386,7 @@ def _end_deal(state: State) -> State:
     return _start_deal(rules, rules.deals[deal.number], totals, exact, history, events)
 
 
-def _copy(state: State) -> State:
-    new: State = _new_state(State)
-    new.phase = state.phase
-    new.masks = state.masks
-    new.played = state.played
-    new.trick = state.trick
-    new.leader = state.leader
-    new.tricks_won = state.tricks_won
-    new.to_act = state.to_act
-    new.last_events = state.last_events
-    new.legal = None
-    return new
-
-
 # --- What a seat may know -------------------------------------------------------------------
-
-
-def _names(cards: Sequence[Card]) -> list[str]:
-    return [NAME_OF[c] for c in cards]
-
-
-def _plays_json(plays: Sequence[tuple[int, Card]]) -> list[list[Any]]:
-    return [[seat, NAME_OF[card]] for seat, card in plays]
 
 
 def view(state: State, seat: int) -> dict[str, Any]:
@@ -495,12 +402,12 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "deals": len(state.rules.sizes),
         "hand_size": deal.size,
         "dealer": deal.dealer,
-        "hand": [] if over else _names(state.hand(seat)),
+        "hand": [] if over else names_json(state.hand(seat)),
         "trump_card": None if deal.trump_card is None else str(deal.trump_card),
         "trump": None if deal.trump is None else SUITS[deal.trump],
         "bids": [list(b) for b in state.bids],
         "plays": played_json(state.played),
-        "trick": _plays_json(state.trick),
+        "trick": plays_json(state.trick),
         "leader": state.leader,
         "tricks_won": list(state.tricks_won),
         "totals": list(state.totals),
@@ -519,7 +426,7 @@ def events(state: State, seat: int) -> list[dict[str, Any]]:
             messages.append({"type": "event", "event": "bid", "seat": event[1], "bid": event[2]})
         elif kind == "trick":
             messages.append({"type": "event", "event": "trick", "winner": event[1],
-                             "cards": _plays_json(event[2])})
+                             "cards": plays_json(event[2])})
         elif kind == "deal_end":
             deal, bids, _, won, scores, totals = state.history[-1]
             messages.append({"type": "event", "event": "deal_end", "deal": deal.number,
@@ -529,7 +436,7 @@ def events(state: State, seat: int) -> list[dict[str, Any]]:
             deal = state.deal
             messages.append({
                 "type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
-                "hand": _names(state.hand(seat)),
+                "hand": names_json(state.hand(seat)),
                 "trump_card": None if deal.trump_card is None else str(deal.trump_card),
                 "trump": None if deal.trump is None else SUITS[deal.trump],
             })
@@ -567,11 +474,11 @@ def record(state: State, names: Sequence[str]) -> dict[str, Any]:
             "deal": deal.number,
             "dealer": deal.dealer,
             "hand_size": deal.size,
-            "hands": [_names(hand) for hand in deal.dealt],
+            "hands": [names_json(hand) for hand in deal.dealt],
             "trump_card": None if deal.trump_card is None else str(deal.trump_card),
             "trump": None if deal.trump is None else SUITS[deal.trump],
             "bids": [list(b) for b in bids],
-            "plays": _plays_json(plays),
+            "plays": plays_json(plays),
             "tricks": list(won),
             "scores": list(scores),
             "totals": list(deal_totals),
@@ -598,37 +505,23 @@ def replay(game_record: Mapping[str, Any]) -> State:
         deal = state.deal
         if state.to_act is None:
             raise ReplayError(f"{where}: the game was already over")
-        _expect(where, "dealer", deal.dealer, stored["dealer"])
-        _expect(where, "hands", [_names(h) for h in deal.dealt], stored["hands"])
+        expect(where, "dealer", deal.dealer, stored["dealer"])
+        expect(where, "hands", [names_json(h) for h in deal.dealt], stored["hands"])
         trump_card = None if deal.trump_card is None else str(deal.trump_card)
-        _expect(where, "trump_card", trump_card, stored["trump_card"])
+        expect(where, "trump_card", trump_card, stored["trump_card"])
         for seat, bid in stored["bids"]:
-            state = _replay_step(state, where, seat, bid)
+            state = replay_step(state, where, seat, bid, parse_action, apply)
         for seat, card in stored["plays"]:
-            state = _replay_step(state, where, seat, card)
+            state = replay_step(state, where, seat, card, parse_action, apply)
         if not state.history or state.history[-1][0] is not deal:
             raise ReplayError(f"{where}: the record's plays do not finish the deal")
         _, _, _, won, scores, deal_totals = state.history[-1]
-        _expect(where, "tricks", list(won), stored["tricks"])
-        _expect(where, "scores", list(scores), stored["scores"])
-        _expect(where, "totals", list(deal_totals), stored["totals"])
+        expect(where, "tricks", list(won), stored["tricks"])
+        expect(where, "scores", list(scores), stored["scores"])
+        expect(where, "totals", list(deal_totals), stored["totals"])
     if game_record.get("complete", True) and state.to_act is not None:
         raise ReplayError("the record ends before the game does")
     if state.to_act is None:
-        _expect("game", "scores", totals(state), game_record["scores"])
-        _expect("game", "places", places(state), game_record["places"])
+        expect("game", "scores", totals(state), game_record["scores"])
+        expect("game", "places", places(state), game_record["places"])
     return state
-
-
-def _replay_step(state: State, where: str, seat: int, raw: object) -> State:
-    if state.to_act != seat:
-        raise ReplayError(f"{where}: seat {seat} acted but seat {state.to_act} was to act")
-    try:
-        return apply(state, parse_action(state, raw))
-    except (IllegalActionError, InvalidActionError) as error:
-        raise ReplayError(f"{where}: {error}") from None
-
-
-def _expect(where: str, what: str, computed: object, stored: object) -> None:
-    if computed != stored:
-        raise ReplayError(f"{where}: {what} recorded as {stored}, the rules give {computed}")

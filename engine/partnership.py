@@ -31,11 +31,12 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from engine.cards import CARD_BY_VALUE, NAME_OF, RANK_BITS, SPADES, SUIT_CARDS, Card, cards_of, mask_of
+from engine.cards import CARD_BY_VALUE, RANK_BITS, SPADES, SUIT_CARDS, Card, cards_of, mask_of
 from engine.errors import IllegalActionError, InvalidActionError, OptionError, ReplayError
 from engine.options import ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
-from engine.trick import SUIT_NAMES, Plays, played_json, plays_in_order, shuffled_prefix, trick_winner
+from engine.state import TrickState, copy_state, expect, names_json, plays_json, replay_step
+from engine.trick import SUIT_NAMES, played_json, plays_in_order, shuffled_prefix, trick_winner
 
 NAME: Final = "partnership-blackout"
 PLAYER_COUNTS: Final = (4,)
@@ -139,81 +140,12 @@ class Phase:
         self.kind = kind
 
 
-class State:
-    """One moment of a Partnership Blackout game. Immutable: ``apply`` builds a new one.
+class State(TrickState):
+    """One moment of a Partnership Blackout game (see ``TrickState``); ``kind`` is "call" or
+    "play"."""
 
-    ``to_act`` is the seat to act (None when over); ``kind`` is "call" or "play".
-    """
-
-    __slots__ = ("phase", "masks", "played", "trick", "leader", "tricks_won", "to_act",
-                 "last_events", "legal")
-
+    __slots__ = ()
     phase: Phase
-    masks: tuple[int, ...]
-    played: Plays
-    trick: tuple[tuple[int, Card], ...]
-    leader: int
-    tricks_won: tuple[int, ...]
-    to_act: int | None
-    last_events: tuple[tuple[Any, ...], ...]
-    legal: tuple[Action, ...] | None  # memo of legal_actions(self)
-
-    @property
-    def rules(self) -> Rules:
-        """The game's constants."""
-        return self.phase.rules
-
-    @property
-    def deal(self) -> Deal:
-        """The deal being played (the last one, once the game is over)."""
-        return self.phase.deal
-
-    @property
-    def kind(self) -> str | None:
-        """"call" or "play"; None once the game is over."""
-        return self.phase.kind
-
-    @property
-    def totals(self) -> tuple[int, ...]:
-        """Each team's total before this deal is scored (final totals once over)."""
-        return self.phase.totals
-
-    @property
-    def history(self) -> tuple[DealSummary, ...]:
-        """The finished deals, void ones included."""
-        return self.phase.history
-
-    @property
-    def plays(self) -> tuple[tuple[int, Card], ...]:
-        """This deal's plays so far, in order, as (seat, card)."""
-        return plays_in_order(self.played)
-
-    def hand(self, seat: int) -> tuple[Card, ...]:
-        """The cards ``seat`` holds now (referee only: hidden information)."""
-        return cards_of(self.masks[seat])
-
-    @property
-    def players(self) -> int:
-        """Always 4."""
-        return 4
-
-    @property
-    def options(self) -> dict[str, Any]:
-        """The game's options, defaults filled in."""
-        return self.phase.rules.options
-
-    @property
-    def seed(self) -> int:
-        """The game's seed."""
-        return self.phase.rules.seed
-
-    @property
-    def is_over(self) -> bool:
-        """Whether the game has ended."""
-        return self.to_act is None
-
-    def __repr__(self) -> str:
-        return f"<partnership deal {self.deal.number} {self.kind or 'over'} seat {self.to_act}>"
 
 
 _new_state = object.__new__
@@ -359,7 +291,7 @@ def _call(state: State, call: Action) -> State:
     partner = (seat + 2) % 4
     called = {s for s, _ in calls}
     skipped = partner if call in ("pass", "zero") and partner not in called else None
-    new = _copy(state)
+    new = copy_state(state)
     new.last_events = (("call", seat, call, skipped),)
     next_seat = _next_caller(phase.deal.dealer, calls)
     if next_seat is not None:
@@ -430,7 +362,7 @@ def _end_deal(state: State, contract: Contract | None) -> State:
     options = rules.options
     reached = max(totals) >= options["target"] and totals[0] != totals[1]
     if reached or phase.deal.number >= options["max_deals"]:
-        over = _copy(state)
+        over = copy_state(state)
         over.phase = Phase(rules, phase.deal, phase.calls, contract, totals, history, None)
         over.to_act = None
         over.last_events = events
@@ -438,29 +370,7 @@ def _end_deal(state: State, contract: Contract | None) -> State:
     return _start_deal(rules, deal_cards(rules, phase.deal.number + 1), totals, history, events)
 
 
-def _copy(state: State) -> State:
-    new: State = _new_state(State)
-    new.phase = state.phase
-    new.masks = state.masks
-    new.played = state.played
-    new.trick = state.trick
-    new.leader = state.leader
-    new.tricks_won = state.tricks_won
-    new.to_act = state.to_act
-    new.last_events = state.last_events
-    new.legal = None
-    return new
-
-
 # --- What a seat may know -------------------------------------------------------------------
-
-
-def _names(cards: Sequence[Card]) -> list[str]:
-    return [NAME_OF[c] for c in cards]
-
-
-def _plays_json(plays: Sequence[tuple[int, Card]]) -> list[list[Any]]:
-    return [[seat, NAME_OF[card]] for seat, card in plays]
 
 
 def contract_json(contract: Contract | None) -> dict[str, Any] | None:
@@ -482,13 +392,13 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "teams": [list(t) for t in TEAMS],
         "deal": phase.deal.number,
         "dealer": phase.deal.dealer,
-        "hand": [] if state.to_act is None else _names(state.hand(seat)),
+        "hand": [] if state.to_act is None else names_json(state.hand(seat)),
         "trump_card": None,
         "trump": "S",
         "calls": [list(c) for c in phase.calls],
         "contract": contract_json(phase.contract),
         "plays": played_json(state.played),
-        "trick": _plays_json(state.trick),
+        "trick": plays_json(state.trick),
         "leader": state.leader,
         "tricks_won": list(state.tricks_won),
         "totals": list(phase.totals),
@@ -508,7 +418,7 @@ def events(state: State, seat: int) -> list[dict[str, Any]]:
                              "call": event[2], "skipped": event[3]})
         elif kind == "trick":
             messages.append({"type": "event", "event": "trick", "winner": event[1],
-                             "cards": _plays_json(event[2])})
+                             "cards": plays_json(event[2])})
         elif kind == "deal_end":
             deal, calls, contract, _, won, scores, deal_totals = state.phase.history[-1]
             messages.append({"type": "event", "event": "deal_end", "deal": deal.number,
@@ -518,7 +428,7 @@ def events(state: State, seat: int) -> list[dict[str, Any]]:
         elif kind == "deal_start":
             deal = state.phase.deal
             messages.append({"type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
-                             "hand": _names(state.hand(seat)), "trump_card": None,
+                             "hand": names_json(state.hand(seat)), "trump_card": None,
                              "trump": "S"})
     return messages
 
@@ -544,12 +454,12 @@ def record(state: State, names: Sequence[str]) -> dict[str, Any]:
         deals.append({
             "deal": deal.number,
             "dealer": deal.dealer,
-            "hands": [_names(hand) for hand in deal.dealt],
+            "hands": [names_json(hand) for hand in deal.dealt],
             "trump_card": None,
             "trump": "S",
             "calls": [list(c) for c in calls],
             "contract": contract_json(contract),
-            "plays": _plays_json(plays),
+            "plays": plays_json(plays),
             "tricks": list(won),
             "scores": list(scores),
             "totals": list(deal_totals),
@@ -576,39 +486,25 @@ def replay(game_record: Mapping[str, Any]) -> State:
         deal = state.phase.deal
         if state.to_act is None:
             raise ReplayError(f"{where}: the game was already over")
-        _expect(where, "dealer", deal.dealer, stored["dealer"])
-        _expect(where, "hands", [_names(h) for h in deal.dealt], stored["hands"])
+        expect(where, "dealer", deal.dealer, stored["dealer"])
+        expect(where, "hands", [names_json(h) for h in deal.dealt], stored["hands"])
         for seat, call in stored["calls"]:
-            state = _replay_step(state, where, seat, call)
+            state = replay_step(state, where, seat, call, parse_action, apply)
         if state.phase.kind == "play" and state.phase.deal is deal:
-            _expect(where, "contract", contract_json(state.phase.contract), stored["contract"])
+            expect(where, "contract", contract_json(state.phase.contract), stored["contract"])
         for seat, card in stored["plays"]:
-            state = _replay_step(state, where, seat, card)
+            state = replay_step(state, where, seat, card, parse_action, apply)
         history = state.phase.history
         if not history or history[-1][0] is not deal:
             raise ReplayError(f"{where}: the record's calls and plays do not finish the deal")
         _, _, contract, _, won, scores, deal_totals = history[-1]
-        _expect(where, "contract", contract_json(contract), stored["contract"])
-        _expect(where, "tricks", list(won), stored["tricks"])
-        _expect(where, "scores", list(scores), stored["scores"])
-        _expect(where, "totals", list(deal_totals), stored["totals"])
+        expect(where, "contract", contract_json(contract), stored["contract"])
+        expect(where, "tricks", list(won), stored["tricks"])
+        expect(where, "scores", list(scores), stored["scores"])
+        expect(where, "totals", list(deal_totals), stored["totals"])
     if game_record.get("complete", True) and state.to_act is not None:
         raise ReplayError("the record ends before the game does")
     if state.to_act is None:
-        _expect("game", "scores", totals(state), game_record["scores"])
-        _expect("game", "places", places(state), game_record["places"])
+        expect("game", "scores", totals(state), game_record["scores"])
+        expect("game", "places", places(state), game_record["places"])
     return state
-
-
-def _replay_step(state: State, where: str, seat: int, raw: object) -> State:
-    if state.to_act != seat:
-        raise ReplayError(f"{where}: seat {seat} acted but seat {state.to_act} was to act")
-    try:
-        return apply(state, parse_action(state, raw))
-    except (IllegalActionError, InvalidActionError) as error:
-        raise ReplayError(f"{where}: {error}") from None
-
-
-def _expect(where: str, what: str, computed: object, stored: object) -> None:
-    if computed != stored:
-        raise ReplayError(f"{where}: {what} recorded as {stored}, the rules give {computed}")
