@@ -30,8 +30,11 @@ import orjson
 from arena.errors import BotStartError, ConfigError, ResultsError, RunInterrupted
 from arena.faults import Fault, FaultKind
 from arena.process import BotProcess, Limits, close_all
+from arena.progress import Progress
 from arena.referee import FaultPolicy, TimeControl, play_game, result_of
-from arena.report import team_names
+from arena.schedule import GameSpec, schedule
+from arena.table import results_table
+from arena.tournament import build_bots, load_tournament
 
 FSYNC_INTERVAL = 1.0
 """Most seconds between fsyncs of the results file (a flush follows every game)."""
@@ -43,17 +46,6 @@ class BotCommand:
 
     argv: tuple[str, ...]
     workdir: str | None = None
-
-
-@dataclass(frozen=True)
-class GameTask:
-    """One game to play: the part of a schedule's game spec that a worker needs."""
-
-    id: str
-    game: str
-    options: dict[str, Any]
-    seats: tuple[str, ...]
-    seed: int
 
 
 @dataclass(frozen=True)
@@ -118,7 +110,7 @@ def _start(bot: BotProcess) -> None:
 _POOL: _BotPool | None = None
 
 
-def play_batch(tasks: Sequence[GameTask], settings: RunSettings) -> list[dict[str, Any]]:
+def play_batch(tasks: Sequence[GameSpec], settings: RunSettings) -> list[dict[str, Any]]:
     """Play ``tasks`` in order with this process's bots; one result line per game.
 
     Bots stay alive between calls in the same process; a bot that faulted is restarted before its
@@ -137,9 +129,8 @@ def play_batch(tasks: Sequence[GameTask], settings: RunSettings) -> list[dict[st
         for seat in outcome.faulted_seats:
             _start(bots[seat])
         record = outcome.record
-        names = list(task.seats)
-        entrants = team_names(names) if task.game == "partnership-blackout" else names
-        lines.append({"id": task.id, **record, "result": result_of(record, entrants, settings.policy)})
+        lines.append({"id": task.id, **record,
+                      "result": result_of(record, task.entrants, settings.policy)})
     return lines
 
 
@@ -228,7 +219,7 @@ def available_cpus() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 
 
-def run_tasks(tasks: Sequence[GameTask], settings: RunSettings, jobs: int) -> Iterator[dict[str, Any]]:
+def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> Iterator[dict[str, Any]]:
     """Result lines of ``tasks`` as games finish (any order), ``jobs`` pinned workers in parallel."""
     if not tasks:
         return
@@ -257,7 +248,7 @@ def run_tasks(tasks: Sequence[GameTask], settings: RunSettings, jobs: int) -> It
         pool.join()
 
 
-def _play_one(item: tuple[GameTask, RunSettings]) -> list[dict[str, Any]]:
+def _play_one(item: tuple[GameSpec, RunSettings]) -> list[dict[str, Any]]:
     task, settings = item
     return play_batch([task], settings)
 
@@ -300,7 +291,7 @@ def prepare_out_dir(out_dir: Path, source: Path, resume: bool, restart: bool) ->
         shutil.copyfile(source, copy)
 
 
-def run(tasks: Sequence[GameTask], settings: RunSettings, out_dir: Path, jobs: int,
+def run(tasks: Sequence[GameSpec], settings: RunSettings, out_dir: Path, jobs: int,
         on_line: Callable[[dict[str, Any], int, int], None] | None = None) -> RunReport:
     """Play every task not already in ``out_dir/games.jsonl``, appending each result as it ends.
 
@@ -348,11 +339,6 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
                    resume: bool = False, restart: bool = False, resamples: int = 1000,
                    progress_stream: Any = None) -> str:
     """Load, check, schedule and run a tournament file; the closing text (summary and table)."""
-    from arena.progress import Progress
-    from arena.schedule import schedule
-    from arena.table import results_table
-    from arena.tournament import build_bots, load_tournament
-
     tournament = load_tournament(file)
     out_dir = out if out is not None else Path("results") / tournament.name
     specs = schedule(tournament)
@@ -362,7 +348,7 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         time_control=tournament.time, limits=tournament.limits, policy=tournament.fault_policy,
         log_dir=str(out_dir / "logs"))
     prepare_out_dir(out_dir, tournament.path, resume, restart)
-    tasks = [GameTask(s.id, s.game, s.options, s.seats, s.seed) for s in specs]
+    tasks = specs
     finished = read_finished(out_dir / "games.jsonl", repair=False)
     if len(finished) < len(tasks):
         preflight(settings)

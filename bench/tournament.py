@@ -11,17 +11,19 @@ import statistics
 import time
 from pathlib import Path
 
-from arena.runner import BotCommand, GameTask, RunSettings, run_tasks
+from arena.runner import BotCommand, RunSettings, run_tasks
+from arena.schedule import GameSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = 300
 REPEATS = 3
 
 
-def tasks(count: int) -> list[GameTask]:
+def tasks(count: int) -> list[GameSpec]:
     """``count`` 4-player Blackout games among four copies of the C bot."""
     seats = ("c1", "c2", "c3", "c4")
-    return [GameTask(f"g{i}", "blackout", {}, seats, i) for i in range(count)]
+    return [GameSpec(f"g{i}", "blackout", {}, seats, i, round=1, table=i, rotation=0)
+            for i in range(count)]
 
 
 def rate(jobs: int) -> float:
