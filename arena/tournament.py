@@ -125,7 +125,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f"line {mark.line + 1}: " if mark is not None else ""
@@ -188,6 +188,26 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         fault_policy=FaultPolicy(policy),
         jobs=None if top.get("jobs") is None else where.integer(top["jobs"], "jobs", 1, 256),
     )
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """A SafeLoader that rejects a key given twice in one mapping (PyYAML keeps the last one)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        first_line: dict[object, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # '<<' merges may be overridden
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                line = first_line.setdefault(key, key_node.start_mark.line + 1)
+            except TypeError:  # an unhashable key: the base class reports it
+                continue
+            if line != key_node.start_mark.line + 1:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (first on line {line})",
+                    key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
 
 
 def _optional(where: _Where, section: dict[str, Any], key: str, default: int | None,

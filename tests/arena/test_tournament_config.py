@@ -165,12 +165,22 @@ def test_missing_file(tmp_path: Path) -> None:
     ("name: x\ngame: blackout\n  players: 4\n", 3),
     ("name: x\nbots:\n  - name: a\n    cmd: 'unterminated\n", 5),
     ("name: x\ngame: blackout\nseed: @1\n", 3),
+    ("name: x\ngame: blackout\nseed: 1\nbots: []\nseed: 2\n", 5),  # PyYAML would keep the last
+    ("name: x\nbots:\n  - name: a\n    cmd: a\n    name: b\n", 5),
 ])
 def test_bad_yaml_names_the_line(tmp_path: Path, text: str, line: int) -> None:
     path = write(tmp_path, text)
     message = error_of(path)
     assert message.startswith(f"{path}: line {line}: invalid YAML: "), message
     assert "\n" not in message
+
+
+def test_yaml_merge_keys_may_be_overridden(tmp_path: Path) -> None:
+    """Only keys written twice are duplicates: a merged key overridden by its own entry is not."""
+    text = f"name: x\ngame: blackout\nbots:\n  - &py {{name: b0, cmd: {PY_BOT}}}\n" + "".join(
+        f"  - {{<<: *py, name: b{i}}}\n" for i in range(1, 4))
+    tournament = load_tournament(write(tmp_path, text))
+    assert [bot.name for bot in tournament.bots] == ["b0", "b1", "b2", "b3"]
 
 
 def test_workdir_makes_cmd_relative(tmp_path: Path) -> None:
