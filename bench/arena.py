@@ -1,36 +1,80 @@
 """The arena's cost per decision against the floor: a JSON line round trip over a raw pipe.
 
-Both sides run pinned to one CPU (os.sched_setaffinity; the peer inherits it), because waking a
-process on the other vCPU costs 15-20x more than the round trip itself (shared/PERFORMANCE.md).
-The peer is a minimal C echo bot (compiled here with ``cc``; a Python one when there is no
-compiler) that answers every line carrying an id with ``{"id":N,"action":0}``.
+Everything here runs pinned to one CPU (os.sched_setaffinity; every peer and bot started below
+inherits it), because waking a process on the other vCPU costs 15-20x more than the round trip
+itself (shared/PERFORMANCE.md). Each figure is the median over ``REPEATS`` of the mean time per
+unit (round trip, decision or game) of one batch; the batches take turns within each repeat, so a
+load that drifts (the machine is shared) touches them all alike. Ratios are to R, measured in the
+same run.
+
+The floor (``measure_pipe``), against a minimal C echo peer (compiled here with ``cc``; a Python
+one when there is no compiler) that answers every line carrying an id with ``{"id":N,"action":0}``:
 
 - raw bytes: os.write of a prepared ~200-byte act line, blocking os.read of the reply.
-- raw JSON line: the same with orjson.dumps of the act and orjson.loads of the reply: the least
-  any arena must do per decision. It is the baseline the other figures are ratios to.
+- R, raw JSON line: the same with orjson.dumps of the act and orjson.loads of the reply: the least
+  any arena must do per decision. It is the baseline every ratio is to.
 - BotProcess.request: the process layer (arena.process) on the same peer: id, poll, time, checks.
 
-Each figure is the median over repeats of the mean round trip of a batch.
+The issue's benchmark (``measure_games``): full default 4-player Blackout games (13 deals, 416
+decisions each) through ``play_game``, the same ``GAMES`` seeds in every batch:
+
+- T, arena with C bots: ``play_game`` with 4 persistent ``bots/c/first_bot`` processes (the first
+  legal action), per decision: everything from ``game_start`` to the record, divided by the
+  game's decisions: engine, views, messages, events, the process layer, the pipe, and the bot.
+- The bot's own work, W. The exact bytes the arena wrote to each bot in those games (captured once
+  from the process layer's debug log, with the same write boundaries) are replayed raw (os.write
+  of each batch, blocking os.read of each reply) to 4 fresh first_bots (P_first) and to 4 echo
+  peers (P_echo), per decision. W = P_first - P_echo: what first_bot's JSON parsing costs beyond
+  a minimal reader of the same bytes.
+- A = T - W, the arena per decision: what a decision costs with a bot that does nothing but read
+  its input and answer. It still includes one pipe round trip of the real messages (the act with
+  its full view, plus the batched events), since the floor R includes one too.
+  Goal (the issue): A <= 3 R.
+- S, referee + engine in process: ``play_game`` with in-process stand-ins that serialise every
+  message with orjson as BotProcess does and answer the first legal action: no pipe, no process.
+  T - S - P_first is then what the process layer adds over raw os.write/os.read, and
+  T - S - W the arena's I/O side per decision (process layer and pipe, real messages), to set
+  against R like for like.
+- Python random bot: games per second of ``play_game`` with 4 persistent
+  ``bots/python/random_bot.py`` processes (stdlib json), and its time per decision over R.
+
+``python -m bench.arena profile`` prints a cProfile of ``play_game`` with 4 first_bots instead.
 """
 
 from __future__ import annotations
 
+import cProfile
+import logging
 import os
+import pstats
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from time import perf_counter
+from typing import Any
 
 import orjson
 
-from arena.process import BotProcess, Limits
+from arena.process import BotProcess, Limits, Reply, close_bots
+from arena.referee import TimeControl, play_game
 
+ROOT = Path(__file__).resolve().parents[1]
+FIRST_BOT = ROOT / "bots" / "c" / "first_bot"
+RANDOM_PY = ROOT / "bots" / "python" / "random_bot.py"
 REPEATS = 7
 BATCH = 4000
+GAMES = 10
+"""Games per batch for the arena figures (4,160 decisions)."""
+PY_GAMES = 4
+GOAL = 3.0
+TIME = TimeControl(start_ms=30_000, move_ms=10_000, bank_ms=60_000)  # never binds here
+
+Batch = Callable[[], int]
+"""Runs one batch; returns how many units (round trips, decisions, games) it did."""
 
 C_PEER = r"""
 #include <stdio.h>
@@ -73,6 +117,8 @@ for line in sys.stdin.buffer:
     out.flush()
 """
 
+HELLO = b'{"type":"hello","id":0,"protocol":1,"games":["blackout","partnership-blackout"]}\n'
+
 
 def act_message(request_id: int) -> dict[str, object]:
     """An act of about 200 bytes, the size shared/PERFORMANCE.md measured."""
@@ -100,78 +146,320 @@ def peer_command(workdir: Path) -> tuple[list[str], str]:
     return [sys.executable, "-S", str(script)], "Python"
 
 
-def medians(batches: dict[str, Callable[[int], None]]) -> dict[str, float]:
-    """Median over REPEATS of the mean seconds per round trip of each batch.
-
-    The batches take turns within each repeat, so a load that drifts (the machine is shared)
-    touches them all alike.
-    """
+def medians(batches: dict[str, Batch], repeats: int = REPEATS) -> dict[str, float]:
+    """Median over ``repeats`` of the seconds per unit of each batch, the batches taking turns."""
     for batch in batches.values():  # warm up
-        batch(BATCH // 10)
-    means: dict[str, list[float]] = {label: [] for label in batches}
-    for _ in range(REPEATS):
+        batch()
+    per_unit: dict[str, list[float]] = {label: [] for label in batches}
+    for _ in range(repeats):
         for label, batch in batches.items():
             began = perf_counter()
-            batch(BATCH)
-            means[label].append((perf_counter() - began) / BATCH)
-    return {label: statistics.median(values) for label, values in means.items()}
+            units = batch()
+            per_unit[label].append((perf_counter() - began) / units)
+    return {label: statistics.median(values) for label, values in per_unit.items()}
 
 
-def measure(argv: list[str]) -> dict[str, float]:
-    """Seconds per round trip: bare pipe with prepared bytes, bare pipe with orjson both ways,
-    and BotProcess.request, each with its own copy of the peer."""
-    peer = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-    assert peer.stdin is not None and peer.stdout is not None
-    write_fd, read_fd = peer.stdin.fileno(), peer.stdout.fileno()
+# --- Raw peers: processes driven by plain os.write / os.read -----------------------------------
+
+
+class RawPeers:
+    """Bot processes spoken to over bare blocking pipes: the floor the arena is measured against."""
+
+    def __init__(self, argv: Sequence[str], count: int) -> None:
+        self.procs = [subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       bufsize=0) for _ in range(count)]
+        self.ins = [proc.stdin.fileno() for proc in self.procs]  # type: ignore[union-attr]
+        self.outs = [proc.stdout.fileno() for proc in self.procs]  # type: ignore[union-attr]
+        for seat in range(count):
+            os.write(self.ins[seat], HELLO)
+            self.reply(seat)
+
+    def reply(self, seat: int) -> bytes:
+        """Block until a whole reply line has come from ``seat``."""
+        data = os.read(self.outs[seat], 65536)
+        while not data.endswith(b"\n"):
+            more = os.read(self.outs[seat], 65536)
+            if not more:
+                raise RuntimeError(f"peer {seat} exited")
+            data += more
+        return data
+
+    def replay(self, writes: Sequence[tuple[int, bytes, bool]]) -> int:
+        """Write each captured batch to its seat, reading the reply after each act; acts done."""
+        ins, read = self.ins, self.reply
+        decisions = 0
+        for seat, payload, is_act in writes:
+            os.write(ins[seat], payload)
+            if is_act:
+                read(seat)
+                decisions += 1
+        return decisions
+
+    def close(self) -> None:
+        """Say quit, close the pipes, reap."""
+        for proc in self.procs:
+            assert proc.stdin is not None and proc.stdout is not None
+            try:
+                proc.stdin.write(b'{"type":"quit"}\n')
+            except OSError:
+                pass
+            proc.stdin.close()
+            proc.stdout.close()
+        for proc in self.procs:
+            proc.wait(timeout=10)
+
+
+class InProcessBot:
+    """A stand-in for BotProcess that costs what serialising the messages costs, and no I/O."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.is_running = True
+        self.last_fault = None
+        self._held = bytearray()
+        self._next_id = 0
+
+    def hold(self, message: dict[str, Any]) -> None:
+        self._held += orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
+
+    def hold_line(self, data: bytes) -> None:
+        self._held += data
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.hold(message)
+        self._held.clear()
+
+    def request(self, message: dict[str, Any], timeout: float) -> Reply:
+        message["id"] = self._next_id
+        self._next_id += 1
+        self.hold(message)
+        self._held.clear()
+        return Reply({"id": message["id"], "action": message["legal"][0]}, 0.0)
+
+    def stderr_tail(self) -> str:
+        return ""
+
+
+# --- Capturing what the arena writes ------------------------------------------------------------
+
+
+class _Capture(logging.Handler):
+    """Rebuilds the arena's writes from the process layer's debug log of every line it sends.
+
+    Information messages are held and written with the next act (a request), game_start or
+    game_end (sends); so a bot's lines are one write up to and including each of those.
+    """
+
+    FLUSHING = (b'{"type":"act"', b'{"type":"game_start"', b'{"type":"game_end"')
+
+    def __init__(self, seats: dict[str, int]) -> None:
+        super().__init__(logging.DEBUG)
+        self.seats = seats
+        self.pending: dict[int, list[bytes]] = {seat: [] for seat in seats.values()}
+        self.writes: list[tuple[int, bytes, bool]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg != ">> %s":
+            return
+        seat = self.seats[record.name.rsplit(".", 1)[1]]
+        line = str(record.args[0]).encode() + b"\n"  # type: ignore[index]
+        self.pending[seat].append(line)
+        if line.startswith(self.FLUSHING):
+            is_act = line.startswith(b'{"type":"act"')
+            self.writes.append((seat, b"".join(self.pending[seat]), is_act))
+            self.pending[seat].clear()
+
+
+def capture_writes(bots: Sequence[BotProcess], seeds: Sequence[int],
+                   ) -> list[tuple[int, bytes, bool]]:
+    """Play ``seeds`` and return every write the arena made: (seat, bytes, whether an act)."""
+    logger = logging.getLogger("arena.bot")
+    handler = _Capture({bot.name: seat for seat, bot in enumerate(bots)})
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    try:
+        for seed in seeds:
+            play_game("blackout", bots, seed, time_control=TIME)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
+    if not any(is_act for _, _, is_act in handler.writes):
+        raise RuntimeError("captured no act: the process layer's debug log has changed")
+    return handler.writes
+
+
+def play_games(bots: Sequence[Any], seeds: Sequence[int]) -> int:
+    """Play 4-player Blackout games, one per seed; the number of decisions played."""
+    decisions = 0
+    for seed in seeds:
+        record = play_game("blackout", bots, seed, time_control=TIME).record
+        if record["faults"]:
+            raise RuntimeError(f"a bot faulted in the benchmark: {record['faults'][0]}")
+        decisions += sum(len(deal["bids"]) + len(deal["plays"]) for deal in record["deals"])
+    return decisions
+
+
+# --- The measurements ---------------------------------------------------------------------------
+
+
+def measure_pipe(argv: list[str]) -> dict[str, Batch]:
+    """Batches for the floor: bare pipe with prepared bytes, bare pipe with orjson both ways,
+    BotProcess.request; each on its own copy of the echo peer (closed by the returned closer)."""
+    raw = RawPeers(argv, 1)
+    write_fd, read_fd = raw.ins[0], raw.outs[0]
     prepared = orjson.dumps(act_message(1), option=orjson.OPT_APPEND_NEWLINE)
     raw_message = act_message(0)
     bot_message = act_message(0)
+    bot = BotProcess("echo", argv, limits=Limits())
+    bot.start()
+    _CLOSERS.append(raw.close)
+    _CLOSERS.append(bot.close)
 
-    def raw_bytes(count: int) -> None:
-        for _ in range(count):
+    def raw_bytes() -> int:
+        for _ in range(BATCH):
             os.write(write_fd, prepared)
             os.read(read_fd, 65536)
+        return BATCH
 
-    def json_line(count: int) -> None:
-        for request_id in range(count):
+    def json_line() -> int:
+        for request_id in range(BATCH):
             raw_message["id"] = request_id
             os.write(write_fd, orjson.dumps(raw_message, option=orjson.OPT_APPEND_NEWLINE))
             reply = orjson.loads(os.read(read_fd, 65536))
             assert reply["id"] == request_id
+        return BATCH
 
-    try:
-        with BotProcess("echo", argv, limits=Limits()) as bot:
+    def requests() -> int:
+        for _ in range(BATCH):
+            bot.request(bot_message, 5.0)
+        return BATCH
 
-            def requests(count: int) -> None:
-                for _ in range(count):
-                    bot.request(bot_message, 5.0)
+    return {"raw": raw_bytes, "line": json_line, "layer": requests}
 
-            return medians({"raw": raw_bytes, "line": json_line, "layer": requests})
-    finally:
-        peer.stdin.close()
-        peer.wait()
+
+def measure_games(echo_argv: list[str]) -> tuple[dict[str, Batch], float]:
+    """Batches for the issue's benchmark (see the module docstring): T, P_first, P_echo, S, Python;
+    and the decisions per game."""
+    seeds = range(GAMES)
+    first = [BotProcess(f"first{seat}", [str(FIRST_BOT)]) for seat in range(4)]
+    python = [BotProcess(f"random{seat}", [sys.executable, "-S", str(RANDOM_PY)])
+              for seat in range(4)]
+    _CLOSERS.append(lambda: close_bots(first + python))
+    for bot in first + python:
+        bot.start()
+    writes = capture_writes(first, seeds)
+    first_peers = RawPeers([str(FIRST_BOT)], 4)
+    _CLOSERS.append(first_peers.close)
+    echo_peers = RawPeers(echo_argv, 4)
+    _CLOSERS.append(echo_peers.close)
+    stand_ins = [InProcessBot(f"stand-in{seat}") for seat in range(4)]
+
+    def python_games() -> int:
+        play_games(python, range(PY_GAMES))
+        return PY_GAMES
+
+    batches: dict[str, Batch] = {
+        "arena": lambda: play_games(first, seeds),
+        "first": lambda: first_peers.replay(writes),
+        "echo": lambda: echo_peers.replay(writes),
+        "referee": lambda: play_games(stand_ins, seeds),
+        "python": python_games,
+    }
+    return batches, sum(is_act for _, _, is_act in writes) / GAMES
+
+
+_CLOSERS: list[Callable[[], None]] = []
+
+
+def _close_all() -> None:
+    while _CLOSERS:
+        try:
+            _CLOSERS.pop()()
+        except Exception as error:  # a cleanup failure must not hide the figures
+            print(f"bench.arena: cleanup: {error!r}", file=sys.stderr)
+
+
+def _built() -> None:
+    if not FIRST_BOT.exists():
+        subprocess.run(["make", "--no-print-directory", "-C", str(FIRST_BOT.parent)], check=True,
+                       capture_output=True)
 
 
 def run() -> list[str]:
     """Measure and return the lines to print."""
+    _built()
     cpus = os.sched_getaffinity(0)
     cpu = max(cpus)
-    os.sched_setaffinity(0, {cpu})  # the peers started below inherit it
+    os.sched_setaffinity(0, {cpu})  # the peers and bots started below inherit it
     try:
         with tempfile.TemporaryDirectory() as workdir:
             argv, language = peer_command(Path(workdir))
-            figures = measure(argv)
+            try:
+                games, decisions = measure_games(argv)
+                figures = medians({**measure_pipe(argv), **games})
+            finally:
+                _close_all()
     finally:
         os.sched_setaffinity(0, cpus)
     raw, line, layer = figures["raw"], figures["line"], figures["layer"]
+    arena, first, echo = figures["arena"], figures["first"], figures["echo"]
+    referee, python = figures["referee"], figures["python"]
+    work = first - echo
+    overhead = arena - work
+    layer_extra = arena - referee - first
+    verdict = "meets" if overhead <= GOAL * line else "MISSES"
+
+    def us(seconds: float) -> str:
+        return f"{seconds * 1e6:6.2f} us  {seconds / line:5.2f}x"
+
     return [
-        f"arena: pipe round trip, {language} echo peer, both pinned to CPU {cpu} "
-        f"(median of {REPEATS} x {BATCH}):",
-        f"  raw bytes              {raw * 1e6:6.2f} us  {raw / line:5.2f}x",
-        f"  raw JSON line (orjson) {line * 1e6:6.2f} us  1.00x  (baseline)",
-        f"  BotProcess.request     {layer * 1e6:6.2f} us  {layer / line:5.2f}x",
+        f"arena: everything pinned to CPU {cpu}, {language} echo peer; median of {REPEATS}; "
+        f"ratios to R",
+        f"  pipe round trip ({BATCH} per batch):",
+        f"    raw bytes                              {us(raw)}",
+        f"    R = raw JSON line (orjson)             {us(line)}  (baseline)",
+        f"    BotProcess.request                     {us(layer)}",
+        f"  per decision, full 4-player Blackout ({GAMES} games, {decisions:.0f} decisions each):",
+        f"    T = play_game, 4 C first_bots          {us(arena)}  "
+        f"({1 / (arena * decisions):,.0f} games/s)",
+        f"    P_first = same bytes raw to first_bot  {us(first)}",
+        f"    P_echo  = same bytes raw to echo peer  {us(echo)}",
+        f"    W = P_first - P_echo (first_bot's own) {us(work)}",
+        f"    S = referee + engine, no I/O           {us(referee)}",
+        f"    T - S - P_first (process layer extra)  {us(layer_extra)}",
+        f"    T - S - W (the arena's I/O side)       {us(arena - referee - work)}",
+        f"    A = T - W, arena per decision          {us(overhead)}  "
+        f"({verdict} the goal A <= {GOAL:.0f} R)",
+        f"  Python random bot, 4 processes: {1 / python:,.1f} games/s "
+        f"({python / decisions * 1e6:.1f} us per decision, {python / decisions / line:.1f}x R)",
     ]
 
 
+def profile(games: int = 100, top: int = 25) -> None:
+    """Print where ``play_game`` spends its time with 4 first_bots (cProfile, by own time)."""
+    _built()
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {max(cpus)})
+    bots = [BotProcess(f"first{seat}", [str(FIRST_BOT)]) for seat in range(4)]
+    try:
+        for bot in bots:
+            bot.start()
+        play_games(bots, range(10))
+        profiler = cProfile.Profile()
+        profiler.enable()
+        play_games(bots, range(games))
+        profiler.disable()
+    finally:
+        close_bots(bots)
+        os.sched_setaffinity(0, cpus)
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(top)
+
+
 if __name__ == "__main__":
-    print("\n".join(run()))
+    if sys.argv[1:] == ["profile"]:
+        profile()
+    else:
+        print("\n".join(run()))
