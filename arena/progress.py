@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, TextIO
+from typing import TextIO
 
 
 class Progress:
@@ -23,10 +23,10 @@ class Progress:
         self.last_tenth = -1
         self.tty = self.stream.isatty()
 
-    def update(self, line: dict[str, Any], done: int, total: int) -> None:
-        """Count one finished game (``line`` is its result line)."""
+    def update(self, faults: int, done: int, total: int) -> None:
+        """Count one finished game and its faults."""
         self.done = done
-        self.faults += len(line.get("faults", ()))
+        self.faults += faults
         now = time.monotonic()
         if self.tty:
             if now - self.last_draw >= 0.1 or done == total:

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -57,6 +57,23 @@ class RunSettings:
     limits: Limits = Limits()
     policy: FaultPolicy = FaultPolicy.FORFEIT
     log_dir: str | None = None
+
+
+class Finished(NamedTuple):
+    """A finished game as the runner needs it: the serialised result line, its ``result``, faults.
+
+    Workers serialise the line themselves: a record is tens of KB of nested lists, and the pool's
+    dill pickler is slow on those, while bytes cross the pipe almost for free.
+    """
+
+    line: bytes
+    result: dict[str, Any]
+    faults: int
+
+
+def finished_of(line: dict[str, Any]) -> Finished:
+    """The runner's view of one result line."""
+    return Finished(orjson.dumps(line) + b"\n", line["result"], len(line.get("faults", ())))
 
 
 # --- The unit of work ----------------------------------------------------------------------------
@@ -178,9 +195,9 @@ class ResultsWriter:
         self.handle = path.open("ab")
         self.last_sync = time.monotonic()
 
-    def append(self, line: dict[str, Any]) -> None:
-        """Write one game's line (a single write, so a kill leaves at most one partial line)."""
-        self.handle.write(orjson.dumps(line) + b"\n")
+    def append(self, line: bytes) -> None:
+        """Write one game's serialised line (one write: a kill leaves at most one partial line)."""
+        self.handle.write(line)
         self.handle.flush()
         now = time.monotonic()
         if now - self.last_sync >= FSYNC_INTERVAL:
@@ -198,8 +215,22 @@ class ResultsWriter:
 # --- Executors --------------------------------------------------------------------------------------
 
 
-def _worker_init(cpus: list[int], counter: Any) -> None:
+_WORKER_SETTINGS: RunSettings | None = None
+"""A pool worker's settings, sent once at start-up rather than with every game."""
+_WORKER_OUTBOX: Any = None
+"""A pool worker's queue to the runner: one ``Finished`` per game, sent as the game ends."""
+
+CHUNK_SIZE = 4
+"""Games dispatched to a worker at a time: dispatch costs ~0.1 ms a task here (shared/
+PERFORMANCE.md), paid by the runner on a CPU the workers need. Results do not wait for the
+chunk: each game is sent back through the worker's queue the moment it ends."""
+
+
+def _worker_init(cpus: list[int], counter: Any, settings: RunSettings, outbox: Any) -> None:
     """Pool worker set-up: pin to one CPU, leave Ctrl-C to the parent, clean up on SIGTERM."""
+    global _WORKER_SETTINGS, _WORKER_OUTBOX
+    _WORKER_SETTINGS = settings
+    _WORKER_OUTBOX = outbox
     with counter.get_lock():
         index = counter.value
         counter.value += 1
@@ -214,13 +245,19 @@ def _worker_init(cpus: list[int], counter: Any) -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
+def _play_in_worker(task: GameSpec) -> None:
+    assert _WORKER_SETTINGS is not None, "not in a pool worker"
+    for line in play_batch([task], _WORKER_SETTINGS):
+        _WORKER_OUTBOX.put(finished_of(line))
+
+
 def available_cpus() -> list[int]:
     """The CPUs this process may run on, in order."""
     return sorted(os.sched_getaffinity(0))
 
 
-def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> Iterator[dict[str, Any]]:
-    """Result lines of ``tasks`` as games finish (any order), ``jobs`` pinned workers in parallel."""
+def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> Iterator[Finished]:
+    """The games of ``tasks`` as they finish (any order), ``jobs`` pinned workers in parallel."""
     if not tasks:
         return
     if jobs <= 1:
@@ -229,28 +266,45 @@ def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> It
         os.sched_setaffinity(0, {cpus[-1]})
         try:
             for task in tasks:
-                yield from play_batch([task], settings)
+                for line in play_batch([task], settings):
+                    yield finished_of(line)
         finally:
             close_batch_bots()
             os.sched_setaffinity(0, previous)
         return
+    import queue
+
     import multiprocess
 
     counter = multiprocess.Value("i", 0)
-    pool = multiprocess.Pool(jobs, initializer=_worker_init, initargs=(available_cpus(), counter))
+    outbox = multiprocess.Queue()
+    pool = multiprocess.Pool(jobs, initializer=_worker_init,
+                             initargs=(available_cpus(), counter, settings, outbox))
     try:
-        work = pool.imap_unordered(_play_one, [(task, settings) for task in tasks], chunksize=1)
-        for lines in work:
-            yield from lines
+        work = pool.map_async(_play_in_worker, tasks, chunksize=CHUNK_SIZE)
+        received = 0
+        try:
+            while received < len(tasks):
+                try:
+                    game = outbox.get(timeout=0.2)
+                except queue.Empty:
+                    if work.ready():
+                        work.get()  # re-raises a worker's error; else games are in flight
+                    continue
+                received += 1
+                yield game
+        except KeyboardInterrupt:
+            # Games already finished and queued are saved before the workers are stopped.
+            while True:
+                try:
+                    yield outbox.get(timeout=0.05)
+                except queue.Empty:
+                    break
+            raise
         pool.close()
     finally:
         pool.terminate()  # SIGTERM: each worker stops its bots (see _worker_init) and exits
         pool.join()
-
-
-def _play_one(item: tuple[GameSpec, RunSettings]) -> list[dict[str, Any]]:
-    task, settings = item
-    return play_batch([task], settings)
 
 
 # --- A whole run -----------------------------------------------------------------------------------
@@ -266,7 +320,7 @@ class RunReport:
     played: int = 0
     faults: int = 0
     seconds: float = 0.0
-    lines: list[dict[str, Any]] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
 
 
 def prepare_out_dir(out_dir: Path, source: Path, resume: bool, restart: bool) -> None:
@@ -292,10 +346,10 @@ def prepare_out_dir(out_dir: Path, source: Path, resume: bool, restart: bool) ->
 
 
 def run(tasks: Sequence[GameSpec], settings: RunSettings, out_dir: Path, jobs: int,
-        on_line: Callable[[dict[str, Any], int, int], None] | None = None) -> RunReport:
+        on_game: Callable[[Finished, int, int], None] | None = None) -> RunReport:
     """Play every task not already in ``out_dir/games.jsonl``, appending each result as it ends.
 
-    ``on_line(line, done, total)`` is called after each game is written (for progress).
+    ``on_game(finished, done, total)`` is called after each game is written (for progress).
     """
     path = out_dir / "games.jsonl"
     finished = read_finished(path)
@@ -305,18 +359,18 @@ def run(tasks: Sequence[GameSpec], settings: RunSettings, out_dir: Path, jobs: i
         raise ResultsError(f"{path}: game {strangers[0]!r} is not in this tournament's schedule")
     todo = [task for task in tasks if task.id not in finished]
     report = RunReport(out_dir, len(tasks), resumed=len(finished))
-    report.lines = list(finished.values())
-    report.faults = sum(len(line.get("faults", ())) for line in report.lines)
+    report.results = [line["result"] for line in finished.values()]
+    report.faults = sum(len(line.get("faults", ())) for line in finished.values())
     start = time.monotonic()
     writer = ResultsWriter(path)
     try:
-        for line in run_tasks(todo, settings, jobs):
-            writer.append(line)
-            report.lines.append(line)
+        for game in run_tasks(todo, settings, jobs):
+            writer.append(game.line)
+            report.results.append(game.result)
             report.played += 1
-            report.faults += len(line.get("faults", ()))
-            if on_line is not None:
-                on_line(line, report.resumed + report.played, report.total)
+            report.faults += game.faults
+            if on_game is not None:
+                on_game(game, report.resumed + report.played, report.total)
     finally:
         writer.close()
         report.seconds = time.monotonic() - start
@@ -356,7 +410,8 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
     progress = Progress(len(tasks), already=len(finished), stream=progress_stream,
                         faults=sum(len(line.get("faults", ())) for line in finished.values()))
     try:
-        report = run(tasks, settings, out_dir, workers, on_line=progress.update)
+        report = run(tasks, settings, out_dir, workers,
+                     on_game=lambda game, done, total: progress.update(game.faults, done, total))
     except KeyboardInterrupt:
         progress.finish()
         saved = len(read_finished(out_dir / "games.jsonl", repair=False))
@@ -364,7 +419,7 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
                              f"{out_dir / 'games.jsonl'}; continue with: arena run {file} "
                              f"--resume" + (f" --out {out}" if out is not None else "")) from None
     progress.finish()
-    results = [line["result"] for line in report.lines]
+    results = report.results
     head = (f"{tournament.name}: {report.total} games ({report.played} played now, "
             f"{report.resumed} from before) in {report.seconds:.1f} s, {report.faults} faults; "
             f"results in {out_dir}/")

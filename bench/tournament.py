@@ -15,7 +15,7 @@ from arena.runner import BotCommand, RunSettings, run_tasks
 from arena.schedule import GameSpec
 
 ROOT = Path(__file__).resolve().parents[1]
-GAMES = 300
+GAMES = 800
 REPEATS = 3
 
 
