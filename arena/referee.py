@@ -28,6 +28,9 @@ from arena.process import BotProcess
 from engine.errors import EngineError
 from engine.seeding import derive_seed
 
+_dumps = orjson.dumps
+_LINE = orjson.OPT_APPEND_NEWLINE
+
 
 class FaultPolicy(enum.Enum):
     """What a fault costs the faulting seat."""
@@ -141,20 +144,20 @@ class _Match:
         serialised once and the same bytes go to every seat.
         """
         game = self.game
-        shared: bytes | None = None
-        for seat, bot in enumerate(self.bots):
-            if seat in self.faulted:
-                continue
-            if shared is not None:
-                bot.hold_line(shared)
-                continue
-            messages = game.events(state, seat)
-            if all(m["type"] == "event" for m in messages):
-                shared = b"".join(orjson.dumps(m, option=orjson.OPT_APPEND_NEWLINE)
-                                  for m in messages)
-                bot.hold_line(shared)
-            else:
-                for message in messages:
+        faulted = self.faulted
+        messages = game.events(state, 0)
+        for message in messages:  # a plain loop: all() over a generator costs ~0.4 us here
+            if message["type"] != "event":
+                break
+        else:
+            shared = b"".join([_dumps(m, option=_LINE) for m in messages])
+            for seat, bot in enumerate(self.bots):
+                if seat not in faulted:
+                    bot.hold_line(shared)
+            return
+        for seat, bot in enumerate(self.bots):  # a deal starts: each seat sees its own hand
+            if seat not in faulted:
+                for message in (messages if seat == 0 else game.events(state, seat)):
                     bot.hold(message)
 
     def step(self, state: Any) -> Any:
