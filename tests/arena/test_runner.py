@@ -117,7 +117,10 @@ def test_interrupt_saves_results_and_says_how_to_resume(tmp_path: Path) -> None:
     out = tmp_path / "out"
     runner = subprocess.Popen([ARENA, "run", str(path), "--out", str(out), "--jobs", "2"],
                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    games = out / "games.jsonl"
+    deadline = time.monotonic() + 60
+    while not (games.exists() and games.stat().st_size > 0) and time.monotonic() < deadline:
+        time.sleep(0.05)  # interrupt once games are being played, however loaded the machine is
     runner.send_signal(signal.SIGINT)
     _, err = runner.communicate(timeout=60)
     assert runner.returncode == 130
