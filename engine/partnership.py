@@ -31,11 +31,11 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from engine.cards import CARD_BY_VALUE, RANK_BITS, SPADES, SUIT_CARDS, Card, cards_of, mask_of
+from engine.cards import CARD_BY_VALUE, NAME_OF, RANK_BITS, SPADES, SUIT_CARDS, Card, cards_of, mask_of
 from engine.errors import IllegalActionError, InvalidActionError, OptionError, ReplayError
 from engine.options import ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
-from engine.state import TrickState, copy_state, expect, names_json, plays_json, replay_step
+from engine.state import JUST_PLAYED, TrickState, copy_state, expect, names_json, plays_json, replay_step
 from engine.trick import SUIT_NAMES, played_json, plays_in_order, shuffled_prefix, trick_winner
 
 NAME: Final = "partnership-blackout"
@@ -246,7 +246,7 @@ def apply(state: State, action: Action) -> State:
         new.leader = state.leader
         new.tricks_won = state.tricks_won
         new.to_act = (seat + 1) % 4
-        new.last_events = (("play", seat, card),)
+        new.last_events = JUST_PLAYED
         return new
     winner = trick_winner(trick, SPADES)
     won = list(state.tricks_won)
@@ -411,8 +411,11 @@ def events(state: State, seat: int) -> list[dict[str, Any]]:
     for event in state.last_events:
         kind = event[0]
         if kind == "play":
-            messages.append({"type": "event", "event": "play", "seat": event[1],
-                             "card": str(event[2])})
+            played = state.played if event is JUST_PLAYED[0] else event
+            assert played is not None
+            _, seat_played, card = played
+            messages.append({"type": "event", "event": "play", "seat": seat_played,
+                             "card": NAME_OF[card]})
         elif kind == "call":
             messages.append({"type": "event", "event": "call", "seat": event[1],
                              "call": event[2], "skipped": event[3]})

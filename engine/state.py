@@ -15,6 +15,10 @@ from engine.cards import NAME_OF, Card, cards_of
 from engine.errors import IllegalActionError, InvalidActionError, ReplayError
 from engine.trick import Plays, plays_in_order
 
+JUST_PLAYED: tuple[tuple[str]] = (("play",),)
+"""``last_events`` after a play that did not end a trick: the play is the head of ``played``.
+Shared, so the most frequent transition allocates no event tuples."""
+
 
 class TrickState:
     """One moment of a trick-taking game. Immutable: each game's ``apply`` builds a new one.
