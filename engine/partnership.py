@@ -233,12 +233,12 @@ def apply(state: State, action: Action) -> State:
             raise _illegal_play(state, seat, action)
         action = CARD_BY_VALUE[action]  # type: ignore[index]  # an int equal to a legal card is it
     card: Card = action
-    masks = state.masks
-    mask = masks[seat] & ~(1 << card)
+    masks = list(state.masks)  # list, set, tuple: half the cost of slicing and concatenating
+    mask = masks[seat] = masks[seat] & ~(1 << card)
     trick = state.trick + ((seat, card),)
     new: State = _new_state(State)
     new.phase = phase
-    new.masks = masks[:seat] + (mask,) + masks[seat + 1:]
+    new.masks = tuple(masks)
     new.played = (state.played, seat, card)
     new.legal = None
     if len(trick) < 4:
