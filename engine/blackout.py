@@ -28,12 +28,31 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from engine.cards import CARD_BY_VALUE, NAME_OF, RANK_BITS, SUIT_CARDS, SUITS, Card, cards_of, mask_of
+from engine.cards import (
+    CARD_BY_VALUE,
+    NAME_OF,
+    RANK_BITS,
+    SUIT_CARDS,
+    SUITS,
+    Card,
+    cards_of,
+    mask_of,
+    names_of,
+)
 from engine.errors import IllegalActionError, InvalidActionError, ReplayError
 from engine.options import BoolOption, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
-from engine.state import JUST_PLAYED, TrickState, copy_state, expect, names_json, plays_json, replay_step
-from engine.trick import SUIT_NAMES, played_json, shuffled_prefix, trick_winner
+from engine.state import (
+    JUST_PLAYED,
+    TrickState,
+    copy_state,
+    expect,
+    names_json,
+    plays_json,
+    plays_view,
+    replay_step,
+)
+from engine.trick import SUIT_NAMES, shuffled_prefix, trick_winner
 
 NAME: Final = "blackout"
 PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
@@ -159,7 +178,7 @@ class Phase:
     Shared by every state of one deal's play, so that a play copies few fields.
     """
 
-    __slots__ = ("rules", "deal", "bids", "totals", "exact", "history", "kind")
+    __slots__ = ("rules", "deal", "bids", "totals", "exact", "history", "kind", "view_base")
 
     def __init__(self, rules: Rules, deal: Deal, bids: tuple[tuple[int, int], ...],
                  totals: tuple[int, ...], exact: tuple[int, ...],
@@ -171,6 +190,7 @@ class Phase:
         self.exact = exact
         self.history = history
         self.kind = kind
+        self.view_base: dict[str, Any] | None = None  # the view's fields fixed for this phase
 
 
 DealSummary = tuple[Deal, tuple[tuple[int, int], ...], tuple[tuple[int, Card], ...],
@@ -212,6 +232,7 @@ def _start_deal(rules: Rules, deal: Deal, totals: tuple[int, ...], exact: tuple[
     state.to_act = first
     state.last_events = events + (("deal_start",),)
     state.legal = None
+    state.plays_seen = None
     return state
 
 
@@ -300,6 +321,7 @@ def apply(state: State, action: Action) -> State:
     new.masks = tuple(masks)
     new.played = (state.played, seat, card)
     new.legal = None
+    new.plays_seen = state.plays_seen
     if len(trick) < players:
         new.trick = trick
         new.leader = state.leader
@@ -390,27 +412,32 @@ def _end_deal(state: State) -> State:
 
 
 def view(state: State, seat: int) -> dict[str, Any]:
-    """Everything ``seat`` may know now: its own hand and the public state, nothing hidden."""
-    deal = state.deal
-    over = state.to_act is None
+    """Everything ``seat`` may know now: its own hand and the public state, nothing hidden.
+
+    Values nested in a view (the options, the bids...) are shared by the views of one phase of
+    the deal: read them, do not change them.
+    """
+    phase = state.phase
+    base = phase.view_base
+    if base is None:
+        deal = phase.deal
+        rules = phase.rules
+        base = phase.view_base = {
+            "game": NAME, "players": rules.players, "options": dict(rules.options),
+            "deal": deal.number, "deals": len(rules.sizes), "hand_size": deal.size,
+            "dealer": deal.dealer,
+            "trump_card": None if deal.trump_card is None else NAME_OF[deal.trump_card],
+            "trump": None if deal.trump is None else SUITS[deal.trump],
+            "bids": [list(b) for b in phase.bids], "totals": list(phase.totals),
+        }
     return {
-        "game": NAME,
-        "players": state.rules.players,
+        **base,
         "seat": seat,
-        "options": dict(state.rules.options),
-        "deal": deal.number,
-        "deals": len(state.rules.sizes),
-        "hand_size": deal.size,
-        "dealer": deal.dealer,
-        "hand": [] if over else names_json(state.hand(seat)),
-        "trump_card": None if deal.trump_card is None else str(deal.trump_card),
-        "trump": None if deal.trump is None else SUITS[deal.trump],
-        "bids": [list(b) for b in state.bids],
-        "plays": played_json(state.played),
+        "hand": [] if state.to_act is None else names_of(state.masks[seat]),
+        "plays": plays_view(state),
         "trick": plays_json(state.trick),
         "leader": state.leader,
         "tricks_won": list(state.tricks_won),
-        "totals": list(state.totals),
     }
 
 

@@ -75,6 +75,19 @@ class _SuitCards(dict[int, tuple[Card, ...]]):
         return cards
 
 
+class _SuitNames(dict[int, tuple[str, ...]]):
+    """Lazily filled map from a 13-bit rank mask of one suit to its cards' names, low to high."""
+
+    def __init__(self, suit: int) -> None:
+        super().__init__()
+        self.suit = suit
+
+    def __missing__(self, mask: int) -> tuple[str, ...]:
+        names = tuple(NAMES[self.suit * 16 + r] for r in range(13) if mask >> r & 1)
+        self[mask] = names
+        return names
+
+
 SUIT_CARDS: Final = tuple(_SuitCards(s) for s in range(4))
 """``SUIT_CARDS[suit][(mask >> 16 * suit) & 0x1FFF]``: the cards of ``suit`` in a hand bitmask."""
 RANK_BITS: Final = 0x1FFF
@@ -86,6 +99,15 @@ def mask_of(cards: object) -> int:
     for card in cards:  # type: ignore[attr-defined]
         mask |= 1 << card
     return mask
+
+
+SUIT_NAMES_OF: Final = tuple(_SuitNames(s) for s in range(4))
+
+
+def names_of(mask: int) -> list[str]:
+    """The names of the cards of a bitmask, clubs to spades, low to high."""
+    return [*SUIT_NAMES_OF[0][mask & RANK_BITS], *SUIT_NAMES_OF[1][(mask >> 16) & RANK_BITS],
+            *SUIT_NAMES_OF[2][(mask >> 32) & RANK_BITS], *SUIT_NAMES_OF[3][mask >> 48]]
 
 
 def cards_of(mask: int) -> tuple[Card, ...]:

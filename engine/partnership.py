@@ -31,12 +31,31 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from engine.cards import CARD_BY_VALUE, NAME_OF, RANK_BITS, SPADES, SUIT_CARDS, Card, cards_of, mask_of
+from engine.cards import (
+    CARD_BY_VALUE,
+    NAME_OF,
+    RANK_BITS,
+    SPADES,
+    SUIT_CARDS,
+    Card,
+    cards_of,
+    mask_of,
+    names_of,
+)
 from engine.errors import IllegalActionError, InvalidActionError, OptionError, ReplayError
 from engine.options import ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
-from engine.state import JUST_PLAYED, TrickState, copy_state, expect, names_json, plays_json, replay_step
-from engine.trick import SUIT_NAMES, played_json, plays_in_order, shuffled_prefix, trick_winner
+from engine.state import (
+    JUST_PLAYED,
+    TrickState,
+    copy_state,
+    expect,
+    names_json,
+    plays_json,
+    plays_view,
+    replay_step,
+)
+from engine.trick import SUIT_NAMES, plays_in_order, shuffled_prefix, trick_winner
 
 NAME: Final = "partnership-blackout"
 PLAYER_COUNTS: Final = (4,)
@@ -126,7 +145,7 @@ DealSummary = tuple[Deal, tuple[tuple[int, Call], ...], Contract | None,
 class Phase:
     """The parts of a state that change only between plays: deal, calls, contract, totals."""
 
-    __slots__ = ("rules", "deal", "calls", "contract", "totals", "history", "kind")
+    __slots__ = ("rules", "deal", "calls", "contract", "totals", "history", "kind", "view_base")
 
     def __init__(self, rules: Rules, deal: Deal, calls: tuple[tuple[int, Call], ...],
                  contract: Contract | None, totals: tuple[int, ...],
@@ -138,6 +157,7 @@ class Phase:
         self.totals = totals
         self.history = history
         self.kind = kind
+        self.view_base: dict[str, Any] | None = None  # the view's fields fixed for this phase
 
 
 class State(TrickState):
@@ -170,6 +190,7 @@ def _start_deal(rules: Rules, deal: Deal, totals: tuple[int, ...],
     state.to_act = first
     state.last_events = events + (("deal_start",),)
     state.legal = None
+    state.plays_seen = None
     return state
 
 
@@ -241,6 +262,7 @@ def apply(state: State, action: Action) -> State:
     new.masks = tuple(masks)
     new.played = (state.played, seat, card)
     new.legal = None
+    new.plays_seen = state.plays_seen
     if len(trick) < 4:
         new.trick = trick
         new.leader = state.leader
@@ -382,26 +404,29 @@ def contract_json(contract: Contract | None) -> dict[str, Any] | None:
 
 
 def view(state: State, seat: int) -> dict[str, Any]:
-    """Everything ``seat`` may know now: its own hand and the public state, nothing hidden."""
+    """Everything ``seat`` may know now: its own hand and the public state, nothing hidden.
+
+    Values nested in a view (the options, the calls...) are shared by the views of one phase of
+    the deal: read them, do not change them.
+    """
     phase = state.phase
+    base = phase.view_base
+    if base is None:
+        base = phase.view_base = {
+            "game": NAME, "players": 4, "options": dict(phase.rules.options),
+            "teams": [list(t) for t in TEAMS], "deal": phase.deal.number,
+            "dealer": phase.deal.dealer, "trump_card": None, "trump": "S",
+            "calls": [list(c) for c in phase.calls], "contract": contract_json(phase.contract),
+            "totals": list(phase.totals),
+        }
     return {
-        "game": NAME,
-        "players": 4,
+        **base,
         "seat": seat,
-        "options": dict(phase.rules.options),
-        "teams": [list(t) for t in TEAMS],
-        "deal": phase.deal.number,
-        "dealer": phase.deal.dealer,
-        "hand": [] if state.to_act is None else names_json(state.hand(seat)),
-        "trump_card": None,
-        "trump": "S",
-        "calls": [list(c) for c in phase.calls],
-        "contract": contract_json(phase.contract),
-        "plays": played_json(state.played),
+        "hand": [] if state.to_act is None else names_of(state.masks[seat]),
+        "plays": plays_view(state),
         "trick": plays_json(state.trick),
         "leader": state.leader,
         "tricks_won": list(state.tricks_won),
-        "totals": list(phase.totals),
     }
 
 

@@ -28,7 +28,7 @@ class TrickState:
     """
 
     __slots__ = ("phase", "masks", "played", "trick", "leader", "tricks_won", "to_act",
-                 "last_events", "legal")
+                 "last_events", "legal", "plays_seen")
 
     phase: Any
     masks: tuple[int, ...]
@@ -39,6 +39,8 @@ class TrickState:
     to_act: int | None
     last_events: tuple[tuple[Any, ...], ...]
     legal: tuple[Any, ...] | None  # memo of the game's legal_actions(self), filled on first call
+    plays_seen: tuple[Plays, tuple[tuple[int, str], ...]] | None
+    """The last plays list a view named, carried from state to state: (its head, its names)."""
 
     @property
     def rules(self) -> Any:
@@ -121,7 +123,32 @@ def copy_state(state: S) -> S:
     new.to_act = state.to_act
     new.last_events = state.last_events
     new.legal = None
+    new.plays_seen = state.plays_seen
     return new
+
+
+def plays_view(state: TrickState) -> tuple[tuple[int, str], ...]:
+    """This deal's plays as ``((seat, "QS"), ...)``, extending the names the last view built.
+
+    Views come one decision after another, so usually one play is new: naming only the new plays
+    keeps a view's cost flat instead of growing with the deal.
+    """
+    head = state.played
+    seen = state.plays_seen
+    if seen is not None and seen[0] is head:
+        return seen[1]
+    known_head, known = seen if seen is not None else (None, ())
+    new: list[tuple[int, str]] = []
+    node = head
+    while node is not None and node is not known_head:
+        node, seat, card = node
+        new.append((seat, NAME_OF[card]))
+    if node is not known_head:  # the named plays belong to an earlier deal
+        known = ()
+    new.reverse()
+    names = known + tuple(new)
+    state.plays_seen = (head, names)
+    return names
 
 
 def names_json(cards: Sequence[Card]) -> list[str]:

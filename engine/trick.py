@@ -10,7 +10,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from engine.cards import DECK, NAME_OF, SUITS, Card
+from engine.cards import DECK, SUITS, Card
 
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
@@ -53,17 +53,6 @@ def plays_in_order(played: Plays) -> tuple[Play, ...]:
         node, seat, card = node
         out.append((seat, card))
     return tuple(reversed(out))
-
-
-def played_json(played: Plays) -> list[list[Any]]:
-    """The plays of a linked list, oldest first, as ``[[seat, "QS"], ...]``."""
-    out = []
-    node = played
-    while node is not None:
-        node, seat, card = node
-        out.append([seat, NAME_OF[card]])
-    out.reverse()
-    return out
 
 
 def shuffled_prefix(rng: random.Random, count: int) -> list[Card]:
