@@ -127,3 +127,13 @@ def test_interrupt_saves_results_and_says_how_to_resume(tmp_path: Path) -> None:
     assert "--resume" in err and "Traceback" not in err
     saved = result_lines(out)
     assert len({line["id"] for line in saved}) == len(saved)
+
+
+def test_a_bot_that_cannot_say_hello_stops_the_run_before_any_game(tmp_path: Path) -> None:
+    mute = ROOT / "tests" / "bots" / "misbehaving" / "exits_before_hello.py"
+    path = write_tournament(tmp_path, c_bots(3) + [("mute", f"python3 -S {mute}")], rounds=1)
+    done = arena("run", str(path), "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("arena: error: bot 'mute': exited before replying to hello")
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "games.jsonl").exists() or not result_lines(tmp_path / "out")
