@@ -337,11 +337,12 @@ def prepare_out_dir(out_dir: Path, source: Path, resume: bool, restart: bool) ->
     if games.exists() and games.stat().st_size > 0 and not resume:
         raise ConfigError(f"{games} already has results: --resume to continue that run, "
                           f"--restart to discard them, or --out for another directory")
-    if resume and copy.exists() and copy.read_bytes() != source.read_bytes():
+    has_results = games.exists() and games.stat().st_size > 0
+    if has_results and copy.exists() and copy.read_bytes() != source.read_bytes():
         raise ConfigError(f"--resume: {source} has changed since the run in {out_dir} started "
                           f"(compare with {copy}); use --restart or another --out")
     (out_dir / "logs").mkdir(parents=True, exist_ok=True)
-    if not copy.exists():
+    if not has_results:  # the copy describes the results: a run with none yet takes the new file
         shutil.copyfile(source, copy)
 
 
