@@ -424,4 +424,4 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
     head = (f"{tournament.name}: {report.total} games ({report.played} played now, "
             f"{report.resumed} from before) in {report.seconds:.1f} s, {report.faults} faults; "
             f"results in {out_dir}/")
-    return head + "\n\n" + results_table(results, resamples=resamples, seed=tournament.seed)
+    return head + "\n\n" + results_table(results, resamples=resamples)

@@ -153,7 +153,8 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     try:
         options = game.resolve_options(players, options_raw)
     except OptionError as error:
-        raise where.error("options", str(error)) from None
+        key = "options" if error.option is None else f"options.{error.option}"
+        raise where.error(key, error.problem) from None
     bots = _bots(where, top["bots"])
     teams = _teams(where, top.get("teams"), bots, game_name)
     entrants = len(teams) if teams else len(bots)
@@ -299,17 +300,25 @@ def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...],
 
 
 def build_bots(tournament: Tournament) -> None:
-    """Run every bot's build command once; ConfigError with the output's tail if one fails."""
+    """Run each distinct build command once; ConfigError with the output's tail if one fails."""
+    built: set[tuple[tuple[str, ...], str | None]] = set()
     for index, bot in enumerate(tournament.bots):
         if bot.build is None:
             continue
-        try:
-            done = subprocess.run(bot.build, cwd=bot.workdir, capture_output=True, text=True,
-                                  timeout=600, check=False)
-        except (OSError, subprocess.TimeoutExpired) as error:
-            raise ConfigError(f"{tournament.path}: bots[{index}].build: {error}") from None
-        if done.returncode != 0:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
-            raise ConfigError(f"{tournament.path}: bots[{index}].build: exited with "
-                              f"{done.returncode}: {tail[0][:200]}")
+        if (bot.build, bot.workdir) not in built:
+            _build(tournament.path, index, bot)
+            built.add((bot.build, bot.workdir))
         _check_program(_Where(tournament.path), bot.argv, bot.workdir, f"bots[{index}].cmd")
+
+
+def _build(path: Path, index: int, bot: BotSpec) -> None:
+    assert bot.build is not None
+    try:
+        done = subprocess.run(bot.build, cwd=bot.workdir, capture_output=True, text=True,
+                              timeout=600, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ConfigError(f"{path}: bots[{index}].build: {error}") from None
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
+        raise ConfigError(f"{path}: bots[{index}].build: exited with "
+                          f"{done.returncode}: {tail[0][:200]}")

@@ -6,7 +6,16 @@ class EngineError(Exception):
 
 
 class OptionError(EngineError):
-    """An unknown game, an unknown option, or an option value out of range."""
+    """An unknown game, an unknown option, or an option value out of range.
+
+    ``option`` names the option at fault (None when the problem is not one option's) and
+    ``problem`` says what is wrong with it, so a caller can name its own key for it.
+    """
+
+    def __init__(self, message: str, option: str | None = None, problem: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
+        self.problem = problem if problem is not None else message
 
 
 class InvalidActionError(EngineError):

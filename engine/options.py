@@ -27,13 +27,13 @@ class IntOption:
             try:
                 value = int(value.strip())
             except ValueError:
-                raise OptionError(f"option '{name}': expected an integer, got {value!r}") from None
+                raise _invalid(name, f"expected an integer, got {value!r}") from None
         if isinstance(value, bool) or not isinstance(value, int):
-            raise OptionError(f"option '{name}': expected an integer, got {value!r}")
+            raise _invalid(name, f"expected an integer, got {value!r}")
         if value < self.low or (self.high is not None and value > self.high):
             upper = "" if self.high is None else f"..{self.high}"
             bound = f"{self.low}{upper}" if upper else f">= {self.low}"
-            raise OptionError(f"option '{name}': {value} is out of range ({bound})")
+            raise _invalid(name, f"{value} is out of range ({bound})")
         return value
 
 
@@ -46,9 +46,7 @@ class ChoiceOption:
     def coerce(self, name: str, value: object) -> str:
         """The value, checked against the choices."""
         if value not in self.choices:
-            raise OptionError(
-                f"option '{name}': {value!r} is not one of {', '.join(self.choices)}"
-            )
+            raise _invalid(name, f"{value!r} is not one of {', '.join(self.choices)}")
         return str(value)
 
 
@@ -64,7 +62,11 @@ class BoolOption:
             return value
         if isinstance(value, str) and value.strip().lower() in _BOOL_WORDS:
             return _BOOL_WORDS[value.strip().lower()]
-        raise OptionError(f"option '{name}': expected true or false, got {value!r}")
+        raise _invalid(name, f"expected true or false, got {value!r}")
+
+
+def _invalid(name: str, problem: str) -> OptionError:
+    return OptionError(f"option '{name}': {problem}", option=name, problem=problem)
 
 
 _BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
@@ -77,9 +79,9 @@ def resolve(game: str, spec: Mapping[str, Option], raw: Mapping[str, object] | N
     raw = dict(raw or {})
     unknown = sorted(set(raw) - set(spec))
     if unknown:
-        raise OptionError(
-            f"{game} has no option '{unknown[0]}' (options: {', '.join(spec)})"
-        )
+        problem = f"{game} has no such option (options: {', '.join(spec)})"
+        raise OptionError(f"{game} has no option '{unknown[0]}' (options: {', '.join(spec)})",
+                          option=unknown[0], problem=problem)
     resolved: dict[str, Any] = {}
     for name, option in spec.items():
         if name in raw:
