@@ -8,16 +8,15 @@ alive between calls, so any executor that calls it repeatedly in long-lived work
 Each worker is pinned to one CPU (its bots inherit the pin): a pipe round trip between processes on
 one CPU is 15-20x faster than across CPUs on this kind of machine (shared/PERFORMANCE.md).
 
-Results: ``games.jsonl`` in the output directory gets one line per finished game, written and
-flushed as soon as the game's result reaches the runner, fsync'ed at most once a second and at the
-end. A resumed run drops a half-written last line, skips every game whose id is already there,
-and plays the rest.
+Results (``arena.results``): ``games.jsonl`` gets one line per finished game, serialised by the
+worker and written and flushed by the runner as soon as it arrives, fsync'ed at most once a second
+and at the end. A resumed run drops a half-written last line, skips every game whose id is
+already there, and plays the rest.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -27,17 +26,15 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from arena.errors import BotStartError, ConfigError, ResultsError, RunInterrupted
+from arena.errors import BotStartError, ResultsError, RunInterrupted
 from arena.faults import Fault, FaultKind
 from arena.process import BotProcess, Limits, close_all
 from arena.progress import Progress
 from arena.referee import FaultPolicy, TimeControl, play_game, result_of
+from arena.results import ResultsWriter, prepare_out_dir, read_finished
 from arena.schedule import GameSpec, schedule
 from arena.table import results_table
 from arena.tournament import build_bots, load_tournament
-
-FSYNC_INTERVAL = 1.0
-"""Most seconds between fsyncs of the results file (a flush follows every game)."""
 
 
 @dataclass(frozen=True)
@@ -159,59 +156,6 @@ def close_batch_bots() -> None:
         _POOL = None
 
 
-# --- Results file ----------------------------------------------------------------------------------
-
-
-def read_finished(path: Path, repair: bool = True) -> dict[str, dict[str, Any]]:
-    """The result lines already in ``path``, by game id; a half-written last line is dropped.
-
-    With ``repair`` the file is truncated after its last complete line, so appends start clean.
-    ResultsError for a line in the middle that is not a result (the file is not ours, or damaged).
-    """
-    if not path.exists():
-        return {}
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    if end < len(data) and repair:
-        with path.open("r+b") as handle:
-            handle.truncate(end)
-    finished: dict[str, dict[str, Any]] = {}
-    for number, line in enumerate(data[:end].splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = orjson.loads(line)
-            finished[entry["id"]] = entry
-        except (orjson.JSONDecodeError, KeyError, TypeError):
-            raise ResultsError(f"{path}:{number}: not a game result line") from None
-    return finished
-
-
-class ResultsWriter:
-    """Appends result lines to ``games.jsonl``: each written and flushed at once, fsync'ed often."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.handle = path.open("ab")
-        self.last_sync = time.monotonic()
-
-    def append(self, line: bytes) -> None:
-        """Write one game's serialised line (one write: a kill leaves at most one partial line)."""
-        self.handle.write(line)
-        self.handle.flush()
-        now = time.monotonic()
-        if now - self.last_sync >= FSYNC_INTERVAL:
-            os.fsync(self.handle.fileno())
-            self.last_sync = now
-
-    def close(self) -> None:
-        """Flush, fsync and close."""
-        if not self.handle.closed:
-            self.handle.flush()
-            os.fsync(self.handle.fileno())
-            self.handle.close()
-
-
 # --- Executors --------------------------------------------------------------------------------------
 
 
@@ -321,29 +265,6 @@ class RunReport:
     faults: int = 0
     seconds: float = 0.0
     results: list[dict[str, Any]] = field(default_factory=list)
-
-
-def prepare_out_dir(out_dir: Path, source: Path, resume: bool, restart: bool) -> None:
-    """Create the output directory and keep a copy of the tournament file in it.
-
-    A directory with results needs ``resume`` (same tournament file) or ``restart`` (start over).
-    """
-    games = out_dir / "games.jsonl"
-    copy = out_dir / "tournament.yaml"
-    if restart and out_dir.exists():
-        for stale in (games, copy):
-            stale.unlink(missing_ok=True)
-        shutil.rmtree(out_dir / "logs", ignore_errors=True)
-    if games.exists() and games.stat().st_size > 0 and not resume:
-        raise ConfigError(f"{games} already has results: --resume to continue that run, "
-                          f"--restart to discard them, or --out for another directory")
-    has_results = games.exists() and games.stat().st_size > 0
-    if has_results and copy.exists() and copy.read_bytes() != source.read_bytes():
-        raise ConfigError(f"--resume: {source} has changed since the run in {out_dir} started "
-                          f"(compare with {copy}); use --restart or another --out")
-    (out_dir / "logs").mkdir(parents=True, exist_ok=True)
-    if not has_results:  # the copy describes the results: a run with none yet takes the new file
-        shutil.copyfile(source, copy)
 
 
 def run(tasks: Sequence[GameSpec], settings: RunSettings, out_dir: Path, jobs: int,
