@@ -187,6 +187,11 @@ def _worker_init(cpus: list[int], counter: Any, settings: RunSettings, outbox: A
         os._exit(1)
 
     signal.signal(signal.SIGTERM, stop)
+    # A worker that leaves the pool normally (the pool's sentinel) exits without running atexit:
+    # its bots would be orphaned, and one that ignores quit and EOF would outlive the run.
+    import multiprocess.util
+
+    multiprocess.util.Finalize(None, close_all, exitpriority=100)
 
 
 def _play_in_worker(task: GameSpec) -> None:

@@ -137,3 +137,57 @@ def test_a_bot_that_cannot_say_hello_stops_the_run_before_any_game(tmp_path: Pat
     assert done.stderr.startswith("arena: error: bot 'mute': exited before replying to hello")
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out" / "games.jsonl").exists() or not result_lines(tmp_path / "out")
+
+
+def live_processes_running(path_fragment: str) -> list[int]:
+    """Pids of live, non-zombie processes whose command line mentions ``path_fragment``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if path_fragment in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_stopping_a_run_leaves_no_bot_running(tmp_path: Path, signum: int) -> None:
+    """Even a bot that ignores quit, EOF and SIGTERM is gone once the stopped runner has exited."""
+    bots_dir = tmp_path / "mybots"
+    bots_dir.mkdir()
+    for name in ("ignores_quit.py", "_protocol.py"):
+        (bots_dir / name).write_bytes((ROOT / "tests" / "bots" / "misbehaving" / name).read_bytes())
+    stubborn = bots_dir / "ignores_quit.py"
+    path = write_tournament(tmp_path, c_bots(3) + [("stubborn", f"python3 -S {stubborn}")], rounds=200)
+    out = tmp_path / "out"
+    runner = subprocess.Popen([ARENA, "run", str(path), "--out", str(out), "--jobs", "2"],
+                              cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    games = out / "games.jsonl"
+    deadline = time.monotonic() + 60
+    while not (games.exists() and games.stat().st_size > 0) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert live_processes_running(str(stubborn)), "the stubborn bot should be running mid-run"
+    runner.send_signal(signum)
+    runner.wait(timeout=60)
+    assert runner.returncode == 130
+    time.sleep(0.2)
+    assert live_processes_running(str(stubborn)) == []
+
+
+def test_a_finished_run_leaves_no_bot_running(tmp_path: Path) -> None:
+    """Pool workers leave through the pool's sentinel, without atexit: they must still close bots."""
+    bots_dir = tmp_path / "mybots"
+    bots_dir.mkdir()
+    for name in ("ignores_quit.py", "_protocol.py"):
+        (bots_dir / name).write_bytes((ROOT / "tests" / "bots" / "misbehaving" / name).read_bytes())
+    stubborn = bots_dir / "ignores_quit.py"
+    path = write_tournament(tmp_path, c_bots(3) + [("stubborn", f"python3 -S {stubborn}")], rounds=3)
+    done = arena("run", str(path), "--out", str(tmp_path / "out"), "--jobs", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    time.sleep(0.2)
+    assert live_processes_running(str(stubborn)) == []
