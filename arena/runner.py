@@ -16,6 +16,7 @@ already there, and plays the rest.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import time
@@ -170,7 +171,24 @@ PERFORMANCE.md), paid by the runner on a CPU the workers need. Results do not wa
 chunk: each game is sent back through the worker's queue the moment it ends."""
 
 
-def _worker_init(cpus: list[int], counter: Any, settings: RunSettings, outbox: Any) -> None:
+def _stop_with_parent(parent: int) -> None:
+    """Have the kernel send this worker SIGTERM when the runner dies, even by SIGKILL.
+
+    Otherwise an orphaned worker waits forever for its next game (the task pipe never reaches
+    EOF: the other workers hold it open too), keeping its bots alive. Linux only, like the CPU
+    pinning; elsewhere a no-op.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the runner died before the request took effect
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _worker_init(cpus: list[int], counter: Any, settings: RunSettings, outbox: Any,
+                 parent: int) -> None:
     """Pool worker set-up: pin to one CPU, leave Ctrl-C to the parent, clean up on SIGTERM."""
     global _WORKER_SETTINGS, _WORKER_OUTBOX
     _WORKER_SETTINGS = settings
@@ -187,6 +205,7 @@ def _worker_init(cpus: list[int], counter: Any, settings: RunSettings, outbox: A
         os._exit(1)
 
     signal.signal(signal.SIGTERM, stop)
+    _stop_with_parent(parent)
     # A worker that leaves the pool normally (the pool's sentinel) exits without running atexit:
     # its bots would be orphaned, and one that ignores quit and EOF would outlive the run.
     import multiprocess.util
@@ -228,7 +247,7 @@ def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> It
     counter = multiprocess.Value("i", 0)
     outbox = multiprocess.Queue()
     pool = multiprocess.Pool(jobs, initializer=_worker_init,
-                             initargs=(available_cpus(), counter, settings, outbox))
+                             initargs=(available_cpus(), counter, settings, outbox, os.getpid()))
     try:
         work = pool.map_async(_play_in_worker, tasks, chunksize=CHUNK_SIZE)
         received = 0

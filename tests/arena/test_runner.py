@@ -85,6 +85,10 @@ def test_resume_after_sigkill_loses_and_repeats_nothing(tmp_path: Path) -> None:
         time.sleep(rng.uniform(0.8, 2.0))
         runner.send_signal(signal.SIGKILL)
         runner.wait()
+        deadline = time.monotonic() + 10  # its workers follow it (and take their bots along)
+        while live_processes_running(str(path)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert live_processes_running(str(path)) == [], "a worker outlived the killed runner"
     with (out / "games.jsonl").open("ab") as handle:
         handle.write(b'{"id": "r1-t0000-s0", "game": "blacko')  # a half-written last line
     done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
