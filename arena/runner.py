@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from arena.errors import BotStartError, ResultsError, RunInterrupted
+from arena.errors import BotStartError, ConfigError, ResultsError, RunInterrupted
 from arena.faults import Fault, FaultKind
 from arena.process import BotProcess, Limits, close_all
 from arena.progress import Progress
@@ -339,6 +339,8 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
                    resume: bool = False, restart: bool = False, resamples: int = 1000,
                    progress_stream: Any = None) -> str:
     """Load, check, schedule and run a tournament file; the closing text (summary and table)."""
+    if resume and restart:
+        raise ConfigError("--resume and --restart contradict each other: choose one")
     tournament = load_tournament(file)
     out_dir = out if out is not None else Path("results") / tournament.name
     specs = schedule(tournament)
