@@ -164,6 +164,10 @@ _WORKER_SETTINGS: RunSettings | None = None
 """A pool worker's settings, sent once at start-up rather than with every game."""
 _WORKER_OUTBOX: Any = None
 """A pool worker's queue to the runner: one ``Finished`` per game, sent as the game ends."""
+_WORKER_STOP: Any = None
+"""Set by the runner when it is stopping: a worker starts no more games."""
+STOP_GRACE = 2.0
+"""Seconds a stopping run waits for the games in progress to finish and be saved."""
 
 CHUNK_SIZE = 4
 """Games dispatched to a worker at a time: dispatch costs ~0.1 ms a task here (shared/
@@ -188,11 +192,12 @@ def _stop_with_parent(parent: int) -> None:
 
 
 def _worker_init(cpus: list[int], counter: Any, settings: RunSettings, outbox: Any,
-                 parent: int) -> None:
+                 stop: Any, parent: int) -> None:
     """Pool worker set-up: pin to one CPU, leave Ctrl-C to the parent, clean up on SIGTERM."""
-    global _WORKER_SETTINGS, _WORKER_OUTBOX
+    global _WORKER_SETTINGS, _WORKER_OUTBOX, _WORKER_STOP
     _WORKER_SETTINGS = settings
     _WORKER_OUTBOX = outbox
+    _WORKER_STOP = stop
     with counter.get_lock():
         index = counter.value
         counter.value += 1
@@ -215,6 +220,8 @@ def _worker_init(cpus: list[int], counter: Any, settings: RunSettings, outbox: A
 
 def _play_in_worker(task: GameSpec) -> None:
     assert _WORKER_SETTINGS is not None, "not in a pool worker"
+    if _WORKER_STOP.is_set():
+        return
     for line in play_batch([task], _WORKER_SETTINGS):
         _WORKER_OUTBOX.put(finished_of(line))
 
@@ -246,8 +253,10 @@ def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> It
 
     counter = multiprocess.Value("i", 0)
     outbox = multiprocess.Queue()
+    stop = multiprocess.Event()
     pool = multiprocess.Pool(jobs, initializer=_worker_init,
-                             initargs=(available_cpus(), counter, settings, outbox, os.getpid()))
+                             initargs=(available_cpus(), counter, settings, outbox, stop,
+                                       os.getpid()))
     try:
         work = pool.map_async(_play_in_worker, tasks, chunksize=CHUNK_SIZE)
         received = 0
@@ -262,10 +271,12 @@ def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> It
                 received += 1
                 yield game
         except KeyboardInterrupt:
-            # Games already finished and queued are saved before the workers are stopped.
-            while True:
+            # No new games start; those in progress get a short grace to finish and be saved.
+            stop.set()
+            deadline = time.monotonic() + STOP_GRACE
+            while (left := deadline - time.monotonic()) > 0:
                 try:
-                    yield outbox.get(timeout=0.05)
+                    yield outbox.get(timeout=min(left, 0.25))
                 except queue.Empty:
                     break
             raise

@@ -131,6 +131,8 @@ def test_interrupt_saves_results_and_says_how_to_resume(tmp_path: Path) -> None:
     assert "--resume" in err and "Traceback" not in err
     saved = result_lines(out)
     assert len({line["id"] for line in saved}) == len(saved)
+    assert 0 < len(saved) < 800, "the run should stop soon after the signal, not play on"
+    assert f"{len(saved)} of 800 games are saved" in err
 
 
 def test_a_bot_that_cannot_say_hello_stops_the_run_before_any_game(tmp_path: Path) -> None:
