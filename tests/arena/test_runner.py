@@ -197,3 +197,22 @@ def test_a_finished_run_leaves_no_bot_running(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     time.sleep(0.2)
     assert live_processes_running(str(stubborn)) == []
+
+
+def test_a_partnership_tournament_with_a_bot_in_its_own_workdir(tmp_path: Path) -> None:
+    """Entrants are teams (a bot and its copy); a bot whose command is relative to its workdir runs."""
+    lines = ["name: p", "game: partnership-blackout", "options: {target: 30, max_deals: 20}",
+             "rounds: 2", "seed: 3", "bots:",
+             f"  - {{name: local, cmd: ./random_bot, workdir: {ROOT / 'bots' / 'c'}}}",
+             f"  - {{name: first, cmd: {ROOT / 'bots' / 'c' / 'first_bot'}}}",
+             f"  - {{name: other, cmd: {C_BOT}}}"]
+    path = tmp_path / "p.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    done = arena("run", str(path), "--out", str(tmp_path / "out"), "--jobs", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    results = [line["result"] for line in result_lines(tmp_path / "out")]
+    assert len(results) == 3 * 2 * 2  # 3 pairs of teams, 2 seat swaps, 2 rounds
+    for result in results:
+        assert len(result["entrants"]) == 2 and set(result["entrants"]) <= {"local", "first", "other"}
+        assert result["faults"] == [0, 0]
+    assert all(name in done.stdout for name in ("local", "first", "other"))
