@@ -160,27 +160,27 @@ def close_batch_bots() -> None:
 # --- Executors --------------------------------------------------------------------------------------
 
 
-_WORKER_SETTINGS: RunSettings | None = None
-"""A pool worker's settings, sent once at start-up rather than with every game."""
-_WORKER_OUTBOX: Any = None
-"""A pool worker's queue to the runner: one ``Finished`` per game, sent as the game ends."""
-_WORKER_STOP: Any = None
-"""Set by the runner when it is stopping: a worker starts no more games."""
 STOP_GRACE = 2.0
 """Seconds a stopping run waits for the games in progress to finish and be saved."""
 
 CHUNK_SIZE = 4
-"""Games dispatched to a worker at a time: dispatch costs ~0.1 ms a task here (shared/
-PERFORMANCE.md), paid by the runner on a CPU the workers need. Results do not wait for the
-chunk: each game is sent back through the worker's queue the moment it ends."""
+"""Games handed to a worker at a time: each hand-off costs the runner ~0.1 ms (shared/
+PERFORMANCE.md) on a CPU the workers need. Results do not wait for the chunk: each game is sent
+back the moment it ends."""
+
+
+class WorkerFailed(NamedTuple):
+    """A worker's last message when play_batch raised (a bug): the traceback, as text."""
+
+    pid: int
+    traceback: str
 
 
 def _stop_with_parent(parent: int) -> None:
     """Have the kernel send this worker SIGTERM when the runner dies, even by SIGKILL.
 
-    Otherwise an orphaned worker waits forever for its next game (the task pipe never reaches
-    EOF: the other workers hold it open too), keeping its bots alive. Linux only, like the CPU
-    pinning; elsewhere a no-op.
+    Otherwise an orphaned worker waits forever for its next games, keeping its bots alive. Linux
+    only, like the CPU pinning; elsewhere a no-op.
     """
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -191,39 +191,40 @@ def _stop_with_parent(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _worker_init(cpus: list[int], counter: Any, settings: RunSettings, outbox: Any,
-                 stop: Any, parent: int) -> None:
-    """Pool worker set-up: pin to one CPU, leave Ctrl-C to the parent, clean up on SIGTERM."""
-    global _WORKER_SETTINGS, _WORKER_OUTBOX, _WORKER_STOP
-    _WORKER_SETTINGS = settings
-    _WORKER_OUTBOX = outbox
-    _WORKER_STOP = stop
-    with counter.get_lock():
-        index = counter.value
-        counter.value += 1
-    if cpus:
-        os.sched_setaffinity(0, {cpus[index % len(cpus)]})
+def _worker_main(cpu: int | None, settings: RunSettings, chunks: Any, outbox: Any, stop: Any,
+                 parent: int) -> None:
+    """A worker process: pinned to one CPU, plays the chunks of games it takes until told to stop.
+
+    Ctrl-C is the runner's to handle (ignored here); SIGTERM, from the runner or from the kernel
+    when the runner dies, closes this worker's bots and exits at once.
+    """
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-    def stop(signum: int, frame: object) -> None:
+    def terminate(signum: int, frame: object) -> None:
         close_all()
         os._exit(1)
 
-    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGTERM, terminate)
     _stop_with_parent(parent)
-    # A worker that leaves the pool normally (the pool's sentinel) exits without running atexit:
-    # its bots would be orphaned, and one that ignores quit and EOF would outlive the run.
-    import multiprocess.util
+    try:
+        while not stop.is_set():
+            chunk = chunks.get()
+            if chunk is None:
+                break
+            for task in chunk:
+                if stop.is_set():
+                    break
+                for line in play_batch([task], settings):
+                    outbox.put(finished_of(line))
+    except Exception:
+        import traceback
 
-    multiprocess.util.Finalize(None, close_all, exitpriority=100)
-
-
-def _play_in_worker(task: GameSpec) -> None:
-    assert _WORKER_SETTINGS is not None, "not in a pool worker"
-    if _WORKER_STOP.is_set():
-        return
-    for line in play_batch([task], _WORKER_SETTINGS):
-        _WORKER_OUTBOX.put(finished_of(line))
+        outbox.put(WorkerFailed(os.getpid(), traceback.format_exc()))
+    finally:
+        close_batch_bots()
+        close_all()
 
 
 def available_cpus() -> list[int]:
@@ -232,11 +233,15 @@ def available_cpus() -> list[int]:
 
 
 def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> Iterator[Finished]:
-    """The games of ``tasks`` as they finish (any order), ``jobs`` pinned workers in parallel."""
+    """The games of ``tasks`` as they finish (any order), ``jobs`` pinned workers in parallel.
+
+    Raises ResultsError if a worker dies (killed from outside, out of memory): its games would
+    never come back. Whatever happens, every worker and its bots are gone when this returns.
+    """
     if not tasks:
         return
+    cpus = available_cpus()
     if jobs <= 1:
-        cpus = available_cpus()
         previous = os.sched_getaffinity(0)
         os.sched_setaffinity(0, {cpus[-1]})
         try:
@@ -251,39 +256,70 @@ def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> It
 
     import multiprocess
 
-    counter = multiprocess.Value("i", 0)
+    chunks = multiprocess.Queue()
     outbox = multiprocess.Queue()
     stop = multiprocess.Event()
-    pool = multiprocess.Pool(jobs, initializer=_worker_init,
-                             initargs=(available_cpus(), counter, settings, outbox, stop,
-                                       os.getpid()))
+    # Workers are forked before anything is put on a queue, so before any feeder thread exists.
+    workers = [multiprocess.Process(target=_worker_main, daemon=True,
+                                    args=(cpus[i % len(cpus)] if cpus else None, settings,
+                                          chunks, outbox, stop, os.getpid()))
+               for i in range(jobs)]
+    for worker in workers:
+        worker.start()
     try:
-        work = pool.map_async(_play_in_worker, tasks, chunksize=CHUNK_SIZE)
+        for first in range(0, len(tasks), CHUNK_SIZE):
+            chunks.put(list(tasks[first:first + CHUNK_SIZE]))
+        for _ in workers:
+            chunks.put(None)
         received = 0
         try:
             while received < len(tasks):
                 try:
-                    game = outbox.get(timeout=0.2)
+                    item = outbox.get(timeout=0.2)
                 except queue.Empty:
-                    if work.ready():
-                        work.get()  # re-raises a worker's error; else games are in flight
+                    _check_workers(workers, received)
                     continue
+                if isinstance(item, WorkerFailed):
+                    raise RuntimeError(f"worker {item.pid} failed:\n{item.traceback}")
                 received += 1
-                yield game
+                yield item
         except KeyboardInterrupt:
             # No new games start; those in progress get a short grace to finish and be saved.
             stop.set()
             deadline = time.monotonic() + STOP_GRACE
             while (left := deadline - time.monotonic()) > 0:
                 try:
-                    yield outbox.get(timeout=min(left, 0.25))
+                    item = outbox.get(timeout=min(left, 0.25))
                 except queue.Empty:
                     break
+                if isinstance(item, Finished):
+                    yield item
             raise
-        pool.close()
     finally:
-        pool.terminate()  # SIGTERM: each worker stops its bots (see _worker_init) and exits
-        pool.join()
+        stop.set()
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()  # SIGTERM: the worker closes its bots and exits
+        for worker in workers:
+            worker.join(timeout=5)
+            if worker.is_alive():
+                worker.kill()
+                worker.join()
+        chunks.cancel_join_thread()  # games never taken must not keep the runner from exiting
+
+
+def _check_workers(workers: Sequence[Any], received: int) -> None:
+    """ResultsError if a worker died: the games it had taken would never come back."""
+    for worker in workers:
+        if worker.exitcode not in (None, 0):
+            how = (f"killed by signal {-worker.exitcode}" if worker.exitcode < 0
+                   else f"exit status {worker.exitcode}")
+            raise ResultsError(f"a worker process (pid {worker.pid}) died unexpectedly ({how}; "
+                               f"out of memory?); {received} games are saved: --resume plays "
+                               f"the rest")
+    if all(worker.exitcode is not None for worker in workers):
+        raise ResultsError(f"the workers finished but only {received} games came back: "
+                           f"--resume plays the rest")
 
 
 # --- A whole run -----------------------------------------------------------------------------------

@@ -216,3 +216,42 @@ def test_a_partnership_tournament_with_a_bot_in_its_own_workdir(tmp_path: Path) 
         assert len(result["entrants"]) == 2 and set(result["entrants"]) <= {"local", "first", "other"}
         assert result["faults"] == [0, 0]
     assert all(name in done.stdout for name in ("local", "first", "other"))
+
+
+def children_running(parent: int, path_fragment: str) -> list[int]:
+    """Live children of ``parent`` whose command line mentions ``path_fragment`` (the workers)."""
+    found = []
+    for pid in live_processes_running(path_fragment):
+        try:
+            ppid = int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError):
+            continue
+        if ppid == parent:
+            found.append(pid)
+    return found
+
+
+def test_a_worker_killed_from_outside_ends_the_run_with_a_message_not_a_hang(tmp_path: Path) -> None:
+    path = write_tournament(tmp_path, c_bots(5), rounds=40)
+    out = tmp_path / "out"
+    runner = subprocess.Popen([ARENA, "run", str(path), "--out", str(out), "--jobs", "2"],
+                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        games = out / "games.jsonl"
+        deadline = time.monotonic() + 60
+        while not (games.exists() and games.stat().st_size > 0) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        workers = children_running(runner.pid, str(path))
+        assert workers, "no worker found"
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = runner.communicate(timeout=60)
+    finally:
+        runner.kill()
+    assert runner.returncode == 2, err
+    assert "died unexpectedly (killed by signal 9" in err and "--resume" in err
+    assert "Traceback" not in err
+    assert live_processes_running(str(path)) == []
+    done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    ids = [line["id"] for line in result_lines(out)]
+    assert len(ids) == len(set(ids)) == len(schedule(load_tournament(path)))
