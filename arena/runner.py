@@ -29,7 +29,7 @@ import orjson
 
 from arena.errors import BotStartError, ConfigError, ResultsError, RunInterrupted
 from arena.faults import Fault, FaultKind
-from arena.process import BotProcess, Limits, close_all
+from arena.process import BotProcess, Limits, live_bots
 from arena.progress import Progress
 from arena.referee import FaultPolicy, TimeControl, play_game, result_of
 from arena.results import ResultsWriter, prepare_out_dir, read_finished
@@ -162,6 +162,8 @@ def close_batch_bots() -> None:
 
 STOP_GRACE = 2.0
 """Seconds a stopping run waits for the games in progress to finish and be saved."""
+WORKER_EXIT_GRACE = 1.0
+"""Seconds workers get to close their bots and exit by themselves before they are terminated."""
 
 CHUNK_SIZE = 4
 """Games handed to a worker at a time: each hand-off costs the runner ~0.1 ms (shared/
@@ -191,22 +193,19 @@ def _stop_with_parent(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _worker_main(cpu: int | None, settings: RunSettings, chunks: Any, outbox: Any, stop: Any,
+def _worker_main(cpu: int | None, settings: RunSettings, chunks: Any, results: Any, stop: Any,
                  parent: int) -> None:
     """A worker process: pinned to one CPU, plays the chunks of games it takes until told to stop.
 
-    Ctrl-C is the runner's to handle (ignored here); SIGTERM, from the runner or from the kernel
-    when the runner dies, closes this worker's bots and exits at once.
+    Each finished game goes back on the worker's own pipe (``results``), written synchronously:
+    no feeder thread and no lock shared with other workers, so a worker that dies cannot leave a
+    lock held that blocks the others. Ctrl-C is the runner's to handle (ignored here); SIGTERM,
+    from the runner or from the kernel when the runner dies, kills this worker's bots and exits.
     """
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def terminate(signum: int, frame: object) -> None:
-        close_all()
-        os._exit(1)
-
-    signal.signal(signal.SIGTERM, terminate)
+    signal.signal(signal.SIGTERM, _kill_bots_and_exit)
     _stop_with_parent(parent)
     try:
         while not stop.is_set():
@@ -217,14 +216,25 @@ def _worker_main(cpu: int | None, settings: RunSettings, chunks: Any, outbox: An
                 if stop.is_set():
                     break
                 for line in play_batch([task], settings):
-                    outbox.put(finished_of(line))
+                    results.send(finished_of(line))
     except Exception:
         import traceback
 
-        outbox.put(WorkerFailed(os.getpid(), traceback.format_exc()))
+        results.send(WorkerFailed(os.getpid(), traceback.format_exc()))
     finally:
         close_batch_bots()
-        close_all()
+        results.close()
+
+
+def _kill_bots_and_exit(signum: int, frame: object) -> None:
+    """A worker's SIGTERM: kill every bot's process group at once and exit, waiting for nothing
+    (the signal may arrive in the middle of closing a bot, and waiting again there would stall)."""
+    for bot in live_bots():
+        try:
+            os.killpg(bot.pid, signal.SIGKILL)  # type: ignore[arg-type]
+        except (ProcessLookupError, PermissionError, TypeError):
+            pass
+    os._exit(1)
 
 
 def available_cpus() -> list[int]:
@@ -252,20 +262,23 @@ def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> It
             close_batch_bots()
             os.sched_setaffinity(0, previous)
         return
-    import queue
 
     import multiprocess
 
     chunks = multiprocess.Queue()
-    outbox = multiprocess.Queue()
     stop = multiprocess.Event()
+    pipes = [multiprocess.Pipe(duplex=False) for _ in range(jobs)]
     # Workers are forked before anything is put on a queue, so before any feeder thread exists.
     workers = [multiprocess.Process(target=_worker_main, daemon=True,
                                     args=(cpus[i % len(cpus)] if cpus else None, settings,
-                                          chunks, outbox, stop, os.getpid()))
-               for i in range(jobs)]
+                                          chunks, sender, stop, os.getpid()))
+               for i, (_, sender) in enumerate(pipes)]
     for worker in workers:
         worker.start()
+    readers = {}
+    for (reader, sender), worker in zip(pipes, workers, strict=True):
+        sender.close()  # the worker's copy is the only one: its exit is EOF here
+        readers[reader] = worker
     try:
         for first in range(0, len(tasks), CHUNK_SIZE):
             chunks.put(list(tasks[first:first + CHUNK_SIZE]))
@@ -274,38 +287,54 @@ def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> It
         received = 0
         try:
             while received < len(tasks):
-                try:
-                    item = outbox.get(timeout=0.2)
-                except queue.Empty:
-                    _check_workers(workers, received)
-                    continue
-                if isinstance(item, WorkerFailed):
-                    raise RuntimeError(f"worker {item.pid} failed:\n{item.traceback}")
-                received += 1
-                yield item
+                for game in _arrivals(readers, timeout=0.2):
+                    received += 1
+                    yield game
+                _check_workers(workers, received)
+                if not readers and received < len(tasks):
+                    raise ResultsError(f"the workers finished but only {received} games came "
+                                       f"back: --resume plays the rest")
         except KeyboardInterrupt:
             # No new games start; those in progress get a short grace to finish and be saved.
             stop.set()
             deadline = time.monotonic() + STOP_GRACE
-            while (left := deadline - time.monotonic()) > 0:
-                try:
-                    item = outbox.get(timeout=min(left, 0.25))
-                except queue.Empty:
-                    break
-                if isinstance(item, Finished):
-                    yield item
+            while readers and (left := deadline - time.monotonic()) > 0:
+                yield from _arrivals(readers, timeout=min(left, 0.25))  # until every worker is out
             raise
     finally:
-        stop.set()
+        stop.set()  # workers start no new game, close their bots and exit; stragglers get SIGTERM
+        deadline = time.monotonic() + WORKER_EXIT_GRACE
+        for worker in workers:
+            worker.join(timeout=max(0.0, deadline - time.monotonic()))
         for worker in workers:
             if worker.is_alive():
-                worker.terminate()  # SIGTERM: the worker closes its bots and exits
+                worker.terminate()  # SIGTERM: the worker kills its bots and exits
         for worker in workers:
             worker.join(timeout=5)
             if worker.is_alive():
                 worker.kill()
                 worker.join()
+        for reader in pipes:
+            reader[0].close()
         chunks.cancel_join_thread()  # games never taken must not keep the runner from exiting
+
+
+def _arrivals(readers: dict[Any, Any], timeout: float) -> list[Finished]:
+    """The finished games waiting on the workers' pipes (within ``timeout``); a pipe at EOF (its
+    worker has exited) is dropped from ``readers``. RuntimeError if a worker reports a bug."""
+    from multiprocess.connection import wait
+
+    games = []
+    for reader in wait(list(readers), timeout=timeout):
+        try:
+            item = reader.recv()
+        except (EOFError, OSError):
+            del readers[reader]
+            continue
+        if isinstance(item, WorkerFailed):
+            raise RuntimeError(f"worker {item.pid} failed:\n{item.traceback}")
+        games.append(item)
+    return games
 
 
 def _check_workers(workers: Sequence[Any], received: int) -> None:
@@ -317,9 +346,6 @@ def _check_workers(workers: Sequence[Any], received: int) -> None:
             raise ResultsError(f"a worker process (pid {worker.pid}) died unexpectedly ({how}; "
                                f"out of memory?); {received} games are saved: --resume plays "
                                f"the rest")
-    if all(worker.exitcode is not None for worker in workers):
-        raise ResultsError(f"the workers finished but only {received} games came back: "
-                           f"--resume plays the rest")
 
 
 # --- A whole run -----------------------------------------------------------------------------------
