@@ -29,7 +29,7 @@ import orjson
 
 from arena.errors import BotStartError, ConfigError, ResultsError, RunInterrupted
 from arena.faults import Fault, FaultKind
-from arena.process import BotProcess, Limits, live_bots
+from arena.process import BotProcess, Limits, close_bots, live_bots
 from arena.progress import Progress
 from arena.referee import FaultPolicy, TimeControl, play_game, result_of
 from arena.results import ResultsWriter, prepare_out_dir, read_finished
@@ -60,8 +60,9 @@ class RunSettings:
 class Finished(NamedTuple):
     """A finished game as the runner needs it: the serialised result line, its ``result``, faults.
 
-    Workers serialise the line themselves: a record is tens of KB of nested lists, and the pool's
-    dill pickler is slow on those, while bytes cross the pipe almost for free.
+    Workers serialise the line themselves: a record is tens of KB of nested lists, and
+    multiprocess pickles with dill, which is slow on those, while bytes cross the pipe almost for
+    free.
     """
 
     line: bytes
@@ -108,9 +109,8 @@ class _BotPool:
                           log_path=log, start_timeout=self.settings.time_control.start_ms / 1000)
 
     def close(self) -> None:
-        """Stop every bot of this pool."""
-        for bot in self.bots.values():
-            bot.close()
+        """Stop every bot of this pool (quit to all, one shared grace, then kill)."""
+        close_bots(self.bots.values())
         self.bots.clear()
 
 
