@@ -13,7 +13,7 @@ one when there is no compiler) that answers every line carrying an id with ``{"i
 - raw bytes: os.write of a prepared ~200-byte act line, blocking os.read of the reply.
 - R, raw JSON line: the same with orjson.dumps of the act and orjson.loads of the reply: the least
   any arena must do per decision. It is the baseline every ratio is to.
-- BotProcess.request: the process layer (arena.process) on the same peer: id, poll, time, checks.
+- BotProcess.request: the process layer (arena.bots.process) on the same peer: id, poll, time, checks.
 
 The issue's benchmark (``measure_games``): full default 4-player Blackout games (13 deals, 416
 decisions each) through ``play_game``, the same ``GAMES`` seeds in every batch:
@@ -59,8 +59,9 @@ from typing import Any
 
 import orjson
 
-from arena.process import BotProcess, Limits, Reply, close_bots
-from arena.referee import TimeControl, play_game
+from arena.bots.process import BotProcess, Reply, close_bots
+from arena.game.referee import play_game
+from arena.settings import Limits, TimeControl
 
 ROOT = Path(__file__).resolve().parents[1]
 FIRST_BOT = ROOT / "bots" / "c" / "first_bot"

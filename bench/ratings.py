@@ -1,9 +1,9 @@
 """The ratings table's cost on a large tournament: 100,000 four-player games among 20 entrants.
 
-- fit: `arena.ratings.rate` without resamples: checking and tallying the result objects into
+- fit: `arena.ratings.model.rate` without resamples: checking and tallying the result objects into
   pairwise records (600,000 pairs) and the maximum-likelihood fit. Goal: under 1 s.
 - of which Newton: `fit_elo` on the 20 x 20 win matrix alone.
-- full table: `arena.table.results_table` with 1000 bootstrap resamples: the fit, the bootstrap
+- full table: `arena.ratings.table.results_table` with 1000 bootstrap resamples: the fit, the bootstrap
   and the rendering. Goal: under 10 s. The bootstrap is the full table minus the fit.
 - baseline: one Python pass over the result objects reading every entrant and score, the least
   any rating of these dicts must do; the other figures are also given as multiples of it.
@@ -20,8 +20,8 @@ from time import perf_counter
 
 import numpy as np
 
-from arena.ratings import ELO_PER_NAT, fit_elo, rate
-from arena.table import results_table
+from arena.ratings.model import ELO_PER_NAT, fit_elo, rate
+from arena.ratings.table import results_table
 
 GAMES = 100_000
 ENTRANTS = 20

@@ -6,8 +6,8 @@ import sys
 
 import typer
 
+from arena.bots.process import install_signal_handlers
 from arena.errors import ArenaError, RunInterrupted
-from arena.process import install_signal_handlers
 from engine.errors import EngineError
 
 app = typer.Typer(

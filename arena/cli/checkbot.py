@@ -6,9 +6,8 @@ from typing import Annotated
 
 import typer
 
-from arena.checkbot import StepResult, bot_argv, check_bot
-from arena.process import Limits
-from arena.referee import TimeControl
+from arena.game.checkbot import StepResult, bot_argv, check_bot
+from arena.settings import Limits, TimeControl
 
 
 def check_bot_command(

@@ -8,9 +8,9 @@ from typing import Annotated
 import orjson
 import typer
 
-from arena.play import parse_option_pairs, play_one
-from arena.referee import FaultPolicy, TimeControl
-from arena.report import game_report
+from arena.game.play import parse_option_pairs, play_one
+from arena.game.transcript import game_report
+from arena.settings import FaultPolicy, TimeControl
 
 
 def play_command(

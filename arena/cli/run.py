@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.runner import run_tournament
+from arena.runs.run import run_tournament
 
 
 def run_command(

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from arena.ratings import RESAMPLES
-from arena.table import table_for_paths
+from arena.ratings.model import RESAMPLES
+from arena.ratings.table import table_for_paths
 
 
 def table_command(

@@ -1,4 +1,4 @@
-"""A small arena runner for test_cleanup.py: starts bots through arena.process, reports their pids,
+"""A small arena runner for test_cleanup.py: starts bots through arena.bots.process, reports their pids,
 then works until a signal (or, in mode "exit", returns without closing anything).
 
 usage: cleanup_runner.py MODE   (MODE: "waiting" | "busy" | "exit")
@@ -16,9 +16,9 @@ import signal
 import sys
 from pathlib import Path
 
-from arena.process import BotProcess, install_signal_handlers
+from arena.bots.process import BotProcess, install_signal_handlers
 
-BOTS = Path(__file__).resolve().parents[1] / "bots" / "misbehaving"
+BOTS = Path(__file__).resolve().parents[2] / "bots" / "misbehaving"
 ACT = {"type": "act", "kind": "bid", "legal": [0, 1, 2], "view": {}, "time_ms": 100}
 
 

@@ -49,11 +49,12 @@ from typing import Any
 import orjson
 
 import engine
+from arena.bots.faults import BotFaultError, Fault, FaultKind, snippet
+from arena.bots.process import QUIT_GRACE, BotProcess, Reply, close_bots
 from arena.errors import BotStartError, ConfigError
-from arena.faults import BotFaultError, Fault, FaultKind, snippet
-from arena.play import seat_names
-from arena.process import QUIT_GRACE, BotProcess, Limits, Reply, close_bots
-from arena.referee import GameOutcome, TimeControl, play_game
+from arena.game.play import seat_names
+from arena.game.referee import GameOutcome, play_game
+from arena.settings import Limits, TimeControl
 
 PLAYERS = 4
 """Seats in every game of the check (both games allow 4)."""

@@ -20,15 +20,16 @@ import orjson
 import pytest
 
 import engine
+from arena.bots.faults import FaultKind
+from arena.bots.process import BotProcess, close_bots
 from arena.errors import BotStartError
-from arena.faults import FaultKind
-from arena.process import BotProcess, Limits, close_bots
-from arena.referee import FaultPolicy, TimeControl, play_game, result_of
-from arena.report import team_names
+from arena.game.referee import play_game, result_of
+from arena.game.transcript import team_names
+from arena.settings import FaultPolicy, Limits, TimeControl
 
 pytestmark = pytest.mark.timeout(120)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MISBEHAVING = ROOT / "tests" / "bots" / "misbehaving"
 SPY = ROOT / "tests" / "bots" / "spy_bot.py"
 GENEROUS = TimeControl(start_ms=20_000, move_ms=2_000, bank_ms=20_000)  # bounds a hang only

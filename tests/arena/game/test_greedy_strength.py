@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.process import BotProcess, close_bots
-from arena.referee import TimeControl, play_game
+from arena.bots.process import BotProcess, close_bots
+from arena.game.referee import play_game
+from arena.settings import TimeControl
 
 pytestmark = pytest.mark.timeout(240)
 
-PYTHON_BOTS = Path(__file__).resolve().parents[2] / "bots" / "python"
+PYTHON_BOTS = Path(__file__).resolve().parents[3] / "bots" / "python"
 TIME = TimeControl(start_ms=20_000, move_ms=5_000, bank_ms=30_000)  # bounds a hang only
 BLACKOUT_GAMES = 200
 PARTNERSHIP_GAMES = 40

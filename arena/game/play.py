@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from arena.bots.process import BotProcess
 from arena.errors import ConfigError
-from arena.process import BotProcess, Limits
-from arena.referee import FaultPolicy, TimeControl, play_game, result_of
-from arena.report import team_names
+from arena.game.referee import play_game, result_of
+from arena.game.transcript import team_names
+from arena.settings import FaultPolicy, Limits, TimeControl
 
 
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:

@@ -18,19 +18,14 @@ from time import perf_counter
 
 import pytest
 
+from arena.bots.faults import BotFaultError, Fault, FaultKind
+from arena.bots.process import QUIT_GRACE, BotProcess, close_all, live_bots
 from arena.errors import BotStartError
-from arena.faults import BotFaultError, Fault, FaultKind
-from arena.process import (
-    QUIT_GRACE,
-    BotProcess,
-    Limits,
-    close_all,
-    live_bots,
-)
+from arena.settings import Limits
 
 pytestmark = pytest.mark.timeout(60)
 
-BOTS = Path(__file__).resolve().parents[1] / "bots" / "misbehaving"
+BOTS = Path(__file__).resolve().parents[2] / "bots" / "misbehaving"
 SLACK = 2.0  # seconds: a loaded 2-CPU machine may stall anything this long
 
 

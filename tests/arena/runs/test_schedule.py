@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 import yaml
 
-from arena.schedule import GameSpec, sample_tables, schedule
-from arena.tournament import Tournament, load_tournament
+from arena.runs.schedule import GameSpec, sample_tables, schedule
+from arena.runs.tournament import Tournament, load_tournament
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PY_BOT = "python3 bots/python/random_bot.py"  # never run: the schedule only needs valid files
 
 FULL = [(n, k) for n in range(3, 11) for k in range(3, min(n, 7) + 1) if math.comb(n, k) <= 200]
@@ -205,8 +205,8 @@ def test_same_file_same_schedule(tmp_path: Path) -> None:
 
 def test_schedule_does_not_depend_on_hash_seed(tmp_path: Path) -> None:
     t = tournament(tmp_path, 12, 5, max_tables=100)
-    code = ("import json, sys; from arena.tournament import load_tournament; "
-            "from arena.schedule import schedule; "
+    code = ("import json, sys; from arena.runs.tournament import load_tournament; "
+            "from arena.runs.schedule import schedule; "
             "print(json.dumps([[g.id, g.seats, g.seed] for g in schedule(load_tournament(sys.argv[1]))]))")
     outputs = set()
     for hash_seed in ("1", "2"):

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.checkbot import GAME_OPTIONS, StepResult, bot_argv, check_bot
 from arena.errors import ConfigError
-from arena.referee import TimeControl
+from arena.game.checkbot import GAME_OPTIONS, StepResult, bot_argv, check_bot
+from arena.settings import TimeControl
 
 pytestmark = pytest.mark.timeout(120)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MISBEHAVING = "tests/bots/misbehaving"
 PYTHON = shlex.quote(sys.executable)
 STEPS_AFTER_GAMES = ("second game in the same processes", "unknown message types and fields",

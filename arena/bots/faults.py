@@ -1,6 +1,6 @@
 """The ways a bot can break a game, as values: a ``FaultKind`` and a ``Fault`` record of one fault.
 
-The process layer (``arena.process``) raises ``BotFaultError`` carrying a ``Fault`` for timeouts,
+The process layer (``arena.bots.process``) raises ``BotFaultError`` carrying a ``Fault`` for timeouts,
 malformed replies and crashes; the referee decides illegal actions and builds those faults with
 ``Fault.illegal`` (or ``BotProcess.illegal``, which fills in the last request and reply line). A
 fault is recorded with the game, never printed as free text.

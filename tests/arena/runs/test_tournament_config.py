@@ -11,11 +11,10 @@ import pytest
 import yaml
 
 from arena.errors import ConfigError
-from arena.process import Limits
-from arena.referee import FaultPolicy, TimeControl
-from arena.tournament import Tournament, load_tournament
+from arena.runs.tournament import Tournament, load_tournament
+from arena.settings import FaultPolicy, Limits, TimeControl
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 ARENA = REPO / ".venv" / "bin" / "arena"
 PY_BOT = "python3 bots/python/random_bot.py"
 

@@ -21,12 +21,13 @@ import orjson
 import pytest
 
 import engine
-from arena.process import BotProcess, close_bots
-from arena.referee import TimeControl, play_game
+from arena.bots.process import BotProcess, close_bots
+from arena.game.referee import play_game
+from arena.settings import TimeControl
 
 pytestmark = pytest.mark.timeout(180)
 
-SPY = Path(__file__).resolve().parents[1] / "bots" / "spy_bot.py"
+SPY = Path(__file__).resolve().parents[2] / "bots" / "spy_bot.py"
 CARD = re.compile(r"(?<![0-9A-Za-z])[2-9TJQKA][CDHS](?![0-9A-Za-z])")
 """A card name as a whole token, also inside a longer string (a leak need not be a list item)."""
 TIME = TimeControl(start_ms=20_000, move_ms=5_000, bank_ms=20_000)  # generous: bounds a hang only

@@ -21,8 +21,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from arena.report import team_names
-from arena.tournament import Tournament
+from arena.game.transcript import team_names
+from arena.runs.tournament import Tournament
 from engine.seeding import derive_seed
 
 

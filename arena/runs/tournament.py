@@ -20,8 +20,7 @@ import yaml
 
 import engine
 from arena.errors import ConfigError
-from arena.process import Limits
-from arena.referee import FaultPolicy, TimeControl
+from arena.settings import FaultPolicy, Limits, TimeControl
 from engine.errors import OptionError
 
 SCHEDULES = ("round-robin",)

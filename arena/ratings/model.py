@@ -25,7 +25,7 @@ given a huge number: `Flag.TOP` (outscored the rated group in every result that 
 won every pairing), `Flag.BOTTOM` (the reverse), `Flag.APART` (never linked to the rated group,
 e.g. a pool that never met it).
 
-No I/O here: `arena.table` reads results files and renders the table.
+No I/O here: `arena.ratings.table` reads results files and renders the table.
 """
 
 from __future__ import annotations

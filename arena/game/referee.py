@@ -14,7 +14,6 @@ finished and every other seat's result stands.
 
 from __future__ import annotations
 
-import enum
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,29 +22,14 @@ from typing import Any
 import orjson
 
 import engine
-from arena.faults import BotFaultError, Fault, FaultKind
-from arena.process import BotProcess
+from arena.bots.faults import BotFaultError, Fault, FaultKind
+from arena.bots.process import BotProcess
+from arena.settings import FaultPolicy, TimeControl
 from engine.errors import EngineError
 from engine.seeding import derive_seed
 
 _dumps = orjson.dumps
 _LINE = orjson.OPT_APPEND_NEWLINE
-
-
-class FaultPolicy(enum.Enum):
-    """What a fault costs the faulting seat."""
-
-    FORFEIT = "forfeit"
-    SUBSTITUTE = "substitute"
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """Time limits in milliseconds: to the ``hello`` reply, per decision, and an extra bank per game."""
-
-    start_ms: int = 10_000
-    move_ms: int = 1_000
-    bank_ms: int = 10_000
 
 
 @dataclass(frozen=True)

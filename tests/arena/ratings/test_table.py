@@ -15,8 +15,8 @@ import pytest
 
 from arena.cli import main
 from arena.errors import ConfigError, ResultsError
-from arena.ratings import Ratings, rate
-from arena.table import (
+from arena.ratings.model import Ratings, rate
+from arena.ratings.table import (
     FORMATS,
     parse_anchor,
     ratings_json,

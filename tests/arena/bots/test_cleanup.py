@@ -1,5 +1,5 @@
 """No bot process, child of a bot, or zombie outlives the runner: a real runner process
-(cleanup_runner.py) starts bots through arena.process and is then signalled or simply exits."""
+(cleanup_runner.py) starts bots through arena.bots.process and is then signalled or simply exits."""
 
 from __future__ import annotations
 

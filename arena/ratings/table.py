@@ -1,4 +1,4 @@
-"""The ratings table: read game results from games.jsonl files and render `arena.ratings` as text.
+"""The ratings table: read game results from games.jsonl files and render `arena.ratings.model` as text.
 
 `read_results` reads results files; `render_table` turns a `Ratings` into plain text, a GitHub
 table, CSV, JSON or HTML; `results_table` does rating and rendering in one call (for `arena run`);
@@ -20,7 +20,7 @@ import orjson
 from tabulate import tabulate
 
 from arena.errors import ConfigError, ResultsError
-from arena.ratings import CONFIDENCE, RESAMPLES, Flag, Ratings, Standing, check_result, rate
+from arena.ratings.model import CONFIDENCE, RESAMPLES, Flag, Ratings, Standing, check_result, rate
 
 FORMATS = ("plain", "github", "csv", "json", "html")
 RESULTS_FILE = "games.jsonl"

@@ -13,10 +13,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.schedule import schedule
-from arena.tournament import load_tournament
+from arena.runs.schedule import schedule
+from arena.runs.tournament import load_tournament
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ARENA = str(Path(sys.executable).parent / "arena")
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
 CRASHER = str(ROOT / "tests" / "bots" / "misbehaving" / "crash_mid_game.py")

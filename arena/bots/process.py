@@ -2,7 +2,7 @@
 
 A ``BotProcess`` runs one bot program (an argv list, never a shell) in its own working directory
 and its own process group, speaks shared/PROTOCOL.md to it, and turns every way the bot can fail a
-request into a ``BotFaultError`` carrying a ``Fault`` (arena.faults). The referee builds messages
+request into a ``BotFaultError`` carrying a ``Fault`` (arena.bots.faults). The referee builds messages
 and decides legality; this module only moves lines and keeps time. It stays usable across games:
 one process plays game after game until a fault or ``restart()``.
 
@@ -60,14 +60,14 @@ import select
 import signal
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from time import perf_counter, sleep
 from typing import Any, NamedTuple
 
 import orjson
 
+from arena.bots.faults import STDERR_TAIL_BYTES, BotFaultError, Fault, FaultKind, snippet
 from arena.errors import BotStartError
-from arena.faults import STDERR_TAIL_BYTES, BotFaultError, Fault, FaultKind, snippet
+from arena.settings import Limits
 
 PROTOCOL_VERSION = 1
 GAMES = ("blackout", "partnership-blackout")
@@ -86,25 +86,6 @@ _POLLIN = select.POLLIN
 _POLLOUT = select.POLLOUT
 _APPEND_NEWLINE = orjson.OPT_APPEND_NEWLINE
 _DEBUG = logging.DEBUG
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits applied to each bot process right after it starts (None: no limit).
-
-    ``memory_mb`` is address space (RLIMIT_AS), not resident memory. The default 2048 lets the
-    common runtimes start: node reserves about 800 MB of address space before running any code
-    (with 1024 it starts but has only ~120 MB of heap left; with 2048 about 1 GB); Python and C
-    bots need a few tens of MB. The JVM reserves 1 GiB of class space plus its heap: give Java bots
-    4096 or ``-Xmx512m -XX:CompressedClassSpaceSize=64m``. ``cpu_seconds`` counts over the whole
-    life of the process, which plays many games, so it is off by default; the per-decision clock is
-    the real time control. ``file_mb`` caps any file the bot writes (SIGXFSZ past it). Core dumps
-    are always off.
-    """
-
-    memory_mb: int | None = 2048
-    cpu_seconds: int | None = None
-    file_mb: int | None = 16
 
 
 class Reply(NamedTuple):

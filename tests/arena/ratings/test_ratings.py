@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from arena.errors import ConfigError, ResultsError
-from arena.ratings import (
+from arena.ratings.model import (
     ELO_PER_NAT,
     Flag,
     GameResult,

@@ -1,0 +1,122 @@
+"""A whole run: load and check a tournament, play what is not yet saved, append each result as it ends.
+
+Results (``arena.runs.results``): ``games.jsonl`` gets one line per finished game, serialised by the
+worker and written and flushed by the runner as soon as it arrives, fsync'ed at most once a second
+and at the end. A resumed run drops a half-written last line, skips every game whose id is
+already there, and plays the rest.
+"""
+
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.bots.process import BotProcess
+from arena.errors import ConfigError, ResultsError, RunInterrupted
+from arena.ratings.table import results_table
+from arena.runs.batch import BotCommand, Finished, RunSettings
+from arena.runs.progress import Progress
+from arena.runs.results import ResultsWriter, prepare_out_dir, read_finished
+from arena.runs.schedule import GameSpec, schedule
+from arena.runs.tournament import build_bots, load_tournament
+from arena.runs.workers import available_cpus, run_tasks
+
+
+@dataclass
+class RunReport:
+    """What a run did: games played now, games found from before, faults, the output directory."""
+
+    out_dir: Path
+    total: int
+    resumed: int = 0
+    played: int = 0
+    faults: int = 0
+    seconds: float = 0.0
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+
+def run(tasks: Sequence[GameSpec], settings: RunSettings, out_dir: Path, jobs: int,
+        on_game: Callable[[Finished, int, int], None] | None = None) -> RunReport:
+    """Play every task not already in ``out_dir/games.jsonl``, appending each result as it ends.
+
+    ``on_game(finished, done, total)`` is called after each game is written (for progress).
+    """
+    path = out_dir / "games.jsonl"
+    finished = read_finished(path)
+    known = {task.id for task in tasks}
+    strangers = sorted(set(finished) - known)
+    if strangers:
+        raise ResultsError(f"{path}: game {strangers[0]!r} is not in this tournament's schedule")
+    todo = [task for task in tasks if task.id not in finished]
+    report = RunReport(out_dir, len(tasks), resumed=len(finished))
+    report.results = [line["result"] for line in finished.values()]
+    report.faults = sum(len(line.get("faults", ())) for line in finished.values())
+    start = time.monotonic()
+    writer = ResultsWriter(path)
+    try:
+        for game in run_tasks(todo, settings, jobs):
+            writer.append(game.line)
+            report.results.append(game.result)
+            report.played += 1
+            report.faults += game.faults
+            if on_game is not None:
+                on_game(game, report.resumed + report.played, report.total)
+    finally:
+        writer.close()
+        report.seconds = time.monotonic() - start
+    return report
+
+
+def preflight(settings: RunSettings) -> None:
+    """Start and stop each bot once, so that a bot that cannot even say hello stops the run
+    before any game (BotStartError, one line), instead of faulting in every game."""
+    for name, command in settings.bots.items():
+        bot = BotProcess(name, command.argv, cwd=command.workdir, limits=settings.limits,
+                         start_timeout=settings.time_control.start_ms / 1000)
+        try:
+            bot.start()
+        finally:
+            bot.close()
+
+
+def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = None,
+                   resume: bool = False, restart: bool = False, resamples: int = 1000,
+                   progress_stream: Any = None) -> str:
+    """Load, check, schedule and run a tournament file; the closing text (summary and table)."""
+    if resume and restart:
+        raise ConfigError("--resume and --restart contradict each other: choose one")
+    tournament = load_tournament(file)
+    out_dir = out if out is not None else Path("results") / tournament.name
+    specs = schedule(tournament)
+    build_bots(tournament)
+    settings = RunSettings(
+        bots={bot.name: BotCommand(bot.argv, bot.workdir) for bot in tournament.bots},
+        time_control=tournament.time, limits=tournament.limits, policy=tournament.fault_policy,
+        log_dir=str(out_dir / "logs"))
+    prepare_out_dir(out_dir, tournament.path, resume, restart)
+    tasks = specs
+    finished = read_finished(out_dir / "games.jsonl", repair=False)
+    if len(finished) < len(tasks):
+        preflight(settings)
+    workers = jobs or tournament.jobs or len(available_cpus())
+    progress = Progress(len(tasks), already=len(finished), stream=progress_stream,
+                        faults=sum(len(line.get("faults", ())) for line in finished.values()))
+    try:
+        report = run(tasks, settings, out_dir, workers,
+                     on_game=lambda game, done, total: progress.update(game.faults, done, total))
+    except KeyboardInterrupt:
+        progress.finish()
+        saved = len(read_finished(out_dir / "games.jsonl", repair=False))
+        raise RunInterrupted(f"interrupted: {saved} of {len(tasks)} games are saved in "
+                             f"{out_dir / 'games.jsonl'}; continue with: arena run {file} "
+                             f"--resume" + (f" --out {out}" if out is not None else "")) from None
+    progress.finish()
+    results = report.results
+    head = (f"{tournament.name}: {report.total} games ({report.played} played now, "
+            f"{report.resumed} from before) in {report.seconds:.1f} s, {report.faults} faults; "
+            f"results in {out_dir}/")
+    return head + "\n\n" + results_table(results, resamples=resamples)

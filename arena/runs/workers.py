@@ -1,0 +1,211 @@
+"""Local executors: games of a run played in pinned worker processes, results sent back as each ends.
+
+Each worker is pinned to one CPU (its bots inherit the pin): a pipe round trip between processes on
+one CPU is 15-20x faster than across CPUs on a small machine. Workers are the runner's own
+``multiprocess.Process`` children, each answering on its own pipe, so a worker that dies cannot
+leave a lock held that blocks the others.
+"""
+
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
+
+from arena.bots.process import live_bots
+from arena.errors import ResultsError
+from arena.runs.batch import Finished, RunSettings, close_batch_bots, finished_of, play_batch
+from arena.runs.schedule import GameSpec
+
+STOP_GRACE = 2.0
+"""Seconds a stopping run waits for the games in progress to finish and be saved."""
+WORKER_EXIT_GRACE = 1.0
+"""Seconds workers get to close their bots and exit by themselves before they are terminated."""
+
+CHUNK_SIZE = 4
+"""Games handed to a worker at a time: each hand-off costs the runner ~0.1 ms (shared/
+PERFORMANCE.md) on a CPU the workers need. Results do not wait for the chunk: each game is sent
+back the moment it ends."""
+
+
+class WorkerFailed(NamedTuple):
+    """A worker's last message when play_batch raised (a bug): the traceback, as text."""
+
+    pid: int
+    traceback: str
+
+
+def _stop_with_parent(parent: int) -> None:
+    """Have the kernel send this worker SIGTERM when the runner dies, even by SIGKILL.
+
+    Otherwise an orphaned worker waits forever for its next games, keeping its bots alive. Linux
+    only, like the CPU pinning; elsewhere a no-op.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the runner died before the request took effect
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _worker_main(cpu: int | None, settings: RunSettings, chunks: Any, results: Any, stop: Any,
+                 parent: int) -> None:
+    """A worker process: pinned to one CPU, plays the chunks of games it takes until told to stop.
+
+    Each finished game goes back on the worker's own pipe (``results``), written synchronously:
+    no feeder thread and no lock shared with other workers, so a worker that dies cannot leave a
+    lock held that blocks the others. Ctrl-C is the runner's to handle (ignored here); SIGTERM,
+    from the runner or from the kernel when the runner dies, kills this worker's bots and exits.
+    """
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _kill_bots_and_exit)
+    _stop_with_parent(parent)
+    try:
+        while not stop.is_set():
+            chunk = chunks.get()
+            if chunk is None:
+                break
+            for task in chunk:
+                if stop.is_set():
+                    break
+                for line in play_batch([task], settings):
+                    results.send(finished_of(line))
+    except Exception:
+        import traceback
+
+        results.send(WorkerFailed(os.getpid(), traceback.format_exc()))
+    finally:
+        close_batch_bots()
+        results.close()
+
+
+def _kill_bots_and_exit(signum: int, frame: object) -> None:
+    """A worker's SIGTERM: kill every bot's process group at once and exit, waiting for nothing
+    (the signal may arrive in the middle of closing a bot, and waiting again there would stall)."""
+    for bot in live_bots():
+        try:
+            os.killpg(bot.pid, signal.SIGKILL)  # type: ignore[arg-type]
+        except (ProcessLookupError, PermissionError, TypeError):
+            pass
+    os._exit(1)
+
+
+def available_cpus() -> list[int]:
+    """The CPUs this process may run on, in order."""
+    return sorted(os.sched_getaffinity(0))
+
+
+def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> Iterator[Finished]:
+    """The games of ``tasks`` as they finish (any order), ``jobs`` pinned workers in parallel.
+
+    Raises ResultsError if a worker dies (killed from outside, out of memory): its games would
+    never come back. Whatever happens, every worker and its bots are gone when this returns.
+    """
+    if not tasks:
+        return
+    cpus = available_cpus()
+    if jobs <= 1:
+        previous = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {cpus[-1]})
+        try:
+            for task in tasks:
+                for line in play_batch([task], settings):
+                    yield finished_of(line)
+        finally:
+            close_batch_bots()
+            os.sched_setaffinity(0, previous)
+        return
+
+    import multiprocess
+
+    chunks = multiprocess.Queue()
+    stop = multiprocess.Event()
+    pipes = [multiprocess.Pipe(duplex=False) for _ in range(jobs)]
+    # Workers are forked before anything is put on a queue, so before any feeder thread exists.
+    workers = [multiprocess.Process(target=_worker_main, daemon=True,
+                                    args=(cpus[i % len(cpus)] if cpus else None, settings,
+                                          chunks, sender, stop, os.getpid()))
+               for i, (_, sender) in enumerate(pipes)]
+    for worker in workers:
+        worker.start()
+    readers = {}
+    for (reader, sender), worker in zip(pipes, workers, strict=True):
+        sender.close()  # the worker's copy is the only one: its exit is EOF here
+        readers[reader] = worker
+    try:
+        for first in range(0, len(tasks), CHUNK_SIZE):
+            chunks.put(list(tasks[first:first + CHUNK_SIZE]))
+        for _ in workers:
+            chunks.put(None)
+        received = 0
+        try:
+            while received < len(tasks):
+                for game in _arrivals(readers, timeout=0.2):
+                    received += 1
+                    yield game
+                _check_workers(workers, received)
+                if not readers and received < len(tasks):
+                    raise ResultsError(f"the workers finished but only {received} games came "
+                                       f"back: --resume plays the rest")
+        except KeyboardInterrupt:
+            # No new games start; those in progress get a short grace to finish and be saved.
+            stop.set()
+            deadline = time.monotonic() + STOP_GRACE
+            while readers and (left := deadline - time.monotonic()) > 0:
+                yield from _arrivals(readers, timeout=min(left, 0.25))  # until every worker is out
+            raise
+    finally:
+        stop.set()  # workers start no new game, close their bots and exit; stragglers get SIGTERM
+        deadline = time.monotonic() + WORKER_EXIT_GRACE
+        for worker in workers:
+            worker.join(timeout=max(0.0, deadline - time.monotonic()))
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()  # SIGTERM: the worker kills its bots and exits
+        for worker in workers:
+            worker.join(timeout=5)
+            if worker.is_alive():
+                worker.kill()
+                worker.join()
+        for reader in pipes:
+            reader[0].close()
+        chunks.cancel_join_thread()  # games never taken must not keep the runner from exiting
+
+
+def _arrivals(readers: dict[Any, Any], timeout: float) -> list[Finished]:
+    """The finished games waiting on the workers' pipes (within ``timeout``); a pipe at EOF (its
+    worker has exited) is dropped from ``readers``. RuntimeError if a worker reports a bug."""
+    from multiprocess.connection import wait
+
+    games = []
+    for reader in wait(list(readers), timeout=timeout):
+        try:
+            item = reader.recv()
+        except (EOFError, OSError):
+            del readers[reader]
+            continue
+        if isinstance(item, WorkerFailed):
+            raise RuntimeError(f"worker {item.pid} failed:\n{item.traceback}")
+        games.append(item)
+    return games
+
+
+def _check_workers(workers: Sequence[Any], received: int) -> None:
+    """ResultsError if a worker died: the games it had taken would never come back."""
+    for worker in workers:
+        if worker.exitcode not in (None, 0):
+            how = (f"killed by signal {-worker.exitcode}" if worker.exitcode < 0
+                   else f"exit status {worker.exitcode}")
+            raise ResultsError(f"a worker process (pid {worker.pid}) died unexpectedly ({how}; "
+                               f"out of memory?); {received} games are saved: --resume plays "
+                               f"the rest")
+
+
