@@ -314,11 +314,11 @@ def _derived_ranks(scores: Sequence[float], forfeits: Sequence[bool]) -> list[in
 
 
 def _points(result: GameResult, a: int, b: int) -> float:
-    if result.forfeits[a] != result.forfeits[b]:
-        return 0.0 if result.forfeits[a] else 1.0
-    if result.scores[a] == result.scores[b]:
+    """Points of seat ``a`` against seat ``b``: from the places, which already hold forfeits and
+    the game's tie-break (equal places are a draw)."""
+    if result.ranks[a] == result.ranks[b]:
         return 0.5
-    return 1.0 if result.scores[a] > result.scores[b] else 0.0
+    return 1.0 if result.ranks[a] < result.ranks[b] else 0.0
 
 
 @dataclass
@@ -388,10 +388,10 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult]) -> _Tally:
     for players in np.flatnonzero(np.bincount(size)):
         group = np.flatnonzero(size == players)
         seats = start[group][:, None] + np.arange(players)
-        e, s, f = entrant[seats], score[seats], forfeit[seats]
-        # A canonical order (by table size, then entrants, scores, forfeits seat by seat) makes the
+        e, s, r = entrant[seats], score[seats], rank[seats]
+        # A canonical order (by table size, then entrants, scores, places seat by seat) makes the
         # bootstrap's draws depend on the set of games only, not on the order they were given in.
-        keys = [f[:, c] for c in reversed(range(players))] + \
+        keys = [r[:, c] for c in reversed(range(players))] + \
                [s[:, c] for c in reversed(range(players))] + \
                [e[:, c] for c in reversed(range(players))]
         canonical[group[np.lexsort(keys)]] = done + np.arange(group.size)
@@ -400,10 +400,10 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult]) -> _Tally:
         for a, b in combinations(range(int(players)), 2):
             met = e[:, a] != e[:, b]
             first_seat[seats[~met, b]] = False
-            same = f[:, a] == f[:, b]
-            a_wins = met & ((f[:, b] & ~f[:, a]) | (same & (s[:, a] > s[:, b])))
-            b_wins = met & ((f[:, a] & ~f[:, b]) | (same & (s[:, b] > s[:, a])))
-            draw = met & same & (s[:, a] == s[:, b])
+            # Outcomes follow the places (forfeits and the game's tie-break are already in them).
+            a_wins = met & (r[:, a] < r[:, b])
+            b_wins = met & (r[:, b] < r[:, a])
+            draw = met & (r[:, a] == r[:, b])
             ab = e[:, a] * n + e[:, b]
             ba = e[:, b] * n + e[:, a]
             full += [(game[a_wins], ab[a_wins]), (game[b_wins], ba[b_wins])]

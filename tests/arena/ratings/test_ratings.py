@@ -382,3 +382,24 @@ def test_missing_fields_take_defaults() -> None:
                                 (False, True, False), (0, 0, 0))
     rows = {row.name: row for row in rate([result], resamples=0).standings}
     assert (rows["b"].forfeits, rows["b"].average_place) == (1, 3.0)
+
+
+
+def test_a_game_decided_by_the_tiebreak_is_a_win_not_a_draw() -> None:
+    """Ratings read the game's places: with ``tiebreak: most_exact_bids`` equal totals are ranked
+    by exact bids, and the pairwise outcome follows (it used to be recomputed from scores: a draw)."""
+    from arena.game.referee import result_of
+    from arena.settings import FaultPolicy
+    from engine.blackout import places_of
+
+    totals, exact = [20, 20, 5], [2, 1, 0]  # a and b tie on points; a bid exactly more often
+    record = {"game": "blackout", "names": ["a", "b", "c"], "scores": totals,
+              "places": places_of(totals, exact, "most_exact_bids"), "faults": []}
+    result = result_of(record, ["a", "b", "c"], FaultPolicy.FORFEIT)
+    outcomes = {(a, b): points for a, b, points in pairwise_outcomes(result)}
+    assert outcomes == {("a", "b"): 1.0, ("a", "c"): 1.0, ("b", "c"): 1.0}
+    shared = {**record, "places": places_of(totals, exact, "shared")}
+    assert pairwise_outcomes(result_of(shared, ["a", "b", "c"], FaultPolicy.FORFEIT))[0] == (
+        "a", "b", 0.5)
+    table = rate([result, result], resamples=0)
+    assert table.wins[table.names.index("a"), table.names.index("b")] == 2.0
