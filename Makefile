@@ -29,6 +29,6 @@ bench: $(STAMP) bots
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(PY) -m bench
 
-clean:
-	rm -rf $(VENV) results
+clean:  # build products only: results/ holds users' tournament results and is never deleted here
+	rm -rf $(VENV)
 	$(MAKE) --no-print-directory -C bots/c clean

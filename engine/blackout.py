@@ -1,4 +1,4 @@
-"""Blackout: 3 to 7 players, each for themselves, exact bids (shared/RULES.md, "Blackout").
+"""Blackout: 3 to 7 players, each for themselves, exact bids (docs/rules.md, "Blackout").
 
 Rules as implemented here:
 

@@ -1,5 +1,5 @@
 """Partnership Blackout: two fixed teams of two, spades trump, one auction round
-(shared/RULES.md, "Partnership Blackout").
+(docs/rules.md, "Partnership Blackout").
 
 Rules as implemented here:
 

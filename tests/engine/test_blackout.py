@@ -1,4 +1,4 @@
-"""Blackout rules: the worked examples of shared/RULES.md and the error messages."""
+"""Blackout rules: the worked examples of docs/rules.md and the error messages."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Partnership Blackout rules: the worked examples of shared/RULES.md, the auction, spade leads."""
+"""Partnership Blackout rules: the worked examples of docs/rules.md, the auction, spade leads."""
 
 import pytest
 
