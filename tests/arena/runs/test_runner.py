@@ -161,6 +161,15 @@ def live_processes_running(path_fragment: str) -> list[int]:
     return found
 
 
+def wait_until_gone(path_fragment: str, timeout: float = 10.0) -> list[int]:
+    """The processes still running ``path_fragment`` once none is left or ``timeout`` has passed
+    (a killed process takes a moment to be reaped on a loaded machine)."""
+    deadline = time.monotonic() + timeout
+    while (left := live_processes_running(path_fragment)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_stopping_a_run_leaves_no_bot_running(tmp_path: Path, signum: int) -> None:
     """Even a bot that ignores quit, EOF and SIGTERM is gone once the stopped runner has exited."""
@@ -181,8 +190,7 @@ def test_stopping_a_run_leaves_no_bot_running(tmp_path: Path, signum: int) -> No
     runner.send_signal(signum)
     runner.wait(timeout=60)
     assert runner.returncode == 130
-    time.sleep(0.2)
-    assert live_processes_running(str(stubborn)) == []
+    assert wait_until_gone(str(stubborn)) == []
 
 
 def test_a_finished_run_leaves_no_bot_running(tmp_path: Path) -> None:
@@ -195,8 +203,7 @@ def test_a_finished_run_leaves_no_bot_running(tmp_path: Path) -> None:
     path = write_tournament(tmp_path, c_bots(3) + [("stubborn", f"python3 -S {stubborn}")], rounds=3)
     done = arena("run", str(path), "--out", str(tmp_path / "out"), "--jobs", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    time.sleep(0.2)
-    assert live_processes_running(str(stubborn)) == []
+    assert wait_until_gone(str(stubborn)) == []
 
 
 def test_a_partnership_tournament_with_a_bot_in_its_own_workdir(tmp_path: Path) -> None:
