@@ -194,7 +194,7 @@ def test_stopping_a_run_leaves_no_bot_running(tmp_path: Path, signum: int) -> No
 
 
 def test_a_finished_run_leaves_no_bot_running(tmp_path: Path) -> None:
-    """Pool workers leave through the pool's sentinel, without atexit: they must still close bots."""
+    """Workers that finish normally (no atexit in a forked child) must still close their bots."""
     bots_dir = tmp_path / "mybots"
     bots_dir.mkdir()
     for name in ("ignores_quit.py", "_protocol.py"):
