@@ -161,7 +161,7 @@ def test_plain_table_lists_entrants_best_first(ratings: Ratings) -> None:
     assert first[:2] == ["1", ratings.standings[0].name]
     assert first[2] == f"{ratings.standings[0].rating:.1f}"
     assert all(name in text for name in NAMES)
-    assert "100 bootstrap resamples of whole games" in text
+    assert "100 bootstrap resamples of whole duplicate sets" in text
     assert "score % vs #" in text  # the crosstable
 
 
