@@ -32,8 +32,9 @@ from arena.errors import ConfigError
 Z95 = 1.959963984540054
 MIN_UNITS = 40
 """No decision before this many units: a variance estimated from fewer is too unreliable."""
-VARIANCE_FLOOR = 1e-9
-"""Stands for a zero sample variance (every unit equal), so the LLR stays finite."""
+VARIANCE_FLOOR = 1e-4
+"""Stands for a smaller sample variance (e.g. every unit equal: identical programs), so the LLR
+stays finite and readable; real unit scores vary far more (variance about 0.01 to 0.1)."""
 
 
 class Decision(StrEnum):
@@ -158,8 +159,9 @@ def match_stats(scores: list[float] | np.ndarray, bounds: SprtBounds | None = No
     """Elo, 95% interval, LOS and, with ``bounds``, the LLR and decision of the unit scores."""
     values = np.asarray(scores, dtype=np.float64)
     n = len(values)
-    if n == 0:
-        return MatchStats(0, 0.5, 0.0, -math.inf, math.inf, 0.5,
+    if n < 2:  # one unit says nothing about the spread
+        mean = float(values.mean()) if n else 0.5
+        return MatchStats(n, mean, elo_of_score(mean), -math.inf, math.inf, 0.5,
                           0.0 if bounds else None, Decision.NONE)
     mean = float(values.mean())
     spread = math.sqrt(max(float(values.var()), VARIANCE_FLOOR) / n)
@@ -174,19 +176,35 @@ def match_stats(scores: list[float] | np.ndarray, bounds: SprtBounds | None = No
                       elo_of_score(mean + Z95 * spread), los, ratio, decision)
 
 
-def first_decisions(outcomes: np.ndarray, bounds: SprtBounds) -> tuple[np.ndarray, np.ndarray]:
+def first_decisions(outcomes: np.ndarray, bounds: SprtBounds,
+                    block: int = 500) -> tuple[np.ndarray, np.ndarray]:
     """Run one sequential test per row of ``outcomes`` (runs x units of unit scores).
 
     Returns (decision per run: 1 H1, -1 H0, 0 none within the columns; units used per run).
-    Vectorised: cumulative sums over the units, the first crossing found with argmax.
+    Vectorised: cumulative sums over ``block`` units at a time, carried from block to block, the
+    first crossing found with argmax; rows already decided are dropped from later blocks.
     """
-    n = np.arange(1, outcomes.shape[1] + 1)
-    ratio = llr(n, np.cumsum(outcomes, axis=1), np.cumsum(outcomes**2, axis=1), bounds)
-    verdict = decide(n, ratio, bounds)
-    crossed = verdict != 0
-    first = np.argmax(crossed, axis=1)
-    any_crossed = crossed.any(axis=1)
-    rows = np.arange(outcomes.shape[0])
-    decision = np.where(any_crossed, verdict[rows, first], 0)
-    used = np.where(any_crossed, first + 1, outcomes.shape[1])
+    runs, units = outcomes.shape
+    decision = np.zeros(runs, dtype=np.int64)
+    used = np.full(runs, units, dtype=np.int64)
+    total = np.zeros(runs)
+    squares = np.zeros(runs)
+    open_rows = np.arange(runs)
+    for first in range(0, units, block):
+        if open_rows.size == 0:
+            break
+        chunk = outcomes[open_rows, first:first + block].astype(np.float64)
+        n = np.arange(first + 1, first + chunk.shape[1] + 1)
+        sums = total[open_rows, None] + np.cumsum(chunk, axis=1)
+        sums_sq = squares[open_rows, None] + np.cumsum(chunk**2, axis=1)
+        verdict = decide(n, llr(n, sums, sums_sq, bounds), bounds)
+        crossed = verdict != 0
+        done = crossed.any(axis=1)
+        where = np.argmax(crossed, axis=1)
+        rows = open_rows[done]
+        decision[rows] = verdict[done, where[done]]
+        used[rows] = first + where[done] + 1
+        total[open_rows] = sums[:, -1]
+        squares[open_rows] = sums_sq[:, -1]
+        open_rows = open_rows[~done]
     return decision, used
