@@ -94,7 +94,7 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
     specs = schedule(tournament)
     build_bots(tournament)
     settings = RunSettings(
-        bots={bot.name: BotCommand(bot.argv, bot.workdir) for bot in tournament.bots},
+        bots={bot.name: BotCommand(bot.argv, bot.workdir) for bot in tournament.programs},
         time_control=tournament.time, limits=tournament.limits, policy=tournament.fault_policy,
         log_dir=str(out_dir / "logs"))
     prepare_out_dir(out_dir, tournament.path, resume, restart)
