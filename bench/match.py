@@ -86,8 +86,8 @@ def run() -> list[str]:
     stats = match_stats((1.0 + candidate - baseline) / 2.0)
     paired_sd = float(np.std(candidate - baseline))
     unpaired_sd = float(np.sqrt(np.var(candidate) + np.var(baseline)))
-    medians = {True: [], False: []}
-    accepted = {True: [], False: []}
+    medians: dict[bool, list[float]] = {True: [], False: []}
+    accepted: dict[bool, list[float]] = {True: [], False: []}
     for seed in range(3):  # three seeds of RUNS tests each; the medians of their medians
         for paired in (True, False):
             median, h1, _ = games_to_decision(candidate, baseline, paired, seed)

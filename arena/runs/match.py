@@ -27,7 +27,7 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -37,7 +37,7 @@ import orjson
 import engine
 from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, SprtBounds, match_stats, unit_score
-from arena.runs.batch import BotCommand, RunSettings
+from arena.runs.batch import BotCommand, Finished, RunSettings
 from arena.runs.results import ResultsWriter, read_finished
 from arena.runs.run import preflight
 from arena.runs.schedule import GameSpec
@@ -278,7 +278,7 @@ def play_match(match: Match, out_dir: Path, *, jobs: int = 1, resume: bool = Fal
     preflight(settings)
     start = time.monotonic()
     writer = ResultsWriter(path)
-    arrivals: Iterator[Any] = run_tasks(todo, settings, jobs)
+    arrivals: Generator[Finished, None, None] = run_tasks(todo, settings, jobs)  # type: ignore[assignment]  # a generator function
     try:
         for game in arrivals:
             writer.append(game.line)
