@@ -119,4 +119,8 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
     head = (f"{tournament.name}: {report.total} games ({report.played} played now, "
             f"{report.resumed} from before) in {report.seconds:.1f} s, {report.faults} faults; "
             f"results in {out_dir}/")
+    if tournament.challengers:
+        head += (f"\ngauntlet: challengers {', '.join(b.name for b in tournament.challengers)} "
+                 f"rated against the field ({', '.join(b.name for b in tournament.bots)}); "
+                 f"challengers never meet each other")
     return head + "\n\n" + results_table(results, resamples=resamples)

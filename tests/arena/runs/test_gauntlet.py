@@ -116,5 +116,8 @@ def test_gauntlet_runs_resumes_and_rates_the_challengers(tmp_path: Path) -> None
     lines = [orjson.loads(line) for line in games.read_bytes().splitlines()]
     assert sorted(line["id"] for line in lines) == sorted(orjson.loads(c)["id"] for c in complete)
     assert {line["result"]["set"] for line in lines} == {"r1-t0000", "r1-t0001"}
+    assert "gauntlet: challengers first, random rated against the field (field0, field1, " \
+        "field2)" in again.stdout
+    table = again.stdout.split("\n\n", 1)[1]
     for name in ("first", "random", "field0"):
-        assert name in again.stdout
+        assert name in table
