@@ -150,3 +150,23 @@ def test_the_command_prints_progress_and_the_verdict(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "H1 accepted" in done.stdout
     assert "LLR" in done.stderr and "games  Elo" in done.stderr
+
+
+def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
+    first_bot = str(ROOT / "bots" / "c" / "first_bot")
+    match = new_match(C_BOT, first_bot, [C_BOT], game="partnership-blackout", games=8, seed=2,
+                      time_control=TIME)
+    report = play_match(match, tmp_path / "m", jobs=2)
+    assert len(report.scores) == 4
+    assert all(score in (0.0, 0.25, 0.5, 0.75, 1.0) for score in report.scores)
+    entrants = {tuple(line["result"]["entrants"]) for line in lines(tmp_path / "m")}
+    assert entrants == {(CANDIDATE, "field1"), ("field1", CANDIDATE), (BASELINE, "field1"),
+                        ("field1", BASELINE)}
+
+
+def test_a_crashing_candidate_loses_its_units_and_the_match_goes_on(tmp_path: Path) -> None:
+    crasher = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'misbehaving' / 'crash_mid_game.py'}"
+    match = new_match(crasher, C_BOT, [C_BOT], games=12, seed=8, time_control=TIME)
+    report = play_match(match, tmp_path / "m", jobs=2)
+    assert len(report.scores) == 6 and report.faults >= 6
+    assert report.stats.mean < 0.5  # forfeits place the crashing candidate last
