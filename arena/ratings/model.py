@@ -12,8 +12,10 @@ anchored entrant.
 The pairs of one game are not independent (they share the cards and the bots' luck). The point
 estimate does not suffer from that (each pair's win probability is still right, so the score
 equations stay unbiased), but an interval that counted the pairs as independent would be too
-narrow, so the uncertainty comes from a seeded bootstrap over whole games: each resample draws as
-many games as there are, with replacement, and is fitted again. The interval is the percentile
+narrow, so the uncertainty comes from a seeded bootstrap. Games that share deals (a duplicate set:
+the seat rotations of one table, the two games of a match unit) are correlated too, so each
+resample draws whole sets, as many as there are, with replacement, and is fitted again; a result's
+optional `set` names its set, and a result without one is a set of its own. The interval is the percentile
 interval of those fits; the likelihood of superiority (LOS) of an entrant over the next in the
 table is the share of resamples in which it rates higher.
 
@@ -164,7 +166,7 @@ def rate(
 ) -> Ratings:
     """The ratings table of `results` (result objects or GameResults), best first.
 
-    Intervals: percentile bootstrap over whole games (`resamples` resamples, numpy generator
+    Intervals: percentile bootstrap over whole duplicate sets (`resamples` resamples, numpy generator
     seeded with `seed`; 0 resamples: no intervals and no LOS). The games are put in a canonical
     order first, so the same games in any order give the same table. A resample in which the
     rated group has no finite fit (someone in it won or lost every pairing it drew) is
@@ -337,6 +339,8 @@ class _Tally:
     place_sum: np.ndarray
     faults: np.ndarray
     forfeits: np.ndarray
+    set_of_game: np.ndarray  # by canonical game: its duplicate set, numbered 0 .. sets - 1
+    sets: int
 
 
 def _tally(results: Iterable[Mapping[str, object] | GameResult]) -> _Tally:
@@ -346,11 +350,14 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult]) -> _Tally:
     seat_forfeit: list[bool] = []
     seat_faults: list[int] = []
     sizes: list[int] = []
+    set_names: list[object] = []
     for count, obj in enumerate(results, 1):
         try:
             entrants, scores, ranks, forfeits, faults = _fields(obj)
         except ResultsError as error:
             raise ResultsError(f"result {count}: {error}") from None
+        named = obj.get("set") if isinstance(obj, Mapping) else None
+        set_names.append(named if isinstance(named, str) else None)
         seat_name.extend(entrants)
         seat_score.extend(scores)
         seat_rank.extend(ranks)
@@ -413,6 +420,7 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult]) -> _Tally:
     full_cell = np.concatenate([c for _, c in full])
     half_game = np.concatenate([g for g, _ in half])
     half_cell = np.concatenate([c for _, c in half])
+    set_of_game, sets = _sets(set_names, canonical)
     wins = (np.bincount(full_cell, minlength=n * n)
             + 0.5 * np.bincount(half_cell, minlength=n * n)).reshape(n, n).astype(np.float64)
     return _Tally(
@@ -428,7 +436,28 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult]) -> _Tally:
         place_sum=np.bincount(entrant, weights=rank, minlength=n),
         faults=np.bincount(entrant, weights=fault, minlength=n),
         forfeits=np.bincount(entrant, weights=forfeit.astype(np.float64), minlength=n),
+        set_of_game=set_of_game,
+        sets=sets,
     )
+
+
+def _sets(names: list[object], canonical: np.ndarray) -> tuple[np.ndarray, int]:
+    """(each canonical game's duplicate set, number of sets): games with the same set name share
+    one; a game without a name is a set of its own. Sets are numbered by their first game in the
+    canonical order, so the numbering, like the games', does not depend on the input order (and
+    with no names at all, set i is game i: the same draws as a bootstrap over games)."""
+    first: dict[object, int] = {}
+    for game, name in enumerate(names):
+        index = int(canonical[game])
+        key = ("game", game) if name is None else name
+        first[key] = min(first.get(key, index), index)
+    keys = [("game", game) if name is None else name for game, name in enumerate(names)]
+    order = sorted(set(first.values()))
+    number = {index: position for position, index in enumerate(order)}
+    set_of_game = np.empty(len(names), dtype=np.int64)
+    for game, key in enumerate(keys):
+        set_of_game[canonical[game]] = number[first[key]]
+    return set_of_game, len(order)
 
 
 # Structure: who has a finite rating ----------------------------------------------------------
@@ -612,7 +641,8 @@ def _bootstrap(tally: _Tally, members: np.ndarray, elo: np.ndarray, anchor: int 
     """(ratings of the rated group in each resample, resamples x members; the rating differences
     of the `neighbours` pairs (positions in `members`) in each resample; number of degenerate
     resamples). Infinite values are +-inf, undefined ones nan."""
-    n, k, games = len(tally.names), members.size, tally.games
+    n, k = len(tally.names), members.size
+    sets, set_of_game = tally.sets, tally.set_of_game
     samples = np.full((resamples, k), level)
     differences = np.zeros((resamples, len(neighbours)))
     if k == 1:  # an anchor alone in its group: nothing varies
@@ -644,7 +674,8 @@ def _bootstrap(tally: _Tally, members: np.ndarray, elo: np.ndarray, anchor: int 
         chunk = min(chunk_size, resamples - first)
         sums = np.zeros((chunk, 2 * k * k))
         for r in range(chunk):
-            drawn = np.bincount(rng.integers(0, games, size=games), minlength=games)
+            # Whole duplicate sets are drawn: games on the same deals are correlated.
+            drawn = np.bincount(rng.integers(0, sets, size=sets), minlength=sets)[set_of_game]
             sums[r, cells] = np.add.reduceat(drawn.astype(np.float64)[game], starts)
         wins = (sums[:, :k * k] + 0.5 * sums[:, k * k:]).reshape(chunk, k, k)
         finite = _strongly_connected(wins > 0)

@@ -12,6 +12,7 @@ import html
 import io
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,7 +84,7 @@ def read_results(paths: Sequence[str | os.PathLike[str]]) -> ResultsRead:
                     truncated.append(f"{path}:{number}")
                     continue
                 raise ResultsError(f"{path}:{number}: not JSON ({error})") from None
-            result = _result_of(obj)
+            result = _with_set(obj, _result_of(obj))
             if result is None:
                 raise ResultsError(f"{path}:{number}: no 'result' object in this line")
             try:
@@ -247,6 +248,21 @@ def _result_of(obj: object) -> object | None:
     return None
 
 
+_SET_OF_ID = re.compile(r"(r\d+-t\d+)-s\d+|(u\d+)-[cb]")
+"""Game ids of a tournament schedule and of a match: their duplicate set is the id's head."""
+
+
+def _with_set(line: object, result: object) -> object:
+    """The result with its duplicate set: its own ``set``, else one derived from the line's id
+    (results files written before sets were recorded), else none (a set of its own)."""
+    if not isinstance(result, dict) or "set" in result or not isinstance(line, dict):
+        return result
+    found = _SET_OF_ID.fullmatch(str(line.get("id", "")))
+    if found is None:
+        return result
+    return {**result, "set": found.group(1) or found.group(2)}
+
+
 def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
@@ -321,7 +337,7 @@ def _notes(ratings: Ratings) -> list[str]:
     if ratings.resamples:
         notes.append(
             f"-/+: {100 * ratings.confidence:g}% interval from {ratings.resamples} bootstrap "
-            f"resamples of whole games (seed {ratings.seed}); LOS: share of resamples in which "
+            f"resamples of whole duplicate sets (seed {ratings.seed}); LOS: share of resamples in which "
             f"the entrant rates above the next one.")
     if ratings.degenerate_resamples:
         notes.append(

@@ -130,7 +130,8 @@ def play_batch(tasks: Sequence[GameSpec], settings: RunSettings) -> list[dict[st
             _start(bots[seat])
         record = outcome.record
         lines.append({"id": task.id, **record,
-                      "result": result_of(record, task.entrants, settings.policy)})
+                      "result": {**result_of(record, task.entrants, settings.policy),
+                                 "set": task.set_id}})
     return lines
 
 

@@ -94,7 +94,7 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
     specs = schedule(tournament)
     build_bots(tournament)
     settings = RunSettings(
-        bots={bot.name: BotCommand(bot.argv, bot.workdir) for bot in tournament.bots},
+        bots={bot.name: BotCommand(bot.argv, bot.workdir) for bot in tournament.programs},
         time_control=tournament.time, limits=tournament.limits, policy=tournament.fault_policy,
         log_dir=str(out_dir / "logs"))
     prepare_out_dir(out_dir, tournament.path, resume, restart)
@@ -119,4 +119,8 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
     head = (f"{tournament.name}: {report.total} games ({report.played} played now, "
             f"{report.resumed} from before) in {report.seconds:.1f} s, {report.faults} faults; "
             f"results in {out_dir}/")
+    if tournament.challengers:
+        head += (f"\ngauntlet: challengers {', '.join(b.name for b in tournament.challengers)} "
+                 f"rated against the field ({', '.join(b.name for b in tournament.bots)}); "
+                 f"challengers never meet each other")
     return head + "\n\n" + results_table(results, resamples=resamples)

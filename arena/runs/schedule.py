@@ -7,6 +7,10 @@ Fairness in a luck-heavy card game comes from the schedule:
   table plays every hand; those games form one duplicate set.
 - Partnership Blackout: entrants are teams (each bot with a copy of itself, or the file's
   ``teams``); every pair of teams plays each deal seed twice, swapping seats.
+- ``format: gauntlet``: every table holds exactly one challenger, the rest from the field (the
+  ``bots``, or their teams): for each challenger the field's tables as a round-robin of
+  ``players - 1`` seats would choose them (up to ``max_tables`` per challenger), in every seat
+  rotation on one deal seed, as above. Challengers never meet: they are rated through the field.
 - ``rounds`` repeats the whole schedule with new deal seeds.
 The same tournament file always gives the same schedule: seeds are derived with BLAKE2b, never
 Python's ``hash()``.
@@ -53,7 +57,9 @@ class GameSpec:
 
 def schedule(tournament: Tournament) -> list[GameSpec]:
     """Every game of the tournament, in a stable order."""
-    if tournament.is_partnership:
+    if tournament.format == "gauntlet":
+        tables = _gauntlet_tables(tournament)
+    elif tournament.is_partnership:
         tables = _team_tables(tournament)
     else:
         names = [bot.name for bot in tournament.bots]
@@ -75,6 +81,25 @@ def _team_tables(tournament: Tournament) -> list[list[tuple[str, ...]]]:
     tables = []
     for a, b in itertools.combinations(teams, 2):
         tables.append([(a[0], b[0], a[1], b[1]), (b[0], a[0], b[1], a[1])])
+    return tables
+
+
+def _gauntlet_tables(tournament: Tournament) -> list[list[tuple[str, ...]]]:
+    """Every challenger at every field table: its own seat (team) plus ``players - 1`` field seats."""
+    challengers = [bot.name for bot in tournament.challengers]
+    if tournament.is_partnership:
+        field = list(tournament.teams) or [(bot.name, bot.name) for bot in tournament.bots]
+        return [[(c, b[0], c, b[1]), (b[0], c, b[1], c)] for c in challengers for b in field]
+    size = tournament.players
+    names = [bot.name for bot in tournament.bots]
+    field_tables = [rotations[0] for rotations in
+                    sample_tables(names, size - 1, tournament.max_tables, tournament.seed)]
+    tables = []
+    for challenger in challengers:
+        for members in field_tables:
+            seats = (challenger, *members)
+            tables.append([tuple(seats[(seat + r) % size] for seat in range(size))
+                           for r in range(size)])
     return tables
 
 

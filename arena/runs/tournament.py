@@ -24,6 +24,7 @@ from arena.settings import FaultPolicy, Limits, TimeControl
 from engine.errors import OptionError
 
 SCHEDULES = ("round-robin",)
+FORMATS = ("round-robin", "gauntlet")
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """Tournament and bot names: they become file and directory names."""
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".lua", ".jar")
@@ -58,6 +59,14 @@ class Tournament:
     limits: Limits = field(default_factory=Limits)
     fault_policy: FaultPolicy = FaultPolicy.FORFEIT
     jobs: int | None = None
+    format: str = "round-robin"
+    challengers: tuple[BotSpec, ...] = ()
+    """``format: gauntlet``: the programs under test; every table holds one, the rest from ``bots``."""
+
+    @property
+    def programs(self) -> tuple[BotSpec, ...]:
+        """Every program that plays: the bots, then the challengers."""
+        return self.bots + self.challengers
 
     @property
     def is_partnership(self) -> bool:
@@ -66,7 +75,8 @@ class Tournament:
 
 
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
-            "max_tables", "seed", "time", "limits", "fault_policy", "jobs"}
+            "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "format",
+            "challengers"}
 BOT_KEYS = {"name", "cmd", "workdir", "build"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb"}
@@ -158,8 +168,17 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     teams = _teams(where, top.get("teams"), bots, game_name)
     entrants = len(teams) if teams else len(bots)
     needed = 2 if game_name == "partnership-blackout" else players
+    fmt = where.text(top.get("format", "round-robin"), "format")
+    if fmt not in FORMATS:
+        raise where.error("format", f"{fmt!r} is not one of {', '.join(FORMATS)}")
+    challengers = _challengers(where, fmt, top.get("challengers"), bots)
+    if challengers:  # a challenger takes one seat (one team) of every table
+        needed -= 1
     if entrants < needed:
         what = "teams" if game_name == "partnership-blackout" else f"bots for {players}-player tables"
+        if challengers:
+            what = ("field teams besides the challenger" if game_name == "partnership-blackout"
+                    else f"field bots besides the challenger at {players}-player tables")
         raise where.error("bots", f"{entrants} entrants: at least {needed} {what} needed")
     schedule = where.text(top.get("schedule", "round-robin"), "schedule")
     if schedule not in SCHEDULES:
@@ -187,6 +206,8 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
             file_mb=_optional(where, limits, "file_mb", base_limits.file_mb, 1)),
         fault_policy=FaultPolicy(policy),
         jobs=None if top.get("jobs") is None else where.integer(top["jobs"], "jobs", 1, 256),
+        format=fmt,
+        challengers=challengers,
     )
 
 
@@ -218,12 +239,28 @@ def _optional(where: _Where, section: dict[str, Any], key: str, default: int | N
     return None if value is None else where.integer(value, f"limits.{key}", low)
 
 
-def _bots(where: _Where, raw: object) -> tuple[BotSpec, ...]:
+def _challengers(where: _Where, fmt: str, raw: object,
+                 bots: tuple[BotSpec, ...]) -> tuple[BotSpec, ...]:
+    if fmt != "gauntlet":
+        if raw is not None:
+            raise where.error("challengers", "only format: gauntlet has challengers")
+        return ()
+    if raw is None:
+        raise where.error("challengers", "missing (required by format: gauntlet)")
+    challengers = _bots(where, raw, "challengers")
+    for index, challenger in enumerate(challengers):
+        if any(bot.name == challenger.name for bot in bots):
+            raise where.error(f"challengers[{index}].name",
+                              f"{challenger.name!r} is already the name of a bot")
+    return challengers
+
+
+def _bots(where: _Where, raw: object, section: str = "bots") -> tuple[BotSpec, ...]:
     if not isinstance(raw, list) or not raw:
-        raise where.error("bots", f"expected a list of bots, got {_kind(raw)}")
+        raise where.error(section, f"expected a list of bots, got {_kind(raw)}")
     bots: list[BotSpec] = []
     for index, entry in enumerate(raw):
-        key = f"bots[{index}]"
+        key = f"{section}[{index}]"
         entry = where.mapping(entry, key, BOT_KEYS)
         for required in ("name", "cmd"):
             if required not in entry:
@@ -301,23 +338,25 @@ def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...],
 def build_bots(tournament: Tournament) -> None:
     """Run each distinct build command once; ConfigError with the output's tail if one fails."""
     built: set[tuple[tuple[str, ...], str | None]] = set()
-    for index, bot in enumerate(tournament.bots):
+    keys = [f"bots[{i}]" for i in range(len(tournament.bots))]
+    keys += [f"challengers[{i}]" for i in range(len(tournament.challengers))]
+    for key, bot in zip(keys, tournament.programs, strict=True):
         if bot.build is None:
             continue
         if (bot.build, bot.workdir) not in built:
-            _build(tournament.path, index, bot)
+            _build(tournament.path, key, bot)
             built.add((bot.build, bot.workdir))
-        _check_program(_Where(tournament.path), bot.argv, bot.workdir, f"bots[{index}].cmd")
+        _check_program(_Where(tournament.path), bot.argv, bot.workdir, f"{key}.cmd")
 
 
-def _build(path: Path, index: int, bot: BotSpec) -> None:
+def _build(path: Path, key: str, bot: BotSpec) -> None:
     assert bot.build is not None
     try:
         done = subprocess.run(bot.build, cwd=bot.workdir, capture_output=True, text=True,
                               timeout=600, check=False)
     except (OSError, subprocess.TimeoutExpired) as error:
-        raise ConfigError(f"{path}: bots[{index}].build: {error}") from None
+        raise ConfigError(f"{path}: {key}.build: {error}") from None
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
-        raise ConfigError(f"{path}: bots[{index}].build: exited with "
+        raise ConfigError(f"{path}: {key}.build: exited with "
                           f"{done.returncode}: {tail[0][:200]}")

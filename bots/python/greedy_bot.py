@@ -18,9 +18,14 @@ each can be unit-tested on a hand-made view. The only thing read outside `act` i
   many tricks as the team can, never overtaking a partner whose card already holds the trick.
 
 Run: python3 bots/python/greedy_bot.py   (standard library only; see bots/python/README.md)
+
+`--noise P` weakens it on purpose: each decision is a uniformly random legal action with
+probability P (drawn from a generator seeded by `game_start.seed`, so a game replays), the greedy
+choice otherwise. It gives a copy of known, adjustable weakness to test matches against.
 """
 
 import json
+import random
 import sys
 from math import comb
 
@@ -344,8 +349,24 @@ def decide(kind: str, view: dict, legal: list) -> object:
 # --- the message loop ---------------------------------------------------------------------------
 
 
+def parse_noise(argv: list) -> float:
+    """The `--noise P` of the command line (0 without it); exits with a message when malformed."""
+    if not argv:
+        return 0.0
+    if len(argv) == 2 and argv[0] == "--noise":
+        try:
+            noise = float(argv[1])
+        except ValueError:
+            noise = -1.0
+        if 0.0 <= noise <= 1.0:
+            return noise
+    sys.exit(f"usage: greedy_bot.py [--noise P]  (P from 0 to 1), got {' '.join(argv)}")
+
+
 def main() -> None:
     """Read one JSON message per line; reply to `hello` and `act`; stop on `quit` or EOF."""
+    noise = parse_noise(sys.argv[1:])
+    rng = random.Random(0)
     read = sys.stdin.readline
     write = sys.stdout.write
     flush = sys.stdout.flush
@@ -359,6 +380,10 @@ def main() -> None:
         kind = message.get("type")
         if kind == "act":
             legal = message["legal"]
+            if noise and rng.random() < noise:
+                write(json.dumps({"id": message["id"], "action": rng.choice(legal)}) + "\n")
+                flush()
+                continue
             try:
                 action = decide(message.get("kind", ""), message.get("view") or {}, legal)
             except Exception as error:  # a bug here must not cost the game: log it, play safe
@@ -370,6 +395,8 @@ def main() -> None:
         elif kind == "hello":
             write(json.dumps({"id": message["id"], "name": NAME, "protocol": 1}) + "\n")
             flush()
+        elif kind == "game_start":
+            rng.seed(message.get("seed", 0))
         elif kind == "quit":
             return
 

@@ -384,7 +384,6 @@ def test_missing_fields_take_defaults() -> None:
     assert (rows["b"].forfeits, rows["b"].average_place) == (1, 3.0)
 
 
-
 def test_a_game_decided_by_the_tiebreak_is_a_win_not_a_draw() -> None:
     """Ratings read the game's places: with ``tiebreak: most_exact_bids`` equal totals are ranked
     by exact bids, and the pairwise outcome follows (it used to be recomputed from scores: a draw)."""
@@ -403,3 +402,41 @@ def test_a_game_decided_by_the_tiebreak_is_a_win_not_a_draw() -> None:
         "a", "b", 0.5)
     table = rate([result, result], resamples=0)
     assert table.wins[table.names.index("a"), table.names.index("b")] == 2.0
+
+
+# Duplicate sets ----------------------------------------------------------------------------------
+
+def copies_in_sets(copies: int) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """300 simulated games, each repeated ``copies`` times: (with a set per repeated game, without)."""
+    games = simulated_games([0, 100, 200], games=300, players=3, seed=7)
+    named = [{**game, "set": f"s{i}"} for i, game in enumerate(games) for _ in range(copies)]
+    plain = [game for game in games for _ in range(copies)]
+    return named, plain
+
+
+def test_bootstrap_resamples_whole_sets() -> None:
+    # Four identical games per set carry the information of one: resampling sets must give
+    # intervals about sqrt(4) = 2 times those of resampling the games as if independent.
+    named, plain = copies_in_sets(4)
+    by_set, by_game = rate(named, resamples=400, seed=3), rate(plain, resamples=400, seed=3)
+    widths = {name: [(row.upper or 0) - (row.lower or 0) for row in ratings.standings]
+              for name, ratings in (("set", by_set), ("game", by_game))}
+    ratio = np.mean(np.array(widths["set"]) / np.array(widths["game"]))
+    assert 1.6 < ratio < 2.5
+    assert by_name(by_set) == pytest.approx(by_name(by_game))
+
+
+def test_sets_do_not_depend_on_the_order_of_the_games() -> None:
+    named, _ = copies_in_sets(2)
+    shuffled = list(named)
+    random.Random(5).shuffle(shuffled)
+    first, second = rate(named, resamples=100, seed=1), rate(shuffled, resamples=100, seed=1)
+    assert [(r.name, r.lower, r.upper) for r in first.standings] == \
+        [(r.name, r.lower, r.upper) for r in second.standings]
+
+
+def test_games_without_a_set_are_each_their_own() -> None:
+    games = simulated_games([0, 100, 200], games=200, players=3, seed=8)
+    named = [{**game, "set": f"g{i}"} for i, game in enumerate(games)]
+    assert [(r.lower, r.upper) for r in rate(games, resamples=100, seed=2).standings] == \
+        [(r.lower, r.upper) for r in rate(named, resamples=100, seed=2).standings]

@@ -161,7 +161,7 @@ def test_plain_table_lists_entrants_best_first(ratings: Ratings) -> None:
     assert first[:2] == ["1", ratings.standings[0].name]
     assert first[2] == f"{ratings.standings[0].rating:.1f}"
     assert all(name in text for name in NAMES)
-    assert "100 bootstrap resamples of whole games" in text
+    assert "100 bootstrap resamples of whole duplicate sets" in text
     assert "score % vs #" in text  # the crosstable
 
 
@@ -272,3 +272,20 @@ def test_cli_bad_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 def test_every_format_is_offered() -> None:
     assert FORMATS == ("plain", "github", "csv", "json", "html")
+
+
+def test_old_files_get_their_duplicate_sets_from_the_game_ids(tmp_path: Path) -> None:
+    # Four copies of each game in one set: the set bootstrap must see 25 sets, not 100 games.
+    rng = random.Random(4)
+    games = []
+    for table in range(25):
+        scores = [rng.random() for _ in range(3)]
+        games += [{"id": f"r1-t{table:04d}-s{s}",
+                   "result": {"entrants": ["a", "b", "c"], "scores": scores}} for s in range(4)]
+    old = tmp_path / "old.jsonl"
+    old.write_text("".join(json.dumps(game) + "\n" for game in games))
+    read = read_results([old])
+    assert {result["set"] for result in read.results} == {f"r1-t{t:04d}" for t in range(25)}
+    named = [{**game["result"], "set": game["id"][:8]} for game in games]
+    assert [(r.lower, r.upper) for r in rate(read.results, resamples=100).standings] == \
+        [(r.lower, r.upper) for r in rate(named, resamples=100).standings]

@@ -1,0 +1,72 @@
+"""``arena match``: is CANDIDATE stronger than BASELINE? Paired duplicate games, optional SPRT."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.game.play import parse_option_pairs
+from arena.ratings.sprt import parse_sprt
+from arena.runs.match import MatchProgress, new_match, play_match, summary
+from arena.runs.workers import available_cpus
+from arena.settings import TimeControl
+
+
+def match_command(
+    candidate: Annotated[str, typer.Argument(
+        help="The program under test, as a quoted command, e.g. \"python3 mybot_v2.py\".",
+        show_default=False)],
+    baseline: Annotated[str, typer.Argument(
+        help="The program it is compared with, e.g. \"python3 mybot_v1.py\".",
+        show_default=False)],
+    field: Annotated[list[str], typer.Option(
+        "--field", help="A bot for the other seats, as a command; repeat it once per other seat "
+                        "(three times for four players) or give it once for all of them. "
+                        "Partnership Blackout: the field team, once or twice.",
+        show_default=False)],
+    game: Annotated[str, typer.Option(help="blackout or partnership-blackout.")] = "blackout",
+    players: Annotated[int | None, typer.Option(
+        help="Players per game (default 4).", show_default=False)] = None,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", "-o", help="A game option as name=value, e.g. -o hook=true; repeatable.")] = None,
+    games: Annotated[int, typer.Option(
+        help="Most games to play (two per unit); the match stops earlier when --sprt decides.",
+        min=2)] = 1000,
+    sprt: Annotated[str | None, typer.Option(
+        help="Stop as soon as a sequential test decides: elo0=E0,elo1=E1,alpha=A,beta=B "
+             "(defaults elo0=0, elo1=10, alpha=beta=0.05; see docs/match.md).",
+        show_default=False)] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the deals and of the bots' seeds.")] = 1,
+    jobs: Annotated[int | None, typer.Option(
+        help="Games played in parallel (default: the number of CPUs).", min=1,
+        show_default=False)] = None,
+    out: Annotated[Path, typer.Option(help="Results directory.")] = Path("results/match"),
+    resume: Annotated[bool, typer.Option(
+        help="Continue the match already in --out: its games are kept, not played again.")] = False,
+    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.", min=1)] = 1000,
+    bank_ms: Annotated[int, typer.Option(
+        help="Extra time per game a decision may draw on, ms.", min=0)] = 10000,
+) -> None:
+    """Play CANDIDATE against BASELINE in pairs of games on identical cards and rate the difference.
+
+    Each unit is two games on the same deals with the same field bots in the same seats, once
+    with CANDIDATE and once with BASELINE in the tested seat, which rotates over the seats. Prints
+    games, Elo +- 95% interval, LOS and (with --sprt) the log-likelihood ratio as it goes; results
+    go to games.jsonl in --out, readable by `arena table`.
+
+    Example: arena match "python3 bots/python/greedy_bot.py" "python3 bots/python/random_bot.py"
+    --field bots/c/random_bot --sprt elo0=0,elo1=30 --games 600
+    """
+    match = new_match(candidate, baseline, field, game=game, players=players,
+                      options=parse_option_pairs(option or []), games=games,
+                      sprt=None if sprt is None else parse_sprt(sprt), seed=seed,
+                      time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms))
+    progress = MatchProgress()
+    try:
+        report = play_match(match, out, jobs=jobs or len(available_cpus()), resume=resume,
+                            on_unit=progress.update)
+    finally:
+        progress.finish()
+    typer.echo(summary(report))

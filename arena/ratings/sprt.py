@@ -1,0 +1,210 @@
+"""Statistics of a paired match: Elo estimate with an interval, LOS and a sequential test (GSPRT).
+
+The data are unit scores, one per unit (a pair of games on the same deals, once with the candidate
+and once with the baseline in the tested seat), each in 0..1 with 1/2 for "as good as the
+baseline" (`unit_score`). Units are independent of each other; the two games inside one are not,
+which is why the unit, never the game, is the observation everywhere here.
+
+- Elo: the mean unit score m read on the logistic Elo curve, Elo = -400 log10(1/m - 1), so a
+  candidate that scores 0.5 + d more is rated about 695 d Elo above the baseline. The 95% interval
+  maps m -+ 1.96 s/sqrt(n) the same way (s: the standard deviation of unit scores).
+- LOS: the likelihood of superiority, Phi((m - 1/2) / (s / sqrt(n))).
+- SPRT: the generalised SPRT of fishtest's pentanomial test, normal approximation: with
+  mu0, mu1 the scores of elo0, elo1, LLR = n (mu1 - mu0) (2 m - mu0 - mu1) / (2 s^2); H1 is
+  accepted when LLR >= ln((1 - beta) / alpha), H0 when LLR <= ln(beta / (1 - alpha)). The
+  variance is estimated from the units themselves, so the pairing's correlation (what makes a
+  paired unit less noisy than two independent games) is accounted for without a model of it.
+
+Pure: no I/O, no clock. Every function takes plain numbers or numpy arrays, so the validation
+tests can run thousands of simulated tests at once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+from arena.errors import ConfigError
+
+Z95 = 1.959963984540054
+MIN_UNITS = 40
+"""No decision before this many units: a variance estimated from fewer is too unreliable."""
+VARIANCE_FLOOR = 1e-4
+"""Stands for a smaller sample variance (e.g. every unit equal: identical programs), so the LLR
+stays finite and readable; real unit scores vary far more (variance about 0.01 to 0.1)."""
+
+
+class Decision(StrEnum):
+    """Where a sequential test stands."""
+
+    H0 = "H0"
+    H1 = "H1"
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class SprtBounds:
+    """The hypotheses (Elo) and error rates of a test."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @property
+    def lower(self) -> float:
+        """The LLR at or below which H0 is accepted."""
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """The LLR at or above which H1 is accepted."""
+        return math.log((1 - self.beta) / self.alpha)
+
+
+def parse_sprt(text: str) -> SprtBounds:
+    """``elo0=0,elo1=10,alpha=0.05,beta=0.05`` (any subset) as bounds; ConfigError naming the part."""
+    values = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        key, sep, raw = part.partition("=")
+        key = key.strip()
+        if not sep or key not in values:
+            raise ConfigError(f"--sprt: {part!r}: expected KEY=VALUE with KEY one of "
+                              f"elo0, elo1, alpha, beta")
+        try:
+            values[key] = float(raw)
+        except ValueError:
+            raise ConfigError(f"--sprt: {key}: {raw.strip()!r} is not a number") from None
+        if not math.isfinite(values[key]):
+            raise ConfigError(f"--sprt: {key}: must be finite")
+    if not values["elo0"] < values["elo1"]:
+        raise ConfigError(f"--sprt: elo0 ({values['elo0']:g}) must be below elo1 "
+                          f"({values['elo1']:g})")
+    for key in ("alpha", "beta"):
+        if not 0 < values[key] < 0.5:
+            raise ConfigError(f"--sprt: {key}: {values[key]:g} is out of range (0 < {key} < 0.5)")
+    return SprtBounds(**values)
+
+
+def score_of_elo(elo: float | np.ndarray) -> float | np.ndarray:
+    """The expected score of an Elo difference on the logistic curve."""
+    return 1.0 / (1.0 + 10.0 ** (-np.asarray(elo, dtype=np.float64) / 400.0))
+
+
+def elo_of_score(score: float) -> float:
+    """The Elo difference of an expected score (+-inf at 1 and 0)."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def unit_score(candidate: float, baseline: float) -> float:
+    """A unit's score from the tested seat's score against the field in each game (each 0..1)."""
+    return (1.0 + candidate - baseline) / 2.0
+
+
+def llr(n: np.ndarray | int, total: np.ndarray | float, total_squares: np.ndarray | float,
+        bounds: SprtBounds) -> np.ndarray:
+    """The GSPRT log-likelihood ratio from the count, sum and sum of squares of unit scores.
+
+    Vectorised over any shape; 0 where there are no units.
+    """
+    n = np.asarray(n, dtype=np.float64)
+    safe = np.maximum(n, 1.0)
+    mean = np.asarray(total, dtype=np.float64) / safe
+    variance = np.maximum(np.asarray(total_squares, dtype=np.float64) / safe - mean**2,
+                          VARIANCE_FLOOR)
+    mu0 = float(score_of_elo(bounds.elo0))
+    mu1 = float(score_of_elo(bounds.elo1))
+    value = n * (mu1 - mu0) * (2.0 * mean - mu0 - mu1) / (2.0 * variance)
+    return np.where(n > 0, value, 0.0)
+
+
+def decide(n: np.ndarray | int, value: np.ndarray | float, bounds: SprtBounds) -> np.ndarray:
+    """Per element: 1 where H1 is accepted, -1 where H0 is, 0 where the test goes on."""
+    n = np.asarray(n)
+    value = np.asarray(value)
+    ready = n >= MIN_UNITS
+    return np.where(ready & (value >= bounds.upper), 1,
+                    np.where(ready & (value <= bounds.lower), -1, 0))
+
+
+@dataclass(frozen=True)
+class MatchStats:
+    """The statistics of the units so far."""
+
+    units: int
+    mean: float
+    elo: float
+    elo_lower: float
+    elo_upper: float
+    los: float
+    llr: float | None
+    decision: Decision
+
+    @property
+    def margin(self) -> float:
+        """Half the interval's width in Elo (inf when unbounded)."""
+        return (self.elo_upper - self.elo_lower) / 2.0
+
+
+def match_stats(scores: list[float] | np.ndarray, bounds: SprtBounds | None = None) -> MatchStats:
+    """Elo, 95% interval, LOS and, with ``bounds``, the LLR and decision of the unit scores."""
+    values = np.asarray(scores, dtype=np.float64)
+    n = len(values)
+    if n < 2:  # one unit says nothing about the spread
+        mean = float(values.mean()) if n else 0.5
+        return MatchStats(n, mean, elo_of_score(mean), -math.inf, math.inf, 0.5,
+                          0.0 if bounds else None, Decision.NONE)
+    mean = float(values.mean())
+    spread = math.sqrt(max(float(values.var()), VARIANCE_FLOOR) / n)
+    los = 0.5 * math.erfc(-(mean - 0.5) / spread / math.sqrt(2.0))
+    ratio: float | None = None
+    decision = Decision.NONE
+    if bounds is not None:
+        ratio = float(llr(n, values.sum(), (values**2).sum(), bounds))
+        verdict = int(decide(n, ratio, bounds))
+        decision = {1: Decision.H1, -1: Decision.H0}.get(verdict, Decision.NONE)
+    return MatchStats(n, mean, elo_of_score(mean), elo_of_score(mean - Z95 * spread),
+                      elo_of_score(mean + Z95 * spread), los, ratio, decision)
+
+
+def first_decisions(outcomes: np.ndarray, bounds: SprtBounds,
+                    block: int = 500) -> tuple[np.ndarray, np.ndarray]:
+    """Run one sequential test per row of ``outcomes`` (runs x units of unit scores).
+
+    Returns (decision per run: 1 H1, -1 H0, 0 none within the columns; units used per run).
+    Vectorised: cumulative sums over ``block`` units at a time, carried from block to block, the
+    first crossing found with argmax; rows already decided are dropped from later blocks.
+    """
+    runs, units = outcomes.shape
+    decision = np.zeros(runs, dtype=np.int64)
+    used = np.full(runs, units, dtype=np.int64)
+    total = np.zeros(runs)
+    squares = np.zeros(runs)
+    open_rows = np.arange(runs)
+    for first in range(0, units, block):
+        if open_rows.size == 0:
+            break
+        chunk = outcomes[open_rows, first:first + block].astype(np.float64)
+        n = np.arange(first + 1, first + chunk.shape[1] + 1)
+        sums = total[open_rows, None] + np.cumsum(chunk, axis=1)
+        sums_sq = squares[open_rows, None] + np.cumsum(chunk**2, axis=1)
+        verdict = decide(n, llr(n, sums, sums_sq, bounds), bounds)
+        crossed = verdict != 0
+        done = crossed.any(axis=1)
+        where = np.argmax(crossed, axis=1)
+        rows = open_rows[done]
+        decision[rows] = verdict[done, where[done]]
+        used[rows] = first + where[done] + 1
+        total[open_rows] = sums[:, -1]
+        squares[open_rows] = sums_sq[:, -1]
+        open_rows = open_rows[~done]
+    return decision, used

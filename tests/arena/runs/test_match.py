@@ -1,0 +1,172 @@
+"""Paired matches end to end with real bot processes: units, decisions, resume, bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from arena.errors import ConfigError
+from arena.ratings.sprt import Decision, SprtBounds
+from arena.ratings.table import table_for_paths
+from arena.runs.match import (
+    BASELINE,
+    CANDIDATE,
+    field_score,
+    new_match,
+    play_match,
+    unit_games,
+)
+from arena.settings import TimeControl
+
+ROOT = Path(__file__).resolve().parents[3]
+ARENA = str(Path(sys.executable).parent / "arena")
+GREEDY = f"{sys.executable} -S {ROOT / 'bots' / 'python' / 'greedy_bot.py'}"
+RANDOM_PY = f"{sys.executable} -S {ROOT / 'bots' / 'python' / 'random_bot.py'}"
+C_BOT = str(ROOT / "bots" / "c" / "random_bot")
+TIME = TimeControl(start_ms=20_000, move_ms=5_000, bank_ms=30_000)  # bounds a hang only
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def lines(out: Path) -> list[dict[str, object]]:
+    return [orjson.loads(line) for line in (out / "games.jsonl").read_bytes().splitlines()]
+
+
+def test_a_unit_is_two_games_on_the_same_deals_with_the_same_field() -> None:
+    match = new_match(GREEDY, RANDOM_PY, [C_BOT, C_BOT, RANDOM_PY], players=4)
+    tested = []
+    for unit in range(8):
+        with_candidate, with_baseline = unit_games(match, unit)
+        assert with_candidate.seed == with_baseline.seed
+        assert with_candidate.set_id == with_baseline.set_id
+        differ = [s for s, (a, b) in enumerate(zip(with_candidate.seats, with_baseline.seats,
+                                                    strict=True)) if a != b]
+        assert len(differ) == 1
+        seat = differ[0]
+        assert (with_candidate.seats[seat], with_baseline.seats[seat]) == (CANDIDATE, BASELINE)
+        assert [n for n in with_candidate.seats if n != CANDIDATE] == ["field1", "field2", "field3"]
+        tested.append(seat)
+    assert tested == [0, 1, 2, 3, 0, 1, 2, 3]  # the tested seat rotates
+    assert len({unit_games(match, u)[0].seed for u in range(8)}) == 8
+
+
+def test_partnership_units_give_the_tested_program_a_whole_team() -> None:
+    match = new_match(GREEDY, RANDOM_PY, [C_BOT], game="partnership-blackout")
+    first, second = unit_games(match, 0)[0], unit_games(match, 1)[0]
+    assert first.seats == (CANDIDATE, "field1", CANDIDATE, "field1")
+    assert second.seats == ("field1", CANDIDATE, "field1", CANDIDATE)
+    assert second.entrants == ["field1", CANDIDATE]
+
+
+def test_field_score_is_the_share_of_the_field_finished_above() -> None:
+    assert field_score({"ranks": [1, 2, 3, 4]}, 0) == 1.0
+    assert field_score({"ranks": [2, 2, 1, 4]}, 0) == pytest.approx((0.5 + 0 + 1) / 3)
+    assert field_score({"ranks": [2, 1]}, 0) == 0.0
+
+
+def test_greedy_against_random_accepts_h1_within_a_few_hundred_games(tmp_path: Path) -> None:
+    match = new_match(GREEDY, RANDOM_PY, [C_BOT], games=400, sprt=SprtBounds(0, 30), seed=3,
+                      time_control=TIME)
+    seen = []
+    report = play_match(match, tmp_path / "m", jobs=1, on_unit=lambda r: seen.append(r.stats))
+    assert report.stats.decision is Decision.H1
+    assert 2 * report.stats.units <= 400
+    assert report.stats.elo > 30
+    assert len(seen) == report.stats.units and seen[-1] == report.stats
+    saved = lines(tmp_path / "m")
+    assert len(saved) == report.played
+    assert {line["result"]["set"] for line in saved} >= {"r1-t0000", "r1-t0001"}
+
+
+def test_a_bot_against_itself_does_not_accept_h1(tmp_path: Path) -> None:
+    # The C random bot seeds its choices from game_start: both games of a unit are identical.
+    match = new_match(C_BOT, C_BOT, [RANDOM_PY], games=400, sprt=SprtBounds(0, 30), seed=4,
+                      time_control=TIME)
+    report = play_match(match, tmp_path / "m", jobs=2)
+    assert report.stats.decision is Decision.H0
+    assert report.stats.mean == 0.5
+
+
+def test_a_noisy_copy_against_the_original_does_not_accept_h1(tmp_path: Path) -> None:
+    # The candidate is the weaker one here: whatever the luck, the test must not call it stronger.
+    match = new_match(f"{GREEDY} --noise 0.5", GREEDY, [RANDOM_PY], games=300,
+                      sprt=SprtBounds(0, 30), seed=5, time_control=TIME)
+    report = play_match(match, tmp_path / "m", jobs=2)
+    assert report.stats.decision is not Decision.H1
+    assert report.stats.elo < 0
+
+
+def test_resume_continues_the_same_units(tmp_path: Path) -> None:
+    short = new_match(C_BOT, RANDOM_PY, [C_BOT], games=20, seed=6, time_control=TIME)
+    longer = new_match(C_BOT, RANDOM_PY, [C_BOT], games=40, seed=6, time_control=TIME)
+    play_match(short, tmp_path / "a", jobs=2)
+    resumed = play_match(longer, tmp_path / "a", jobs=2, resume=True)
+    fresh = play_match(longer, tmp_path / "b", jobs=2)
+    assert (resumed.resumed, resumed.played) == (20, 20)
+    assert resumed.scores == fresh.scores and len(fresh.scores) == 20
+    again = play_match(longer, tmp_path / "a", jobs=2, resume=True)
+    assert again.played == 0 and again.scores == fresh.scores
+    by_id = {line["id"]: line["result"] for line in lines(tmp_path / "a")}
+    assert len(by_id) == 40
+    # The results read as a table: the bootstrap draws whole units.
+    assert "candidate" in table_for_paths([tmp_path / "a"], resamples=50).text
+
+
+def test_resume_refuses_another_match_and_a_plain_rerun(tmp_path: Path) -> None:
+    first = new_match(C_BOT, RANDOM_PY, [C_BOT], games=4, seed=6, time_control=TIME)
+    play_match(first, tmp_path / "m", jobs=1)
+    with pytest.raises(ConfigError, match="already has results"):
+        play_match(first, tmp_path / "m", jobs=1)
+    other = new_match(RANDOM_PY, C_BOT, [C_BOT], games=4, seed=6, time_control=TIME)
+    with pytest.raises(ConfigError, match="differs in baseline, candidate"):
+        play_match(other, tmp_path / "m", jobs=1, resume=True)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--field", "bots/nope"], "--field[1]: no such file 'bots/nope'"),
+    (["--field", C_BOT, "--field", C_BOT], "--field: given 2 times"),
+    (["--field", C_BOT, "--sprt", "elo0=5,elo1=1"], "--sprt: elo0 (5) must be below elo1 (1)"),
+    (["--field", C_BOT, "--game", "bridge"], "--game: "),
+    (["--field", C_BOT, "--option", "nonsense=1"], "--option nonsense: "),
+    (["--field", C_BOT, "--players", "9"], "--players: blackout is for"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    done = subprocess.run([ARENA, "match", C_BOT, C_BOT, *args, "--out", str(tmp_path / "m")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+    assert not (tmp_path / "m" / "games.jsonl").exists()
+
+
+def test_the_command_prints_progress_and_the_verdict(tmp_path: Path) -> None:
+    done = subprocess.run([ARENA, "match", GREEDY, RANDOM_PY, "--field", C_BOT, "--games", "300",
+                           "--sprt", "elo0=0,elo1=30", "--seed", "3", "--jobs", "2",
+                           "--out", str(tmp_path / "m")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=200, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "H1 accepted" in done.stdout
+    assert "LLR" in done.stderr and "games  Elo" in done.stderr
+
+
+def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
+    first_bot = str(ROOT / "bots" / "c" / "first_bot")
+    match = new_match(C_BOT, first_bot, [C_BOT], game="partnership-blackout", games=8, seed=2,
+                      time_control=TIME)
+    report = play_match(match, tmp_path / "m", jobs=2)
+    assert len(report.scores) == 4
+    assert all(score in (0.0, 0.25, 0.5, 0.75, 1.0) for score in report.scores)
+    entrants = {tuple(line["result"]["entrants"]) for line in lines(tmp_path / "m")}
+    assert entrants == {(CANDIDATE, "field1"), ("field1", CANDIDATE), (BASELINE, "field1"),
+                        ("field1", BASELINE)}
+
+
+def test_a_crashing_candidate_loses_its_units_and_the_match_goes_on(tmp_path: Path) -> None:
+    crasher = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'misbehaving' / 'crash_mid_game.py'}"
+    match = new_match(crasher, C_BOT, [C_BOT], games=12, seed=8, time_control=TIME)
+    report = play_match(match, tmp_path / "m", jobs=2)
+    assert len(report.scores) == 6 and report.faults >= 6
+    assert report.stats.mean < 0.5  # forfeits place the crashing candidate last
