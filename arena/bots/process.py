@@ -65,12 +65,14 @@ from typing import Any, NamedTuple
 
 import orjson
 
+import engine
 from arena.bots.faults import STDERR_TAIL_BYTES, BotFaultError, Fault, FaultKind, snippet
 from arena.errors import BotStartError
 from arena.settings import Limits
 
 PROTOCOL_VERSION = 1
-GAMES = ("blackout", "partnership-blackout")
+GAMES = tuple(engine.GAMES)
+"""The games named in ``hello``: every game of the engine."""
 LINE_CAP = 1 << 20
 """Longest reply line accepted, in bytes (without the newline)."""
 LOG_CAP = 1 << 20

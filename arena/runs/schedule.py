@@ -21,7 +21,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from arena.game.transcript import team_names
+import engine
 from arena.runs.tournament import Tournament
 from engine.seeding import derive_seed
 
@@ -46,14 +46,13 @@ class GameSpec:
 
     @property
     def entrants(self) -> list[str]:
-        """Result entrants: bots by seat, or teams (team 0 = seats 0 and 2) in partnership games."""
-        names = list(self.seats)
-        return team_names(names) if self.game == "partnership-blackout" else names
+        """Result entrants: bots by seat, or teams in a team game (``GameInfo.entrants``)."""
+        return engine.game(self.game).info.entrants(self.seats)
 
 
 def schedule(tournament: Tournament) -> list[GameSpec]:
     """Every game of the tournament, in a stable order."""
-    if tournament.is_partnership:
+    if tournament.has_teams:
         tables = _team_tables(tournament)
     else:
         names = [bot.name for bot in tournament.bots]
