@@ -4,7 +4,7 @@ The engine decides what is legal and keeps the hidden cards; the referee only mo
 the engine and the bots. Each bot gets its own seat's messages: ``game_start``, the ``deal_start``
 with its own hand, the public ``event`` messages, an ``act`` when it is its turn, ``game_end``.
 
-Faults (shared/PROTOCOL.md): a timeout, a malformed reply, an illegal action or a crash. After a
+Faults (docs/protocol.md): a timeout, a malformed reply, an illegal action or a crash. After a
 fault, every remaining decision of that seat in the game is made by the fallback (a legal action
 drawn from a generator seeded by the game's seed, so replays replay) and the seat gets no more
 messages in that game. What the fault costs is the fault policy: ``forfeit`` places the seat below
