@@ -1,12 +1,12 @@
 """Bot processes: start and handshake, timed requests, faults, resource limits and cleanup.
 
 A ``BotProcess`` runs one bot program (an argv list, never a shell) in its own working directory
-and its own process group, speaks shared/PROTOCOL.md to it, and turns every way the bot can fail a
+and its own process group, speaks the protocol (docs/protocol.md) to it, and turns every way the bot can fail a
 request into a ``BotFaultError`` carrying a ``Fault`` (arena.bots.faults). The referee builds messages
 and decides legality; this module only moves lines and keeps time. It stays usable across games:
 one process plays game after game until a fault or ``restart()``.
 
-Design choices (numbers from shared/PERFORMANCE.md):
+Design choices (numbers measured on a 2-core Linux VM; ``make bench`` measures the arena's):
 
 - Start: ``subprocess.Popen(argv, cwd=..., process_group=0)`` with three pipes. No ``preexec_fn``
   (it forces a real fork, up to +44 ms from a large parent); limits are applied right after start
