@@ -1,7 +1,7 @@
 """Bot processes: start and handshake, timed requests, faults, resource limits and cleanup.
 
 A ``BotProcess`` runs one bot program (an argv list, never a shell) in its own working directory
-and its own process group, speaks the protocol (docs/protocol.md) to it, and turns every way the bot can fail a
+and its own process group, speaks docs/protocol.md to it, and turns every way the bot can fail a
 request into a ``BotFaultError`` carrying a ``Fault`` (arena.bots.faults). The referee builds messages
 and decides legality; this module only moves lines and keeps time. It stays usable across games:
 one process plays game after game until a fault or ``restart()``.

@@ -70,11 +70,24 @@ def schedule(tournament: Tournament) -> list[GameSpec]:
 
 
 def _team_tables(tournament: Tournament) -> list[list[tuple[str, ...]]]:
+    """Every pair of teams, each in the game's first team seats and then in its second."""
+    seats_of = engine.game(tournament.game).info.teams
+    assert seats_of is not None and len(seats_of) == 2
     teams = list(tournament.teams) or [(bot.name, bot.name) for bot in tournament.bots]
     tables = []
     for a, b in itertools.combinations(teams, 2):
-        tables.append([(a[0], b[0], a[1], b[1]), (b[0], a[0], b[1], a[1])])
+        tables.append([_seated(seats_of, (a, b)), _seated(seats_of, (b, a))])
     return tables
+
+
+def _seated(seats_of: tuple[tuple[int, ...], ...],
+            teams: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    """Bots by seat: the i-th member of each team in the i-th seat of its team."""
+    seats = [""] * sum(len(team) for team in seats_of)
+    for team_seats, members in zip(seats_of, teams, strict=True):
+        for seat, member in zip(team_seats, members, strict=True):
+            seats[seat] = member
+    return tuple(seats)
 
 
 def sample_tables(names: list[str], size: int, max_tables: int,
