@@ -48,7 +48,9 @@ def seat_commands(game_name: str, commands: Sequence[str]) -> list[list[str]]:
 def _bot_counts(info: GameInfo) -> str:
     """``3 to 7 bot commands, one per seat`` (and, in a team game, the one-per-team form)."""
     counts = info.player_counts
-    seats = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    contiguous = counts == tuple(range(counts[0], counts[-1] + 1))
+    seats = (f"{counts[0]} to {counts[-1]}" if contiguous and len(counts) > 1
+             else ", ".join(map(str, counts)))
     text = f"{seats} bot commands, one per seat"
     if info.teams is not None:
         text += f", or {len(info.teams)}, one per team (each plays all its team's seats)"

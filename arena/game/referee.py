@@ -109,7 +109,7 @@ class _Match:
         """Record ``fault`` against ``seat``; the seat plays by fallback from now on."""
         self.faulted.add(seat)
         entry = fault.with_seat(seat).to_json()
-        entry["deal"] = state.deal.number
+        entry["deal"] = state.deal_number
         entry["decision"] = self.decisions
         self.faults.append(entry)
 
