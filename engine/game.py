@@ -39,7 +39,7 @@ class GameInfo:
     """What the game's scores and places are indexed by."""
     option_spec: Callable[[int], Mapping[str, Option]] = field(repr=False, compare=False)
     """The options of a game with that many players (defaults and ranges may depend on it)."""
-    short_options: Mapping[str, object] = field(default_factory=dict)
+    short_options: Mapping[str, object] = field(default_factory=dict, compare=False)
     """Options for a short game (a few deals): for compliance checks and quick tests."""
 
     def options(self, players: int | None = None) -> tuple[OptionInfo, ...]:

@@ -111,6 +111,7 @@ def test_info_describes_the_game(name: str) -> None:
     game = engine.game(name)
     info = game.info
     assert info.name == name and info.default_players in info.player_counts
+    assert {info: name}[info] == name  # a value: hashable, comparable
     assert info.score_by == ("team" if info.teams else "seat")
     if info.teams is not None:
         seats = sorted(seat for team in info.teams for seat in team)
