@@ -177,21 +177,24 @@ def deal_all(rules: Rules) -> tuple[Deal, ...]:
     gives replaces what is drawn, and is still drawn, so that later deals stay the seed's.
     """
     players = rules.players
-    preset = rules.preset or Preset()
-    check_dealer(preset, players)
-    if len(preset.deals) > len(rules.sizes):
-        raise PresetError(f"preset: {len(preset.deals)} deals given, the game has {len(rules.sizes)}")
+    preset = rules.preset
+    given_deals = () if preset is None else preset.deals
+    if preset is not None:
+        check_dealer(preset, players)
+        if len(given_deals) > len(rules.sizes):
+            raise PresetError(f"preset: {len(given_deals)} deals given, "
+                              f"the game has {len(rules.sizes)}")
     rng = random.Random(derive_seed(rules.seed, "blackout-deals"))
     dealer = rng.randrange(players)
-    if preset.dealer is not None:
+    if preset is not None and preset.dealer is not None:
         dealer = preset.dealer
     deals = []
     for number, size in enumerate(rules.sizes, start=1):
         last = number == len(rules.sizes)
         turn = players * size < 52 and not (last and rules.options["no_trump_last"] == "always")
         cards = shuffled_prefix(rng, players * size + (1 if turn else 0))
-        if number <= len(preset.deals):
-            given = preset.deals[number - 1]
+        if given_deals and number <= len(given_deals):
+            given = given_deals[number - 1]
             check_deal(given, number, players, size, turn)
             deals.append(Deal(number, dealer, size, given.hands, given.trump_card))
             dealer = (dealer + 1) % players
