@@ -2,7 +2,7 @@
 
 Everything here runs pinned to one CPU (os.sched_setaffinity; every peer and bot started below
 inherits it), because waking a process on the other vCPU costs 15-20x more than the round trip
-itself (the floor any arena design pays). Each figure is the median over ``REPEATS`` of the mean time per
+itself (measured on a 2-core VM). Each figure is the median over ``REPEATS`` of the mean time per
 unit (round trip, decision or game) of one batch; the batches take turns within each repeat, so a
 load that drifts (the machine is shared) touches them all alike. Ratios are to R, measured in the
 same run.
@@ -122,7 +122,7 @@ HELLO = b'{"type":"hello","id":0,"protocol":1,"games":["blackout","partnership-b
 
 
 def act_message(request_id: int) -> dict[str, object]:
-    """An act of about 200 bytes, a typical act's size."""
+    """An act of about 200 bytes, the size of a typical mid-deal act."""
     return {
         "type": "act", "id": request_id, "kind": "play", "legal": ["2C", "TD", "AS", "QH"],
         "view": {"deal": 3, "hand": ["2C", "TD", "AS", "QH", "5S"], "trump": "H",

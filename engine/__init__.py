@@ -1,40 +1,46 @@
 """The rules engine: pure functions over immutable game states, no I/O, no clock.
 
-Each game is a module with the same small interface (see ``engine.blackout`` and
-``engine.partnership``): ``resolve_options``, ``new_game``, ``legal_actions``, ``parse_action``,
-``apply``, ``view``, ``events``, ``totals``, ``places``, ``record``, ``replay``. Randomness comes only
-from the seed passed to ``new_game``.
+Each game is a module that implements the ``Game`` interface (``engine.game``): its ``info`` (a
+``GameInfo``: player counts, teams, decision kinds, option schema, what a score is indexed by) and
+``resolve_options``, ``new_game``, ``legal_actions``, ``parse_action``, ``apply``, ``view``,
+``events``, ``totals``, ``places``, ``record``, ``replay``. ``game(name)`` returns one; callers ask
+it, never compare names. Randomness comes only from the seed passed to ``new_game``; a ``Preset``
+(``engine.chance``) gives deals instead. The rules in words: docs/rules.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from types import ModuleType
 from typing import Any
 
 from engine import blackout, partnership
 from engine.cards import NAME_OF, Card
-from engine.errors import OptionError, ReplayError
+from engine.chance import Preset, PresetDeal
+from engine.errors import OptionError, PresetError, ReplayError, UnknownGameError
+from engine.game import Game, GameInfo, GameState
 
-__all__ = ["GAMES", "ReplayError", "action_to_json", "actions_to_json", "replay", "rules"]
+__all__ = ["DEFAULT_GAME", "GAMES", "Game", "GameInfo", "GameState", "Preset", "PresetDeal", "ReplayError",
+           "action_to_json", "actions_to_json", "game", "replay"]
 
-GAMES: dict[str, ModuleType] = {blackout.NAME: blackout, partnership.NAME: partnership}
+GAMES: dict[str, Game] = {blackout.NAME: blackout, partnership.NAME: partnership}
+"""Every game, by name. A game added here is covered by the interface tests as it stands."""
+DEFAULT_GAME: str = blackout.NAME
+"""The game a command plays when none is named."""
 
 
-def rules(name: str) -> ModuleType:
-    """The module of the game called ``name``; OptionError naming the known games otherwise."""
+def game(name: str) -> Game:
+    """The game called ``name``; UnknownGameError (an OptionError) naming the known games otherwise."""
     try:
         return GAMES[name]
     except (KeyError, TypeError):
-        raise OptionError(f"unknown game {name!r} (games: {', '.join(GAMES)})") from None
+        raise UnknownGameError(name, tuple(GAMES)) from None
 
 
-def replay(record: Mapping[str, Any]) -> Any:
+def replay(record: Mapping[str, Any]) -> GameState:
     """Replay a game record and check it; returns the final state, raises ReplayError."""
     try:
-        game = rules(record["game"])
-        return game.replay(record)
-    except OptionError as error:
+        return game(record["game"]).replay(record)
+    except (OptionError, PresetError) as error:
         raise ReplayError(f"record: {error}") from None
     except (KeyError, TypeError, ValueError) as error:
         raise ReplayError(f"record: malformed ({type(error).__name__}: {error})") from None

@@ -18,6 +18,7 @@ Rules as implemented here:
 - After the last deal the highest total wins; equal totals share the place, unless ``tiebreak`` is
   ``most_exact_bids``, which ranks tied players by the number of deals they bid exactly.
 - The first dealer is drawn from the game's seed; the deal passes clockwise after every deal.
+  A ``Preset`` (``engine.chance``) may give the first dealer and the first deals instead.
 
 The state is an immutable value: ``apply`` returns a new state and never changes the one given.
 """
@@ -39,7 +40,15 @@ from engine.cards import (
     mask_of,
     names_of,
 )
-from engine.errors import IllegalActionError, InvalidActionError, ReplayError
+from engine.chance import Preset, check_deal, check_dealer
+from engine.errors import (
+    IllegalActionError,
+    InvalidActionError,
+    OptionError,
+    PresetError,
+    ReplayError,
+)
+from engine.game import GameInfo
 from engine.options import BoolOption, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
 from engine.state import (
@@ -63,31 +72,44 @@ Action = int | Card
 
 def option_spec(players: int) -> dict[str, Option]:
     """The options of a ``players``-player game, defaults first."""
+    _check_players(players)
     return {
-        "deals": IntOption(DEFAULT_DEALS[players], 1, 52 // players),
-        "sequence": ChoiceOption(("up", "down", "up_down")),
-        "no_trump_last": ChoiceOption(("when_exhausted", "always")),
-        "hook": BoolOption(),
-        "must_trump": BoolOption(),
-        "points_per_trick": IntOption(1, 1),
-        "bonus": IntOption(10, 0),
-        "zero_bid": ChoiceOption(("as_one_trick", "bonus_only")),
-        "scoring": ChoiceOption(("classic", "penalty")),
-        "tiebreak": ChoiceOption(("shared", "most_exact_bids")),
+        "deals": IntOption(DEFAULT_DEALS[players], 1, 52 // players,
+                           "the largest hand size D (the default depends on the players)"),
+        "sequence": ChoiceOption(("up", "down", "up_down"),
+                                 "hand sizes in order: 1..D, D..1, or 1..D then D-1..1"),
+        "no_trump_last": ChoiceOption(("when_exhausted", "always"),
+                                      "the last deal has no trump only when no card is left to "
+                                      "turn, or always"),
+        "hook": BoolOption(False, "the last bidder may not make the bids add up to the hand size"),
+        "must_trump": BoolOption(False, "a player void in the suit led must trump if able"),
+        "points_per_trick": IntOption(1, 1, None, "points for each trick of an exact bid"),
+        "bonus": IntOption(10, 0, None, "points added to every exact bid"),
+        "zero_bid": ChoiceOption(("as_one_trick", "bonus_only"),
+                                 "an exact zero bid scores points_per_trick + bonus, or bonus alone"),
+        "scoring": ChoiceOption(("classic", "penalty"),
+                                "a missed bid scores 0, or loses points_per_trick per missing trick"),
+        "tiebreak": ChoiceOption(("shared", "most_exact_bids"),
+                                 "equal totals share a place, or are ranked by deals bid exactly"),
     }
 
 
 def resolve_options(players: int, raw: Mapping[str, object] | None = None) -> dict[str, Any]:
     """All options for ``players`` players, ``raw`` validated and defaults filled in."""
-    _check_players(players)
     return resolve(NAME, option_spec(players), raw)
 
 
 def _check_players(players: int) -> None:
     if players not in PLAYER_COUNTS:
-        from engine.errors import OptionError
-
         raise OptionError(f"blackout is for 3 to 7 players, not {players}")
+
+
+info: Final = GameInfo(
+    name=NAME, title="Blackout", player_counts=PLAYER_COUNTS, default_players=4, teams=None,
+    decision_kinds=("bid", "play"), score_by="seat", option_spec=option_spec,
+    short_options={"deals": 3},
+)
+"""What Blackout is, for callers that must not ask its name (``engine.game``)."""
 
 
 def hand_sizes(players: int, options: Mapping[str, Any]) -> tuple[int, ...]:
@@ -104,13 +126,15 @@ def hand_sizes(players: int, options: Mapping[str, Any]) -> tuple[int, ...]:
 class Rules:
     """The per-game constants every state of one game shares."""
 
-    __slots__ = ("players", "options", "seed", "sizes", "ppt", "bonus", "zero_score",
+    __slots__ = ("players", "options", "seed", "preset", "sizes", "ppt", "bonus", "zero_score",
                  "penalty", "hook", "must_trump", "bid_ranges", "deals")
 
-    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+    def __init__(self, players: int, seed: int, options: dict[str, Any],
+                 preset: Preset | None = None) -> None:
         self.players = players
         self.options = options
         self.seed = seed
+        self.preset = preset
         self.sizes = hand_sizes(players, options)
         self.ppt: int = options["points_per_trick"]
         self.bonus: int = options["bonus"]
@@ -149,16 +173,32 @@ def deal_all(rules: Rules) -> tuple[Deal, ...]:
     """Every deal of the game, drawn from one stream seeded by the game's seed.
 
     The first dealer is drawn first; each deal then takes a partial Fisher-Yates shuffle of the
-    cards it needs (the hands, plus the turned card when one is turned).
+    cards it needs (the hands, plus the turned card when one is turned). What the rules' preset
+    gives replaces what is drawn, and is still drawn, so that later deals stay the seed's.
     """
     players = rules.players
+    preset = rules.preset
+    given_deals = () if preset is None else preset.deals
+    if preset is not None:
+        check_dealer(preset, players)
+        if len(given_deals) > len(rules.sizes):
+            raise PresetError(f"preset: {len(given_deals)} deals given, "
+                              f"the game has {len(rules.sizes)}")
     rng = random.Random(derive_seed(rules.seed, "blackout-deals"))
     dealer = rng.randrange(players)
+    if preset is not None and preset.dealer is not None:
+        dealer = preset.dealer
     deals = []
     for number, size in enumerate(rules.sizes, start=1):
         last = number == len(rules.sizes)
         turn = players * size < 52 and not (last and rules.options["no_trump_last"] == "always")
         cards = shuffled_prefix(rng, players * size + (1 if turn else 0))
+        if given_deals and number <= len(given_deals):
+            given = given_deals[number - 1]
+            check_deal(given, number, players, size, turn)
+            deals.append(Deal(number, dealer, size, given.hands, given.trump_card))
+            dealer = (dealer + 1) % players
+            continue
         # Dealt one at a time from dealer+1: the i-th card goes to seat dealer+1+i.
         dealt = tuple(
             tuple(sorted(cards[(seat - dealer - 1) % players: players * size: players]))
@@ -212,9 +252,14 @@ class State(TrickState):
 _new_state = object.__new__
 
 
-def new_game(players: int, seed: int, options: Mapping[str, object] | None = None) -> State:
-    """A new game for ``players`` seats; the same seed and options always give the same game."""
-    rules = Rules(players, seed, resolve_options(players, options))
+def new_game(players: int, seed: int, options: Mapping[str, object] | None = None, *,
+             preset: Preset | None = None) -> State:
+    """A new game for ``players`` seats; the same seed and options always give the same game.
+
+    ``preset`` gives the first dealer and the first deals instead of drawing them (PresetError
+    when the rules could not have dealt them).
+    """
+    rules = Rules(players, seed, resolve_options(players, options), preset)
     zeros = (0,) * players
     return _start_deal(rules, rules.deals[0], zeros, zeros, (), ())
 
@@ -518,6 +563,7 @@ def record(state: State, names: Sequence[str]) -> dict[str, Any]:
         "players": state.rules.players,
         "options": dict(state.rules.options),
         "seed": state.rules.seed,
+        **({} if state.rules.preset is None else {"preset": state.rules.preset.to_json()}),
         "names": list(names),
         "deals": deals,
         "scores": totals(state),
@@ -527,9 +573,11 @@ def record(state: State, names: Sequence[str]) -> dict[str, Any]:
 
 
 def replay(game_record: Mapping[str, Any]) -> State:
-    """Replay a record from its seed and actions, checking every deal, action and score."""
+    """Replay a record from its seed (and preset) and actions, checking every deal, action and score."""
     players = len(game_record["names"])
-    state = new_game(players, game_record["seed"], game_record["options"])
+    preset = game_record.get("preset")
+    state = new_game(players, game_record["seed"], game_record["options"],
+                     preset=None if preset is None else Preset.parse(preset))
     for index, stored in enumerate(game_record["deals"]):
         where = f"deal {index + 1}"
         deal = state.deal

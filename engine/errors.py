@@ -28,3 +28,18 @@ class IllegalActionError(EngineError):
 
 class ReplayError(EngineError):
     """A game record that does not replay: an illegal action, or a stored value the rules contradict."""
+
+
+class UnknownGameError(OptionError):
+    """A game name that no game of the engine answers to; ``known`` lists the names that do."""
+
+    def __init__(self, name: object, known: tuple[str, ...]) -> None:
+        problem = f"unknown game {name!r} (games: {', '.join(known)})"
+        super().__init__(problem, option=None, problem=problem)
+        self.name = name
+        self.known = known
+
+
+class PresetError(EngineError):
+    """Preset deals the rules could not have dealt: wrong hand sizes, a card twice, a missing
+    or extra turned card, more deals than the game has, a dealer who is not a seat."""

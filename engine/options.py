@@ -15,11 +15,12 @@ from engine.errors import OptionError
 
 @dataclass(frozen=True)
 class IntOption:
-    """An integer option in ``[low, high]`` (``high`` None: unbounded)."""
+    """An integer option in ``[low, high]`` (None: unbounded on that side)."""
 
     default: int | None
-    low: int
+    low: int | None
     high: int | None = None
+    description: str = ""
 
     def coerce(self, name: str, value: object) -> int:
         """The value as a validated int."""
@@ -30,11 +31,18 @@ class IntOption:
                 raise _invalid(name, f"expected an integer, got {value!r}") from None
         if isinstance(value, bool) or not isinstance(value, int):
             raise _invalid(name, f"expected an integer, got {value!r}")
-        if value < self.low or (self.high is not None and value > self.high):
-            upper = "" if self.high is None else f"..{self.high}"
-            bound = f"{self.low}{upper}" if upper else f">= {self.low}"
-            raise _invalid(name, f"{value} is out of range ({bound})")
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            raise _invalid(name, f"{value} is out of range ({self.allowed})")
         return value
+
+    @property
+    def allowed(self) -> str:
+        """The range in words: ``1..13``, ``>= 0``, ``<= 5`` or ``any integer``."""
+        if self.low is not None and self.high is not None:
+            return f"{self.low}..{self.high}"
+        if self.low is not None:
+            return f">= {self.low}"
+        return "any integer" if self.high is None else f"<= {self.high}"
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,17 @@ class ChoiceOption:
     """One of a fixed set of strings; the first is the default."""
 
     choices: tuple[str, ...]
+    description: str = ""
+
+    @property
+    def default(self) -> str:
+        """The first choice."""
+        return self.choices[0]
+
+    @property
+    def allowed(self) -> str:
+        """The choices in words."""
+        return ", ".join(self.choices)
 
     def coerce(self, name: str, value: object) -> str:
         """The value, checked against the choices."""
@@ -55,6 +74,12 @@ class BoolOption:
     """``true`` or ``false`` (default false)."""
 
     default: bool = False
+    description: str = ""
+
+    @property
+    def allowed(self) -> str:
+        """The values in words."""
+        return "true, false"
 
     def coerce(self, name: str, value: object) -> bool:
         """The value as a bool; accepts the strings true/false/yes/no/1/0."""
@@ -84,10 +109,36 @@ def resolve(game: str, spec: Mapping[str, Option], raw: Mapping[str, object] | N
                           option=unknown[0], problem=problem)
     resolved: dict[str, Any] = {}
     for name, option in spec.items():
-        if name in raw:
-            resolved[name] = option.coerce(name, raw[name])
-        elif isinstance(option, ChoiceOption):
-            resolved[name] = option.choices[0]
-        else:
-            resolved[name] = option.default
+        resolved[name] = option.coerce(name, raw[name]) if name in raw else option.default
     return resolved
+
+
+@dataclass(frozen=True)
+class OptionInfo:
+    """One option as a user reads it: name, type, default, what it accepts, what it does."""
+
+    name: str
+    type: str
+    """``int``, ``choice`` or ``bool``."""
+    default: int | str | bool | None
+    allowed: str
+    """What a value may be, in words: ``1..13``, ``>= 0``, ``up, down, up_down``, ``true, false``."""
+    description: str
+    choices: tuple[str, ...] = ()
+    low: int | None = None
+    high: int | None = None
+
+
+def option_infos(spec: Mapping[str, Option]) -> tuple[OptionInfo, ...]:
+    """The schema of ``spec``, in its order, as ``OptionInfo`` values."""
+    infos = []
+    for name, option in spec.items():
+        if isinstance(option, IntOption):
+            infos.append(OptionInfo(name, "int", option.default, option.allowed, option.description,
+                                    low=option.low, high=option.high))
+        elif isinstance(option, ChoiceOption):
+            infos.append(OptionInfo(name, "choice", option.default, option.allowed,
+                                    option.description, choices=option.choices))
+        else:
+            infos.append(OptionInfo(name, "bool", option.default, option.allowed, option.description))
+    return tuple(infos)

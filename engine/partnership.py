@@ -21,6 +21,8 @@ Rules as implemented here:
   failed ZERO are unchanged.
 - End: after a deal in which a team's total reaches ``target``, the higher total wins; equal totals
   play on. After ``max_deals`` deals (void deals count) the higher total wins, equal totals draw.
+- The first dealer is drawn from the game's seed, each deal from a seed derived from it and the
+  deal's number. A ``Preset`` (``engine.chance``) may give the first dealer and the first deals.
 
 The state is an immutable value: ``apply`` returns a new state and never changes the one given.
 """
@@ -42,7 +44,9 @@ from engine.cards import (
     mask_of,
     names_of,
 )
+from engine.chance import Preset, check_deal, check_dealer
 from engine.errors import IllegalActionError, InvalidActionError, OptionError, ReplayError
+from engine.game import GameInfo
 from engine.options import ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
 from engine.state import (
@@ -68,35 +72,58 @@ Call = int | str
 Action = Call | Card
 
 OPTIONS: Final[dict[str, Option]] = {
-    "target": IntOption(100, 1),
-    "max_deals": IntOption(200, 1),
-    "spade_lead": ChoiceOption(("only_if_only_spades", "after_broken", "any")),
-    "made": IntOption(10, -10**9),
-    "overtrick": IntOption(1, -10**9),
-    "all_tricks": IntOption(40, -10**9),
-    "nil": IntOption(40, -10**9),
-    "fail": IntOption(-10, -10**9),
-    "contract_points": ChoiceOption(("flat", "per_trick")),
+    "target": IntOption(100, 1, None, "the game ends after a deal in which a team reaches this total"),
+    "max_deals": IntOption(200, 1, None, "the game ends after this many deals (void deals count)"),
+    "spade_lead": ChoiceOption(("only_if_only_spades", "after_broken", "any"),
+                               "when a spade may be led by a hand that holds another suit"),
+    "made": IntOption(10, None, None, "a NUMBER contract made (per contracted trick with per_trick)"),
+    "overtrick": IntOption(1, None, None, "each trick over a made NUMBER contract"),
+    "all_tricks": IntOption(40, None, None, "a NUMBER contract that takes all 13 tricks"),
+    "nil": IntOption(40, None, None, "a ZERO contract made (neither partner takes a trick)"),
+    "fail": IntOption(-10, None, None,
+                      "a contract missed (per contracted trick for NUMBER with per_trick)"),
+    "contract_points": ChoiceOption(("flat", "per_trick"),
+                                    "made and fail score once, or once per contracted trick"),
 }
+
+
+def option_spec(players: int) -> dict[str, Option]:
+    """The options (the same for every game: it is always 4 players)."""
+    if players != 4:
+        raise OptionError(f"partnership-blackout is for exactly 4 players, not {players}")
+    return OPTIONS
 
 
 def resolve_options(players: int, raw: Mapping[str, object] | None = None) -> dict[str, Any]:
     """All options, ``raw`` validated and defaults filled in."""
-    if players != 4:
-        raise OptionError(f"partnership-blackout is for exactly 4 players, not {players}")
-    return resolve(NAME, OPTIONS, raw)
+    return resolve(NAME, option_spec(players), raw)
+
+
+info: Final = GameInfo(
+    name=NAME, title="Partnership Blackout", player_counts=PLAYER_COUNTS, default_players=4,
+    teams=TEAMS, decision_kinds=("call", "play"), score_by="team", option_spec=option_spec,
+    short_options={"target": 20, "max_deals": 3},
+)
+"""What Partnership Blackout is, for callers that must not ask its name (``engine.game``)."""
 
 
 class Rules:
     """The per-game constants every state of one game shares."""
 
-    __slots__ = ("players", "options", "seed", "first_dealer")
+    __slots__ = ("players", "options", "seed", "preset", "first_dealer")
 
-    def __init__(self, seed: int, options: dict[str, Any]) -> None:
+    def __init__(self, seed: int, options: dict[str, Any], preset: Preset | None = None) -> None:
         self.players = 4
         self.options = options
         self.seed = seed
+        self.preset = preset
         self.first_dealer = random.Random(derive_seed(seed, "partnership-dealer")).randrange(4)
+        if preset is not None:
+            check_dealer(preset, 4)
+            if preset.dealer is not None:
+                self.first_dealer = preset.dealer
+            for number, deal in enumerate(preset.deals, start=1):
+                check_deal(deal, number, 4, 13, turns=False)
 
     def contract_score(self, contract: Contract, tricks: Sequence[int]) -> int:
         """The contracting team's score for a deal, given tricks won by seat."""
@@ -129,8 +156,12 @@ class Deal:
 
 
 def deal_cards(rules: Rules, number: int) -> Deal:
-    """Deal ``number`` (1-based), shuffled from a seed derived from the game's seed and ``number``."""
+    """Deal ``number`` (1-based): the preset's, else shuffled from a seed derived from the game's
+    seed and ``number``."""
     dealer = (rules.first_dealer + number - 1) % 4
+    preset = rules.preset
+    if preset is not None and number <= len(preset.deals):
+        return Deal(number, dealer, preset.deals[number - 1].hands)
     cards = shuffled_prefix(random.Random(derive_seed(rules.seed, "partnership-deal", number)), 52)
     dealt = tuple(tuple(sorted(cards[(seat - dealer - 1) % 4::4])) for seat in range(4))
     return Deal(number, dealer, dealt)
@@ -171,9 +202,14 @@ class State(TrickState):
 _new_state = object.__new__
 
 
-def new_game(players: int, seed: int, options: Mapping[str, object] | None = None) -> State:
-    """A new game (``players`` must be 4); the same seed and options give the same game."""
-    rules = Rules(seed, resolve_options(players, options))
+def new_game(players: int, seed: int, options: Mapping[str, object] | None = None, *,
+             preset: Preset | None = None) -> State:
+    """A new game (``players`` must be 4); the same seed and options give the same game.
+
+    ``preset`` gives the first dealer and the first deals instead of drawing them (PresetError
+    when the rules could not have dealt them).
+    """
+    rules = Rules(seed, resolve_options(players, options), preset)
     return _start_deal(rules, deal_cards(rules, 1), (0, 0), (), ())
 
 
@@ -497,6 +533,8 @@ def record(state: State, names: Sequence[str]) -> dict[str, Any]:
         "players": 4,
         "options": dict(state.phase.rules.options),
         "seed": state.phase.rules.seed,
+        **({} if state.phase.rules.preset is None
+           else {"preset": state.phase.rules.preset.to_json()}),
         "names": list(names),
         "teams": [list(t) for t in TEAMS],
         "deals": deals,
@@ -507,8 +545,10 @@ def record(state: State, names: Sequence[str]) -> dict[str, Any]:
 
 
 def replay(game_record: Mapping[str, Any]) -> State:
-    """Replay a record from its seed and actions, checking every deal, action and score."""
-    state = new_game(4, game_record["seed"], game_record["options"])
+    """Replay a record from its seed (and preset) and actions, checking every deal, action and score."""
+    preset = game_record.get("preset")
+    state = new_game(4, game_record["seed"], game_record["options"],
+                     preset=None if preset is None else Preset.parse(preset))
     for index, stored in enumerate(game_record["deals"]):
         where = f"deal {index + 1}"
         deal = state.phase.deal

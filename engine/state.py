@@ -53,6 +53,12 @@ class TrickState:
         return self.phase.deal
 
     @property
+    def deal_number(self) -> int:
+        """The deal being played (1 for the first; the last one once over)."""
+        number: int = self.phase.deal.number
+        return number
+
+    @property
     def kind(self) -> str | None:
         """The kind of action asked now ("bid", "call" or "play"); None once the game is over."""
         kind: str | None = self.phase.kind

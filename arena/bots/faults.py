@@ -23,7 +23,7 @@ STDERR_TAIL_BYTES = 2048
 
 
 class FaultKind(enum.Enum):
-    """Every way a bot can fail a request (docs/protocol.md, "Faults")."""
+    """Every way a bot can fail a request (docs/protocol.md, "Faults and what they cost")."""
 
     TIMEOUT = "timeout"
     MALFORMED = "malformed"

@@ -1,12 +1,12 @@
 """Bot processes: start and handshake, timed requests, faults, resource limits and cleanup.
 
 A ``BotProcess`` runs one bot program (an argv list, never a shell) in its own working directory
-and its own process group, speaks the protocol (docs/protocol.md), and turns every way the bot can fail a
+and its own process group, speaks docs/protocol.md to it, and turns every way the bot can fail a
 request into a ``BotFaultError`` carrying a ``Fault`` (arena.bots.faults). The referee builds messages
 and decides legality; this module only moves lines and keeps time. It stays usable across games:
 one process plays game after game until a fault or ``restart()``.
 
-Design choices (figures measured on a 2-core Linux machine):
+Design choices (numbers measured on a 2-core Linux VM; ``make bench`` measures the arena's):
 
 - Start: ``subprocess.Popen(argv, cwd=..., process_group=0)`` with three pipes. No ``preexec_fn``
   (it forces a real fork, up to +44 ms from a large parent); limits are applied right after start
@@ -65,12 +65,14 @@ from typing import Any, NamedTuple
 
 import orjson
 
+import engine
 from arena.bots.faults import STDERR_TAIL_BYTES, BotFaultError, Fault, FaultKind, snippet
 from arena.errors import BotStartError
 from arena.settings import Limits
 
 PROTOCOL_VERSION = 1
-GAMES = ("blackout", "partnership-blackout")
+GAMES = tuple(engine.GAMES)
+"""The games named in ``hello``: every game of the engine."""
 LINE_CAP = 1 << 20
 """Longest reply line accepted, in bytes (without the newline)."""
 LOG_CAP = 1 << 20

@@ -27,6 +27,7 @@ def _root() -> None:
 from arena.cli.checkbot import check_bot_command  # noqa: E402
 from arena.cli.match import match_command  # noqa: E402
 from arena.cli.play import play_command  # noqa: E402
+from arena.cli.rules import rules_command  # noqa: E402
 from arena.cli.run import run_command  # noqa: E402
 from arena.cli.table import table_command  # noqa: E402
 
@@ -35,6 +36,7 @@ app.command("play")(play_command)
 app.command("check-bot")(check_bot_command)
 app.command("table")(table_command)
 app.command("match")(match_command)
+app.command("rules")(rules_command)
 
 
 def main() -> None:

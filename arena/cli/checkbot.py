@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+import engine
 from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.settings import Limits, TimeControl
 
@@ -18,8 +19,8 @@ def check_bot_command(
              "(-- python3 -u my_bot.py --depth 3).",
         show_default=False)] = None,
     game: Annotated[list[str] | None, typer.Option(
-        "--game", "-g", help="Check only this game (blackout or partnership-blackout); "
-                             "repeatable. Default: both.", show_default=False)] = None,
+        "--game", "-g", help=f"Check only this game ({' or '.join(engine.GAMES)}); "
+                             "repeatable. Default: every game.", show_default=False)] = None,
     seed: Annotated[int, typer.Option(help="Seed of the first game (each game adds 1).")] = 1,
     move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.")] = 1000,
     bank_ms: Annotated[int, typer.Option(

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+import engine
 from arena.game.play import parse_option_pairs
 from arena.ratings.sprt import parse_sprt
 from arena.runs.match import MatchProgress, new_match, play_match, summary
@@ -26,7 +27,7 @@ def match_command(
                         "(three times for four players) or give it once for all of them. "
                         "Partnership Blackout: the field team, once or twice.",
         show_default=False)],
-    game: Annotated[str, typer.Option(help="blackout or partnership-blackout.")] = "blackout",
+    game: Annotated[str, typer.Option(help=f"The game: {' or '.join(engine.GAMES)}.")] = engine.DEFAULT_GAME,
     players: Annotated[int | None, typer.Option(
         help="Players per game (default 4).", show_default=False)] = None,
     option: Annotated[list[str] | None, typer.Option(

@@ -8,20 +8,25 @@ from typing import Annotated
 import orjson
 import typer
 
+import engine
+from arena.game.options_text import option_defaults
 from arena.game.play import parse_option_pairs, play_one
 from arena.game.transcript import game_report
 from arena.settings import FaultPolicy, TimeControl
 
 
 def play_command(
-    game: Annotated[str, typer.Argument(help="blackout or partnership-blackout.")],
+    game: Annotated[str, typer.Argument(
+        help=f"The game: {' or '.join(engine.GAMES)} (`arena rules GAME` lists its options).")],
     bots: Annotated[list[str], typer.Argument(
         help="One command per seat, each quoted, e.g. \"python3 bots/python/random_bot.py\". "
              "Partnership Blackout takes 4, or 2 (each bot then partners a copy of itself).",
         show_default=False)],
     seed: Annotated[int, typer.Option(help="Seed of the deals (and of the bots' own seeds).")] = 1,
     option: Annotated[list[str] | None, typer.Option(
-        "--option", "-o", help="A game option as name=value, e.g. -o hook=true; repeatable.")] = None,
+        "--option", "-o", help="A game option as name=value, e.g. -o hook=true; repeatable. "
+        "Defaults (by player count where they differ; `arena rules GAME` says what each sets): "
+        + "; ".join(f"{name}: {option_defaults(name)}" for name in engine.GAMES) + ".")] = None,
     log: Annotated[Path | None, typer.Option(
         help="Write the full game record (with faults) as JSON to this file.")] = None,
     move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.")] = 1000,

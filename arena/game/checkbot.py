@@ -59,18 +59,6 @@ from arena.settings import Limits, TimeControl
 PLAYERS = 4
 """Seats in every game of the check (both games allow 4)."""
 
-GAME_OPTIONS: dict[str, dict[str, object]] = {
-    "blackout": {"deals": 3},
-    "partnership-blackout": {"target": 20, "max_deals": 3},
-}
-"""Small options, so that a check takes well under a second for a fast bot."""
-
-DECISION_KINDS: dict[str, tuple[str, ...]] = {
-    "blackout": ("bid", "play"),
-    "partnership-blackout": ("call", "play"),
-}
-"""The kinds of decision each game asks for; step 2 must see each one answered."""
-
 SQUEEZE_MS = 1
 """The allowance of the one tiny ``act`` in step 5, in milliseconds."""
 
@@ -147,11 +135,10 @@ def check_bot(
     argv = list(argv)
     if not argv:
         raise ConfigError("check-bot: no bot command given")
-    chosen = list(dict.fromkeys(games)) if games else list(GAME_OPTIONS)
+    chosen = list(dict.fromkeys(games)) if games else list(engine.GAMES)
     for name in chosen:
-        engine.rules(name)  # OptionError naming the known games
-        if name not in GAME_OPTIONS:
-            raise ConfigError(f"check-bot: no check for game {name!r}")
+        if PLAYERS not in engine.game(name).info.player_counts:  # UnknownGameError names the games
+            raise ConfigError(f"check-bot: no check for game {name!r} (it is not for {PLAYERS} players)")
     check = _Check(argv, chosen, seed, time_control, limits, on_step)
     try:
         check.run()
@@ -305,7 +292,8 @@ class _Check:
         if problem is not None:
             self.report(step, False, problem, started)
             return None
-        options = ", ".join(f"{k}={v}" for k, v in GAME_OPTIONS[game].items())
+        short = engine.game(game).info.short_options
+        options = ", ".join(f"{k}={v}" for k, v in short.items())
         self.report(step, True, f"{PLAYERS} processes, {options}: "
                     f"{describe_game(outcome.record, bots)}", started)
         return bots
@@ -442,7 +430,7 @@ class _Check:
             bot.answer_seconds = []
         seed = self.seed + self.games_played
         self.games_played += 1
-        outcome = play_game(game, bots, seed, GAME_OPTIONS[game],
+        outcome = play_game(game, bots, seed, engine.game(game).info.short_options,
                             time_control=time_control or self.time_control)
         for seat in outcome.faulted_seats:
             bots[seat].needs_restart = True
@@ -450,7 +438,7 @@ class _Check:
 
     def missing_kinds(self, game: str, record: Mapping[str, Any]) -> str | None:
         counts = decision_counts(record)
-        missing = [kind for kind in DECISION_KINDS[game] if not counts.get(kind)]
+        missing = [kind for kind in engine.game(game).info.decision_kinds if not counts.get(kind)]
         if not missing:
             return None
         return (f"the game never asked for a {' or '.join(missing)} decision, so it is unchecked "

@@ -12,8 +12,8 @@ import engine
 from arena.bots.process import BotProcess
 from arena.errors import ConfigError
 from arena.game.referee import play_game, result_of
-from arena.game.transcript import team_names
 from arena.settings import FaultPolicy, Limits, TimeControl
+from engine.game import GameInfo
 
 
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
@@ -28,8 +28,9 @@ def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def seat_commands(game_name: str, commands: Sequence[str]) -> list[list[str]]:
-    """The argv of every seat. Partnership Blackout takes 4 commands, or 2 (each plays twice, as a team)."""
-    game = engine.rules(game_name)
+    """The argv of every seat: one command per seat, or in a team game one per team (each command
+    then plays every seat of its team)."""
+    info = engine.game(game_name).info
     argvs = []
     for command in commands:
         try:
@@ -39,13 +40,21 @@ def seat_commands(game_name: str, commands: Sequence[str]) -> list[list[str]]:
         if not argv:
             raise ConfigError("bot command '': empty")
         argvs.append(argv)
-    if game_name == "partnership-blackout" and len(argvs) == 2:
-        argvs = [argvs[0], argvs[1], argvs[0], argvs[1]]
-    if len(argvs) not in game.PLAYER_COUNTS:
-        counts = ", ".join(map(str, game.PLAYER_COUNTS))
-        raise ConfigError(f"{game_name} needs {counts} bots (2 teams also for partnership), "
-                          f"got {len(commands)}")
-    return argvs
+    if len(argvs) not in info.command_counts:
+        raise ConfigError(f"{game_name} takes {_bot_counts(info)}; got {len(commands)}")
+    return info.seats_of(argvs)
+
+
+def _bot_counts(info: GameInfo) -> str:
+    """``3 to 7 bot commands, one per seat`` (and, in a team game, the one-per-team form)."""
+    counts = info.player_counts
+    contiguous = counts == tuple(range(counts[0], counts[-1] + 1))
+    seats = (f"{counts[0]} to {counts[-1]}" if contiguous and len(counts) > 1
+             else ", ".join(map(str, counts)))
+    text = f"{seats} bot commands, one per seat"
+    if info.teams is not None:
+        text += f", or {len(info.teams)}, one per team (each plays all its team's seats)"
+    return text
 
 
 def seat_names(argvs: Sequence[Sequence[str]]) -> list[str]:
@@ -72,7 +81,7 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
              policy: FaultPolicy = FaultPolicy.FORFEIT, limits: Limits = Limits(),  # noqa: B008
              log_dir: Path | None = None) -> dict[str, Any]:
     """Start the bots, play one game, stop the bots; the record with its ``result``."""
-    game = engine.rules(game_name)
+    game = engine.game(game_name)
     argvs = seat_commands(game_name, commands)
     resolved = game.resolve_options(len(argvs), options)
     names = seat_names(argvs)
@@ -88,6 +97,5 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
         outcome = play_game(game_name, bots, seed, resolved, names=names,
                             time_control=time_control, policy=policy)
     record = outcome.record
-    entrants = team_names(names) if game_name == "partnership-blackout" else names
-    record["result"] = result_of(record, entrants, policy)
+    record["result"] = result_of(record, game.info.entrants(names), policy)
     return record

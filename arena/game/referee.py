@@ -26,6 +26,7 @@ from arena.bots.faults import BotFaultError, Fault, FaultKind
 from arena.bots.process import BotProcess
 from arena.settings import FaultPolicy, TimeControl
 from engine.errors import EngineError
+from engine.game import Game
 from engine.seeding import derive_seed
 
 _dumps = orjson.dumps
@@ -56,15 +57,15 @@ def play_game(
     policy: FaultPolicy = FaultPolicy.FORFEIT,
 ) -> GameOutcome:
     """Play one game with ``bots[seat]`` in each seat; never raises for anything a bot does."""
-    game = engine.rules(game_name)
+    game = engine.game(game_name)
     players = len(bots)
     state = game.new_game(players, seed, options)
     names = list(names) if names is not None else [bot.name for bot in bots]
     match = _Match(game, bots, seed, time_control)
     start: dict[str, Any] = {"type": "game_start", "game": game_name, "options": state.options,
                              "players": players, "names": names}
-    if game_name == "partnership-blackout":
-        start["teams"] = [[0, 2], [1, 3]]
+    if game.info.teams is not None:
+        start["teams"] = [list(team) for team in game.info.teams]
     for seat, bot in enumerate(bots):
         if not bot.is_running:
             match.fault(seat, bot.last_fault or Fault(FaultKind.CRASH, bot.name, "is not running"),
@@ -93,7 +94,7 @@ def forfeit_places(places: Sequence[int], forfeits: Sequence[bool]) -> list[int]
 class _Match:
     """The mutable bookkeeping of one game: time banks, faults, the fallback generator."""
 
-    def __init__(self, game: Any, bots: Sequence[BotProcess], seed: int,
+    def __init__(self, game: Game, bots: Sequence[BotProcess], seed: int,
                  time_control: TimeControl) -> None:
         self.game = game
         self.bots = bots
@@ -108,7 +109,7 @@ class _Match:
         """Record ``fault`` against ``seat``; the seat plays by fallback from now on."""
         self.faulted.add(seat)
         entry = fault.with_seat(seat).to_json()
-        entry["deal"] = state.deal.number
+        entry["deal"] = state.deal_number
         entry["decision"] = self.decisions
         self.faults.append(entry)
 
@@ -176,14 +177,12 @@ class _Match:
 def result_of(record: Mapping[str, Any], entrants: Sequence[str], policy: FaultPolicy) -> dict[str, Any]:
     """The ``result`` object of a game for the ratings: entrants, scores, ranks, forfeits, faults.
 
-    Entrants are by seat in Blackout and by team (team 0 = seats 0 and 2) in Partnership Blackout.
+    Entrants are as the game's ``info.entrants`` gives them: by seat, or by team in a team game.
     """
-    teams = record["game"] == "partnership-blackout"
-    count = 2 if teams else len(record["names"])
-    faults = [0] * count
+    info = engine.game(record["game"]).info
+    faults = [0] * len(info.entrants(record["names"]))
     for fault in record.get("faults", []):
-        seat = fault["seat"]
-        faults[seat % 2 if teams else seat] += 1
+        faults[info.entrant_of(fault["seat"])] += 1
     forfeits = [policy is FaultPolicy.FORFEIT and n > 0 for n in faults]
     return {
         "entrants": list(entrants),

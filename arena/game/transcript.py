@@ -7,20 +7,21 @@ from typing import Any
 
 from tabulate import tabulate
 
+import engine
+
 
 def game_report(record: Mapping[str, Any]) -> str:
     """The deal-by-deal table, the final places and any faults, as text."""
-    if record["game"] == "partnership-blackout":
-        table = _partnership_deals(record)
-    else:
-        table = _blackout_deals(record)
+    info = engine.game(record["game"]).info
+    # The table follows the game's auction: bids by seat, or calls ending in one team's contract.
+    table = _call_deals(record, info) if "call" in info.decision_kinds else _bid_deals(record)
     parts = [table, "", _final(record)]
     if record.get("faults"):
         parts += ["", _faults(record)]
     return "\n".join(parts)
 
 
-def _blackout_deals(record: Mapping[str, Any]) -> str:
+def _bid_deals(record: Mapping[str, Any]) -> str:
     names = record["names"]
     rows = []
     for deal in record["deals"]:
@@ -34,9 +35,9 @@ def _blackout_deals(record: Mapping[str, Any]) -> str:
     return f"{tabulate(rows, headers=headers, disable_numparse=True)}\n({note})"
 
 
-def _partnership_deals(record: Mapping[str, Any]) -> str:
+def _call_deals(record: Mapping[str, Any], info: engine.GameInfo) -> str:
     names = record["names"]
-    teams = team_names(names)
+    teams = info.entrants(names)
     rows = []
     for deal in record["deals"]:
         calls = " ".join(f"{names[s]}:{c}" for s, c in deal["calls"])
@@ -55,14 +56,9 @@ def _partnership_deals(record: Mapping[str, Any]) -> str:
     return tabulate(rows, headers=headers, disable_numparse=True)
 
 
-def team_names(names: list[str]) -> list[str]:
-    """Team names from seat names: one name for two copies of a bot, else ``a+b``."""
-    return [names[t] if names[t] == names[t + 2] else f"{names[t]}+{names[t + 2]}" for t in (0, 1)]
-
-
 def _final(record: Mapping[str, Any]) -> str:
     names = record["names"]
-    entrants = team_names(names) if record["game"] == "partnership-blackout" else names
+    entrants = engine.game(record["game"]).info.entrants(names)
     result = record.get("result", {})
     places = result.get("ranks", record["places"])
     forfeits = result.get("forfeits", [False] * len(entrants))

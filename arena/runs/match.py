@@ -70,9 +70,9 @@ class Match:
     policy: FaultPolicy = FaultPolicy.FORFEIT
 
     @property
-    def is_partnership(self) -> bool:
-        """Whether the tested program holds a team's two seats (Partnership Blackout)."""
-        return self.game == "partnership-blackout"
+    def teams(self) -> tuple[tuple[int, ...], ...] | None:
+        """The game's teams (the tested program then holds every seat of one), or None."""
+        return engine.game(self.game).info.teams
 
     @property
     def units(self) -> int:
@@ -123,19 +123,19 @@ def bot_command(text: str, key: str) -> BotCommand:
     return BotCommand(argv)
 
 
-def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str = "blackout",
+def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str = engine.DEFAULT_GAME,
               players: int | None = None, options: Mapping[str, object] | None = None,
               games: int = 1000, sprt: SprtBounds | None = None, seed: int = 1,
               time_control: TimeControl = TimeControl()) -> Match:  # noqa: B008 (frozen)
     """A validated match from command-line values; ConfigError naming the option at fault."""
     try:
-        rules = engine.rules(game)
+        rules = engine.game(game)
     except OptionError as error:
         raise ConfigError(f"--game: {error}") from None
-    partnership = game == "partnership-blackout"
+    partnership = rules.info.has_teams
     seats = players if players is not None else 4
-    if seats not in rules.PLAYER_COUNTS:
-        counts = ", ".join(map(str, rules.PLAYER_COUNTS))
+    if seats not in rules.info.player_counts:
+        counts = ", ".join(map(str, rules.info.player_counts))
         raise ConfigError(f"--players: {game} is for {counts} players, not {seats}")
     others = 1 if partnership else seats - 1
     allowed = {1, 2} if partnership else {1, others}
@@ -164,18 +164,22 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
 
 def tested_entrant(match: Match, unit: int) -> int:
     """The tested program's entrant in unit ``unit``'s results: its seat, or its team."""
-    return unit % 2 if match.is_partnership else unit % match.players
+    teams = match.teams
+    return unit % len(teams) if teams is not None else unit % match.players
 
 
 def unit_seats(match: Match, unit: int, tested: str) -> tuple[str, ...]:
     """Bots by seat in one game of ``unit``, ``tested`` (a name) in the tested seat or team."""
     entrant = tested_entrant(match, unit)
     names = match.field_names
-    if match.is_partnership:
-        seats = [""] * 4
-        seats[entrant] = seats[entrant + 2] = tested
-        seats[1 - entrant] = names[0]
-        seats[3 - entrant] = names[-1]
+    teams = match.teams
+    if teams is not None:  # the tested team's seats, the field in the others' seats in order
+        seats = [""] * match.players
+        for seat in teams[entrant]:
+            seats[seat] = tested
+        others = sorted(seat for index, team in enumerate(teams) if index != entrant for seat in team)
+        for position, seat in enumerate(others):
+            seats[seat] = names[min(position, len(names) - 1)]
         return tuple(seats)
     others = iter(names * (match.players - 1) if len(names) == 1 else names)
     return tuple(tested if seat == entrant else next(others) for seat in range(match.players))

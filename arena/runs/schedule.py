@@ -25,7 +25,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from arena.game.transcript import team_names
+import engine
 from arena.runs.tournament import Tournament
 from engine.seeding import derive_seed
 
@@ -50,16 +50,15 @@ class GameSpec:
 
     @property
     def entrants(self) -> list[str]:
-        """Result entrants: bots by seat, or teams (team 0 = seats 0 and 2) in partnership games."""
-        names = list(self.seats)
-        return team_names(names) if self.game == "partnership-blackout" else names
+        """Result entrants: bots by seat, or teams in a team game (``GameInfo.entrants``)."""
+        return engine.game(self.game).info.entrants(self.seats)
 
 
 def schedule(tournament: Tournament) -> list[GameSpec]:
     """Every game of the tournament, in a stable order."""
     if tournament.format == "gauntlet":
         tables = _gauntlet_tables(tournament)
-    elif tournament.is_partnership:
+    elif tournament.has_teams:
         tables = _team_tables(tournament)
     else:
         names = [bot.name for bot in tournament.bots]
@@ -77,19 +76,24 @@ def schedule(tournament: Tournament) -> list[GameSpec]:
 
 
 def _team_tables(tournament: Tournament) -> list[list[tuple[str, ...]]]:
+    """Every pair of teams, each in the game's first team seats and then in its second."""
+    seats_of = engine.game(tournament.game).info.teams
+    assert seats_of is not None and len(seats_of) == 2
     teams = list(tournament.teams) or [(bot.name, bot.name) for bot in tournament.bots]
     tables = []
     for a, b in itertools.combinations(teams, 2):
-        tables.append([(a[0], b[0], a[1], b[1]), (b[0], a[0], b[1], a[1])])
+        tables.append([_seated(seats_of, (a, b)), _seated(seats_of, (b, a))])
     return tables
 
 
 def _gauntlet_tables(tournament: Tournament) -> list[list[tuple[str, ...]]]:
     """Every challenger at every field table: its own seat (team) plus ``players - 1`` field seats."""
     challengers = [bot.name for bot in tournament.challengers]
-    if tournament.is_partnership:
+    seats_of = engine.game(tournament.game).info.teams
+    if seats_of is not None:  # the challenger is a team of copies against each field team
         field = list(tournament.teams) or [(bot.name, bot.name) for bot in tournament.bots]
-        return [[(c, b[0], c, b[1]), (b[0], c, b[1], c)] for c in challengers for b in field]
+        return [[_seated(seats_of, ((c, c), b)), _seated(seats_of, (b, (c, c)))]
+                for c in challengers for b in field]
     size = tournament.players
     names = [bot.name for bot in tournament.bots]
     field_tables = [rotations[0] for rotations in
@@ -101,6 +105,16 @@ def _gauntlet_tables(tournament: Tournament) -> list[list[tuple[str, ...]]]:
             tables.append([tuple(seats[(seat + r) % size] for seat in range(size))
                            for r in range(size)])
     return tables
+
+
+def _seated(seats_of: tuple[tuple[int, ...], ...],
+            teams: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    """Bots by seat: the i-th member of each team in the i-th seat of its team."""
+    seats = [""] * sum(len(team) for team in seats_of)
+    for team_seats, members in zip(seats_of, teams, strict=True):
+        for seat, member in zip(team_seats, members, strict=True):
+            seats[seat] = member
+    return tuple(seats)
 
 
 def sample_tables(names: list[str], size: int, max_tables: int,

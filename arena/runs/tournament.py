@@ -22,6 +22,7 @@ import engine
 from arena.errors import ConfigError
 from arena.settings import FaultPolicy, Limits, TimeControl
 from engine.errors import OptionError
+from engine.game import GameInfo
 
 SCHEDULES = ("round-robin",)
 FORMATS = ("round-robin", "gauntlet")
@@ -69,9 +70,9 @@ class Tournament:
         return self.bots + self.challengers
 
     @property
-    def is_partnership(self) -> bool:
-        """Whether entrants are teams (Partnership Blackout)."""
-        return self.game == "partnership-blackout"
+    def has_teams(self) -> bool:
+        """Whether entrants are teams (the game has teams: Partnership Blackout)."""
+        return engine.game(self.game).info.has_teams
 
 
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
@@ -150,12 +151,12 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
                                   "starting with a letter or digit (64 at most)")
     game_name = where.text(top["game"], "game")
     try:
-        game = engine.rules(game_name)
+        game = engine.game(game_name)
     except OptionError as error:
         raise where.error("game", str(error)) from None
-    default_players = 4 if len(game.PLAYER_COUNTS) == 1 else 4
-    players = where.integer(top.get("players", default_players), "players",
-                            min(game.PLAYER_COUNTS), max(game.PLAYER_COUNTS))
+    info = game.info
+    players = where.integer(top.get("players", info.default_players), "players",
+                            min(info.player_counts), max(info.player_counts))
     options_raw = {} if top.get("options") is None else top["options"]
     if not isinstance(options_raw, dict):
         raise where.error("options", f"expected a mapping, got {_kind(options_raw)}")
@@ -165,9 +166,9 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         key = "options" if error.option is None else f"options.{error.option}"
         raise where.error(key, error.problem) from None
     bots = _bots(where, top["bots"])
-    teams = _teams(where, top.get("teams"), bots, game_name)
+    teams = _teams(where, top.get("teams"), bots, info)
     entrants = len(teams) if teams else len(bots)
-    needed = 2 if game_name == "partnership-blackout" else players
+    needed = players if info.teams is None else len(info.teams)
     fmt = where.text(top.get("format", "round-robin"), "format")
     if fmt not in FORMATS:
         raise where.error("format", f"{fmt!r} is not one of {', '.join(FORMATS)}")
@@ -175,10 +176,10 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     if challengers:  # a challenger takes one seat (one team) of every table
         needed -= 1
     if entrants < needed:
-        what = "teams" if game_name == "partnership-blackout" else f"bots for {players}-player tables"
+        what = f"bots for {players}-player tables" if info.teams is None else "teams"
         if challengers:
-            what = ("field teams besides the challenger" if game_name == "partnership-blackout"
-                    else f"field bots besides the challenger at {players}-player tables")
+            what = (f"field bots besides the challenger at {players}-player tables"
+                    if info.teams is None else "field teams besides the challenger")
         raise where.error("bots", f"{entrants} entrants: at least {needed} {what} needed")
     schedule = where.text(top.get("schedule", "round-robin"), "schedule")
     if schedule not in SCHEDULES:
@@ -312,11 +313,12 @@ def _check_program(where: _Where, argv: tuple[str, ...], workdir: str | None, ke
 
 
 def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...],
-           game: str) -> tuple[tuple[str, str], ...]:
+           info: GameInfo) -> tuple[tuple[str, str], ...]:
     if raw is None:
         return ()
-    if game != "partnership-blackout":
-        raise where.error("teams", "only partnership-blackout has teams")
+    if info.teams is None:
+        with_teams = [name for name, game in engine.GAMES.items() if game.info.has_teams]
+        raise where.error("teams", f"only {' and '.join(with_teams)} has teams")
     if not isinstance(raw, list) or not raw:
         raise where.error("teams", f"expected a list of [bot, bot] pairs, got {_kind(raw)}")
     names = {bot.name for bot in bots}

@@ -28,7 +28,7 @@ WORKER_EXIT_GRACE = 1.0
 
 CHUNK_SIZE = 4
 """Games handed to a worker at a time: each hand-off costs the runner ~0.1 ms (measured on a
-2-core machine) on a CPU the workers need. Results do not wait for the chunk: each game is sent
+2-core VM) on a CPU the workers need. Results do not wait for the chunk: each game is sent
 back the moment it ends."""
 
 

@@ -32,7 +32,7 @@ def blackout_view(hand: list[str], *, seat: int = 0, players: int = 4, dealer: i
                   plays: list | None = None, trick: list | None = None,
                   tricks_won: list[int] | None = None, hand_size: int | None = None,
                   options: dict | None = None) -> dict:
-    """A Blackout view in the protocol's shape (docs/protocol.md)."""
+    """A Blackout view in the protocol's shape (docs/protocol.md, "The view")."""
     trick = trick or []
     plays = (plays or []) + trick
     dealer = (seat - 1) % players if dealer is None else dealer

@@ -4,6 +4,7 @@ import pytest
 
 from engine import blackout
 from engine.cards import Card
+from engine.chance import Preset, PresetDeal
 from engine.errors import IllegalActionError, InvalidActionError, OptionError
 
 
@@ -37,14 +38,9 @@ def test_worked_example_4_penalty_scoring() -> None:
     assert rules_with(scoring="penalty").deal_score(1, 2) == 0
 
 
-def seed_with_dealer(players: int, dealer: int, options: dict[str, object]) -> int:
-    return next(s for s in range(1000)
-                if blackout.new_game(players, s, options).deal.dealer == dealer)
-
-
 def test_worked_example_5_hook_forbids_the_bid_that_makes_the_total() -> None:
     options = {"deals": 5, "sequence": "down", "hook": True}
-    state = blackout.new_game(4, seed_with_dealer(4, 3, options), options)
+    state = blackout.new_game(4, 1, options, preset=Preset(dealer=3))
     assert state.deal.size == 5 and state.to_act == 0
     for bid in (2, 0, 1):
         state = blackout.apply(state, bid)
@@ -84,47 +80,36 @@ def test_dealer_passes_clockwise() -> None:
     assert [(b.dealer - a.dealer) % 5 for a, b in zip(deals, deals[1:], strict=False)] == [1] * 9
 
 
-def first_play_state(seed: int, options: dict[str, object]) -> blackout.State:
-    state = blackout.new_game(4, seed, options)
+def first_play_state(seed: int, options: dict[str, object],
+                     preset: Preset | None = None) -> blackout.State:
+    state = blackout.new_game(4, seed, options, preset=preset)
     while state.kind == "bid":
         state = blackout.apply(state, 0)
     return state
 
 
-def find_follow_situation(must_trump: bool) -> tuple[blackout.State, Card]:
-    """A state where the seat to act is void in the suit led and holds both a trump and another card."""
-    options = {"deals": 8, "sequence": "down", "must_trump": must_trump}
-    for seed in range(2000):
-        state = first_play_state(seed, options)
-        state = blackout.apply(state, blackout.legal_actions(state)[0])
-        hand = state.hand(state.to_act)
-        led = state.trick[0][1].suit
-        trump = state.deal.trump
-        others = [c for c in hand if c.suit not in (led, trump)]
-        if trump is not None and led != trump and all(c.suit != led for c in hand) \
-                and any(c.suit == trump for c in hand) and others:
-            return state, others[0]
-    raise AssertionError("no such deal found")
+def after_first_lead(hands: list[str], trump_card: str, **options: object) -> blackout.State:
+    """Two-card hands, seat 3 dealing (so seat 0 leads); everyone bid 0 and seat 0 led its lowest."""
+    preset = Preset(dealer=3, deals=(PresetDeal.parse(hands, trump_card),))
+    state = first_play_state(1, {"deals": 2, "sequence": "down", **options}, preset)
+    return blackout.apply(state, blackout.legal_actions(state)[0])
+
+
+def follow_situation(must_trump: bool) -> tuple[blackout.State, Card]:
+    """Clubs led; seat 1 is void in clubs and holds a trump (hearts) and a diamond."""
+    state = after_first_lead(["2C 3C", "5H 9D", "4C 6C", "7C 8C"], "AH", must_trump=must_trump)
+    assert state.to_act == 1 and str(state.trick[0][1]) == "2C" and state.deal.trump == 2
+    return state, Card.parse("9D")
 
 
 def test_must_follow_suit_message_names_seat_card_and_suit() -> None:
-    for seed in range(200):
-        state = first_play_state(seed, {"deals": 6, "sequence": "down"})
-        state = blackout.apply(state, blackout.legal_actions(state)[0])
-        led = state.trick[0][1].suit
-        hand = state.hand(state.to_act)
-        off = [c for c in hand if c.suit != led]
-        if off and any(c.suit == led for c in hand):
-            suit = ("clubs", "diamonds", "hearts", "spades")[led]
-            with pytest.raises(IllegalActionError,
-                               match=f"^seat {state.to_act} played {off[0]}: must follow {suit}$"):
-                blackout.apply(state, off[0])
-            return
-    raise AssertionError("no deal to test found")
+    state = after_first_lead(["2C 3C", "5C 9D", "4C 6C", "7C 8C"], "AH")
+    with pytest.raises(IllegalActionError, match="^seat 1 played 9D: must follow clubs$"):
+        blackout.apply(state, Card.parse("9D"))
 
 
 def test_must_trump_forces_a_trump_when_void() -> None:
-    state, other = find_follow_situation(must_trump=True)
+    state, other = follow_situation(must_trump=True)
     legal = blackout.legal_actions(state)
     assert legal and all(c.suit == state.deal.trump for c in legal)
     with pytest.raises(IllegalActionError, match="must trump"):
@@ -132,7 +117,7 @@ def test_must_trump_forces_a_trump_when_void() -> None:
 
 
 def test_without_must_trump_a_void_seat_plays_anything() -> None:
-    state, other = find_follow_situation(must_trump=False)
+    state, other = follow_situation(must_trump=False)
     assert blackout.legal_actions(state) == state.hand(state.to_act)
     blackout.apply(state, other)
 

@@ -3,15 +3,12 @@
 import pytest
 
 from engine import partnership as p
+from engine.chance import Preset, PresetDeal
 from engine.errors import IllegalActionError, InvalidActionError, OptionError
 
 
 def game_with_dealer(dealer: int, options: dict[str, object] | None = None) -> p.State:
-    for seed in range(1000):
-        state = p.new_game(4, seed, options)
-        if state.deal.dealer == dealer:
-            return state
-    raise AssertionError("no seed found")
+    return p.new_game(4, 1, options, preset=Preset(dealer=dealer))
 
 
 def call_all(state: p.State, calls: list[tuple[int, object]]) -> p.State:
@@ -86,20 +83,24 @@ def test_call_errors() -> None:
         p.parse_action(state, "double")
 
 
-def play_to_lead(options: dict[str, object], want_spades: bool) -> p.State:
-    """A first lead from a hand holding spades and another suit."""
-    for seed in range(500):
-        state = p.new_game(4, seed, options)
-        state = call_all(state, [(state.to_act, 1), ((state.to_act + 1) % 4, 1),
-                                 ((state.to_act + 2) % 4, 1), ((state.to_act + 3) % 4, 1)])
-        hand = state.hand(state.to_act)
-        if any(c.suit == 3 for c in hand) == want_spades and any(c.suit != 3 for c in hand):
-            return state
-    raise AssertionError("no deal found")
+LEADER_WITH_SPADES = Preset(dealer=3, deals=(PresetDeal.parse([
+    "2S 3S 4S 2H 3H 4H 5H 6H 7H 8H 9H TH JH",
+    "5S 6S 7S QH KH AH 2D 3D 4D 5D 6D 7D 8D",
+    "8S 9S TS 9D TD JD QD KD AD 2C 3C 4C 5C",
+    "JS QS KS AS 6C 7C 8C 9C TC JC QC KC AC",
+]),))
+
+
+def play_to_lead(options: dict[str, object]) -> p.State:
+    """The first lead, by seat 0, from a hand of three spades and ten hearts."""
+    state = call_all(p.new_game(4, 1, options, preset=LEADER_WITH_SPADES),
+                     [(0, 1), (1, 1), (2, 1), (3, 1)])
+    assert state.kind == "play" and state.to_act == 0
+    return state
 
 
 def test_spade_lead_only_if_only_spades() -> None:
-    state = play_to_lead({}, want_spades=True)
+    state = play_to_lead({})
     assert all(c.suit != 3 for c in p.legal_actions(state))
     spade = next(c for c in state.hand(state.to_act) if c.suit == 3)
     with pytest.raises(IllegalActionError, match="may not lead a spade"):
@@ -107,12 +108,12 @@ def test_spade_lead_only_if_only_spades() -> None:
 
 
 def test_spade_lead_any() -> None:
-    state = play_to_lead({"spade_lead": "any"}, want_spades=True)
+    state = play_to_lead({"spade_lead": "any"})
     assert p.legal_actions(state) == state.hand(state.to_act)
 
 
 def test_spade_lead_after_broken() -> None:
-    state = play_to_lead({"spade_lead": "after_broken"}, want_spades=True)
+    state = play_to_lead({"spade_lead": "after_broken"})
     assert all(c.suit != 3 for c in p.legal_actions(state))
     with pytest.raises(IllegalActionError, match="spades are not broken"):
         p.apply(state, next(c for c in state.hand(state.to_act) if c.suit == 3))

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+import engine
 from arena.errors import ConfigError
-from arena.game.checkbot import GAME_OPTIONS, StepResult, bot_argv, check_bot
+from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.settings import TimeControl
 
 pytestmark = pytest.mark.timeout(120)
@@ -130,7 +131,7 @@ def test_an_act_that_misses_its_one_millisecond_is_recorded_and_the_bot_restarte
     # slow.py sleeps before its request N. The step-1 process sits in seat 0 of every game:
     # after its hello (request 0) come the games of steps 2, 3 and 4, each asking it for `deals`
     # bids and 1 + 2 + ... + deals plays; so N is its first act in the game of step 5.
-    deals = int(str(GAME_OPTIONS["blackout"]["deals"]))
+    deals = int(str(engine.game("blackout").info.short_options["deals"]))
     n = 1 + 3 * (deals + deals * (deals + 1) // 2)
     result = arena("check-bot", "--game", "blackout",
                    f"{PYTHON} {MISBEHAVING}/slow.py 0.05 {n}")

@@ -24,7 +24,6 @@ from arena.bots.faults import FaultKind
 from arena.bots.process import BotProcess, close_bots
 from arena.errors import BotStartError
 from arena.game.referee import play_game, result_of
-from arena.game.transcript import team_names
 from arena.settings import FaultPolicy, Limits, TimeControl
 
 pytestmark = pytest.mark.timeout(120)
@@ -126,7 +125,7 @@ def test_blackout_between_starter_bots_completes_and_replays(players, options, c
     assert record["names"] == [bot.name for bot in bots]
     final = engine.replay(record)
     assert final.is_over
-    assert engine.rules("blackout").places(final) == record["places"]
+    assert engine.game("blackout").places(final) == record["places"]
     result = result_of(record, record["names"], FaultPolicy.FORFEIT)
     assert result["ranks"] == record["places"] and result["faults"] == [0] * players
     assert all(bot.is_running for bot in bots)  # they stay up for the next game
@@ -144,7 +143,8 @@ def test_partnership_between_starter_bots_completes_and_replays(c_bots, start):
         assert record["faults"] == [] and outcome.faulted_seats == frozenset()
         assert record["complete"] and record["teams"] == [[0, 2], [1, 3]]
         engine.replay(record)
-        result = result_of(record, team_names(record["names"]), FaultPolicy.FORFEIT)
+        result = result_of(record, engine.game("partnership-blackout").info.entrants(record["names"]),
+                           FaultPolicy.FORFEIT)
         assert result["ranks"] == record["places"] and result["faults"] == [0, 0]
 
 

@@ -237,7 +237,7 @@ def test_partnership_teams(tmp_path: Path) -> None:
     config = valid(game="partnership-blackout", players=None,
                    teams=[["bot0", "bot1"], ["bot2", "bot3"], ["bot0", "bot0"]])
     tournament = load_tournament(write(tmp_path, config))
-    assert tournament.is_partnership
+    assert tournament.has_teams
     assert tournament.players == 4
     assert tournament.teams == (("bot0", "bot1"), ("bot2", "bot3"), ("bot0", "bot0"))
 
