@@ -96,14 +96,14 @@ MISBEHAVING_BOTS = {
     "exits_before_hello": ("exits_before_hello.py", [], "start and hello",
                            ["crash:", "exited with code 2", "cannot load my model"]),
     "memory_hog": ("memory_hog.py", ["--memory-mb", "256"], "play blackout",
-                   ["crash:", "MemoryError"]),
+                   ["crash: memory limit 256 MB exceeded"]),
     "garbage_line": ("garbage_line.py", [], "play blackout",
                      ["malformed: reply is not JSON", "received: thinking..."]),
     "wrong_id": ("wrong_id.py", [], "play blackout", ["malformed: reply has id"]),
     "huge_line": ("huge_line.py 2 0", [], "play blackout", ["malformed: line over"]),
     "illegal": ("illegal.py", [], "play blackout", ["illegal:", '"action":99']),
     "ignores_quit": ("ignores_quit.py", [], "quit",
-                     ["did not exit after quit", "the arena killed it"]),
+                     ["did not exit within the quit grace of 2000 ms", "the arena killed it"]),
 }
 
 
