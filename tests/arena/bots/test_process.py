@@ -137,6 +137,21 @@ def test_exit_before_hello_is_a_start_error_with_exit_code_and_stderr(bot):
     assert live_bots() == []
 
 
+def test_a_start_failure_quotes_the_last_lines_of_stderr_not_only_one(bot):
+    with pytest.raises(BotStartError) as error:
+        bot("jvm_like_start_failure")
+    message = str(error.value)
+    assert "bad hello reply: reply is not JSON" in message
+    assert "Error occurred during initialization of VM | Could not allocate compressed" in message
+    assert "\n" not in message
+
+
+def test_a_byte_order_mark_before_the_first_reply_is_ignored(bot):
+    process = bot("bom_hello")
+    assert process.hello is not None and process.hello["name"] == "bom_hello"
+    assert process.request(act(), 20.0).message["action"] in act()["legal"]
+
+
 @pytest.mark.parametrize(
     ("name", "args", "expected"),
     [

@@ -184,3 +184,13 @@ def test_check_bot_returns_the_steps_it_reports_as_they_end(c_bot: str) -> None:
     assert [r.name for r in results] == ["start and hello", "play partnership-blackout",
                                          *STEPS_AFTER_GAMES]
     assert all(r.passed and not r.skipped and r.status == "PASS" for r in results)
+
+
+@pytest.mark.slow
+def test_a_bot_writing_200_mib_to_stderr_and_exiting_on_quit_passes() -> None:
+    # Each process logs 40 MiB at every game end and the rest of its 200 MiB at quit, from a
+    # writer thread: it can exit only if the arena keeps reading its stderr during the grace.
+    result = arena("check-bot", "--", PYTHON, "tests/bots/large_stderr_log.py", "200", "40")
+    assert result.returncode == 0, result.stdout + result.stderr
+    status, text = steps(result.stdout)["quit"]
+    assert status == "PASS" and "slowest exit" in text, text
