@@ -194,3 +194,10 @@ def test_a_bot_writing_200_mib_to_stderr_and_exiting_on_quit_passes() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     status, text = steps(result.stdout)["quit"]
     assert status == "PASS" and "slowest exit" in text, text
+
+
+def test_quit_grace_is_an_option_of_check_bot_and_play_and_must_not_be_negative() -> None:
+    for command in ("check-bot", "play"):
+        assert "--quit-grace-ms" in arena(command, "--help").stdout
+    result = arena("check-bot", "--quit-grace-ms", "-5", "--", PYTHON, "bots/python/random_bot.py")
+    assert result.returncode == 2 and "--quit-grace-ms" in result.stderr
