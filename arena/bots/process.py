@@ -355,13 +355,15 @@ class BotProcess:
         if self._held:
             payload = bytes(self._held) + data
             self._held.clear()
-        start = perf_counter()
-        self._write(payload, start)
-        deadline = start + timeout
         channel = self._channel
         assert channel is not None
+        start = perf_counter()
+        deadline = start + timeout
         while True:
             try:
+                if payload:  # written here, not through _write: one Python call less per request
+                    channel.write(payload)
+                    payload = b""
                 line = channel.read_line(deadline, start)
             except ChannelError as error:
                 raise self._channel_fault(error, rid, data, start) from None

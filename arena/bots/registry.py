@@ -74,14 +74,14 @@ def close_bots(bots: Iterable[BotProcess], grace: float | None = None) -> None:
 
     ``grace`` is in seconds; None gives each bot its own ``quit_grace`` (its limits' setting).
     """
-    bots = [bot for bot in bots if bot._channel is not None]
-    if not bots:
+    closing = [(bot, bot._channel) for bot in bots if bot._channel is not None]
+    if not closing:
         return
-    for bot in bots:
+    for bot, _ in closing:
         bot._begin_close()
-    timeout = max(bot.quit_grace for bot in bots) if grace is None else grace
-    exits = wait_exits([bot._channel for bot in bots], timeout)  # type: ignore[misc]
-    for bot, seconds in zip(bots, exits, strict=True):
+    timeout = max(bot.quit_grace for bot, _ in closing) if grace is None else grace
+    exits = wait_exits([channel for _, channel in closing], timeout)
+    for (bot, _), seconds in zip(closing, exits, strict=True):
         bot._finish_close(seconds)
 
 
