@@ -22,12 +22,8 @@ import os
 import signal
 import threading
 import time
-from typing import TYPE_CHECKING
 
 from arena.bots import registry
-
-if TYPE_CHECKING:
-    from arena.bots.process import BotProcess
 
 INTERVAL = 0.05
 """Seconds between two samples of every watched bot."""
@@ -39,7 +35,7 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 _thread: threading.Thread | None = None
 
 
-def watch(bot: BotProcess) -> None:
+def ensure_watching() -> None:
     """Make sure the watch thread runs: it samples every live bot that has a memory limit."""
     global _thread
     if _thread is None or not _thread.is_alive():
@@ -48,7 +44,7 @@ def watch(bot: BotProcess) -> None:
 
 
 def _forget_thread() -> None:
-    """In a forked child the thread is gone: the next ``watch`` starts a new one."""
+    """In a forked child the thread is gone: the next ``ensure_watching`` starts a new one."""
     global _thread
     _thread = None
 

@@ -193,7 +193,7 @@ class BotProcess:
         registry.register(self, proc.pid)
         launch.apply_limits(proc.pid, self.limits)
         if self.limits.memory_mb is not None:
-            memory.watch(self)
+            memory.ensure_watching()
         self._sink.note(f"started {list(self.argv)} as pid {proc.pid}")
         hello = {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "games": list(self.games)}
         try:
