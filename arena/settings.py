@@ -9,21 +9,31 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits applied to each bot process right after it starts (None: no limit).
+    """Resource limits of each bot process, and the grace it has to exit (None: no limit).
 
-    ``memory_mb`` is address space (RLIMIT_AS), not resident memory. The default 2048 lets the
-    common runtimes start: node reserves about 800 MB of address space before running any code
-    (with 1024 it starts but has only ~120 MB of heap left; with 2048 about 1 GB); Python and C
-    bots need a few tens of MB. The JVM reserves 1 GiB of class space plus its heap: give Java bots
-    4096 or ``-Xmx512m -XX:CompressedClassSpaceSize=64m``. ``cpu_seconds`` counts over the whole
-    life of the process, which plays many games, so it is off by default; the per-decision clock is
-    the real time control. ``file_mb`` caps any file the bot writes (SIGXFSZ past it). Core dumps
-    are always off.
+    ``memory_mb`` is resident memory (RSS) of the bot's whole process tree, measured by the
+    arena's memory watch (arena.bots.memory) and enforced by killing the process group: runtimes
+    that reserve large virtual ranges (a JVM, Go, node) run with their defaults. As a backstop
+    against a bot that allocates faster than the watch samples, the address space is also capped,
+    generously (``address_space_mb``: four times ``memory_mb``, at least 8 GiB). ``cpu_seconds``
+    counts over the whole life of the process, which plays many games, so it is off by default;
+    the per-decision clock is the real time control. ``file_mb`` caps any file the bot writes
+    (SIGXFSZ past it). Core dumps are always off. ``quit_grace_ms`` is how long a bot has to exit
+    after ``quit`` (its stderr keeps being drained meanwhile) before its process group is killed:
+    long enough for a JVM or a bot flushing a large log.
     """
 
     memory_mb: int | None = 2048
     cpu_seconds: int | None = None
     file_mb: int | None = 16
+    quit_grace_ms: int = 2_000
+
+    @property
+    def address_space_mb(self) -> int | None:
+        """The address-space backstop applied with ``memory_mb`` (RLIMIT_AS), or None."""
+        if self.memory_mb is None:
+            return None
+        return max(4 * self.memory_mb, 8192)
 
 
 @dataclass(frozen=True)

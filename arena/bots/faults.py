@@ -45,7 +45,9 @@ class Fault:
 
     ``elapsed`` is the seconds from writing the request to detecting the fault (None when no request
     was being timed); ``seat`` is filled in by the referee (``dataclasses.replace``) when it records
-    the fault with its game.
+    the fault with its game. A crash carries how the process ended as data: ``exit_code`` (it
+    exited by itself) or ``signal`` (the signal's name, e.g. "SIGKILL"), and ``memory_peak_mb``
+    when the arena killed it for going over its memory limit.
     """
 
     kind: FaultKind
@@ -56,6 +58,9 @@ class Fault:
     stderr_tail: str = ""
     elapsed: float | None = None
     seat: int | None = None
+    exit_code: int | None = None
+    signal: str | None = None
+    memory_peak_mb: float | None = None
 
     @classmethod
     def illegal(
@@ -83,6 +88,9 @@ class Fault:
             "received": self.received,
             "stderr_tail": self.stderr_tail,
             "elapsed_ms": None if self.elapsed is None else round(self.elapsed * 1000, 3),
+            "exit_code": self.exit_code,
+            "signal": self.signal,
+            "memory_peak_mb": self.memory_peak_mb,
         }
 
     def __str__(self) -> str:

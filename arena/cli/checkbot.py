@@ -27,7 +27,11 @@ def check_bot_command(
         help="Extra time per game a decision may draw on, ms (not in the time step).")] = 10000,
     start_ms: Annotated[int, typer.Option(help="Time from start to the hello reply, ms.")] = 10000,
     memory_mb: Annotated[int, typer.Option(
-        help="Address-space limit of each bot process, MB.")] = Limits().memory_mb or 2048,
+        help="Resident-memory limit of each bot process (with its children), MB; the bot is "
+             "killed past it.", min=16)] = Limits().memory_mb or 2048,
+    quit_grace_ms: Annotated[int, typer.Option(
+        help="Time a bot has to exit after quit before it is killed, ms.",
+        min=0)] = Limits().quit_grace_ms,
 ) -> None:
     """Take a bot through the protocol step by step: PASS or FAIL per step, with the reason.
 
@@ -45,7 +49,8 @@ def check_bot_command(
     5 time limit and restart: an act with time_ms 1 is answered in
       time or recorded as a timeout; the process is then restarted
       and plays a game with no bank, each answer within --move-ms.
-    6 quit: each process exits by itself, status 0, within 250 ms.
+    6 quit: each process exits by itself within --quit-grace-ms
+      (how long it took is reported).
 
     \b
     The command is one quoted string or several words; put -- before
@@ -57,7 +62,7 @@ def check_bot_command(
     argv = bot_argv(bot_command or [])
     results = check_bot(argv, games=game, seed=seed,
                         time_control=TimeControl(start_ms, move_ms, bank_ms),
-                        limits=Limits(memory_mb=memory_mb), on_step=_print_step)
+                        limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms), on_step=_print_step)
     passed = sum(result.passed for result in results)
     typer.echo(f"{passed} of {len(results)} steps passed")
     if passed < len(results):

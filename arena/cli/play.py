@@ -12,7 +12,7 @@ import engine
 from arena.game.options_text import option_defaults
 from arena.game.play import parse_option_pairs, play_one
 from arena.game.transcript import game_report
-from arena.settings import FaultPolicy, TimeControl
+from arena.settings import FaultPolicy, Limits, TimeControl
 
 
 def play_command(
@@ -37,6 +37,9 @@ def play_command(
         FaultPolicy.FORFEIT,
     stderr_dir: Annotated[Path | None, typer.Option(
         help="Save each bot's stderr to a file in this directory.")] = None,
+    quit_grace_ms: Annotated[int, typer.Option(
+        help="Time a bot has to exit after quit before it is killed, ms.",
+        min=0)] = Limits().quit_grace_ms,
 ) -> None:
     """Play one game between bot programs and print it deal by deal.
 
@@ -47,7 +50,7 @@ def play_command(
         stderr_dir.mkdir(parents=True, exist_ok=True)
     record = play_one(game, bots, seed=seed, options=parse_option_pairs(option or []),
                       time_control=TimeControl(start_ms, move_ms, bank_ms), policy=policy,
-                      log_dir=stderr_dir)
+                      log_dir=stderr_dir, limits=Limits(quit_grace_ms=quit_grace_ms))
     typer.echo(game_report(record))
     if log is not None:
         log.write_bytes(orjson.dumps(record, option=orjson.OPT_INDENT_2))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from arena.bots.process import BotProcess
+from arena.bots.process import BotProcess, close_bots
 from arena.errors import ConfigError
 from arena.game.referee import play_game, result_of
 from arena.settings import FaultPolicy, Limits, TimeControl
@@ -86,12 +86,12 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
     resolved = game.resolve_options(len(argvs), options)
     names = seat_names(argvs)
     with ExitStack() as stack:
-        bots = []
+        bots: list[BotProcess] = []
+        stack.callback(close_bots, bots)  # together: one shared quit grace, not one per seat
         for seat, (name, argv) in enumerate(zip(names, argvs, strict=True)):
             log = None if log_dir is None else log_dir / f"seat{seat}-{name}.stderr.log"
             bot = BotProcess(name, argv, limits=limits, log_path=log,
                              start_timeout=time_control.start_ms / 1000)
-            stack.callback(bot.close)
             bot.start()
             bots.append(bot)
         outcome = play_game(game_name, bots, seed, resolved, names=names,

@@ -80,7 +80,7 @@ TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "
             "challengers"}
 BOT_KEYS = {"name", "cmd", "workdir", "build"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
-LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb"}
+LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb", "quit_grace_ms"}
 
 
 class _Where:
@@ -204,7 +204,9 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         limits=Limits(
             memory_mb=_optional(where, limits, "memory_mb", base_limits.memory_mb, 16),
             cpu_seconds=_optional(where, limits, "cpu_seconds", base_limits.cpu_seconds, 1),
-            file_mb=_optional(where, limits, "file_mb", base_limits.file_mb, 1)),
+            file_mb=_optional(where, limits, "file_mb", base_limits.file_mb, 1),
+            quit_grace_ms=where.integer(limits.get("quit_grace_ms", base_limits.quit_grace_ms),
+                                        "limits.quit_grace_ms", 0)),
         fault_policy=FaultPolicy(policy),
         jobs=None if top.get("jobs") is None else where.integer(top["jobs"], "jobs", 1, 256),
         format=fmt,

@@ -18,6 +18,7 @@ from time import perf_counter
 
 import pytest
 
+from arena.bots.channel import NOTHING_RECEIVED
 from arena.bots.faults import BotFaultError, Fault, FaultKind
 from arena.bots.process import QUIT_GRACE, BotProcess, close_all, live_bots
 from arena.errors import BotStartError
@@ -136,6 +137,21 @@ def test_exit_before_hello_is_a_start_error_with_exit_code_and_stderr(bot):
     assert live_bots() == []
 
 
+def test_a_start_failure_quotes_the_last_lines_of_stderr_not_only_one(bot):
+    with pytest.raises(BotStartError) as error:
+        bot("jvm_like_start_failure")
+    message = str(error.value)
+    assert "bad hello reply: reply is not JSON" in message
+    assert "Error occurred during initialization of VM | Could not allocate compressed" in message
+    assert "\n" not in message
+
+
+def test_a_byte_order_mark_before_the_first_reply_is_ignored(bot):
+    process = bot("bom_hello")
+    assert process.hello is not None and process.hello["name"] == "bom_hello"
+    assert process.request(act(), 20.0).message["action"] in act()["legal"]
+
+
 @pytest.mark.parametrize(
     ("name", "args", "expected"),
     [
@@ -161,7 +177,7 @@ def test_slow_reply_times_out_within_the_allowance_and_late_reply_is_dropped(bot
     assert perf_counter() - began < 0.1 + SLACK
     fault = error.value.fault
     assert fault.kind is FaultKind.TIMEOUT
-    assert fault.detail == "no reply within 100 ms"
+    assert fault.detail == f"no reply within 100 ms ({NOTHING_RECEIVED})"
     assert '"type":"act"' in fault.sent and fault.received == ""
     assert fault.elapsed is not None and fault.elapsed >= 0.1
     assert process.is_running and process.last_fault == fault
@@ -178,6 +194,7 @@ def test_crash_mid_game_reports_exit_code_sent_message_and_stderr(bot):
     fault = error.value.fault
     assert fault.kind is FaultKind.CRASH
     assert fault.detail == "exited with code 3"
+    assert (fault.exit_code, fault.signal) == (3, None)
     assert '"legal":["AS"]' in fault.sent
     assert "giving up on act 2" in fault.stderr_tail
     assert not process.is_running and process.returncode == 3
@@ -250,7 +267,7 @@ def test_huge_line_is_malformed_without_buffering_it_all(bot):
     assert fault.kind is FaultKind.MALFORMED
     assert fault.detail == "line over 1048576 bytes"
     assert fault.received.startswith("xxxx") and len(fault.received) < 250
-    assert len(process._buf) == 0  # nothing of the line is kept
+    assert process._channel is not None and len(process._channel.buf) == 0  # nothing of the line is kept
     # The rest of the line is skipped; the next request gets its answer.
     assert process.request(act(), 5.0).message["action"] in ("QS", "2H", "TD")
 
@@ -270,14 +287,28 @@ def test_stderr_flood_is_capped_in_the_log_and_does_not_grow_memory(bot, tmp_pat
     assert grown < 50 * 1024  # 100 MiB went through; far less than that stayed
 
 
-def test_memory_hog_is_stopped_by_the_memory_limit_as_a_crash(bot):
+def test_memory_hog_is_killed_over_the_resident_memory_limit_as_a_crash(bot):
     process = bot("memory_hog", limits=Limits(memory_mb=256))
     with pytest.raises(BotFaultError) as error:
         process.request(act(), 20.0)
     fault = error.value.fault
     assert fault.kind is FaultKind.CRASH
-    assert "MemoryError" in fault.stderr_tail
-    assert "no limit stopped me" not in fault.stderr_tail
+    assert fault.detail == "memory limit 256 MB exceeded"
+    assert fault.signal == "SIGKILL" and fault.exit_code is None
+    assert fault.memory_peak_mb is not None and fault.memory_peak_mb > 256
+    assert fault.to_json()["memory_peak_mb"] == fault.memory_peak_mb
+    assert "no limit stopped me" not in fault.stderr_tail  # the watch, not the backstop, stopped it
+
+
+def test_a_bot_under_its_memory_limit_is_measured_and_left_alone(bot):
+    process = bot("well_behaved", limits=Limits(memory_mb=256))
+    for _ in range(3):
+        process.request(act(), 20.0)
+    deadline = perf_counter() + 10
+    while process.memory_peak == 0 and perf_counter() < deadline:  # the watch samples every 50 ms
+        process.request(act(), 20.0)
+    assert 0 < process.memory_peak < 256 << 20
+    assert process.is_running and not process.memory_exceeded
 
 
 def test_limits_are_applied_to_the_process(bot):
@@ -288,7 +319,7 @@ def test_limits_are_applied_to_the_process(bot):
         line = next(line for line in limits if line.startswith(title))
         return line[len(title):].split()[:2]
 
-    assert row("Max address space") == [str(300 << 20)] * 2
+    assert row("Max address space") == [str(8192 << 20)] * 2  # only a backstop: RSS is watched
     assert row("Max cpu time") == ["50", "51"]
     assert row("Max file size") == [str(3 << 20)] * 2
     assert row("Max core file size") == ["0", "0"]
@@ -381,5 +412,6 @@ def test_fault_reports_as_json_and_one_line():
     assert fault.with_seat(3).to_json() == {
         "kind": "timeout", "bot": "slow", "seat": 3, "detail": "no reply within 100 ms",
         "sent": "", "received": "", "stderr_tail": "", "elapsed_ms": 123.457,
+        "exit_code": None, "signal": None, "memory_peak_mb": None,
     }
     assert [kind.value for kind in FaultKind] == ["timeout", "malformed", "illegal", "crash"]

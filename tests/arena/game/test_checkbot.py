@@ -97,14 +97,14 @@ MISBEHAVING_BOTS = {
     "exits_before_hello": ("exits_before_hello.py", [], "start and hello",
                            ["crash:", "exited with code 2", "cannot load my model"]),
     "memory_hog": ("memory_hog.py", ["--memory-mb", "256"], "play blackout",
-                   ["crash:", "MemoryError"]),
+                   ["crash: memory limit 256 MB exceeded"]),
     "garbage_line": ("garbage_line.py", [], "play blackout",
                      ["malformed: reply is not JSON", "received: thinking..."]),
     "wrong_id": ("wrong_id.py", [], "play blackout", ["malformed: reply has id"]),
     "huge_line": ("huge_line.py 2 0", [], "play blackout", ["malformed: line over"]),
     "illegal": ("illegal.py", [], "play blackout", ["illegal:", '"action":99']),
     "ignores_quit": ("ignores_quit.py", [], "quit",
-                     ["did not exit after quit", "the arena killed it"]),
+                     ["did not exit within the quit grace of 2000 ms", "the arena killed it"]),
 }
 
 
@@ -185,3 +185,20 @@ def test_check_bot_returns_the_steps_it_reports_as_they_end(c_bot: str) -> None:
     assert [r.name for r in results] == ["start and hello", "play partnership-blackout",
                                          *STEPS_AFTER_GAMES]
     assert all(r.passed and not r.skipped and r.status == "PASS" for r in results)
+
+
+@pytest.mark.slow
+def test_a_bot_writing_200_mib_to_stderr_and_exiting_on_quit_passes() -> None:
+    # Each process logs 40 MiB at every game end and the rest of its 200 MiB at quit, from a
+    # writer thread: it can exit only if the arena keeps reading its stderr during the grace.
+    result = arena("check-bot", "--", PYTHON, "tests/bots/large_stderr_log.py", "200", "40")
+    assert result.returncode == 0, result.stdout + result.stderr
+    status, text = steps(result.stdout)["quit"]
+    assert status == "PASS" and "slowest exit" in text, text
+
+
+def test_quit_grace_is_an_option_of_check_bot_and_play_and_must_not_be_negative() -> None:
+    for command in ("check-bot", "play"):
+        assert "--quit-grace-ms" in arena(command, "--help").stdout
+    result = arena("check-bot", "--quit-grace-ms", "-5", "--", PYTHON, "bots/python/random_bot.py")
+    assert result.returncode == 2 and "--quit-grace-ms" in result.stderr

@@ -82,6 +82,8 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("jobs zero", valid(jobs=0), "jobs", "out of range"),
     ("move_ms zero", valid(time={"move_ms": 0}), "time.move_ms", "out of range"),
     ("memory a string", valid(limits={"memory_mb": "lots"}), "limits.memory_mb", "expected an integer"),
+    ("quit grace negative", valid(limits={"quit_grace_ms": -1}), "limits.quit_grace_ms",
+     "out of range"),
     ("time not a mapping", valid(time=[100]), "time", "expected a mapping"),
     ("bots not a list", valid(bots={"name": "x", "cmd": PY_BOT}), "bots", "expected a list of bots"),
     ("bots empty", valid(bots=[]), "bots", "expected a list of bots"),
@@ -220,14 +222,14 @@ def test_defaults(tmp_path: Path) -> None:
 def test_every_key_is_read(tmp_path: Path) -> None:
     config = valid(players=3, options={"hook": "true", "deals": 5}, rounds=2, max_tables=7, seed=0,
                    time={"start_ms": 500, "move_ms": 20, "bank_ms": 0},
-                   limits={"memory_mb": None, "cpu_seconds": 30, "file_mb": 2},
+                   limits={"memory_mb": None, "cpu_seconds": 30, "file_mb": 2, "quit_grace_ms": 500},
                    fault_policy="substitute", jobs=3, schedule="round-robin")
     config["bots"][0]["cmd"] = ["python3", "bots/python/random_bot.py"]
     tournament = load_tournament(write(tmp_path, config))
     assert (tournament.players, tournament.rounds, tournament.max_tables, tournament.seed) == (3, 2, 7, 0)
     assert tournament.options["hook"] is True and tournament.options["deals"] == 5
     assert tournament.time == TimeControl(start_ms=500, move_ms=20, bank_ms=0)
-    assert tournament.limits == Limits(memory_mb=None, cpu_seconds=30, file_mb=2)
+    assert tournament.limits == Limits(memory_mb=None, cpu_seconds=30, file_mb=2, quit_grace_ms=500)
     assert tournament.fault_policy is FaultPolicy.SUBSTITUTE
     assert tournament.jobs == 3
     assert tournament.bots[0].argv == ("python3", "bots/python/random_bot.py")

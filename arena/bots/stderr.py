@@ -1,0 +1,105 @@
+"""The stderr sink of one bot: its stderr pipe drained into a capped log file and an in-memory tail.
+
+Letting the bot write the file itself was rejected: a RLIMIT_FSIZE cap would kill the bot for
+logging, and truncating between games lets one game fill the disk. With a pipe, disk use is capped
+(``log_cap`` bytes, then one "[arena] truncated" note and the rest discarded) and the arena's
+memory is fixed (the last ``STDERR_TAIL_BYTES`` are kept for fault reports). The log file is opened
+fresh for a new bot and appended to (under the same cap) when the bot is restarted.
+
+The sink never blocks: ``drain()`` reads what the pipe holds now, a bounded number of chunks per
+call, so the caller can look at its clock between calls.
+"""
+
+from __future__ import annotations
+
+import os
+
+from arena.bots.faults import STDERR_TAIL_BYTES
+from arena.errors import BotStartError
+
+CHUNK = 65536
+"""Bytes read from a pipe per ``os.read``."""
+CHUNKS_PER_DRAIN = 16
+"""Chunks ``drain()`` reads at most per call (1 MiB), so a flooding bot cannot starve the caller."""
+
+
+class StderrSink:
+    """Drains one bot's stderr pipe into its log file (capped) and keeps the last bytes in memory."""
+
+    __slots__ = ("_log_started", "fd", "log_cap", "log_fd", "log_path", "log_size", "name", "tail")
+
+    def __init__(self, name: str, log_path: str | os.PathLike[str] | None, log_cap: int) -> None:
+        self.name = name
+        self.log_path = log_path
+        self.log_cap = log_cap
+        self.fd = -1
+        """The read end of the bot's stderr pipe (non-blocking), or -1 between processes."""
+        self.log_fd = -1
+        self.log_size = 0
+        self.tail = b""
+        self._log_started = False
+
+    def open_log(self) -> None:
+        """Open the log file: fresh the first time, appended to (same cap) on restarts."""
+        if self.log_path is None or self.log_fd >= 0:
+            return
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+        if not self._log_started:
+            flags |= os.O_TRUNC
+        try:
+            directory = os.path.dirname(os.fspath(self.log_path))
+            if directory:
+                os.makedirs(directory, exist_ok=True)
+            self.log_fd = os.open(self.log_path, flags, 0o644)
+        except OSError as error:
+            raise BotStartError(
+                f"bot '{self.name}': cannot open its log file '{self.log_path}': {error.strerror}"
+            ) from None
+        self._log_started = True
+        self.log_size = os.fstat(self.log_fd).st_size
+
+    def close_log(self) -> None:
+        """Close the log file (the pipe belongs to the process and is closed with it)."""
+        log_fd, self.log_fd = self.log_fd, -1
+        if log_fd >= 0:
+            os.close(log_fd)
+
+    def drain(self, limit: int = CHUNKS_PER_DRAIN) -> bool:
+        """Move up to ``limit`` chunks of stderr into the log and the tail; False at end of file."""
+        fd = self.fd
+        if fd < 0:
+            return False
+        for _ in range(limit):
+            try:
+                data = os.read(fd, CHUNK)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            if not data:
+                return False
+            if len(data) >= STDERR_TAIL_BYTES:
+                self.tail = data[-STDERR_TAIL_BYTES:]
+            else:
+                self.tail = (self.tail + data)[-STDERR_TAIL_BYTES:]
+            if self.log_fd >= 0 and self.log_size <= self.log_cap:
+                room = self.log_cap - self.log_size
+                if room:
+                    self.log_size += os.write(self.log_fd, data[:room])
+                if len(data) > room:  # the note takes the size past the cap: nothing more is written
+                    self.note(f"truncated: stderr over {self.log_cap} bytes, the rest is discarded",
+                              force=True)
+        return True
+
+    def note(self, text: str, force: bool = False) -> None:
+        """A line of the arena's own in the log file (within the cap unless forced)."""
+        if self.log_fd < 0:
+            return
+        data = (("\n" if self.log_size else "") + f"[arena] {text}\n").encode()
+        if force or self.log_size + len(data) <= self.log_cap:
+            os.write(self.log_fd, data)
+            self.log_size += len(data)
+
+    def text(self) -> str:
+        """The last ~2 KB the bot wrote to stderr, decoded (undecodable bytes replaced)."""
+        return self.tail.decode("utf-8", "replace")
