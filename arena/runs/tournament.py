@@ -26,6 +26,8 @@ from engine.errors import OptionError
 SCHEDULES = ("round-robin",)
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """Tournament and bot names: they become file and directory names."""
+BUILD_TAIL_LINES = 20
+"""How many of a failed build's last output lines its error shows (a compiler's error needs several)."""
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".lua", ".jar")
 
 
@@ -313,11 +315,13 @@ def build_bots(tournament: Tournament) -> None:
 def _build(path: Path, index: int, bot: BotSpec) -> None:
     assert bot.build is not None
     try:
-        done = subprocess.run(bot.build, cwd=bot.workdir, capture_output=True, text=True,
-                              timeout=600, check=False)
+        done = subprocess.run(bot.build, cwd=bot.workdir, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace",
+                              timeout=600, check=False)  # one stream: lines stay in order
     except (OSError, subprocess.TimeoutExpired) as error:
         raise ConfigError(f"{path}: bots[{index}].build: {error}") from None
     if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
-        raise ConfigError(f"{path}: bots[{index}].build: exited with "
-                          f"{done.returncode}: {tail[0][:200]}")
+        lines = done.stdout.rstrip().splitlines()[-BUILD_TAIL_LINES:]
+        tail = "".join(f"\n  | {line[:300]}" for line in lines) or " (no output)"
+        raise ConfigError(f"{path}: bots[{index}].build: exited with {done.returncode}; "
+                          f"last {len(lines)} lines of its output:{tail}")
