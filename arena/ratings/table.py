@@ -303,7 +303,26 @@ def _crosstable_rows(ratings: Ratings) -> tuple[list[str], list[list[str]]]:
             else:
                 cells.append(_number(100 * ratings.wins[i, j] / counts[i, j]))
         rows.append([str(i + 1), s.name, *cells])
-    return ["#", "score % vs #", *(str(j + 1) for j in range(n))], rows
+    return ["#", "score % vs", *column_labels([s.name for s in ratings.standings])], rows
+
+
+COLUMN_WIDTH = 12
+"""Widest crosstable column label; longer entrant names are shortened (``column_labels``)."""
+
+
+def column_labels(names: Sequence[str], width: int = COLUMN_WIDTH) -> list[str]:
+    """Crosstable column labels: each entrant's name, or when longer than ``width`` its shortest
+    prefix (4 characters at least) that no other name starts with, else its row number ``#N``."""
+    labels = []
+    for index, name in enumerate(names):
+        if len(name) <= width:
+            labels.append(name)
+            continue
+        others = [other for other in names if other != name]
+        length = next((k for k in range(4, width + 1)
+                       if not any(other.startswith(name[:k]) for other in others)), None)
+        labels.append(f"#{index + 1}" if length is None else name[:length])
+    return labels
 
 
 def _csv(headers: list[str], rows: list[list[str]]) -> str:

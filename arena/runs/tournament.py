@@ -60,6 +60,8 @@ class Tournament:
     limits: Limits = field(default_factory=Limits)
     fault_policy: FaultPolicy = FaultPolicy.FORFEIT
     jobs: int | None = None
+    left_out: tuple[str, ...] = ()
+    """One line per bot left out because a program its ``requires`` names is missing."""
 
     @property
     def is_partnership(self) -> bool:
@@ -69,7 +71,7 @@ class Tournament:
 
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
             "max_tables", "seed", "time", "limits", "fault_policy", "jobs"}
-BOT_KEYS = {"name", "cmd", "workdir", "build"}
+BOT_KEYS = {"name", "cmd", "workdir", "build", "requires"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb"}
 
@@ -156,8 +158,8 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     except OptionError as error:
         key = "options" if error.option is None else f"options.{error.option}"
         raise where.error(key, error.problem) from None
-    bots = _bots(where, top["bots"])
-    teams = _teams(where, top.get("teams"), bots, game_name)
+    bots, left_out = _available(where, _bots(where, top["bots"]), top["bots"])
+    teams = _teams(where, top.get("teams"), bots, game_name, left_out)
     entrants = len(teams) if teams else len(bots)
     needed = 2 if game_name == "partnership-blackout" else players
     if entrants < needed:
@@ -189,6 +191,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
             file_mb=_optional(where, limits, "file_mb", base_limits.file_mb, 1)),
         fault_policy=FaultPolicy(policy),
         jobs=None if top.get("jobs") is None else where.integer(top["jobs"], "jobs", 1, 256),
+        left_out=tuple(left_out.values()),
     )
 
 
@@ -243,10 +246,40 @@ def _bots(where: _Where, raw: object) -> tuple[BotSpec, ...]:
                 raise where.error(f"{key}.workdir", f"no such directory '{workdir}'")
         argv = _command(where, entry["cmd"], f"{key}.cmd")
         build = None if entry.get("build") is None else _command(where, entry["build"], f"{key}.build")
-        if build is None:  # with a build command, the program may not exist until it has run
+        if build is None and not _missing(where, entry, key):
+            # with a build command, the program may not exist until it has run; a bot that
+            # requires a missing program is left out instead (_available)
             _check_program(where, argv, workdir, f"{key}.cmd")
         bots.append(BotSpec(name, argv, workdir, build))
     return tuple(bots)
+
+
+def _missing(where: _Where, entry: dict[str, Any], key: str) -> list[str]:
+    """The programs a bot's ``requires`` names (one, or a list) that are not on PATH."""
+    raw = entry.get("requires")
+    if raw is None:
+        return []
+    names = [raw] if isinstance(raw, str) else raw
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip()
+                                                           for n in names):
+        raise where.error(f"{key}.requires",
+                          f"expected a program name or a list of them, got {_kind(raw)}")
+    return [name for name in names if shutil.which(name.strip()) is None]
+
+
+def _available(where: _Where, bots: tuple[BotSpec, ...],
+               raw: list[Any]) -> tuple[tuple[BotSpec, ...], dict[str, str]]:
+    """The bots whose required programs are all on PATH, and a note per bot left out (by name)."""
+    kept: list[BotSpec] = []
+    left_out: dict[str, str] = {}
+    for index, (bot, entry) in enumerate(zip(bots, raw, strict=True)):
+        missing = _missing(where, entry, f"bots[{index}]")
+        if missing:
+            left_out[bot.name] = (f"{where.path}: bots[{index}] ({bot.name}) left out: "
+                                  f"requires '{missing[0]}', which is not on PATH")
+        else:
+            kept.append(bot)
+    return tuple(kept), left_out
 
 
 def _command(where: _Where, raw: object, key: str) -> tuple[str, ...]:
@@ -276,8 +309,8 @@ def _check_program(where: _Where, argv: tuple[str, ...], workdir: str | None, ke
             raise where.error(key, f"no such file '{arg}'")
 
 
-def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...],
-           game: str) -> tuple[tuple[str, str], ...]:
+def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...], game: str,
+           left_out: dict[str, str]) -> tuple[tuple[str, str], ...]:
     if raw is None:
         return ()
     if game != "partnership-blackout":
@@ -290,6 +323,10 @@ def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...],
         key = f"teams[{index}]"
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
             raise where.error(key, f"expected a pair of bot names, got {_kind(pair)}")
+        absent = [member for member in pair if member in left_out]
+        if absent:  # its bot's note says why; the team goes with it
+            left_out[absent[0]] += f" (and with it {key}, {pair[0]}+{pair[1]})"
+            continue
         for member in pair:
             if member not in names:
                 raise where.error(key, f"no bot named {member!r}")

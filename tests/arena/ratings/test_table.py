@@ -18,6 +18,7 @@ from arena.errors import ConfigError, ResultsError
 from arena.ratings.model import Ratings, rate
 from arena.ratings.table import (
     FORMATS,
+    column_labels,
     parse_anchor,
     ratings_json,
     read_results,
@@ -162,7 +163,8 @@ def test_plain_table_lists_entrants_best_first(ratings: Ratings) -> None:
     assert first[2] == f"{ratings.standings[0].rating:.1f}"
     assert all(name in text for name in NAMES)
     assert "100 bootstrap resamples of whole games" in text
-    assert "score % vs #" in text  # the crosstable
+    assert "score % vs" in text  # the crosstable, its columns named
+    assert text.split("score % vs")[1].split()[:len(NAMES)] == [s.name for s in ratings.standings]
 
 
 def test_csv_and_github_and_html(ratings: Ratings) -> None:
@@ -272,3 +274,13 @@ def test_cli_bad_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 def test_every_format_is_offered() -> None:
     assert FORMATS == ("plain", "github", "csv", "json", "html")
+
+
+def test_crosstable_columns_short_names_whole_long_ones_abbreviated() -> None:
+    names = ["greedy", "random-py", "monte-carlo-search-v1", "monte-carlo-search-v2",
+             "alphabetagamma-deep", "x" * 40]
+    labels = column_labels(names)
+    assert labels[:2] == ["greedy", "random-py"]
+    assert labels[2:4] == ["#3", "#4"]  # no prefix of 12 characters tells them apart
+    assert labels[4:] == ["alph", "xxxx"]
+    assert len(set(labels)) == len(labels)
