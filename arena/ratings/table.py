@@ -306,22 +306,18 @@ def _crosstable_rows(ratings: Ratings) -> tuple[list[str], list[list[str]]]:
     return ["#", "score % vs", *column_labels([s.name for s in ratings.standings])], rows
 
 
-COLUMN_WIDTH = 12
-"""Widest crosstable column label; longer entrant names are shortened (``column_labels``)."""
+COLUMN_WIDTH = 16
+"""Widest crosstable column label; longer entrant names are cut (``column_labels``)."""
 
 
 def column_labels(names: Sequence[str], width: int = COLUMN_WIDTH) -> list[str]:
-    """Crosstable column labels: each entrant's name, or when longer than ``width`` its shortest
-    prefix (4 characters at least) that no other name starts with, else its row number ``#N``."""
+    """Crosstable column labels: each entrant's name; one longer than ``width`` cut to ``width``
+    characters when no other name starts with those, else its row number ``#N``."""
     labels = []
     for index, name in enumerate(names):
-        if len(name) <= width:
-            labels.append(name)
-            continue
-        others = [other for other in names if other != name]
-        length = next((k for k in range(4, width + 1)
-                       if not any(other.startswith(name[:k]) for other in others)), None)
-        labels.append(f"#{index + 1}" if length is None else name[:length])
+        cut = name[:width]
+        unique = not any(other.startswith(cut) for other in names if other != name)
+        labels.append(name if len(name) <= width else cut if unique else f"#{index + 1}")
     return labels
 
 

@@ -277,10 +277,10 @@ def test_every_format_is_offered() -> None:
 
 
 def test_crosstable_columns_short_names_whole_long_ones_abbreviated() -> None:
-    names = ["greedy", "random-py", "monte-carlo-search-v1", "monte-carlo-search-v2",
-             "alphabetagamma-deep", "x" * 40]
+    names = ["greedy", "first-legal-c", "monte-carlo-search-v1", "monte-carlo-search-v2",
+             "alphabetagamma-deep-search", "x" * 40]
     labels = column_labels(names)
-    assert labels[:2] == ["greedy", "random-py"]
-    assert labels[2:4] == ["#3", "#4"]  # no prefix of 12 characters tells them apart
-    assert labels[4:] == ["alph", "xxxx"]
+    assert labels[:2] == ["greedy", "first-legal-c"]
+    assert labels[2:4] == ["#3", "#4"]  # their first 16 characters do not tell them apart
+    assert labels[4:] == ["alphabetagamma-d", "x" * 16]
     assert len(set(labels)) == len(labels)
