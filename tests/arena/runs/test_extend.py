@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,19 +48,34 @@ def c_bots(count: int) -> list[tuple[str, str]]:
     return [(f"c{i}", C_BOT) for i in range(count)]
 
 
-def test_more_rounds_and_bots_extend_a_finished_run(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    path = write(tmp_path, c_bots(3), 1)
-    assert arena("run", str(path), "--out", str(out), cwd=tmp_path).returncode == 0
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished run of 3 bots, 2 rounds (6 games), played once for the tests below to copy."""
+    base = tmp_path_factory.mktemp("finished")
+    path = write(base, c_bots(3), 2)
+    done = arena("run", str(path), "--out", str(base / "out"), cwd=base)
+    assert done.returncode == 0, done.stderr
+    return base
+
+
+def copy_of(finished: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """The finished run's tournament file and results directory, copied into ``tmp_path``."""
+    shutil.copytree(finished / "out", tmp_path / "out")
+    shutil.copyfile(finished / "t.yaml", tmp_path / "t.yaml")
+    return tmp_path / "t.yaml", tmp_path / "out"
+
+
+def test_more_rounds_and_bots_extend_a_finished_run(finished: Path, tmp_path: Path) -> None:
+    path, out = copy_of(finished, tmp_path)
     first = lines_by_id(out)
-    assert len(first) == 3
-    write(tmp_path, c_bots(4), 2)  # one bot and one round more, same file
+    assert len(first) == 6
+    write(tmp_path, c_bots(4), 3)  # one bot and one round more, same file
     done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "3 from before" in done.stdout
+    assert "6 from before" in done.stdout
     extended = lines_by_id(out)
     assert sorted(extended) == sorted(spec.id for spec in schedule(load_tournament(path)))
-    assert len(extended) == 2 * 4 * 3  # 4 tables of 3 (from 4 bots), 3 rotations, 2 rounds
+    assert len(extended) == 3 * 4 * 3  # 4 tables of 3 (from 4 bots), 3 rotations, 3 rounds
     assert all(extended[game_id] == line for game_id, line in first.items())  # kept, not replayed
     assert (out / "tournament.yaml").read_text() == path.read_text()  # the copy is the new file
 
@@ -71,11 +87,9 @@ def test_more_rounds_and_bots_extend_a_finished_run(tmp_path: Path) -> None:
     ({"options": "options: {deals: 4}"}, "options"),
     ({"time": "time: {move_ms: 500, bank_ms: 2000}"}, "time"),
 ])
-def test_any_other_change_is_refused_naming_its_key(tmp_path: Path, change: dict[str, str],
-                                                    key: str) -> None:
-    out = tmp_path / "out"
-    path = write(tmp_path, c_bots(3), 2)
-    assert arena("run", str(path), "--out", str(out), cwd=tmp_path).returncode == 0
+def test_any_other_change_is_refused_naming_its_key(finished: Path, tmp_path: Path,
+                                                    change: dict[str, str], key: str) -> None:
+    path, out = copy_of(finished, tmp_path)
     before = (out / "games.jsonl").read_bytes()
     text = path.read_text()
     (what, replacement), = change.items()
@@ -94,15 +108,13 @@ def test_any_other_change_is_refused_naming_its_key(tmp_path: Path, change: dict
     assert (out / "games.jsonl").read_bytes() == before
 
 
-def test_comments_and_layout_are_not_changes(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    path = write(tmp_path, c_bots(3), 1)
-    assert arena("run", str(path), "--out", str(out), cwd=tmp_path).returncode == 0
+def test_comments_and_layout_are_not_changes(finished: Path, tmp_path: Path) -> None:
+    path, out = copy_of(finished, tmp_path)
     path.write_text("# the same tournament, reworded\n" + path.read_text().replace("seed: 5",
                                                                                   "seed:   5  # x"))
     done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "0 played now, 3 from before" in done.stdout
+    assert "0 played now, 6 from before" in done.stdout
 
 
 def test_a_bot_added_to_a_sampled_schedule_is_refused(tmp_path: Path) -> None:
@@ -139,10 +151,10 @@ def test_fault_summary_after_the_table(tmp_path: Path) -> None:
     assert illegal.startswith(f"    illegal: {first['illegal']} deal ")
 
 
-def test_no_fault_summary_without_faults(tmp_path: Path) -> None:
-    done = arena("run", str(write(tmp_path, c_bots(3))), "--out", str(tmp_path / "out"),
-                 cwd=tmp_path)
-    assert done.returncode == 0 and "faults by bot" not in done.stdout
+def test_no_fault_summary_without_faults(finished: Path, tmp_path: Path) -> None:
+    path, out = copy_of(finished, tmp_path)
+    done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert done.returncode == 0 and "Elo" in done.stdout and "faults by bot" not in done.stdout
 
 
 def test_a_bot_whose_required_program_is_missing_is_left_out_with_a_warning(tmp_path: Path) -> None:
