@@ -55,7 +55,8 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
              log_dir: Path | None = None) -> dict[str, Any]:
     """Start the bots, play one game, stop the bots; the record with its ``result``.
 
-    Seats are ``NAME=COMMAND`` or bare commands (``arena.game.seats``)."""
+    Seats are ``NAME=COMMAND`` or bare commands (``arena.game.seats``).
+    """
     game = engine.rules(game_name)
     seats = game_seats(game_name, commands)
     argvs = [list(seat.argv) for seat in seats]
