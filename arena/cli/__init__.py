@@ -24,6 +24,7 @@ def _root() -> None:
 
 
 # Each command is a plain function with typer annotations in its own module.
+from arena.cli.bot_command import BotCommandLine  # noqa: E402
 from arena.cli.checkbot import check_bot_command  # noqa: E402
 from arena.cli.match import match_command  # noqa: E402
 from arena.cli.play import play_command  # noqa: E402
@@ -32,8 +33,8 @@ from arena.cli.run import run_command  # noqa: E402
 from arena.cli.table import table_command  # noqa: E402
 
 app.command("run")(run_command)
-app.command("play")(play_command)
-app.command("check-bot")(check_bot_command)
+app.command("play", cls=BotCommandLine)(play_command)
+app.command("check-bot", cls=BotCommandLine)(check_bot_command)
 app.command("table")(table_command)
 app.command("match")(match_command)
 app.command("rules")(rules_command)

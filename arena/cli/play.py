@@ -19,8 +19,9 @@ def play_command(
     game: Annotated[str, typer.Argument(
         help=f"The game: {' or '.join(engine.GAMES)} (`arena rules GAME` lists its options).")],
     bots: Annotated[list[str], typer.Argument(
-        help="One command per seat, each quoted, e.g. \"python3 bots/python/random_bot.py\". "
-             "Partnership Blackout takes 4, or 2 (each bot then partners a copy of itself).",
+        help="One command per seat, each quoted, e.g. \"python3 bots/python/random_bot.py\", "
+             "optionally named: \"fast=python3 my_bot.py\". Blackout takes 3 to 7; "
+             "Partnership Blackout 4, or 2 (each bot then partners a copy of itself).",
         show_default=False)],
     seed: Annotated[int, typer.Option(help="Seed of the deals (and of the bots' own seeds).")] = 1,
     option: Annotated[list[str] | None, typer.Option(
@@ -29,28 +30,41 @@ def play_command(
         + "; ".join(f"{name}: {option_defaults(name)}" for name in engine.GAMES) + ".")] = None,
     log: Annotated[Path | None, typer.Option(
         help="Write the full game record (with faults) as JSON to this file.")] = None,
-    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.")] = 1000,
-    bank_ms: Annotated[int, typer.Option(help="Extra time per game a decision may draw on, ms.")] = 10000,
-    start_ms: Annotated[int, typer.Option(help="Time from start to the hello reply, ms.")] = 10000,
+    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.", min=1)] = 1000,
+    bank_ms: Annotated[int, typer.Option(
+        help="Extra time per game a decision may draw on, ms.", min=0)] = 10000,
+    start_ms: Annotated[int, typer.Option(
+        help="Time from start to the hello reply, ms.", min=1)] = 10000,
+    memory_mb: Annotated[int, typer.Option(
+        help="Address-space limit of each bot process, MB.", min=16)] = Limits().memory_mb or 2048,
     policy: Annotated[FaultPolicy, typer.Option(
         help="What a fault costs: forfeit (placed last) or substitute (result stands).")] =
         FaultPolicy.FORFEIT,
     stderr_dir: Annotated[Path | None, typer.Option(
-        help="Save each bot's stderr to a file in this directory.")] = None,
+        help="Save each bot's stderr to seatN-LABEL.stderr.log in this directory.")] = None,
     quit_grace_ms: Annotated[int, typer.Option(
         help="Time a bot has to exit after quit before it is killed, ms.",
         min=0)] = Limits().quit_grace_ms,
 ) -> None:
     """Play one game between bot programs and print it deal by deal.
 
-    Example: arena play blackout "python3 bots/python/random_bot.py" "node bots/js/random_bot.js"
-    bots/c/random_bot
+    \b
+    Each seat is a quoted command, or NAME=COMMAND to choose its label.
+    Copies of one program get distinct labels (random_bot, random_bot-2),
+    except partners sharing a command (one team entrant).
+
+    \b
+    Examples:
+      arena play blackout "python3 bots/python/random_bot.py" "node bots/js/random_bot.js" \\
+        bots/c/random_bot
+      arena play blackout "me=python3 my_bot.py" "a=bots/c/random_bot" "b=bots/c/random_bot"
     """
     if stderr_dir is not None:
         stderr_dir.mkdir(parents=True, exist_ok=True)
     record = play_one(game, bots, seed=seed, options=parse_option_pairs(option or []),
                       time_control=TimeControl(start_ms, move_ms, bank_ms), policy=policy,
-                      log_dir=stderr_dir, limits=Limits(quit_grace_ms=quit_grace_ms))
+                      limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
+                      log_dir=stderr_dir)
     typer.echo(game_report(record))
     if log is not None:
         log.write_bytes(orjson.dumps(record, option=orjson.OPT_INDENT_2))

@@ -19,7 +19,9 @@ def run_command(
         help="Games played in parallel, one pinned CPU each (default: the file's jobs, "
              "else the number of CPUs).", min=1)] = None,
     resume: Annotated[bool, typer.Option(
-        help="Continue an interrupted run: finished games are kept and not played again.")] = False,
+        help="Continue an interrupted run: finished games are kept and not played again. Also "
+             "extends a finished run whose file gained rounds or bots (added at the end); any "
+             "other change to the file is refused.")] = False,
     restart: Annotated[bool, typer.Option(
         help="Discard the results already in the directory and start over.")] = False,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the rating intervals.",
@@ -29,6 +31,8 @@ def run_command(
 
     Results go to games.jsonl in the results directory, one line per game, with each bot's stderr
     in logs/ and a copy of the tournament file. Ctrl-C stops cleanly; --resume continues.
+
+    After the ratings table: a fault summary, per bot its faults by kind with one example each.
     """
     summary = run_tournament(file, out=out, jobs=jobs, resume=resume, restart=restart,
                              resamples=resamples)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -12,8 +11,8 @@ import engine
 from arena.bots.process import BotProcess, close_bots
 from arena.errors import ConfigError
 from arena.game.referee import play_game, result_of
+from arena.game.seats import command_label, game_seats, log_file_name
 from arena.settings import FaultPolicy, Limits, TimeControl
-from engine.game import GameInfo
 
 
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
@@ -30,31 +29,7 @@ def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
 def seat_commands(game_name: str, commands: Sequence[str]) -> list[list[str]]:
     """The argv of every seat: one command per seat, or in a team game one per team (each command
     then plays every seat of its team)."""
-    info = engine.game(game_name).info
-    argvs = []
-    for command in commands:
-        try:
-            argv = shlex.split(command)
-        except ValueError as error:
-            raise ConfigError(f"bot command {command!r}: {error}") from None
-        if not argv:
-            raise ConfigError("bot command '': empty")
-        argvs.append(argv)
-    if len(argvs) not in info.command_counts:
-        raise ConfigError(f"{game_name} takes {_bot_counts(info)}; got {len(commands)}")
-    return info.seats_of(argvs)
-
-
-def _bot_counts(info: GameInfo) -> str:
-    """``3 to 7 bot commands, one per seat`` (and, in a team game, the one-per-team form)."""
-    counts = info.player_counts
-    contiguous = counts == tuple(range(counts[0], counts[-1] + 1))
-    seats = (f"{counts[0]} to {counts[-1]}" if contiguous and len(counts) > 1
-             else ", ".join(map(str, counts)))
-    text = f"{seats} bot commands, one per seat"
-    if info.teams is not None:
-        text += f", or {len(info.teams)}, one per team (each plays all its team's seats)"
-    return text
+    return [list(seat.argv) for seat in game_seats(game_name, commands)]
 
 
 def seat_names(argvs: Sequence[Sequence[str]]) -> list[str]:
@@ -64,9 +39,7 @@ def seat_names(argvs: Sequence[Sequence[str]]) -> list[str]:
     for argv in argvs:
         key = tuple(argv)
         if key not in by_command:
-            path = Path(next((a for a in reversed(argv) if "/" in a or "." in a), argv[0]))
-            parent = path.parent.name
-            base = f"{parent}/{path.stem}" if parent not in ("", ".", "bots") else path.stem
+            base = command_label(argv)
             name, n = base, 2
             while name in by_command.values():
                 name, n = f"{base}-{n}", n + 1
@@ -80,16 +53,20 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
              time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
              policy: FaultPolicy = FaultPolicy.FORFEIT, limits: Limits = Limits(),  # noqa: B008
              log_dir: Path | None = None) -> dict[str, Any]:
-    """Start the bots, play one game, stop the bots; the record with its ``result``."""
+    """Start the bots, play one game, stop the bots; the record with its ``result``.
+
+    Seats are ``NAME=COMMAND`` or bare commands (``arena.game.seats``).
+    """
     game = engine.game(game_name)
-    argvs = seat_commands(game_name, commands)
+    seats = game_seats(game_name, commands)
+    argvs = [list(seat.argv) for seat in seats]
     resolved = game.resolve_options(len(argvs), options)
-    names = seat_names(argvs)
+    names = [seat.name for seat in seats]
     with ExitStack() as stack:
         bots: list[BotProcess] = []
         stack.callback(close_bots, bots)  # together: one shared quit grace, not one per seat
         for seat, (name, argv) in enumerate(zip(names, argvs, strict=True)):
-            log = None if log_dir is None else log_dir / f"seat{seat}-{name}.stderr.log"
+            log = None if log_dir is None else log_dir / log_file_name(seat, name)
             bot = BotProcess(name, argv, limits=limits, log_path=log,
                              start_timeout=time_control.start_ms / 1000)
             bot.start()

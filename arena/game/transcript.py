@@ -63,9 +63,12 @@ def _final(record: Mapping[str, Any]) -> str:
     places = result.get("ranks", record["places"])
     forfeits = result.get("forfeits", [False] * len(entrants))
     order = sorted(range(len(entrants)), key=lambda i: (places[i], i))
-    rows = [[places[i], entrants[i], record["scores"][i], "forfeit" if forfeits[i] else ""]
-            for i in order]
-    return tabulate(rows, headers=["place", "entrant" if len(entrants) == 2 else "bot", "score", ""])
+    headers = ["place", "entrant" if len(entrants) == 2 else "bot", "score"]
+    rows = [[places[i], entrants[i], record["scores"][i]] for i in order]
+    if any(forfeits):  # the column only when it says something
+        headers.append("forfeit")
+        rows = [[*row, "forfeit" if forfeits[i] else ""] for row, i in zip(rows, order, strict=True)]
+    return tabulate(rows, headers=headers)
 
 
 def _faults(record: Mapping[str, Any]) -> str:

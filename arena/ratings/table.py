@@ -319,7 +319,22 @@ def _crosstable_rows(ratings: Ratings) -> tuple[list[str], list[list[str]]]:
             else:
                 cells.append(_number(100 * ratings.wins[i, j] / counts[i, j]))
         rows.append([str(i + 1), s.name, *cells])
-    return ["#", "score % vs #", *(str(j + 1) for j in range(n))], rows
+    return ["#", "score % vs", *column_labels([s.name for s in ratings.standings])], rows
+
+
+COLUMN_WIDTH = 16
+"""Widest crosstable column label; longer entrant names are cut (``column_labels``)."""
+
+
+def column_labels(names: Sequence[str], width: int = COLUMN_WIDTH) -> list[str]:
+    """Crosstable column labels: each entrant's name; one longer than ``width`` cut to ``width``
+    characters when no other name starts with those, else its row number ``#N``."""
+    labels = []
+    for index, name in enumerate(names):
+        cut = name[:width]
+        unique = not any(other.startswith(cut) for other in names if other != name)
+        labels.append(name if len(name) <= width else cut if unique else f"#{index + 1}")
+    return labels
 
 
 def _csv(headers: list[str], rows: list[list[str]]) -> str:

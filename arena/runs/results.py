@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from arena.errors import ConfigError, ResultsError
+from arena.runs.extension import check_extension
 
 FSYNC_INTERVAL = 1.0
 """Most seconds between fsyncs of the results file (a flush follows every game)."""
@@ -73,7 +74,8 @@ class ResultsWriter:
 def prepare_out_dir(out_dir: Path, source: Path, resume: bool, restart: bool) -> None:
     """Create the output directory and keep a copy of the tournament file in it.
 
-    A directory with results needs ``resume`` (same tournament file) or ``restart`` (start over).
+    A directory with results needs ``resume`` (the same tournament, or one with more rounds or
+    bots appended: ``arena.runs.extension``) or ``restart`` (start over).
     """
     games = out_dir / "games.jsonl"
     copy = out_dir / "tournament.yaml"
@@ -85,9 +87,8 @@ def prepare_out_dir(out_dir: Path, source: Path, resume: bool, restart: bool) ->
         raise ConfigError(f"{games} already has results: --resume to continue that run, "
                           f"--restart to discard them, or --out for another directory")
     has_results = games.exists() and games.stat().st_size > 0
-    if has_results and copy.exists() and copy.read_bytes() != source.read_bytes():
-        raise ConfigError(f"--resume: {source} has changed since the run in {out_dir} started "
-                          f"(compare with {copy}); use --restart or another --out")
+    if has_results and copy.exists():
+        check_extension(copy, source)  # more rounds or bots extend the run; other changes: error
     (out_dir / "logs").mkdir(parents=True, exist_ok=True)
-    if not has_results:  # the copy describes the results: a run with none yet takes the new file
-        shutil.copyfile(source, copy)
+    # the copy describes the results: a run with none yet, or one extended, takes the new file
+    shutil.copyfile(source, copy)

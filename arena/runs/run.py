@@ -9,16 +9,20 @@ already there, and plays the rest.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from arena.bots.process import BotProcess
 from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.ratings.table import results_table
 from arena.runs.batch import BotCommand, Finished, RunSettings
+from arena.runs.fault_summary import FaultSummary
 from arena.runs.progress import Progress
 from arena.runs.results import ResultsWriter, prepare_out_dir, read_finished
 from arena.runs.schedule import GameSpec, schedule
@@ -37,6 +41,7 @@ class RunReport:
     faults: int = 0
     seconds: float = 0.0
     results: list[dict[str, Any]] = field(default_factory=list)
+    fault_summary: FaultSummary = field(default_factory=FaultSummary)
 
 
 def run(tasks: Sequence[GameSpec], settings: RunSettings, out_dir: Path, jobs: int,
@@ -51,10 +56,13 @@ def run(tasks: Sequence[GameSpec], settings: RunSettings, out_dir: Path, jobs: i
     strangers = sorted(set(finished) - known)
     if strangers:
         raise ResultsError(f"{path}: game {strangers[0]!r} is not in this tournament's schedule")
+    _check_saved_games(path, finished, tasks)
     todo = [task for task in tasks if task.id not in finished]
     report = RunReport(out_dir, len(tasks), resumed=len(finished))
     report.results = [line["result"] for line in finished.values()]
     report.faults = sum(len(line.get("faults", ())) for line in finished.values())
+    for game_id, line in finished.items():
+        report.fault_summary.add(game_id, line.get("faults", ()))
     start = time.monotonic()
     writer = ResultsWriter(path)
     try:
@@ -63,12 +71,32 @@ def run(tasks: Sequence[GameSpec], settings: RunSettings, out_dir: Path, jobs: i
             report.results.append(game.result)
             report.played += 1
             report.faults += game.faults
+            if game.faults:  # faults are rare: only those lines are parsed again
+                line = orjson.loads(game.line)
+                report.fault_summary.add(line["id"], line["faults"])
             if on_game is not None:
                 on_game(game, report.resumed + report.played, report.total)
     finally:
         writer.close()
         report.seconds = time.monotonic() - start
     return report
+
+
+def _check_saved_games(path: Path, finished: dict[str, dict[str, Any]],
+                       tasks: Sequence[GameSpec]) -> None:
+    """Each saved game must be the scheduled game of its id (same seats, same deals), or the
+    results would mix two schedules: a schedule that changed with added bots (a sampled one), or
+    results from an arena whose schedule order differed."""
+    for task in tasks:
+        line = finished.get(task.id)
+        if line is None:
+            continue
+        if list(line.get("names", ())) != list(task.seats) or line.get("seed") != task.seed:
+            raise ResultsError(
+                f"{path}: game {task.id!r} was played with seats {line.get('names')} and seed "
+                f"{line.get('seed')}, but the schedule now gives {list(task.seats)} and seed "
+                f"{task.seed} (added bots change a sampled schedule, one of more than max_tables "
+                f"tables); use --restart or another --out")
 
 
 def preflight(settings: RunSettings) -> None:
@@ -90,6 +118,8 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
     if resume and restart:
         raise ConfigError("--resume and --restart contradict each other: choose one")
     tournament = load_tournament(file)
+    for note in tournament.left_out:  # visible before the run: the table will lack this bot
+        print(f"arena: warning: {note}", file=progress_stream or sys.stderr)
     out_dir = out if out is not None else Path("results") / tournament.name
     specs = schedule(tournament)
     build_bots(tournament)
@@ -123,4 +153,6 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         head += (f"\ngauntlet: challengers {', '.join(b.name for b in tournament.challengers)} "
                  f"rated against the field ({', '.join(b.name for b in tournament.bots)}); "
                  f"challengers never meet each other")
-    return head + "\n\n" + results_table(results, resamples=resamples)
+    text = head + "\n\n" + results_table(results, resamples=resamples)
+    summary = report.fault_summary.render()
+    return text + ("\n" + summary + "\n" if summary else "")

@@ -12,6 +12,9 @@ Fairness in a luck-heavy card game comes from the schedule:
   ``players - 1`` seats would choose them (up to ``max_tables`` per challenger), in every seat
   rotation on one deal seed, as above. Challengers never meet: they are rated through the field.
 - ``rounds`` repeats the whole schedule with new deal seeds.
+- Extending a run: more ``rounds`` append rounds; bots (or teams) appended to the list append
+  tables when every table is played (colex order, ``stable_combinations``), so the games already
+  played keep their ids, seats and seeds. A sampled schedule changes with the number of bots.
 The same tournament file always gives the same schedule: seeds are derived with BLAKE2b, never
 Python's ``hash()``.
 """
@@ -22,12 +25,15 @@ import functools
 import itertools
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import engine
 from arena.runs.tournament import Tournament
 from engine.seeding import derive_seed
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -75,13 +81,24 @@ def schedule(tournament: Tournament) -> list[GameSpec]:
     return games
 
 
+def stable_combinations(items: Sequence[T], size: int) -> list[tuple[T, ...]]:
+    """Every ``size``-combination of ``items`` in colex order: those of the first ``k`` items come
+    first, so appending items appends combinations (and keeps earlier tables' ids and seeds).
+
+    Lexicographic order would not: ``(0, 1, 4)`` comes before ``(0, 2, 3)``. The two orders agree
+    when ``len(items) <= size + 1`` (the demos' case).
+    """
+    indices = sorted(itertools.combinations(range(len(items)), size), key=lambda c: c[::-1])
+    return [tuple(items[i] for i in c) for c in indices]
+
+
 def _team_tables(tournament: Tournament) -> list[list[tuple[str, ...]]]:
     """Every pair of teams, each in the game's first team seats and then in its second."""
     seats_of = engine.game(tournament.game).info.teams
     assert seats_of is not None and len(seats_of) == 2
     teams = list(tournament.teams) or [(bot.name, bot.name) for bot in tournament.bots]
     tables = []
-    for a, b in itertools.combinations(teams, 2):
+    for a, b in stable_combinations(teams, 2):
         tables.append([_seated(seats_of, (a, b)), _seated(seats_of, (b, a))])
     return tables
 
@@ -139,7 +156,7 @@ def sample_tables(names: list[str], size: int, max_tables: int,
     n = len(names)
     rng = random.Random(derive_seed(seed, "tables"))
     if math.comb(n, size) <= max_tables:
-        chosen = [list(c) for c in itertools.combinations(names, size)]
+        chosen = [list(c) for c in stable_combinations(names, size)]
     elif max_tables >= n:
         labels = list(names)
         rng.shuffle(labels)

@@ -28,6 +28,8 @@ SCHEDULES = ("round-robin",)
 FORMATS = ("round-robin", "gauntlet")
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """Tournament and bot names: they become file and directory names."""
+BUILD_TAIL_LINES = 20
+"""How many of a failed build's last output lines its error shows (a compiler's error needs several)."""
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".lua", ".jar")
 
 
@@ -63,6 +65,8 @@ class Tournament:
     format: str = "round-robin"
     challengers: tuple[BotSpec, ...] = ()
     """``format: gauntlet``: the programs under test; every table holds one, the rest from ``bots``."""
+    left_out: tuple[str, ...] = ()
+    """One line per bot left out because a program its ``requires`` names is missing."""
 
     @property
     def programs(self) -> tuple[BotSpec, ...]:
@@ -78,7 +82,7 @@ class Tournament:
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
             "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "format",
             "challengers"}
-BOT_KEYS = {"name", "cmd", "workdir", "build"}
+BOT_KEYS = {"name", "cmd", "workdir", "build", "requires"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb", "quit_grace_ms"}
 
@@ -165,8 +169,8 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     except OptionError as error:
         key = "options" if error.option is None else f"options.{error.option}"
         raise where.error(key, error.problem) from None
-    bots = _bots(where, top["bots"])
-    teams = _teams(where, top.get("teams"), bots, info)
+    bots, left_out = _available(where, _bots(where, top["bots"]), top["bots"])
+    teams = _teams(where, top.get("teams"), bots, info, left_out)
     entrants = len(teams) if teams else len(bots)
     needed = players if info.teams is None else len(info.teams)
     fmt = where.text(top.get("format", "round-robin"), "format")
@@ -211,6 +215,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         jobs=None if top.get("jobs") is None else where.integer(top["jobs"], "jobs", 1, 256),
         format=fmt,
         challengers=challengers,
+        left_out=tuple(left_out.values()),
     )
 
 
@@ -281,10 +286,40 @@ def _bots(where: _Where, raw: object, section: str = "bots") -> tuple[BotSpec, .
                 raise where.error(f"{key}.workdir", f"no such directory '{workdir}'")
         argv = _command(where, entry["cmd"], f"{key}.cmd")
         build = None if entry.get("build") is None else _command(where, entry["build"], f"{key}.build")
-        if build is None:  # with a build command, the program may not exist until it has run
+        if build is None and not _missing(where, entry, key):
+            # with a build command, the program may not exist until it has run; a bot that
+            # requires a missing program is left out instead (_available)
             _check_program(where, argv, workdir, f"{key}.cmd")
         bots.append(BotSpec(name, argv, workdir, build))
     return tuple(bots)
+
+
+def _missing(where: _Where, entry: dict[str, Any], key: str) -> list[str]:
+    """The programs a bot's ``requires`` names (one, or a list) that are not on PATH."""
+    raw = entry.get("requires")
+    if raw is None:
+        return []
+    names = [raw] if isinstance(raw, str) else raw
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip()
+                                                           for n in names):
+        raise where.error(f"{key}.requires",
+                          f"expected a program name or a list of them, got {_kind(raw)}")
+    return [name for name in names if shutil.which(name.strip()) is None]
+
+
+def _available(where: _Where, bots: tuple[BotSpec, ...],
+               raw: list[Any]) -> tuple[tuple[BotSpec, ...], dict[str, str]]:
+    """The bots whose required programs are all on PATH, and a note per bot left out (by name)."""
+    kept: list[BotSpec] = []
+    left_out: dict[str, str] = {}
+    for index, (bot, entry) in enumerate(zip(bots, raw, strict=True)):
+        missing = _missing(where, entry, f"bots[{index}]")
+        if missing:
+            left_out[bot.name] = (f"{where.path}: bots[{index}] ({bot.name}) left out: "
+                                  f"requires '{missing[0]}', which is not on PATH")
+        else:
+            kept.append(bot)
+    return tuple(kept), left_out
 
 
 def _command(where: _Where, raw: object, key: str) -> tuple[str, ...]:
@@ -314,8 +349,8 @@ def _check_program(where: _Where, argv: tuple[str, ...], workdir: str | None, ke
             raise where.error(key, f"no such file '{arg}'")
 
 
-def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...],
-           info: GameInfo) -> tuple[tuple[str, str], ...]:
+def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...], info: GameInfo,
+           left_out: dict[str, str]) -> tuple[tuple[str, str], ...]:
     if raw is None:
         return ()
     if info.teams is None:
@@ -329,6 +364,10 @@ def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...],
         key = f"teams[{index}]"
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
             raise where.error(key, f"expected a pair of bot names, got {_kind(pair)}")
+        absent = [member for member in pair if member in left_out]
+        if absent:  # its bot's note says why; the team goes with it
+            left_out[absent[0]] += f" (and with it {key}, {pair[0]}+{pair[1]})"
+            continue
         for member in pair:
             if member not in names:
                 raise where.error(key, f"no bot named {member!r}")
@@ -356,11 +395,13 @@ def build_bots(tournament: Tournament) -> None:
 def _build(path: Path, key: str, bot: BotSpec) -> None:
     assert bot.build is not None
     try:
-        done = subprocess.run(bot.build, cwd=bot.workdir, capture_output=True, text=True,
-                              timeout=600, check=False)
+        done = subprocess.run(bot.build, cwd=bot.workdir, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace",
+                              timeout=600, check=False)  # one stream: lines stay in order
     except (OSError, subprocess.TimeoutExpired) as error:
         raise ConfigError(f"{path}: {key}.build: {error}") from None
     if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
-        raise ConfigError(f"{path}: {key}.build: exited with "
-                          f"{done.returncode}: {tail[0][:200]}")
+        lines = done.stdout.rstrip().splitlines()[-BUILD_TAIL_LINES:]
+        tail = "".join(f"\n  | {line[:300]}" for line in lines) or " (no output)"
+        raise ConfigError(f"{path}: {key}.build: exited with {done.returncode}; "
+                          f"last {len(lines)} lines of its output:{tail}")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import selectors
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,14 +38,34 @@ def _needs_node() -> list[str]:
     return [node]
 
 
+@functools.cache
+def _java_classes() -> Path:
+    """Compiles the Java bot once per session into a directory of its own."""
+    javac, java = shutil.which("javac"), shutil.which("java")
+    if javac is None or java is None:
+        pytest.skip("javac or java is not installed: the Java starter bot is not tested")
+    out = Path(tempfile.mkdtemp(prefix="arena-java-bot-"))
+    subprocess.run([javac, "-d", str(out), str(ROOT / "bots/java/Bot.java")], check=True,
+                   capture_output=True, timeout=120)
+    return out
+
+
+def _java_bot() -> list[str]:
+    classes = _java_classes()
+    # The JVM's reservations need these under an address-space limit; without one (as here) they
+    # only keep four test JVMs small.
+    return ["java", "-Xmx128m", "-XX:+UseSerialGC", "-cp", str(classes), "Bot"]
+
+
 BOTS = {
     "python-random": lambda c: [sys.executable, str(ROOT / "bots/python/random_bot.py")],
     "python-greedy": lambda c: [sys.executable, str(ROOT / "bots/python/greedy_bot.py")],
     "js-random": lambda c: [*_needs_node(), str(ROOT / "bots/js/random_bot.js")],
     "c-random": lambda c: [str(c / "random_bot")],
     "c-first": lambda c: [str(c / "first_bot")],
+    "java-random": lambda c: _java_bot(),
 }
-RANDOM_BOTS = ["python-random", "js-random", "c-random"]
+RANDOM_BOTS = ["python-random", "js-random", "c-random", "java-random"]
 
 
 class BotProcess:

@@ -18,6 +18,7 @@ from arena.errors import ConfigError, ResultsError
 from arena.ratings.model import Ratings, rate
 from arena.ratings.table import (
     FORMATS,
+    column_labels,
     parse_anchor,
     ratings_json,
     read_results,
@@ -162,7 +163,8 @@ def test_plain_table_lists_entrants_best_first(ratings: Ratings) -> None:
     assert first[2] == f"{ratings.standings[0].rating:.1f}"
     assert all(name in text for name in NAMES)
     assert "100 bootstrap resamples of whole duplicate sets" in text
-    assert "score % vs #" in text  # the crosstable
+    assert "score % vs" in text  # the crosstable, its columns named
+    assert text.split("score % vs")[1].split()[:len(NAMES)] == [s.name for s in ratings.standings]
 
 
 def test_csv_and_github_and_html(ratings: Ratings) -> None:
@@ -289,3 +291,13 @@ def test_old_files_get_their_duplicate_sets_from_the_game_ids(tmp_path: Path) ->
     named = [{**game["result"], "set": game["id"][:8]} for game in games]
     assert [(r.lower, r.upper) for r in rate(read.results, resamples=100).standings] == \
         [(r.lower, r.upper) for r in rate(named, resamples=100).standings]
+
+
+def test_crosstable_columns_short_names_whole_long_ones_abbreviated() -> None:
+    names = ["greedy", "first-legal-c", "monte-carlo-search-v1", "monte-carlo-search-v2",
+             "alphabetagamma-deep-search", "x" * 40]
+    labels = column_labels(names)
+    assert labels[:2] == ["greedy", "first-legal-c"]
+    assert labels[2:4] == ["#3", "#4"]  # their first 16 characters do not tell them apart
+    assert labels[4:] == ["alphabetagamma-d", "x" * 16]
+    assert len(set(labels)) == len(labels)

@@ -134,6 +134,12 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("fault_policy typo", valid(fault_policy="forfiet"), "fault_policy",
      "'forfiet' is not one of forfeit, substitute"),
     ("unknown schedule", valid(schedule="swiss"), "schedule", "'swiss' is not one of round-robin"),
+    ("requires not a name", valid(bots=bots_with(1, requires=3)), "bots[1].requires",
+     "expected a program name or a list of them, got int 3"),
+    ("requires empty list", valid(bots=bots_with(1, requires=[])), "bots[1].requires",
+     "expected a program name or a list of them"),
+    ("too few bots left", valid(bots=bots_with(3, requires="no-such-program-xyz")), "bots",
+     "3 entrants: at least 4 bots for 4-player tables needed"),
 ]
 
 
@@ -281,3 +287,15 @@ def test_cli_run_help_explains_resume() -> None:
     assert "--resume" in done.stdout
     text = " ".join(done.stdout.replace("\u2502", " ").split())  # rich draws boxes with U+2502
     assert "finished games are kept" in text, text
+
+
+def test_requires_leaves_out_a_bot_and_its_teams(tmp_path: Path) -> None:
+    bots = bots_with(2, requires=["sh", "no-such-program-xyz"], cmd="no-such-program-xyz --x")
+    path = write(tmp_path, valid(game="partnership-blackout", players=None, bots=bots,
+                                 teams=[["bot0", "bot1"], ["bot2", "bot3"], ["bot3", "bot0"]]))
+    tournament = load_tournament(path)
+    assert [bot.name for bot in tournament.bots] == ["bot0", "bot1", "bot3"]
+    assert tournament.teams == (("bot0", "bot1"), ("bot3", "bot0"))
+    assert tournament.left_out == (f"{path}: bots[2] (bot2) left out: requires "
+                                   "'no-such-program-xyz', which is not on PATH (and with it "
+                                   "teams[1], bot2+bot3)",)

@@ -1,0 +1,31 @@
+"""A typer command class for commands that take a bot's command line (``check-bot``, ``play``).
+
+A bot command's own options (``java -cp dir Bot``) look like the arena's to the parser, which
+says only "No such option: -c"; this class adds how to pass them through.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from typer.core import TyperCommand
+
+try:  # typer vendors click from 0.2x on; older versions use click itself
+    from typer._click.exceptions import NoSuchOption
+except ImportError:  # pragma: no cover
+    from click.exceptions import NoSuchOption  # type: ignore[no-redef, import-not-found]
+
+HINT = ("if it belongs to the bot's command, quote the command (\"java -cp dir Bot\") "
+        "or put -- before it (-- java -cp dir Bot)")
+
+
+class BotCommandLine(TyperCommand):
+    """A command whose "No such option" error tells how to pass options that are the bot's."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Parse as usual; an unknown option's error gains the quoting hint."""
+        try:
+            return super().parse_args(ctx, args)
+        except NoSuchOption as error:
+            error.message = f"{error.message}; {HINT}"
+            raise

@@ -1,0 +1,71 @@
+"""The fault summary printed after a run's table: per bot, faults by kind, one example of each.
+
+So that a user sees what went wrong without digging through ``games.jsonl``: for each bot that
+faulted, how many faults of each kind, and for each kind the game id, place and detail of its
+first one (``arena play GAME ... --seed`` or the game's line in games.jsonl shows the rest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.bots.faults import FaultKind, snippet
+
+DETAIL_CHARS = 120
+"""How much of an example's detail the summary shows."""
+
+
+@dataclass
+class FaultExample:
+    """The first fault of one kind for one bot: where it happened and why."""
+
+    game_id: str
+    deal: int | None
+    decision: int | None
+    detail: str
+
+
+@dataclass
+class FaultSummary:
+    """Faults counted by bot and kind, with the first example of each; fed one game at a time."""
+
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    examples: dict[str, dict[str, FaultExample]] = field(default_factory=dict)
+
+    def add(self, game_id: str, faults: Iterable[Mapping[str, Any]]) -> None:
+        """Count the faults of one game (the ``faults`` of its result line)."""
+        for fault in faults:
+            bot, kind = str(fault.get("bot")), str(fault.get("kind"))
+            by_kind = self.counts.setdefault(bot, {})
+            by_kind[kind] = by_kind.get(kind, 0) + 1
+            self.examples.setdefault(bot, {}).setdefault(kind, FaultExample(
+                game_id, fault.get("deal"), fault.get("decision"), str(fault.get("detail", ""))))
+
+    @property
+    def total(self) -> int:
+        """Every fault counted."""
+        return sum(sum(by_kind.values()) for by_kind in self.counts.values())
+
+    def render(self) -> str:
+        """``faults by bot:`` and a block per bot, most faults first; empty when none."""
+        if not self.counts:
+            return ""
+        order = [kind.value for kind in FaultKind]
+        lines = ["faults by bot (one example of each kind; the game's line in games.jsonl has "
+                 "the rest):"]
+        for bot in sorted(self.counts, key=lambda b: (-sum(self.counts[b].values()), b)):
+            by_kind = self.counts[bot]
+            kinds = sorted(by_kind, key=lambda k: (order.index(k) if k in order else len(order), k))
+            counted = ", ".join(f"{kind} {by_kind[kind]}" for kind in kinds)
+            lines.append(f"  {bot}: {sum(by_kind.values())} ({counted})")
+            for kind in kinds:
+                example = self.examples[bot][kind]
+                where = example.game_id
+                if example.deal is not None:
+                    where += f" deal {example.deal}"
+                if example.decision is not None:
+                    where += f" decision {example.decision}"
+                lines.append(f"    {kind}: {where}: {snippet(example.detail, DETAIL_CHARS)}")
+        return "\n".join(lines)

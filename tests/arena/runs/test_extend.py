@@ -1,0 +1,203 @@
+"""Through the real `arena run`: extending a finished run, the fault summary, `requires`, builds."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from arena.runs.schedule import schedule
+from arena.runs.tournament import load_tournament
+
+ROOT = Path(__file__).resolve().parents[3]
+ARENA = str(Path(sys.executable).parent / "arena")
+C_BOT = str(ROOT / "bots" / "c" / "random_bot")
+MISBEHAVING = ROOT / "tests" / "bots" / "misbehaving"
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def write(tmp_path: Path, bots: list[tuple[str, str]], rounds: int = 1, *extra: str,
+          name: str = "t.yaml") -> Path:
+    lines = ["name: t", "game: blackout", "players: 3", f"rounds: {rounds}", "seed: 5",
+             "options: {deals: 3}", "time: {move_ms: 2000, bank_ms: 2000}", *extra, "bots:"]
+    for bot, cmd in bots:
+        lines += [f"  - name: {bot}", f"    cmd: {cmd}"]
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=150)
+
+
+def lines_by_id(out: Path) -> dict[str, dict]:
+    lines = [orjson.loads(line) for line in (out / "games.jsonl").read_bytes().splitlines()]
+    by_id = {line["id"]: line for line in lines}
+    assert len(by_id) == len(lines), "a game was played twice"
+    return by_id
+
+
+def c_bots(count: int) -> list[tuple[str, str]]:
+    return [(f"c{i}", C_BOT) for i in range(count)]
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished run of 3 bots, 2 rounds (6 games), played once for the tests below to copy."""
+    base = tmp_path_factory.mktemp("finished")
+    path = write(base, c_bots(3), 2)
+    done = arena("run", str(path), "--out", str(base / "out"), cwd=base)
+    assert done.returncode == 0, done.stderr
+    return base
+
+
+def copy_of(finished: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """The finished run's tournament file and results directory, copied into ``tmp_path``."""
+    shutil.copytree(finished / "out", tmp_path / "out")
+    shutil.copyfile(finished / "t.yaml", tmp_path / "t.yaml")
+    return tmp_path / "t.yaml", tmp_path / "out"
+
+
+def test_more_rounds_and_bots_extend_a_finished_run(finished: Path, tmp_path: Path) -> None:
+    path, out = copy_of(finished, tmp_path)
+    first = lines_by_id(out)
+    assert len(first) == 6
+    write(tmp_path, c_bots(4), 3)  # one bot and one round more, same file
+    done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "6 from before" in done.stdout
+    extended = lines_by_id(out)
+    assert sorted(extended) == sorted(spec.id for spec in schedule(load_tournament(path)))
+    assert len(extended) == 3 * 4 * 3  # 4 tables of 3 (from 4 bots), 3 rotations, 3 rounds
+    assert all(extended[game_id] == line for game_id, line in first.items())  # kept, not replayed
+    assert (out / "tournament.yaml").read_text() == path.read_text()  # the copy is the new file
+
+
+@pytest.mark.parametrize(("change", "key"), [
+    ({"seed": "seed: 6"}, "seed"),
+    ({"rounds": "rounds: 0"}, "rounds"),
+    ({"bots": "c9"}, "bots[1].name"),
+    ({"options": "options: {deals: 4}"}, "options"),
+    ({"time": "time: {move_ms: 500, bank_ms: 2000}"}, "time"),
+])
+def test_any_other_change_is_refused_naming_its_key(finished: Path, tmp_path: Path,
+                                                    change: dict[str, str], key: str) -> None:
+    path, out = copy_of(finished, tmp_path)
+    before = (out / "games.jsonl").read_bytes()
+    text = path.read_text()
+    (what, replacement), = change.items()
+    if what == "bots":
+        text = text.replace("name: c1", f"name: {replacement}")
+    elif what == "rounds":
+        text = text.replace("rounds: 2", "rounds: 1")
+    else:
+        text = "\n".join(replacement if line.startswith(f"{what}:") else line
+                         for line in text.splitlines()) + "\n"
+    path.write_text(text)
+    done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert done.returncode == 2
+    error = done.stderr.strip().splitlines()
+    assert len(error) == 1 and f"{path}: {key}: " in error[0] and "--restart" in error[0], error
+    assert (out / "games.jsonl").read_bytes() == before
+
+
+def test_comments_and_layout_are_not_changes(finished: Path, tmp_path: Path) -> None:
+    path, out = copy_of(finished, tmp_path)
+    path.write_text("# the same tournament, reworded\n" + path.read_text().replace("seed: 5",
+                                                                                  "seed:   5  # x"))
+    done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "0 played now, 6 from before" in done.stdout
+
+
+def test_a_bot_added_to_a_sampled_schedule_is_refused(tmp_path: Path) -> None:
+    """With more tables than max_tables, the sample changes with the bots: the saved games no
+    longer match, and the run says so instead of mixing two schedules."""
+    out = tmp_path / "out"
+    path = write(tmp_path, c_bots(5), 1, "max_tables: 6")
+    assert arena("run", str(path), "--out", str(out), cwd=tmp_path).returncode == 0
+    before = (out / "games.jsonl").read_bytes()
+    write(tmp_path, c_bots(6), 1, "max_tables: 6")
+    done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--restart" in done.stderr and "max_tables" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert (out / "games.jsonl").read_bytes() == before
+
+
+def test_fault_summary_after_the_table(tmp_path: Path) -> None:
+    bots = [*c_bots(2), ("crasher", f"python3 -S {MISBEHAVING / 'crash_mid_game.py'} 2"),
+            ("cheat", f"python3 -S {MISBEHAVING / 'illegal.py'} junk 1")]
+    path = write(tmp_path, bots, 1, "players: 4")
+    path.write_text(path.read_text().replace("players: 3\n", "", 1))
+    done = arena("run", str(path), "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = done.stdout.split("faults by bot")[1].splitlines()
+    games = lines_by_id(tmp_path / "out")
+    first = {kind: min(game_id for game_id, line in games.items()
+                       if any(f["kind"] == kind for f in line["faults"]))
+             for kind in ("crash", "illegal")}
+    assert "  cheat: 4 (illegal 4)" in summary and "  crasher: 4 (crash 4)" in summary
+    crash = next(line for line in summary if line.startswith("    crash: "))
+    assert crash.startswith(f"    crash: {first['crash']} deal ") and "exited with code 3" in crash
+    illegal = next(line for line in summary if line.startswith("    illegal: "))
+    assert illegal.startswith(f"    illegal: {first['illegal']} deal ")
+
+
+def test_no_fault_summary_without_faults(finished: Path, tmp_path: Path) -> None:
+    path, out = copy_of(finished, tmp_path)
+    done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert done.returncode == 0 and "Elo" in done.stdout and "faults by bot" not in done.stdout
+
+
+def test_a_bot_whose_required_program_is_missing_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    path = write(tmp_path, c_bots(3))
+    path.write_text(path.read_text() + "  - name: needs-tool\n"
+                    "    cmd: no-such-tool-xyz --play\n"
+                    "    build: no-such-compiler-xyz Bot.x\n"
+                    "    requires: [no-such-compiler-xyz, no-such-tool-xyz]\n")
+    done = arena("run", str(path), "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (f"arena: warning: {path}: bots[3] (needs-tool) left out: requires "
+            f"'no-such-compiler-xyz', which is not on PATH") in done.stderr
+    assert "needs-tool" not in done.stdout and len(lines_by_id(tmp_path / "out")) == 3
+
+
+def test_a_required_program_that_is_present_keeps_the_bot(tmp_path: Path) -> None:
+    path = write(tmp_path, c_bots(3))
+    path.write_text(path.read_text().replace(f"cmd: {C_BOT}\n", f"cmd: {C_BOT}\n    requires: sh\n", 1))
+    tournament = load_tournament(path)
+    assert len(tournament.bots) == 3 and tournament.left_out == ()
+
+
+def test_a_failed_build_shows_the_tail_of_its_output(tmp_path: Path) -> None:
+    source = tmp_path / "broken.c"
+    source.write_text("int main(void) { return undeclared_thing; }\n")
+    path = write(tmp_path, c_bots(3))
+    path.write_text(path.read_text() + "  - name: broken\n    cmd: ./broken\n"
+                    f"    build: cc -o broken {source}\n")
+    done = arena("run", str(path), "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"arena: error: {path}: bots[3].build: exited with 1")
+    assert "undeclared_thing" in done.stderr and "error" in done.stderr  # the compiler's own words
+    assert "Traceback" not in done.stderr
+
+
+def test_a_build_tail_is_at_most_twenty_lines(tmp_path: Path) -> None:
+    script = tmp_path / "noisy.sh"
+    script.write_text("#!/bin/sh\nfor i in $(seq 1 50); do echo line $i; done\n"
+                      "echo fatal: last >&2\nexit 4\n")
+    os.chmod(script, 0o755)
+    path = write(tmp_path, c_bots(3))
+    path.write_text(path.read_text() + f"  - name: noisy\n    cmd: ./x\n    build: {script}\n")
+    done = arena("run", str(path), "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert done.returncode == 2
+    shown = [line for line in done.stderr.splitlines() if line.startswith("  | ")]
+    assert shown == [f"  | line {i}" for i in range(32, 51)] + ["  | fatal: last"]
