@@ -26,6 +26,7 @@ def _root() -> None:
 # Each command is a plain function with typer annotations in its own module.
 from arena.cli.checkbot import check_bot_command  # noqa: E402
 from arena.cli.play import play_command  # noqa: E402
+from arena.cli.report import report_command, show_command  # noqa: E402
 from arena.cli.run import run_command  # noqa: E402
 from arena.cli.table import table_command  # noqa: E402
 
@@ -33,6 +34,8 @@ app.command("run")(run_command)
 app.command("play")(play_command)
 app.command("check-bot")(check_bot_command)
 app.command("table")(table_command)
+app.command("report")(report_command)
+app.command("show")(show_command)
 
 
 def main() -> None:
