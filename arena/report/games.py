@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,49 +63,62 @@ def results_file(path: Path) -> Path:
     return path
 
 
-def read_games(paths: Sequence[str | os.PathLike[str]]) -> GamesRead:
-    """Every game record in ``paths``; ResultsError naming file and line for anything else.
+class GameReader:
+    """The game records in ``paths``, one at a time (a long league export need not fit in memory).
 
-    A half-written last line (an interrupted run) is skipped and reported in ``truncated``. Games
-    with the same id in different files get keys ``id``, ``id~2``, ...
+    Iterating yields each Game in file order; ResultsError naming file and line for anything that
+    is not a record. A half-written last line (an interrupted run) is skipped and its place added
+    to ``truncated``. Games with the same id in different files get keys ``id``, ``id~2``, ...
     """
-    games: list[Game] = []
-    truncated: list[str] = []
-    keys: set[str] = set()
-    seen: set[Path] = set()
-    for given in paths:
-        path = results_file(Path(given))
-        if path.resolve() in seen:
-            raise ResultsError(f"{path}: given twice")
-        seen.add(path.resolve())
-        try:
-            data = path.read_bytes()
-        except OSError as error:
-            raise ResultsError(f"{path}: cannot read: {error.strerror}") from None
-        lines = data.split(b"\n")
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
+
+    def __init__(self, paths: Sequence[str | os.PathLike[str]]) -> None:
+        self.paths = list(paths)
+        self.truncated: list[str] = []
+
+    def __iter__(self) -> Iterator[Game]:
+        keys: set[str] = set()
+        seen: set[Path] = set()
+        count = 0
+        for given in self.paths:
+            path = results_file(Path(given))
+            if path.resolve() in seen:
+                raise ResultsError(f"{path}: given twice")
+            seen.add(path.resolve())
             try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError as error:
-                if number == len(lines):
-                    truncated.append(f"{path}:{number}")
+                data = path.read_bytes()
+            except OSError as error:
+                raise ResultsError(f"{path}: cannot read: {error.strerror}") from None
+            lines = data.split(b"\n")
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
                     continue
-                raise ResultsError(f"{path}:{number}: not JSON ({error})") from None
-            problem = _record_problem(record)
-            if problem:
-                raise ResultsError(f"{path}:{number}: {problem}")
-            key = base = _UNSAFE.sub("_", str(record["id"]))
-            copy = 1
-            while key in keys:
-                copy += 1
-                key = f"{base}~{copy}"
-            keys.add(key)
-            games.append(Game(key, record, line))
-    if not games:
-        raise ResultsError(f"no games in {', '.join(str(p) for p in paths) or 'no files'}")
-    return GamesRead(games, truncated)
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError as error:
+                    if number == len(lines):
+                        self.truncated.append(f"{path}:{number}")
+                        continue
+                    raise ResultsError(f"{path}:{number}: not JSON ({error})") from None
+                problem = _record_problem(record)
+                if problem:
+                    raise ResultsError(f"{path}:{number}: {problem}")
+                key = base = _UNSAFE.sub("_", str(record["id"]))
+                copy = 1
+                while key in keys:
+                    copy += 1
+                    key = f"{base}~{copy}"
+                keys.add(key)
+                count += 1
+                yield Game(key, record, line)
+        if not count:
+            raise ResultsError(f"no games in {', '.join(str(p) for p in self.paths) or 'no files'}")
+
+
+def read_games(paths: Sequence[str | os.PathLike[str]]) -> GamesRead:
+    """Every game record in ``paths`` at once (see `GameReader`)."""
+    reader = GameReader(paths)
+    games = list(reader)
+    return GamesRead(games, reader.truncated)
 
 
 def find_game(path: str | os.PathLike[str], game_id: str) -> dict[str, Any]:

@@ -23,14 +23,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import orjson
 
 from arena.errors import ConfigError
 from arena.ratings.model import RESAMPLES, Ratings, rate
-from arena.report.games import Game, read_games
-from arena.report.stats import EntrantStats, bank_summary, entrant_stats
+from arena.report.games import GameReader, results_file
+from arena.report.stats import EntrantStats, add_game, bank_summary
 from arena.report.svg import heat, interval_plot, line_plot
 
 CHECKPOINTS = 24
@@ -55,28 +56,40 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
     """Read the games in ``paths`` and write the site into ``out_dir``; returns the index page."""
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError(f"--out: {out_dir} exists and is not a directory")
-    read = read_games(paths)
-    games = read.games
-    ratings = rate([g.record["result"] for g in games], resamples=resamples, seed=seed)
-    stats = entrant_stats(games)
-    pages = {row.name: f"entrant-{place}.html" for place, row in enumerate(ratings.standings, 1)}
+    for path in paths:  # a missing input fails before anything is written
+        results_file(Path(path))
     (out_dir / "games").mkdir(parents=True, exist_ok=True)
     (out_dir / "data").mkdir(exist_ok=True)
     _copy_static(out_dir / "static")
-    title = _title(games)
-    (out_dir / "index.html").write_text(_index(title, games, ratings, pages), encoding="utf-8")
+    # One pass over the records, each dropped once used: a league export need not fit in memory.
+    reader = GameReader(paths)
+    stats: dict[str, EntrantStats] = {}
+    results: list[dict[str, Any]] = []
+    listed: list[_Listed] = []
+    kinds: set[str] = set()
+    for game in reader:
+        add_game(stats, game)
+        record = game.record
+        result = record["result"]
+        results.append(result)
+        kinds.add(record["game"])
+        listed.append(_Listed(game.key, str(record["id"]), result["entrants"], result["scores"],
+                              result.get("ranks", record["places"]), len(record.get("faults", ()))))
+        (out_dir / "games" / f"{game.key}.js").write_bytes(
+            b"arenaGame(" + (game.line or orjson.dumps(record)) + b");\n")
+    ratings = rate(results, resamples=resamples, seed=seed)
+    pages = {row.name: f"entrant-{place}.html" for place, row in enumerate(ratings.standings, 1)}
+    title = f"{len(results)} games of {' and '.join(sorted(kinds))}"
+    (out_dir / "index.html").write_text(_index(title, results, ratings, pages), encoding="utf-8")
     for place, row in enumerate(ratings.standings, 1):
         text = _entrant_page(title, stats[row.name], row.pairwise_score, place, pages)
         (out_dir / pages[row.name]).write_text(text, encoding="utf-8")
     (out_dir / "games.html").write_text(_games_page(title), encoding="utf-8")
-    (out_dir / "data" / "games.js").write_bytes(_games_data(games, ratings, pages))
+    (out_dir / "data" / "games.js").write_bytes(_games_data(listed, ratings, pages))
     (out_dir / "replay.html").write_text(_replay_page(title), encoding="utf-8")
-    for game in games:
-        (out_dir / "games" / f"{game.key}.js").write_bytes(
-            b"arenaGame(" + (game.line or orjson.dumps(game.record)) + b");\n")
     notes = [f"skipped a half-written last line (interrupted run?) at {where}"
-             for where in read.truncated]
-    return ReportWritten(out_dir / "index.html", len(games), notes)
+             for where in reader.truncated]
+    return ReportWritten(out_dir / "index.html", len(results), notes)
 
 
 def _copy_static(target: Path) -> None:
@@ -85,11 +98,6 @@ def _copy_static(target: Path) -> None:
     for name in STATIC_FILES:
         with resources.as_file(source / name) as path:
             shutil.copyfile(path, target / name)
-
-
-def _title(games: Sequence[Game]) -> str:
-    kinds = sorted({g.record["game"] for g in games})
-    return f"{len(games)} games of {' and '.join(kinds)}"
 
 
 def _page(title: str, heading: str, body: str, *, scripts: Sequence[str] = ()) -> str:
@@ -113,7 +121,8 @@ def _number(value: float | None, digits: int = 1, scale: float = 1.0) -> str:
     return f"{value * scale:.{digits}f}"
 
 
-def _index(title: str, games: Sequence[Game], ratings: Ratings, pages: dict[str, str]) -> str:
+def _index(title: str, results: Sequence[dict[str, Any]], ratings: Ratings,
+           pages: dict[str, str]) -> str:
     rows = []
     for s in ratings.standings:
         interval = ""
@@ -144,7 +153,7 @@ def _index(title: str, games: Sequence[Game], ratings: Ratings, pages: dict[str,
             f'column\'s (pairwise outcomes), green above 50, red below.</p>{_crosstable(ratings)}'
             f'<h2>Ratings as games accumulate</h2><p class="note">Each point is the fit of the '
             f'games up to it (in file order), no resampling: has the order settled?</p>'
-            f'{_progress_plot(games, ratings)}')
+            f'{_progress_plot(results, ratings)}')
     return _page(title, "Ranking", body)
 
 
@@ -171,12 +180,11 @@ def _crosstable(ratings: Ratings) -> str:
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
-def _progress_plot(games: Sequence[Game], ratings: Ratings) -> str:
-    total = len(games)
+def _progress_plot(results: Sequence[dict[str, Any]], ratings: Ratings) -> str:
+    total = len(results)
     marks = sorted({max(1, round(total * k / CHECKPOINTS)) for k in range(1, CHECKPOINTS + 1)})
     names = list(ratings.names)
     series: dict[str, list[float | None]] = {name: [] for name in names}
-    results = [g.record["result"] for g in games]
     for mark in marks:
         fit = rate(results[:mark], resamples=0)
         by_name = {s.name: s.rating for s in fit.standings}
@@ -268,15 +276,22 @@ def _games_page(title: str) -> str:
     return _page(title, "Games", body, scripts=["static/games.js", "data/games.js"])
 
 
-def _games_data(games: Sequence[Game], ratings: Ratings, pages: dict[str, str]) -> bytes:
+class _Listed(NamedTuple):
+    """A game's row in the game list."""
+
+    key: str
+    id: str
+    entrants: list[str]
+    scores: list[float]
+    ranks: list[int]
+    faults: int
+
+
+def _games_data(listed: Sequence[_Listed], ratings: Ratings, pages: dict[str, str]) -> bytes:
     names = list(ratings.names)
     index = {name: i for i, name in enumerate(names)}
-    rows = []
-    for game in games:
-        result = game.record["result"]
-        rows.append([game.key, str(game.record["id"]), [index[e] for e in result["entrants"]],
-                     result["scores"], result.get("ranks", game.record["places"]),
-                     len(game.record.get("faults", ()))])
+    rows = [[g.key, g.id, [index[e] for e in g.entrants], g.scores, g.ranks, g.faults]
+            for g in listed]
     data = {"entrants": names, "pages": [pages[n] for n in names], "games": rows}
     return b"arenaGames(" + orjson.dumps(data) + b");\n"
 

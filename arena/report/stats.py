@@ -9,7 +9,7 @@ tricks the team took.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,42 +75,47 @@ class EntrantStats:
         return dict(Counter(f.kind for f in self.faults).most_common())
 
 
-def entrant_stats(games: Sequence[Game]) -> dict[str, EntrantStats]:
+def entrant_stats(games: Iterable[Game]) -> dict[str, EntrantStats]:
     """Statistics of every entrant in ``games``, by name."""
     stats: dict[str, EntrantStats] = {}
     for game in games:
-        record = game.record
-        result = record["result"]
-        entrants = game.entrants
-        rows = [stats.setdefault(name, EntrantStats(name)) for name in entrants]
-        for index, row in enumerate(rows):
-            row.games += 1
-            row.score_sum += result["scores"][index]
-            row.place_sum += result.get("ranks", record["places"])[index]
-            row.forfeits += bool(result.get("forfeits", [False] * len(rows))[index])
-        seat_rows = [rows[game.entrant_of_seat(seat)] for seat in range(len(record["names"]))]
-        for deal in record["deals"]:
-            if "bids" in deal:
-                _blackout_bids(deal, seat_rows)
-            elif deal.get("contract"):
-                _partnership_contract(deal, record, rows)
-            for times_key, actions_key in (("bid_ms", "bids"), ("call_ms", "calls"),
-                                           ("play_ms", "plays")):
-                times = deal.get(times_key)
-                if times:
-                    for (seat, _), ms in zip(deal[actions_key], times, strict=False):
-                        if ms is not None:
-                            seat_rows[seat].times.append(ms)
-        bank = (record.get("time_control") or {}).get("bank_ms")
-        if bank:
-            for seat, used in enumerate(record.get("bank_used_ms", ())):
-                seat_rows[seat].bank_shares.append(used / bank)
-        for fault in record.get("faults", ()):
-            seat = fault["seat"]
-            seat_rows[seat].faults.append(FaultRef(game.key, str(record["id"]), seat,
-                                                   fault.get("deal", 0), fault.get("decision", 0),
-                                                   fault["kind"], fault.get("detail", "")))
+        add_game(stats, game)
     return stats
+
+
+def add_game(stats: dict[str, EntrantStats], game: Game) -> None:
+    """Add one game to ``stats`` (by entrant name), creating the rows of new entrants."""
+    record = game.record
+    result = record["result"]
+    entrants = game.entrants
+    rows = [stats.setdefault(name, EntrantStats(name)) for name in entrants]
+    for index, row in enumerate(rows):
+        row.games += 1
+        row.score_sum += result["scores"][index]
+        row.place_sum += result.get("ranks", record["places"])[index]
+        row.forfeits += bool(result.get("forfeits", [False] * len(rows))[index])
+    seat_rows = [rows[game.entrant_of_seat(seat)] for seat in range(len(record["names"]))]
+    for deal in record["deals"]:
+        if "bids" in deal:
+            _blackout_bids(deal, seat_rows)
+        elif deal.get("contract"):
+            _partnership_contract(deal, record, rows)
+        for times_key, actions_key in (("bid_ms", "bids"), ("call_ms", "calls"),
+                                       ("play_ms", "plays")):
+            times = deal.get(times_key)
+            if times:
+                for (seat, _), ms in zip(deal[actions_key], times, strict=False):
+                    if ms is not None:
+                        seat_rows[seat].times.append(ms)
+    bank = (record.get("time_control") or {}).get("bank_ms")
+    if bank:
+        for seat, used in enumerate(record.get("bank_used_ms", ())):
+            seat_rows[seat].bank_shares.append(used / bank)
+    for fault in record.get("faults", ()):
+        seat = fault["seat"]
+        seat_rows[seat].faults.append(FaultRef(game.key, str(record["id"]), seat,
+                                               fault.get("deal", 0), fault.get("decision", 0),
+                                               fault["kind"], fault.get("detail", "")))
 
 
 def _blackout_bids(deal: dict[str, Any], seat_rows: list[EntrantStats]) -> None:
