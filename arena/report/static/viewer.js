@@ -225,7 +225,7 @@
         }
         log.appendChild(item);
       }
-      if (log.lastChild) log.lastChild.scrollIntoView({ block: "nearest" });
+      log.scrollTop = log.scrollHeight; // the latest decision in view, without scrolling the page
 
       const entrants = record.result ? record.result.entrants : record.scores.map((_, i) => "#" + i);
       const head = el("tr", {}, el("th", {}, "deal"), ...entrants.map((name) => el("th", {}, name)));

@@ -35,8 +35,12 @@ def _first(paths: tuple[str, ...]) -> str | None:
 
 
 @contextmanager
-def chromium(width: int = 1280, height: int = 900) -> Iterator[Any]:
-    """A headless Chromium WebDriver with console logging, closed and its profile removed after."""
+def chromium(width: int = 1280, height: int = 900, *, phone: bool = False) -> Iterator[Any]:
+    """A headless Chromium WebDriver with console logging, closed and its profile removed after.
+
+    ``phone``: emulate a phone's screen of ``width`` x ``height`` CSS pixels (a headless window
+    cannot be made narrower than about 500 pixels).
+    """
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -48,6 +52,9 @@ def chromium(width: int = 1280, height: int = 900) -> Iterator[Any]:
                  "--disable-sync", "--no-first-run", "--allow-file-access-from-files",
                  f"--user-data-dir={profile}", f"--window-size={width},{height}"):
         options.add_argument(flag)
+    if phone:
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {
+            "width": width, "height": height, "pixelRatio": 2, "mobile": True, "touch": True}})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = Service(executable_path=_first(CHROMEDRIVER) or CHROMEDRIVER[0])
     driver = webdriver.Chrome(options=options, service=service)
