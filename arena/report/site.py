@@ -196,8 +196,7 @@ def _progress_plot(results: Sequence[dict[str, Any]], ratings: Ratings) -> str:
 def _entrant_page(title: str, stats: EntrantStats, pairwise: float | None, place: int,
                   pages: dict[str, str]) -> str:
     rate_text = _number(stats.exact_rate, 1, 100)
-    contract = "exact bids" if any(size != 13 for size in stats.by_size) or not stats.by_size \
-        else "contracts made"
+    contract = "contracts made" if stats.by_contract else "exact bids"
     summary = [
         ("place in the table", str(place)), ("games", str(stats.games)),
         ("average final score", f"{stats.average_score:.1f}"),
@@ -240,12 +239,15 @@ def _bidding(stats: EntrantStats) -> str:
         rows.append(f'<tr><td class="num">{size}</td><td class="num">{int(count)}</td>'
                     f'<td class="num">{bid_sum / count:.2f}</td>'
                     f'<td class="num">{trick_sum / count:.2f}</td></tr>')
-    table = ('<div class="scroll"><table id="bidding"><thead><tr><th>cards</th><th>bids</th>'
-             '<th>average bid</th><th>average tricks</th></tr></thead><tbody>' + "".join(rows)
+    what = ("contracts", "average contract") if stats.by_contract else ("bids", "average bid")
+    table = (f'<div class="scroll"><table id="bidding"><thead><tr><th>cards</th><th>{what[0]}</th>'
+             f'<th>{what[1]}</th><th>average tricks</th></tr></thead><tbody>' + "".join(rows)
              + '</tbody></table></div>')
-    plot = (line_plot(sizes, [("average bid", bids), ("average tricks taken", tricks)],
+    plot = (line_plot(sizes, [(what[1], bids), ("average tricks taken", tricks)],
                       x_label="cards in hand", y_label="tricks") if len(sizes) > 1 else "")
-    return f'<h2>Bids against tricks taken, by hand size</h2>{plot}{table}'
+    heading = ("Contracts won against the team's tricks" if stats.by_contract
+               else "Bids against tricks taken, by hand size")
+    return f'<h2>{heading}</h2>{plot}{table}'
 
 
 def _faults(stats: EntrantStats) -> str:

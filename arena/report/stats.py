@@ -46,6 +46,7 @@ class EntrantStats:
     times: list[float] = field(default_factory=list)
     bank_shares: list[float] = field(default_factory=list)  # per seat and game: share of bank used
     faults: list[FaultRef] = field(default_factory=list)
+    by_contract: bool = False  # True when the bidding figures are a team's contracts
 
     @property
     def average_score(self) -> float:
@@ -136,6 +137,7 @@ def _partnership_contract(deal: dict[str, Any], record: dict[str, Any],
     contract = deal["contract"]
     team = contract["team"]
     row = rows[team]
+    row.by_contract = True
     seats = record["teams"][team]
     taken = sum(deal["tricks"][seat] for seat in seats)
     target = 0 if contract["kind"] == "zero" else contract["tricks"]

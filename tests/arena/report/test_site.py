@@ -86,6 +86,10 @@ def test_partnership_figures_count_contracts_by_team(partnership_results):
     contracts = [d["contract"] for r in recs for d in r["deals"] if d["contract"]]
     assert sum(row.contracts for row in stats.values()) == len(contracts)
     assert all(row.times for row in stats.values())
+    assert all(row.by_contract for row in stats.values() if row.contracts)
+    made = sum(d["scores"][d["contract"]["team"]] > 0 for r in recs for d in r["deals"]
+               if d["contract"])
+    assert sum(row.exact for row in stats.values()) == made
 
 
 def test_report_writes_every_page_and_one_replay_per_game(blackout_results, tmp_path):
