@@ -40,9 +40,9 @@ def report_command(
 
 def show_command(
     results: Annotated[Path, typer.Argument(
-        help="A results directory or games.jsonl file.", show_default=False)],
+        help="A results directory or games.jsonl file.", metavar="RESULTS", show_default=False)],
     game_id: Annotated[str, typer.Argument(help="The game's id, e.g. r1-t0000-s0.",
-                                           show_default=False)],
+                                           metavar="GAME_ID", show_default=False)],
     seat: Annotated[int | None, typer.Option(
         help="Show only what this seat knew: its own hand, and the public bids and plays.",
         show_default=False)] = None,
