@@ -20,6 +20,7 @@ test: $(STAMP) bots
 
 demo: $(STAMP) bots
 	$(VENV)/bin/arena run tournaments/demo.yaml --restart
+	$(VENV)/bin/arena report results/demo -o results/demo/report
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -6,7 +6,7 @@ import importlib
 import sys
 import time
 
-SUITES = ("engine", "arena", "memory", "tournament", "ratings", "match")
+SUITES = ("engine", "arena", "memory", "tournament", "ratings", "match", "report")
 
 
 def main(names: list[str]) -> None:

@@ -28,6 +28,7 @@ from arena.cli.bot_command import BotCommandLine  # noqa: E402
 from arena.cli.checkbot import check_bot_command  # noqa: E402
 from arena.cli.match import match_command  # noqa: E402
 from arena.cli.play import play_command  # noqa: E402
+from arena.cli.report import report_command, show_command  # noqa: E402
 from arena.cli.rules import rules_command  # noqa: E402
 from arena.cli.run import run_command  # noqa: E402
 from arena.cli.table import table_command  # noqa: E402
@@ -38,6 +39,8 @@ app.command("check-bot", cls=BotCommandLine)(check_bot_command)
 app.command("table")(table_command)
 app.command("match")(match_command)
 app.command("rules")(rules_command)
+app.command("report")(report_command)
+app.command("show")(show_command)
 
 
 def main() -> None:

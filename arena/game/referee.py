@@ -82,7 +82,27 @@ def play_game(
         match.send(seat, {"type": "game_end", "scores": scores, "ranks": places}, state)
     record = game.record(state, names)
     record["faults"] = match.faults
+    attach_decision_times(record, match.times)
+    record["time_control"] = {"move_ms": time_control.move_ms, "bank_ms": time_control.bank_ms}
+    record["bank_used_ms"] = [round((time_control.bank_ms / 1000 - max(0.0, bank)) * 1000, 1)
+                              for bank in match.banks]
     return GameOutcome(record, frozenset(match.faulted))
+
+
+def attach_decision_times(record: dict[str, Any], times: Sequence[float | None]) -> None:
+    """Give each deal of ``record`` its decisions' times: ``bid_ms`` or ``call_ms``, and ``play_ms``.
+
+    ``times`` holds every decision of the game in order (ms, None for the fallback's); each list
+    parallels the deal's ``bids``, ``calls`` or ``plays``. Decisions of a deal the record leaves out
+    (an unfinished one) are dropped.
+    """
+    position = 0
+    for deal in record["deals"]:
+        for actions in ("bids", "calls", "plays"):
+            if actions in deal:
+                count = len(deal[actions])
+                deal[f"{actions[:-1]}_ms"] = list(times[position:position + count])
+                position += count
 
 
 def forfeit_places(places: Sequence[int], forfeits: Sequence[bool]) -> list[int]:
@@ -104,6 +124,7 @@ class _Match:
         self.faulted: set[int] = set()
         self.faults: list[dict[str, Any]] = []
         self.decisions = 0
+        self.times: list[float | None] = []  # ms of each decision in order; None: the fallback's
 
     def fault(self, seat: int, fault: Fault, state: Any) -> None:
         """Record ``fault`` against ``seat``; the seat plays by fallback from now on."""
@@ -152,6 +173,7 @@ class _Match:
         seat = state.to_act
         legal = game.legal_actions(state)
         if seat in self.faulted:
+            self.times.append(None)
             return game.apply(state, self.fallback.choice(legal))
         bot = self.bots[seat]
         allowance = self.move + max(0.0, self.banks[seat])
@@ -161,8 +183,11 @@ class _Match:
         try:
             reply = bot.request(message, allowance)
         except BotFaultError as error:
+            elapsed = error.fault.elapsed
+            self.times.append(None if elapsed is None else round(elapsed * 1000, 1))
             self.fault(seat, error.fault, state)
             return game.apply(state, self.fallback.choice(legal))
+        self.times.append(round(reply.elapsed * 1000, 1))
         self.banks[seat] -= max(0.0, reply.elapsed - self.move)
         try:
             return game.apply(state, game.parse_action(state, reply.message.get("action")))

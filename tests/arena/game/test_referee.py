@@ -348,3 +348,41 @@ def test_slow_decisions_time_out_once_the_bank_is_spent(start, tmp_path):
     stated = int(re.match(r"no reply within (\d+) ms", fault["detail"]).group(1))
     assert abs(stated - allowances[-1]) <= 1  # the act's time_ms is what it was allowed
     engine.replay(record)
+
+
+# --- Decision times in the record ---------------------------------------------------------------
+
+
+def test_every_decision_has_its_time_in_the_record(start):
+    """One slow decision shows as at least DELAY_MS where it happened; the rest are quick."""
+    bots = [start(f"good{seat}", misbehaving("well_behaved")) for seat in range(3)]
+    bots.insert(1, start("slow", misbehaving("slow", DELAY_MS / 1000, 2)))
+    outcome = play_game("blackout", bots, 24, SHORT, time_control=BANK_CONTROL)
+    record = outcome.record
+    assert record["faults"] == []
+    times = []
+    for deal in record["deals"]:
+        assert len(deal["bid_ms"]) == len(deal["bids"]) and len(deal["play_ms"]) == len(deal["plays"])
+        times += deal["bid_ms"] + deal["play_ms"]
+    assert all(ms is not None and ms >= 0 for ms in times)
+    deal, number = nth_decision(record, 1, 2)  # the slow bot's second decision (request 2)
+    assert times[number - 1] >= DELAY_MS
+    assert record["time_control"] == {"move_ms": MOVE_MS, "bank_ms": BANK_MS}
+    assert record["bank_used_ms"][1] >= DRAW_MS
+
+
+def test_fallback_decisions_have_no_time_and_partnership_times_its_calls(start):
+    bots = [start(f"good{seat}", misbehaving("well_behaved")) for seat in range(3)]
+    bots.insert(3, start("crash", misbehaving("crash_mid_game", 3)))
+    outcome = play_game("partnership-blackout", bots, 25, {"max_deals": 2}, time_control=GENEROUS)
+    record = outcome.record
+    [fault] = record["faults"]
+    times = []
+    for deal in record["deals"]:
+        assert "bid_ms" not in deal and len(deal["call_ms"]) == len(deal["calls"])
+        times += deal["call_ms"] + deal["play_ms"]
+    seats = [seat for _, seat in decisions(record)]
+    after = [ms for number, (ms, seat) in enumerate(zip(times, seats, strict=True), start=1)
+             if seat == 3 and number > fault["decision"]]
+    assert after and all(ms is None for ms in after)
+    assert all(ms is not None for ms, seat in zip(times, seats, strict=True) if seat != 3)

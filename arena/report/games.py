@@ -1,0 +1,146 @@
+"""Game records read from results: games.jsonl files or results directories holding one.
+
+A tournament's results directory, a match's and a league export all hold the same ``games.jsonl``:
+one game record per line (docs/records.md). Unlike `arena.ratings.table.read_results`, which needs
+only each line's ``result``, these readers keep the whole record.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from arena.errors import ResultsError
+
+RESULTS_FILE = "games.jsonl"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game record and the key the report files it under (its id, made unique and file-safe)."""
+
+    key: str
+    record: dict[str, Any]
+    line: bytes = b""  # the record as read, to copy into the replay file without re-serialising
+
+    @property
+    def entrants(self) -> list[str]:
+        """The entrants of the game's result, by seat (Blackout) or by team (Partnership)."""
+        return list(self.record["result"]["entrants"])
+
+    def entrant_of_seat(self, seat: int) -> int:
+        """Index into ``entrants`` of the entrant playing ``seat``."""
+        for team, seats in enumerate(self.record.get("teams") or ()):
+            if seat in seats:
+                return team
+        return seat
+
+
+@dataclass(frozen=True)
+class GamesRead:
+    """The games read, in file order, and where half-written last lines were skipped."""
+
+    games: list[Game]
+    truncated: list[str]
+
+
+def results_file(path: Path) -> Path:
+    """``path`` itself, or the games.jsonl in it when it is a directory; ResultsError if neither."""
+    if path.is_dir():
+        inside = path / RESULTS_FILE
+        if not inside.is_file():
+            raise ResultsError(f"{path}: no {RESULTS_FILE} in this directory")
+        return inside
+    if not path.exists():
+        raise ResultsError(f"{path}: no such file or directory")
+    return path
+
+
+class GameReader:
+    """The game records in ``paths``, one at a time (a long league export need not fit in memory).
+
+    Iterating yields each Game in file order; ResultsError naming file and line for anything that
+    is not a record. A half-written last line (an interrupted run) is skipped and its place added
+    to ``truncated``. Games with the same id in different files get keys ``id``, ``id~2``, ...
+    """
+
+    def __init__(self, paths: Sequence[str | os.PathLike[str]]) -> None:
+        self.paths = list(paths)
+        self.truncated: list[str] = []
+
+    def __iter__(self) -> Iterator[Game]:
+        keys: set[str] = set()
+        seen: set[Path] = set()
+        count = 0
+        for given in self.paths:
+            path = results_file(Path(given))
+            if path.resolve() in seen:
+                raise ResultsError(f"{path}: given twice")
+            seen.add(path.resolve())
+            try:
+                data = path.read_bytes()
+            except OSError as error:
+                raise ResultsError(f"{path}: cannot read: {error.strerror}") from None
+            lines = data.split(b"\n")
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError as error:
+                    if number == len(lines):
+                        self.truncated.append(f"{path}:{number}")
+                        continue
+                    raise ResultsError(f"{path}:{number}: not JSON ({error})") from None
+                problem = _record_problem(record)
+                if problem:
+                    raise ResultsError(f"{path}:{number}: {problem}")
+                key = base = _UNSAFE.sub("_", str(record["id"]))
+                copy = 1
+                while key in keys:
+                    copy += 1
+                    key = f"{base}~{copy}"
+                keys.add(key)
+                count += 1
+                yield Game(key, record, line)
+        if not count:
+            raise ResultsError(f"no games in {', '.join(str(p) for p in self.paths) or 'no files'}")
+
+
+def read_games(paths: Sequence[str | os.PathLike[str]]) -> GamesRead:
+    """Every game record in ``paths`` at once (see `GameReader`)."""
+    reader = GameReader(paths)
+    games = list(reader)
+    return GamesRead(games, reader.truncated)
+
+
+def find_game(path: str | os.PathLike[str], game_id: str) -> dict[str, Any]:
+    """The record of game ``game_id`` in the results at ``path``; ResultsError if it is not there."""
+    read = read_games([path])
+    for game in read.games:
+        if game.record["id"] == game_id or game.key == game_id:
+            return game.record
+    known = [game.record["id"] for game in read.games[:3]]
+    raise ResultsError(f"{results_file(Path(path))}: no game with id {game_id!r} "
+                       f"(ids look like {', '.join(known)})")
+
+
+def _record_problem(record: object) -> str | None:
+    if not isinstance(record, dict):
+        return "not a game record (not a JSON object)"
+    for key in ("id", "game", "names", "deals", "scores", "result"):
+        if key not in record:
+            what = "a bare result object, not a game record" if "entrants" in record else \
+                "not a game record"
+            return f"{what}: no {key!r}"
+    result = record["result"]
+    if not isinstance(result, dict) or "entrants" not in result:
+        return "not a game record: 'result' has no 'entrants'"
+    return None

@@ -1,0 +1,102 @@
+"""`arena show`: one game from a results file as text, deal by deal and trick by trick.
+
+Each deal: the dealer, the turned card and trump, the hands (all of them, or one seat's only), the
+bids or calls and every trick with each decision's time, the faults where they happened; then the
+deal-by-deal table and places that `arena play` prints (`arena.game.transcript.game_report`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arena.errors import ConfigError
+from arena.game.transcript import game_report
+
+
+def show_game(record: Mapping[str, Any], seat: int | None = None) -> str:
+    """The game as text; with ``seat``, only what that seat knew (its own hand, public play)."""
+    names = record["names"]
+    if seat is not None and not 0 <= seat < len(names):
+        raise ConfigError(f"--seat: {seat} is not a seat of game {record['id']} "
+                          f"(seats 0 to {len(names) - 1})")
+    faults: dict[int, list[Mapping[str, Any]]] = {}
+    for fault in record.get("faults", ()):
+        faults.setdefault(fault.get("decision", 0), []).append(fault)
+    who = "every hand" if seat is None else f"seat {seat} ({names[seat]})'s view"
+    lines = [f"game {record['id']}: {record['game']}, seats: "
+             + ", ".join(f"{s} {name}" for s, name in enumerate(names)) + f"; showing {who}"]
+    for fault in faults.get(0, ()):
+        lines.append(_fault_line(fault))
+    decision = 0
+    for deal in record["deals"]:
+        lines.append("")
+        trump = deal.get("trump") or "none"
+        turned = deal.get("trump_card") or "-"
+        size = f", {deal['hand_size']} cards" if "hand_size" in deal else ""
+        lines.append(f"deal {deal['deal']}{size}: dealer seat {deal['dealer']}, turned {turned}, "
+                     f"trump {trump}")
+        for s, hand in enumerate(deal["hands"]):
+            hidden = f"({len(hand)} card{'' if len(hand) == 1 else 's'})"
+            shown = " ".join(hand) if seat is None or seat == s else hidden
+            lines.append(f"  seat {s} {names[s]:<14} {shown}")
+        auction_key = "bids" if "bids" in deal else "calls"
+        times = deal.get(f"{auction_key[:-1]}_ms") or []
+        said = []
+        for index, (s, value) in enumerate(deal[auction_key]):
+            decision += 1
+            said.append(f"{s}:{value}{_ms(times, index)}")
+        lines.append(f"  {auction_key}: " + "  ".join(said))
+        lines += [_fault_line(f) for d in range(decision - len(said) + 1, decision + 1)
+                  for f in faults.get(d, ())]
+        if deal.get("contract", 0) is None:
+            lines.append("  contract: none (void deal)")
+        elif "contract" in deal:
+            contract = deal["contract"]
+            target = "zero" if contract["kind"] == "zero" else f"{contract['tricks']} tricks"
+            lines.append(f"  contract: team {contract['team']} {target}")
+        players = len(names)
+        plays = deal["plays"]
+        play_ms = deal.get("play_ms") or []
+        counted = [0] * players
+        for start in range(0, len(plays), players):
+            trick = plays[start:start + players]
+            cells = []
+            for offset, (s, card) in enumerate(trick):
+                decision += 1
+                cells.append(f"{s}:{card}{_ms(play_ms, start + offset)}")
+            winner = _winner(deal, plays, start + players, counted)
+            if winner is not None:
+                counted[winner] += 1
+            won = "" if winner is None else f"  -> seat {winner}"
+            lines.append(f"  trick {start // players + 1:>2}: " + "  ".join(cells) + won)
+            lines += [_fault_line(f) for d in range(decision - len(trick) + 1, decision + 1)
+                      for f in faults.get(d, ())]
+        lines.append(f"  tricks {deal['tricks']}  score {deal['scores']}  totals {deal['totals']}")
+    lines += ["", "(each decision: seat:action (ms the bot took; 'fb': the fallback played it))",
+              "", game_report(record)]
+    return "\n".join(lines)
+
+
+def _winner(deal: Mapping[str, Any], plays: list[list[Any]], end: int,
+            counted: list[int]) -> int | None:
+    """Who won the trick ending before ``end``: the next trick's leader, or for the last trick
+    the seat with a trick not yet counted (the record's tricks, so no rules are repeated here)."""
+    if end < len(plays):
+        return int(plays[end][0])
+    if end > len(plays):
+        return None
+    left = [seat for seat, taken in enumerate(deal["tricks"]) if taken > counted[seat]]
+    return left[0] if left else None
+
+
+def _ms(times: list[float | None], index: int) -> str:
+    if index >= len(times):
+        return ""
+    value = times[index]
+    return " (fb)" if value is None else f" ({value:.1f})"
+
+
+def _fault_line(fault: Mapping[str, Any]) -> str:
+    return (f"  ! fault at decision {fault.get('decision', 0)}: seat {fault['seat']} "
+            f"({fault['bot']}) {fault['kind']}: {fault['detail']}")

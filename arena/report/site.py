@@ -1,0 +1,306 @@
+"""`arena report`: the static site of a set of games, written into one directory.
+
+Layout of the output directory:
+
+- ``index.html``: the ranking table with each interval drawn as an error bar, the crosstable as a
+  heatmap, the ratings as games accumulate;
+- ``entrant-N.html``: one page per entrant (N = its place in the table);
+- ``games.html``: every game, filterable by entrant (its rows come from ``data/games.js``);
+- ``replay.html?game=KEY``: the replay viewer, which loads ``games/KEY.js`` for that game only;
+- ``static/``: the style sheet and the two scripts.
+
+Everything is a file next to the pages, loaded by ``<script src>`` and ``<link>``: no server, no
+network, and it works opened from disk (``fetch`` of local files does not, in Chromium).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, NamedTuple
+from urllib.parse import quote
+
+import orjson
+
+from arena.errors import ConfigError
+from arena.ratings.model import RESAMPLES, Ratings, rate
+from arena.report.games import GameReader, results_file
+from arena.report.stats import EntrantStats, add_game, bank_summary
+from arena.report.svg import heat, interval_plot, line_plot
+
+CHECKPOINTS = 24
+"""How many points the ratings-as-games-accumulate plot has (each a fit of the games so far)."""
+
+STATIC_FILES = ("style.css", "viewer.js", "games.js")
+
+_e = html.escape
+
+
+@dataclass(frozen=True)
+class ReportWritten:
+    """What `write_report` wrote: the index page, how many games, notes for the user."""
+
+    index: Path
+    games: int
+    notes: list[str]
+
+
+def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
+                 resamples: int = RESAMPLES, seed: int = 0) -> ReportWritten:
+    """Read the games in ``paths`` and write the site into ``out_dir``; returns the index page."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError(f"--out: {out_dir} exists and is not a directory")
+    for path in paths:  # a missing input fails before anything is written
+        results_file(Path(path))
+    (out_dir / "games").mkdir(parents=True, exist_ok=True)
+    (out_dir / "data").mkdir(exist_ok=True)
+    _copy_static(out_dir / "static")
+    # One pass over the records, each dropped once used: a league export need not fit in memory.
+    reader = GameReader(paths)
+    stats: dict[str, EntrantStats] = {}
+    results: list[dict[str, Any]] = []
+    listed: list[_Listed] = []
+    kinds: set[str] = set()
+    for game in reader:
+        add_game(stats, game)
+        record = game.record
+        result = record["result"]
+        results.append(result)
+        kinds.add(record["game"])
+        listed.append(_Listed(game.key, str(record["id"]), result["entrants"], result["scores"],
+                              result.get("ranks", record["places"]), len(record.get("faults", ()))))
+        (out_dir / "games" / f"{game.key}.js").write_bytes(
+            b"arenaGame(" + (game.line or orjson.dumps(record)) + b");\n")
+    ratings = rate(results, resamples=resamples, seed=seed)
+    pages = {row.name: f"entrant-{place}.html" for place, row in enumerate(ratings.standings, 1)}
+    title = f"{len(results)} games of {' and '.join(sorted(kinds))}"
+    (out_dir / "index.html").write_text(_index(title, results, ratings, pages), encoding="utf-8")
+    for place, row in enumerate(ratings.standings, 1):
+        text = _entrant_page(title, stats[row.name], row.pairwise_score, place, pages)
+        (out_dir / pages[row.name]).write_text(text, encoding="utf-8")
+    (out_dir / "games.html").write_text(_games_page(title), encoding="utf-8")
+    (out_dir / "data" / "games.js").write_bytes(_games_data(listed, ratings, pages))
+    (out_dir / "replay.html").write_text(_replay_page(title), encoding="utf-8")
+    notes = [f"skipped a half-written last line (interrupted run?) at {where}"
+             for where in reader.truncated]
+    return ReportWritten(out_dir / "index.html", len(results), notes)
+
+
+def _copy_static(target: Path) -> None:
+    target.mkdir(exist_ok=True)
+    source = resources.files("arena.report") / "static"
+    for name in STATIC_FILES:
+        with resources.as_file(source / name) as path:
+            shutil.copyfile(path, target / name)
+
+
+def _page(title: str, heading: str, body: str, *, scripts: Sequence[str] = ()) -> str:
+    tags = "".join(f'<script src="{_e(s)}"></script>' for s in scripts)
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{_e(heading)} · {_e(title)}</title>'
+        '<link rel="stylesheet" href="static/style.css"></head><body>'
+        '<nav><a href="index.html">Ranking</a><a href="games.html">Games</a>'
+        f'<span class="what">{_e(title)}</span></nav><main><h1>{_e(heading)}</h1>{body}</main>'
+        f'{tags}</body></html>\n'
+    )
+
+
+def _number(value: float | None, digits: int = 1, scale: float = 1.0) -> str:
+    if value is None:
+        return ""
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return f"{value * scale:.{digits}f}"
+
+
+def _index(title: str, results: Sequence[dict[str, Any]], ratings: Ratings,
+           pages: dict[str, str]) -> str:
+    rows = []
+    for s in ratings.standings:
+        interval = ""
+        if s.rating is not None and s.lower is not None and s.upper is not None:
+            interval = f"{_number(s.lower, 0)} … {_number(s.upper, 0)}"
+        rating = _number(s.rating, 0) if s.rating is not None else _e(str(s.flag))
+        rows.append(
+            f'<tr><td class="num">{"" if s.place is None else s.place}</td>'
+            f'<td><a href="{pages[s.name]}">{_e(s.name)}</a></td>'
+            f'<td class="num">{rating}</td><td class="num">{interval}</td>'
+            f'<td class="num">{s.games}</td>'
+            f'<td class="num">{_number(s.pairwise_score, 1, 100)}</td>'
+            f'<td class="num">{s.average_place:.2f}</td><td class="num">{s.faults}</td>'
+            f'<td class="num">{_number(s.los_next, 0, 100)}</td></tr>')
+    table = ('<div class="scroll"><table id="ranking"><thead><tr><th>#</th><th>entrant</th>'
+             '<th>Elo</th><th>interval</th><th>games</th><th>score %</th><th>avg place</th>'
+             '<th>faults</th><th>LOS %</th></tr></thead><tbody>' + "".join(rows)
+             + '</tbody></table></div>')
+    plot = interval_plot([(s.name, s.rating, s.lower, s.upper) for s in ratings.standings])
+    scale = (f"Elo centred on a pool mean of {ratings.pool_mean:g}" if ratings.anchor is None
+             else f"Elo anchored at {ratings.anchor[0]} = {ratings.anchor[1]:g}")
+    note = (f"{ratings.games} games, {ratings.pairings} pairwise outcomes (draw = ½); {scale}. "
+            + (f"Interval: {100 * ratings.confidence:g}% from {ratings.resamples} bootstrap "
+               "resamples of whole games. Score: share of pairwise points won. LOS: likelihood of "
+               "being stronger than the next row." if ratings.resamples else ""))
+    body = (f'<p class="note">{_e(note)}</p>{table}<h2>Ratings and intervals</h2>{plot}'
+            f'<h2>Head to head</h2><p class="note">Score % of the row\'s entrant against the '
+            f'column\'s (pairwise outcomes), green above 50, red below.</p>{_crosstable(ratings)}'
+            f'<h2>Ratings as games accumulate</h2><p class="note">Each point is the fit of the '
+            f'games up to it (in file order), no resampling: has the order settled?</p>'
+            f'{_progress_plot(results, ratings)}')
+    return _page(title, "Ranking", body)
+
+
+def _crosstable(ratings: Ratings) -> str:
+    counts = ratings.wins + ratings.wins.T
+    n = len(ratings.standings)
+    head = "".join(f'<th title="{_e(s.name)}">{i + 1}</th>' for i, s in enumerate(ratings.standings))
+    rows = []
+    for i, s in enumerate(ratings.standings):
+        cells = []
+        for j in range(n):
+            if i == j:
+                cells.append('<td class="self">–</td>')
+            elif counts[i, j] == 0:
+                cells.append("<td></td>")
+            else:
+                share = float(ratings.wins[i, j] / counts[i, j])
+                cells.append(f'<td class="num" style="background:{heat(share)}" '
+                             f'title="{_e(s.name)} vs {_e(ratings.standings[j].name)}: '
+                             f'{int(round(counts[i, j]))} pairings">{100 * share:.0f}</td>')
+        rows.append(f'<tr><th class="num">{i + 1}</th><th class="name">{_e(s.name)}</th>'
+                    f'{"".join(cells)}</tr>')
+    return (f'<div class="scroll"><table class="heatmap"><thead><tr><th></th><th></th>{head}'
+            f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _progress_plot(results: Sequence[dict[str, Any]], ratings: Ratings) -> str:
+    total = len(results)
+    marks = sorted({max(1, round(total * k / CHECKPOINTS)) for k in range(1, CHECKPOINTS + 1)})
+    names = list(ratings.names)
+    series: dict[str, list[float | None]] = {name: [] for name in names}
+    for mark in marks:
+        fit = rate(results[:mark], resamples=0)
+        by_name = {s.name: s.rating for s in fit.standings}
+        for name in names:
+            series[name].append(by_name.get(name))
+    return line_plot(marks, list(series.items()), x_label="games", y_label="Elo")
+
+
+def _entrant_page(title: str, stats: EntrantStats, pairwise: float | None, place: int,
+                  pages: dict[str, str]) -> str:
+    rate_text = _number(stats.exact_rate, 1, 100)
+    contract = "contracts made" if stats.by_contract else "exact bids"
+    summary = [
+        ("place in the table", str(place)), ("games", str(stats.games)),
+        ("average final score", f"{stats.average_score:.1f}"),
+        ("pairwise score %", _number(pairwise, 1, 100)),
+        ("average place", f"{stats.average_place:.2f}"), ("forfeits", str(stats.forfeits)),
+        (f"{contract} %", f"{rate_text} ({stats.exact} of {stats.contracts})"),
+    ]
+    times = stats.time_summary()
+    if times is not None:
+        summary += [("decisions timed", f"{int(times['count'])}"),
+                    ("decision time median", f"{times['median']:.1f} ms"),
+                    ("decision time p95", f"{times['p95']:.1f} ms"),
+                    ("decision time max", f"{times['max']:.1f} ms")]
+    bank = bank_summary(stats)
+    if bank is not None:
+        summary += [("time bank used per game, mean", _number(bank["mean"], 1, 100) + " %"),
+                    ("time bank used per game, most", _number(bank["max"], 1, 100) + " %")]
+    table = ('<table class="facts" id="facts"><tbody>'
+             + "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in summary)
+             + "</tbody></table>")
+    body = (f'<p><a href="games.html?entrant={_e(_url(stats.name))}">Games of {_e(stats.name)}</a>'
+            f'</p>{table}{_bidding(stats)}{_faults(stats)}')
+    return _page(title, stats.name, body)
+
+
+def _url(text: str) -> str:
+    return quote(text, safe="")
+
+
+def _bidding(stats: EntrantStats) -> str:
+    if not stats.by_size:
+        return ""
+    sizes = sorted(stats.by_size)
+    rows = []
+    bids, tricks = [], []
+    for size in sizes:
+        count, bid_sum, trick_sum = stats.by_size[size]
+        bids.append(bid_sum / count)
+        tricks.append(trick_sum / count)
+        rows.append(f'<tr><td class="num">{size}</td><td class="num">{int(count)}</td>'
+                    f'<td class="num">{bid_sum / count:.2f}</td>'
+                    f'<td class="num">{trick_sum / count:.2f}</td></tr>')
+    what = ("contracts", "average contract") if stats.by_contract else ("bids", "average bid")
+    table = (f'<div class="scroll"><table id="bidding"><thead><tr><th>cards</th><th>{what[0]}</th>'
+             f'<th>{what[1]}</th><th>average tricks</th></tr></thead><tbody>' + "".join(rows)
+             + '</tbody></table></div>')
+    plot = (line_plot(sizes, [(what[1], bids), ("average tricks taken", tricks)],
+                      x_label="cards in hand", y_label="tricks") if len(sizes) > 1 else "")
+    heading = ("Contracts won against the team's tricks" if stats.by_contract
+               else "Bids against tricks taken, by hand size")
+    return f'<h2>{heading}</h2>{plot}{table}'
+
+
+def _faults(stats: EntrantStats) -> str:
+    if not stats.faults:
+        return '<h2>Faults</h2><p>None.</p>'
+    kinds = ", ".join(f"{kind}: {count}" for kind, count in stats.faults_by_kind().items())
+    rows = []
+    for fault in sorted(stats.faults, key=lambda f: (f.kind, f.game_id))[:500]:
+        link = (f"replay.html?game={_url(fault.game)}&amp;deal={fault.deal}"
+                f"&amp;decision={fault.decision}")
+        rows.append(f'<tr><td>{_e(fault.kind)}</td><td><a href="{link}">{_e(fault.game_id)}</a>'
+                    f'</td><td class="num">{fault.seat}</td><td class="num">{fault.deal}</td>'
+                    f'<td class="num">{fault.decision}</td><td>{_e(fault.detail)}</td></tr>')
+    more = (f'<p class="note">The first 500 of {len(stats.faults)} faults.</p>'
+            if len(stats.faults) > 500 else "")
+    return (f'<h2>Faults</h2><p id="fault-kinds">{_e(kinds)}</p>{more}<div class="scroll">'
+            '<table id="faults"><thead><tr><th>kind</th><th>game</th><th>seat</th><th>deal</th>'
+            '<th>decision</th><th>detail</th></tr></thead><tbody>' + "".join(rows)
+            + '</tbody></table></div>')
+
+
+def _games_page(title: str) -> str:
+    body = ('<p><label>Entrant <select id="entrant"><option value="">all</option></select></label>'
+            ' <span id="count" class="note"></span></p><div class="scroll"><table id="games">'
+            '<thead><tr><th>game</th><th>entrants (place, score)</th><th>faults</th></tr></thead>'
+            '<tbody></tbody></table></div><p class="pager"><button id="prev">◀ previous</button> '
+            '<span id="page"></span> <button id="next">next ▶</button></p>')
+    return _page(title, "Games", body, scripts=["static/games.js", "data/games.js"])
+
+
+class _Listed(NamedTuple):
+    """A game's row in the game list."""
+
+    key: str
+    id: str
+    entrants: list[str]
+    scores: list[float]
+    ranks: list[int]
+    faults: int
+
+
+def _games_data(listed: Sequence[_Listed], ratings: Ratings, pages: dict[str, str]) -> bytes:
+    names = list(ratings.names)
+    index = {name: i for i, name in enumerate(names)}
+    rows = [[g.key, g.id, [index[e] for e in g.entrants], g.scores, g.ranks, g.faults]
+            for g in listed]
+    data = {"entrants": names, "pages": [pages[n] for n in names], "games": rows}
+    return b"arenaGames(" + orjson.dumps(data) + b");\n"
+
+
+def _replay_page(title: str) -> str:
+    body = (
+        '<div id="replay" class="replay"><p id="status">Loading the game…</p></div>'
+        '<noscript>The replay viewer needs JavaScript.</noscript>'
+    )
+    return _page(title, "Replay", body, scripts=["static/viewer.js"])

@@ -1,0 +1,285 @@
+// The replay viewer of `arena report`: replay.html?game=KEY loads games/KEY.js (a <script>, since
+// fetch() of local files fails from file://), which calls arenaGame(record) with the game record.
+// Deal by deal, decision by decision: buttons and the arrow keys (left/right: one decision,
+// up/down: one deal); every hand face up, or one seat's view (its own hand only).
+// ?deal=N&decision=K opens at game-wide decision K of deal N (the fault links use it).
+"use strict";
+(function () {
+  const SUIT = { C: "♣", D: "♦", H: "♥", S: "♠" };
+  const params = new URLSearchParams(location.search);
+  const key = params.get("game") || "";
+  const root = document.getElementById("replay");
+  const status = document.getElementById("status");
+
+  if (!/^[A-Za-z0-9_.~-]+$/.test(key)) {
+    status.textContent = "No game given: open a game from the game list (replay.html?game=ID).";
+    return;
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) {
+      if (name === "class") node.className = value;
+      else if (name.startsWith("data-")) node.setAttribute(name, value);
+      else node[name] = value;
+    }
+    for (const child of children) {
+      if (child === null || child === undefined) continue;
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    }
+    return node;
+  }
+
+  function card(name) {
+    const suit = name[1];
+    const red = suit === "H" || suit === "D";
+    return el("span", { class: "card" + (red ? " red" : ""), "data-card": name, title: name },
+      (name[0] === "T" ? "10" : name[0]) + SUIT[suit]);
+  }
+
+  function ms(value) {
+    return value === null || value === undefined ? "" : value.toFixed(1) + " ms";
+  }
+
+  function prepare(record) {
+    const players = record.names.length;
+    let before = 0;
+    return record.deals.map((deal) => {
+      const auction = deal.bids || deal.calls || [];
+      const auctionMs = deal.bid_ms || deal.call_ms || [];
+      const plays = deal.plays;
+      const winners = [];
+      const counted = new Array(players).fill(0);
+      for (let t = 0; (t + 1) * players <= plays.length; t++) {
+        const next = plays[(t + 1) * players];
+        let winner;
+        if (next) winner = next[0]; // the winner of a trick leads the next one
+        else winner = deal.tricks.findIndex((taken, seat) => taken > counted[seat]);
+        winners.push(winner);
+        counted[winner] += 1;
+      }
+      const prepared = { deal, auction, auctionMs, plays, playMs: deal.play_ms || [], winners,
+        first: before + 1, steps: auction.length + plays.length };
+      before += prepared.steps;
+      return prepared;
+    });
+  }
+
+  function start(record) {
+    const deals = prepare(record);
+    const players = record.names.length;
+    const teams = record.teams || null;
+    const isBlackout = deals.length > 0 && deals[0].deal.bids !== undefined;
+    const faultsAt = new Map();
+    for (const fault of record.faults || []) {
+      if (!faultsAt.has(fault.decision)) faultsAt.set(fault.decision, []);
+      faultsAt.get(fault.decision).push(fault);
+    }
+    let d = 0;
+    let s = 0;
+    let view = "all";
+    const wantedDeal = Number(params.get("deal"));
+    if (wantedDeal >= 1 && wantedDeal <= deals.length) {
+      d = wantedDeal - 1;
+      const decision = Number(params.get("decision"));
+      if (decision >= deals[d].first) s = Math.min(deals[d].steps, decision - deals[d].first + 1);
+    }
+
+    const viewSelect = el("select", { id: "view" }, el("option", { value: "all" }, "all hands"));
+    record.names.forEach((name, seat) => viewSelect.appendChild(
+      el("option", { value: String(seat) }, "seat " + seat + " (" + name + ") only")));
+    const controls = el("div", { class: "controls" },
+      el("button", { id: "prev-deal", title: "previous deal (↑)" }, "« deal"),
+      el("button", { id: "prev", title: "back one decision (←)" }, "◀"),
+      el("span", { id: "position" }),
+      el("button", { id: "next", title: "forward one decision (→)" }, "▶"),
+      el("button", { id: "next-deal", title: "next deal (↓)" }, "deal »"),
+      el("label", {}, "view ", viewSelect));
+    const header = el("div", { id: "deal-info", class: "deal-info" });
+    const table = el("div", { id: "table", class: "table-seats" });
+    const trick = el("div", { id: "trick", class: "trick" });
+    const log = el("ol", { id: "log", class: "log" });
+    const scores = el("div", { id: "scores", class: "scroll" });
+    const faults = el("div", { id: "faults" });
+    const title = el("p", { class: "note" }, "Game " + record.id + " · " + record.game + " · "
+      + players + " seats · seed " + record.seed);
+    root.replaceChildren(title, controls, header, table, trick,
+      el("div", { class: "columns" }, el("section", {}, el("h2", {}, "This deal"), log),
+        el("section", {}, el("h2", {}, "Scores"), scores)), faults);
+
+    function move(step) {
+      s += step;
+      if (s < 0) {
+        if (d > 0) { d -= 1; s = deals[d].steps; } else s = 0;
+      } else if (s > deals[d].steps) {
+        if (d + 1 < deals.length) { d += 1; s = 0; } else s = deals[d].steps;
+      }
+      render();
+    }
+    function moveDeal(step) {
+      d = Math.max(0, Math.min(deals.length - 1, d + step));
+      s = 0;
+      render();
+    }
+    document.getElementById("prev").addEventListener("click", () => move(-1));
+    document.getElementById("next").addEventListener("click", () => move(1));
+    document.getElementById("prev-deal").addEventListener("click", () => moveDeal(-1));
+    document.getElementById("next-deal").addEventListener("click", () => moveDeal(1));
+    viewSelect.addEventListener("change", () => { view = viewSelect.value; render(); });
+    document.addEventListener("keydown", (event) => {
+      if (event.target instanceof HTMLSelectElement || event.altKey || event.ctrlKey || event.metaKey) return;
+      const actions = { ArrowRight: () => move(1), ArrowLeft: () => move(-1),
+        ArrowDown: () => moveDeal(1), ArrowUp: () => moveDeal(-1) };
+      if (actions[event.key]) { event.preventDefault(); actions[event.key](); }
+    });
+
+    function render() {
+      if (deals.length === 0) {
+        header.textContent = "This game has no finished deal.";
+        return;
+      }
+      const p = deals[d];
+      const deal = p.deal;
+      const auctionDone = Math.min(s, p.auction.length);
+      const played = Math.max(0, s - p.auction.length);
+      const over = s === p.steps;
+      root.dataset.deal = String(deal.deal);
+      root.dataset.step = String(s);
+      root.dataset.steps = String(p.steps);
+      root.dataset.view = view;
+      document.getElementById("position").textContent = "deal " + deal.deal + "/" + deals.length
+        + " · " + (s === 0 ? "dealt" : over ? "deal over" : "decision " + s + "/" + p.steps);
+      document.getElementById("prev").disabled = d === 0 && s === 0;
+      document.getElementById("next").disabled = d === deals.length - 1 && over;
+
+      const info = [el("span", {}, "dealer: seat " + deal.dealer + " (" + record.names[deal.dealer] + ")")];
+      if (deal.hand_size !== undefined) info.push(el("span", {}, deal.hand_size + " cards each"));
+      info.push(el("span", { id: "turned" }, "turned: ", deal.trump_card ? card(deal.trump_card) : "none"));
+      info.push(el("span", { id: "trump" }, "trump: " + (deal.trump ? SUIT[deal.trump] + " " + deal.trump : "none")));
+      if (deal.contract !== undefined && (auctionDone === p.auction.length)) {
+        const c = deal.contract;
+        info.push(el("span", { id: "contract" }, c === null ? "void deal: every seat passed"
+          : "contract: team " + c.team + " " + (c.kind === "zero" ? "zero" : c.tricks + " tricks")));
+      }
+      header.replaceChildren(...info);
+
+      const bySeat = new Array(players).fill(null);
+      p.auction.slice(0, auctionDone).forEach(([seat, value], i) => { bySeat[seat] = [value, p.auctionMs[i]]; });
+      const playedCards = new Set(p.plays.slice(0, played).map(([, name]) => name));
+      const won = new Array(players).fill(0);
+      const complete = Math.floor(played / players);
+      for (let t = 0; t < complete; t++) won[p.winners[t]] += 1;
+      const next = over ? null : s < p.auction.length ? p.auction[s][0] : p.plays[played][0];
+
+      const seats = record.names.map((name, seat) => {
+        const hand = deal.hands[seat].filter((c) => !playedCards.has(c));
+        const visible = view === "all" || Number(view) === seat;
+        const handNode = el("div", { class: "hand" });
+        if (visible) hand.forEach((c) => handNode.appendChild(card(c)));
+        else {
+          hand.forEach(() => handNode.appendChild(el("span", { class: "card back" })));
+        }
+        const said = bySeat[seat];
+        const team = teams ? teams.findIndex((t) => t.includes(seat)) : -1;
+        return el("div", { class: "seat" + (seat === next ? " to-act" : "") + (visible ? "" : " hidden-hand"),
+          "data-seat": String(seat) },
+          el("div", { class: "seat-name" }, "seat " + seat + " · " + name
+            + (team >= 0 ? " · team " + team : "") + (seat === deal.dealer ? " · dealer" : "")),
+          el("div", { class: "seat-stats" },
+            el("span", { class: "said" }, (isBlackout ? "bid " : "call ") + (said ? said[0] : "–")),
+            el("span", { class: "tricks", "data-tricks": String(won[seat]) }, "tricks " + won[seat]),
+            over && isBlackout ? el("span", { class: "deal-score", "data-score": String(deal.scores[seat]) },
+              (deal.scores[seat] >= 0 ? "+" : "") + deal.scores[seat]) : null),
+          handNode);
+      });
+      table.replaceChildren(...seats);
+
+      trick.replaceChildren();
+      if (played > 0) {
+        const startAt = played % players === 0 ? played - players : played - (played % players);
+        const cards = p.plays.slice(startAt, played);
+        const finished = cards.length === players;
+        trick.appendChild(el("div", { class: "note" }, "trick " + (Math.floor(startAt / players) + 1)
+          + (finished ? ": won by seat " + p.winners[startAt / players] : "")));
+        const row = el("div", { class: "trick-cards" });
+        cards.forEach(([seat, name], i) => row.appendChild(el("div",
+          { class: "played" + (finished && seat === p.winners[startAt / players] ? " winner" : "") },
+          card(name), el("div", { class: "note" }, "seat " + seat + " " + ms(p.playMs[startAt + i])))));
+        trick.appendChild(row);
+      } else {
+        trick.appendChild(el("div", { class: "note" }, s === 0 ? "The cards are dealt." : "Bidding."));
+      }
+
+      log.replaceChildren();
+      for (let i = 0; i < s; i++) {
+        const number = p.first + i;
+        const auction = i < p.auction.length;
+        const [seat, value] = auction ? p.auction[i] : p.plays[i - p.auction.length];
+        const time = auction ? p.auctionMs[i] : p.playMs[i - p.auction.length];
+        const item = el("li", { class: i === s - 1 ? "last" : "", value: number },
+          "seat " + seat + " (" + record.names[seat] + ") " + (auction ? (isBlackout ? "bids " : "calls ") : "plays "),
+          auction ? String(value) : card(value),
+          el("span", { class: "ms" }, time === null && (p.auctionMs.length || p.playMs.length) ? " fallback" : " " + ms(time)));
+        for (const fault of faultsAt.get(number) || []) {
+          item.appendChild(el("div", { class: "fault" }, "fault: " + fault.kind + ": " + fault.detail));
+        }
+        log.appendChild(item);
+      }
+      log.scrollTop = log.scrollHeight; // the latest decision in view, without scrolling the page
+
+      const entrants = record.result ? record.result.entrants : record.scores.map((_, i) => "#" + i);
+      const head = el("tr", {}, el("th", {}, "deal"), ...entrants.map((name) => el("th", {}, name)));
+      const rows = [];
+      const shown = over ? d + 1 : d;
+      for (let i = 0; i < shown; i++) {
+        const x = deals[i].deal;
+        rows.push(el("tr", { class: i === d ? "current" : "" }, el("td", { class: "num" }, String(x.deal)),
+          ...x.scores.map((score, j) => el("td", { class: "num" },
+            (score >= 0 ? "+" : "") + score + " = " + x.totals[j]))));
+      }
+      if (over && d === deals.length - 1) {
+        rows.push(el("tr", { class: "final" }, el("th", {}, "final"),
+          ...record.scores.map((score, j) => el("th", { class: "num" }, score + " (place "
+            + (record.result ? record.result.ranks[j] : record.places[j]) + ")"))));
+      }
+      scores.replaceChildren(el("table", { id: "score-table" }, el("thead", {}, head), el("tbody", {}, ...rows)));
+
+      const gameFaults = record.faults || [];
+      faults.replaceChildren();
+      if (gameFaults.length) {
+        faults.appendChild(el("h2", {}, "Faults"));
+        const list = el("ul", {});
+        for (const fault of gameFaults) {
+          const here = fault.deal === deal.deal;
+          const link = el("a", { href: "#" }, "deal " + fault.deal + ", decision " + fault.decision);
+          link.addEventListener("click", (event) => {
+            event.preventDefault();
+            const target = deals.findIndex((x) => x.deal.deal === fault.deal);
+            if (target >= 0) {
+              d = target;
+              s = Math.max(0, Math.min(deals[d].steps, fault.decision - deals[d].first + 1));
+              render();
+            }
+          });
+          list.appendChild(el("li", { class: "fault" + (here ? " here" : "") }, "seat " + fault.seat + " ("
+            + fault.bot + "): " + fault.kind + ", " + ms(fault.elapsed_ms) + " · ", link, " · " + fault.detail));
+        }
+        faults.appendChild(list);
+      }
+    }
+    render();
+  }
+
+  window.arenaGame = function (record) {
+    try {
+      start(record);
+    } catch (error) {
+      status.textContent = "Could not show this game: " + error;
+      throw error;
+    }
+  };
+  const script = document.createElement("script");
+  script.src = "games/" + encodeURIComponent(key) + ".js";
+  script.onerror = () => { status.textContent = "No replay for game " + key + " (games/" + key + ".js is missing)."; };
+  document.head.appendChild(script);
+})();

@@ -1,0 +1,158 @@
+"""Per-entrant statistics of a set of games: place, score, bidding, decision times, bank use, faults.
+
+Entrants are the result's entrants: a seat's bot in Blackout, a team in Partnership Blackout (its
+two seats' decisions count for it). Bidding in Blackout is each bid against the tricks its seat
+took; in Partnership Blackout it is the contract of the team that won the auction against the
+tricks the team took.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from arena.report.games import Game
+
+
+@dataclass(frozen=True)
+class FaultRef:
+    """One fault of an entrant, with where to see it: the game's key, deal and decision."""
+
+    game: str
+    game_id: str
+    seat: int
+    deal: int
+    decision: int
+    kind: str
+    detail: str
+
+
+@dataclass
+class EntrantStats:
+    """Everything the report shows about one entrant, summed over its games."""
+
+    name: str
+    games: int = 0
+    score_sum: float = 0.0
+    place_sum: int = 0
+    forfeits: int = 0
+    contracts: int = 0  # bids (Blackout) or contracts won (Partnership)
+    exact: int = 0  # of which made exactly (Blackout) or made (Partnership)
+    by_size: dict[int, list[float]] = field(default_factory=dict)  # size -> [count, bids, tricks]
+    times: list[float] = field(default_factory=list)
+    bank_shares: list[float] = field(default_factory=list)  # per seat and game: share of bank used
+    faults: list[FaultRef] = field(default_factory=list)
+    by_contract: bool = False  # True when the bidding figures are a team's contracts
+
+    @property
+    def average_score(self) -> float:
+        """Mean final score per game."""
+        return self.score_sum / self.games if self.games else 0.0
+
+    @property
+    def average_place(self) -> float:
+        """Mean place (after the fault policy) per game."""
+        return self.place_sum / self.games if self.games else 0.0
+
+    @property
+    def exact_rate(self) -> float | None:
+        """Share of bids made exactly (Blackout) or of contracts made (Partnership)."""
+        return self.exact / self.contracts if self.contracts else None
+
+    def time_summary(self) -> dict[str, float] | None:
+        """Median, 95th percentile and maximum decision time in ms; None when none were recorded."""
+        if not self.times:
+            return None
+        values = np.asarray(self.times)
+        return {"median": float(np.median(values)), "p95": float(np.percentile(values, 95)),
+                "max": float(values.max()), "count": float(len(values))}
+
+    def faults_by_kind(self) -> dict[str, int]:
+        """Fault counts by kind, most frequent first."""
+        return dict(Counter(f.kind for f in self.faults).most_common())
+
+
+def entrant_stats(games: Iterable[Game]) -> dict[str, EntrantStats]:
+    """Statistics of every entrant in ``games``, by name."""
+    stats: dict[str, EntrantStats] = {}
+    for game in games:
+        add_game(stats, game)
+    return stats
+
+
+def add_game(stats: dict[str, EntrantStats], game: Game) -> None:
+    """Add one game to ``stats`` (by entrant name), creating the rows of new entrants."""
+    record = game.record
+    result = record["result"]
+    entrants = game.entrants
+    rows = [stats.setdefault(name, EntrantStats(name)) for name in entrants]
+    for index, row in enumerate(rows):
+        row.games += 1
+        row.score_sum += result["scores"][index]
+        row.place_sum += result.get("ranks", record["places"])[index]
+        row.forfeits += bool(result.get("forfeits", [False] * len(rows))[index])
+    seat_rows = [rows[game.entrant_of_seat(seat)] for seat in range(len(record["names"]))]
+    for deal in record["deals"]:
+        if "bids" in deal:
+            _blackout_bids(deal, seat_rows)
+        elif deal.get("contract"):
+            _partnership_contract(deal, record, rows)
+        for times_key, actions_key in (("bid_ms", "bids"), ("call_ms", "calls"),
+                                       ("play_ms", "plays")):
+            times = deal.get(times_key)
+            if times:
+                for (seat, _), ms in zip(deal[actions_key], times, strict=False):
+                    if ms is not None:
+                        seat_rows[seat].times.append(ms)
+    bank = (record.get("time_control") or {}).get("bank_ms")
+    if bank:
+        for seat, used in enumerate(record.get("bank_used_ms", ())):
+            seat_rows[seat].bank_shares.append(used / bank)
+    for fault in record.get("faults", ()):
+        seat = fault["seat"]
+        seat_rows[seat].faults.append(FaultRef(game.key, str(record["id"]), seat,
+                                               fault.get("deal", 0), fault.get("decision", 0),
+                                               fault["kind"], fault.get("detail", "")))
+
+
+def _blackout_bids(deal: dict[str, Any], seat_rows: list[EntrantStats]) -> None:
+    size = deal.get("hand_size", 0)
+    for seat, bid in deal["bids"]:
+        row = seat_rows[seat]
+        taken = deal["tricks"][seat]
+        row.contracts += 1
+        row.exact += bid == taken
+        cell = row.by_size.setdefault(size, [0.0, 0.0, 0.0])
+        cell[0] += 1
+        cell[1] += bid
+        cell[2] += taken
+
+
+def _partnership_contract(deal: dict[str, Any], record: dict[str, Any],
+                          rows: list[EntrantStats]) -> None:
+    contract = deal["contract"]
+    team = contract["team"]
+    row = rows[team]
+    row.by_contract = True
+    seats = record["teams"][team]
+    taken = sum(deal["tricks"][seat] for seat in seats)
+    target = 0 if contract["kind"] == "zero" else contract["tricks"]
+    row.contracts += 1
+    row.exact += deal["scores"][team] > 0
+    size = len(deal["hands"][0])
+    cell = row.by_size.setdefault(size, [0.0, 0.0, 0.0])
+    cell[0] += 1
+    cell[1] += target
+    cell[2] += taken
+
+
+def bank_summary(stats: EntrantStats) -> dict[str, float] | None:
+    """Mean and largest share of the time bank a seat of this entrant used in a game (0..1)."""
+    if not stats.bank_shares:
+        return None
+    return {"mean": sum(stats.bank_shares) / len(stats.bank_shares), "max": max(stats.bank_shares)}
+

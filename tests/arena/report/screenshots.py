@@ -1,0 +1,37 @@
+"""Save the README's screenshots of a report: `python tests/arena/report/screenshots.py SITE DOCS`.
+
+SITE is a directory `arena report` wrote (the README's come from `make demo`'s); DOCS is where the
+PNG files go. Uses the same headless Chromium as the browser tests.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from browser import chromium, console_errors  # noqa: E402
+
+SHOTS = (  # file name, page, window width, tallest height
+    ("report-index.png", "index.html", 1100, 1500),
+    ("report-entrant.png", "entrant-1.html", 1100, 1300),
+    ("report-replay.png", "replay.html?game=r1-t0000-s0&deal=6&decision=97", 1100, 1000),
+    ("report-replay-phone.png", "replay.html?game=r1-t0000-s0&deal=6&decision=97", 390, 1400),
+)
+
+
+def main(site: Path, docs: Path) -> None:
+    """Open each page, size the window to the page, save the PNG."""
+    for name, page, width, tallest in SHOTS:
+        with chromium(width, 800, phone=width < 500) as browser:
+            browser.get(f"{site.resolve().as_uri()}/{page}")
+            browser.find_element("css selector", "main")
+            height = browser.execute_script("return document.documentElement.scrollHeight")
+            browser.set_window_size(width, min(height + 20, tallest))
+            browser.save_screenshot(str(docs / name))
+            errors = console_errors(browser)
+            print(name, "console errors:" if errors else "ok", *errors)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), Path(sys.argv[2]))

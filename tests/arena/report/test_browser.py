@@ -1,0 +1,198 @@
+"""The report's pages in a real browser: headless Chromium (Debian's) driven by Selenium.
+
+Pages are opened from disk (file://), as a user would. Each test checks that the page did what it
+should and that the console has no errors. Skipped, with the reason, when Chromium, chromedriver
+or selenium is missing (CI installs them when it runs as root).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from arena.report.site import write_report
+
+sys.path.insert(0, str(Path(__file__).parent))
+from browser import chromium, console_errors, missing  # noqa: E402
+
+pytestmark = [pytest.mark.skipif(missing() is not None, reason=str(missing())),
+              pytest.mark.timeout(300)]
+
+WAIT = 30  # seconds: generous, the machine may be loaded
+
+
+@pytest.fixture(scope="module")
+def site(blackout_results: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    write_report([blackout_results], out, resamples=50)
+    return out
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    with chromium() as browser:
+        yield browser
+
+
+@pytest.fixture
+def page(driver: Any) -> Iterator[Any]:
+    """The driver; after the test, the console must have no errors."""
+    console_errors(driver)
+    yield driver
+    assert console_errors(driver) == []
+
+
+def wait_for(driver: Any, condition: Any) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+    return WebDriverWait(driver, WAIT).until(condition)
+
+
+def records(results: Path) -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in (results / "games.jsonl").read_bytes().splitlines()]
+
+
+def open_replay(driver: Any, site: Path, query: str) -> None:
+    driver.get(f"{site.as_uri()}/replay.html?{query}")
+    wait_for(driver, lambda d: d.execute_script(
+        "return document.getElementById('replay').dataset.step !== undefined"))
+
+
+def state(driver: Any) -> dict[str, str]:
+    return driver.execute_script("return Object.assign({}, document.getElementById('replay').dataset)")
+
+
+def press(driver: Any, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    ActionChains(driver).send_keys(key).perform()
+
+
+def test_ranking_table_has_every_entrant(page, site, blackout_results):
+    from selenium.webdriver.common.by import By
+    page.get((site / "index.html").as_uri())
+    rows = page.find_elements(By.CSS_SELECTOR, "#ranking tbody tr")
+    names = {row.find_elements(By.TAG_NAME, "td")[1].text for row in rows}
+    entrants = {e for r in records(blackout_results) for e in r["result"]["entrants"]}
+    assert names == entrants
+    assert len(page.find_elements(By.CSS_SELECTOR, "svg.plot")) == 2
+    assert len(page.find_elements(By.CSS_SELECTOR, ".heatmap tbody tr")) == len(entrants)
+
+
+def test_viewer_steps_through_a_whole_deal_and_ends_as_the_record_says(page, site, blackout_results):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    record = records(blackout_results)[0]
+    open_replay(page, site, f"game={record['id']}")
+    for deal in record["deals"]:
+        steps = len(deal["bids"]) + len(deal["plays"])
+        assert state(page) == {"deal": str(deal["deal"]), "step": "0", "steps": str(steps),
+                               "view": "all"}
+        for step in range(1, steps + 1):
+            if step % 2:
+                press(page, Keys.ARROW_RIGHT)
+            else:
+                page.find_element(By.ID, "next").click()
+            assert state(page)["step"] == str(step)
+        tricks = [int(e.get_attribute("data-tricks"))
+                  for e in page.find_elements(By.CSS_SELECTOR, ".seat .tricks")]
+        assert tricks == deal["tricks"]
+        scores = [int(e.get_attribute("data-score"))
+                  for e in page.find_elements(By.CSS_SELECTOR, ".seat .deal-score")]
+        assert scores == deal["scores"]
+        last = page.find_elements(By.CSS_SELECTOR, "#score-table tbody tr.current td")
+        assert [cell.text for cell in last[1:]] == [f"{'+' if s >= 0 else ''}{s} = {t}"
+                                                    for s, t in zip(deal["scores"], deal["totals"],
+                                                                    strict=True)]
+        assert all(not e.find_elements(By.CSS_SELECTOR, ".card")
+                   for e in page.find_elements(By.CSS_SELECTOR, ".seat .hand"))
+        logged = page.find_elements(By.CSS_SELECTOR, "#log li")
+        assert len(logged) == steps
+        press(page, Keys.ARROW_RIGHT)  # on to the next deal (stays put after the last)
+    final = page.find_element(By.CSS_SELECTOR, "#score-table tr.final").text
+    assert all(str(score) in final for score in record["scores"])
+    press(page, Keys.ARROW_LEFT)
+    assert int(state(page)["step"]) == len(record["deals"][-1]["bids"]) + len(
+        record["deals"][-1]["plays"]) - 1
+
+
+def test_a_seat_view_shows_no_other_seats_cards(page, site, blackout_results):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+    record = records(blackout_results)[1]
+    deal = record["deals"][-1]
+    open_replay(page, site, f"game={record['id']}&deal={deal['deal']}")
+    for seat in range(len(record["names"])):
+        Select(page.find_element(By.ID, "view")).select_by_value(str(seat))
+        assert state(page)["view"] == str(seat)
+        in_hands = {e.get_attribute("data-card")
+                    for e in page.find_elements(By.CSS_SELECTOR, "#table [data-card]")}
+        assert in_hands == set(deal["hands"][seat])
+        shown = {e.get_attribute("data-card") for e in page.find_elements(By.CSS_SELECTOR, "[data-card]")}
+        assert shown == set(deal["hands"][seat]) | {deal["trump_card"]} - {None}
+        backs = page.find_elements(By.CSS_SELECTOR, ".seat.hidden-hand .card.back")
+        assert len(backs) == sum(len(h) for s, h in enumerate(deal["hands"]) if s != seat)
+    page.find_element(By.TAG_NAME, "body").click()
+    for _ in range(len(deal["bids"]) + 5):
+        press(page, Keys.ARROW_RIGHT)
+    played = {card for _, card in deal["plays"][:5]}
+    shown = {e.get_attribute("data-card") for e in page.find_elements(By.CSS_SELECTOR, "[data-card]")}
+    seat = len(record["names"]) - 1
+    assert shown <= set(deal["hands"][seat]) | played | {deal["trump_card"]}
+
+
+def test_fault_links_open_the_replay_where_the_fault_happened(page, site, blackout_results):
+    from selenium.webdriver.common.by import By
+    page.get((site / "index.html").as_uri())
+    page.find_element(By.LINK_TEXT, "crasher").click()
+    assert page.find_element(By.ID, "fault-kinds").text == "crash: 8"
+    link = page.find_element(By.CSS_SELECTOR, "#faults tbody a")
+    link.click()
+    wait_for(page, lambda d: d.execute_script(
+        "return document.getElementById('replay').dataset.step !== undefined"))
+    assert page.find_element(By.CSS_SELECTOR, "#log li.last .fault").text.startswith("fault: crash")
+
+
+def test_game_list_filters_by_entrant(page, site, blackout_results):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    page.get((site / "games.html").as_uri())
+    rows = page.find_elements(By.CSS_SELECTOR, "#games tbody tr")
+    assert len(rows) == len(records(blackout_results))
+    Select(page.find_element(By.ID, "entrant")).select_by_visible_text("greedy")
+    rows = page.find_elements(By.CSS_SELECTOR, "#games tbody tr")
+    assert rows and all("greedy" in row.text for row in rows)
+    rows[0].find_element(By.TAG_NAME, "a").click()
+    wait_for(page, lambda d: d.execute_script(
+        "return document.getElementById('replay').dataset.step === '0'"))
+
+
+def test_partnership_replay_reaches_the_recorded_end(page, partnership_results, tmp_path):
+    from selenium.webdriver.common.by import By
+    write_report([partnership_results], tmp_path, resamples=0)
+    record = records(partnership_results)[0]
+    open_replay(page, tmp_path, f"game={record['id']}")
+    deal = record["deals"][0]
+    for _ in range(len(deal["calls"]) + len(deal["plays"])):
+        page.find_element(By.ID, "next").click()
+    tricks = [int(e.get_attribute("data-tricks"))
+              for e in page.find_elements(By.CSS_SELECTOR, ".seat .tricks")]
+    assert tricks == deal["tricks"]
+    assert page.find_element(By.ID, "contract").text.startswith(
+        "void" if deal["contract"] is None else f"contract: team {deal['contract']['team']}")
+
+
+def test_pages_fit_a_phone_screen(site, blackout_results):
+    record = records(blackout_results)[0]
+    with chromium(390, 800, phone=True) as phone:
+        for page in ("index.html", "entrant-1.html", "games.html",
+                     f"replay.html?game={record['id']}&deal=3"):
+            phone.get(f"{site.as_uri()}/{page}")
+            width, page_width = phone.execute_script(
+                "return [document.documentElement.clientWidth, document.documentElement.scrollWidth]")
+            assert width == 390 and page_width <= width, page  # wide tables scroll in their box
+        assert console_errors(phone) == []

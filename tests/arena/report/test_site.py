@@ -1,0 +1,125 @@
+"""`arena report` without a browser: reading records, the per-entrant figures, the files written."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from arena.errors import ResultsError
+from arena.report.games import find_game, read_games
+from arena.report.site import write_report
+from arena.report.stats import entrant_stats
+
+ARENA = [sys.executable, "-c", "from arena.cli import main; main()"]
+
+
+def records(results: Path) -> list[dict]:
+    return [orjson.loads(line) for line in (results / "games.jsonl").read_bytes().splitlines()]
+
+
+def test_a_line_that_is_not_a_record_is_named_by_file_and_line(blackout_results, tmp_path):
+    bad = tmp_path / "games.jsonl"
+    first = (blackout_results / "games.jsonl").read_bytes().splitlines()[0]
+    bad.write_bytes(first + b"\n" + b'{"entrants": ["a", "b"], "scores": [1, 0]}\n')
+    with pytest.raises(ResultsError, match=r"games.jsonl:2: a bare result object"):
+        read_games([bad])
+    bad.write_bytes(first + b"\n[1, 2\n" + first + b"\n")
+    with pytest.raises(ResultsError, match=r"games.jsonl:2: not JSON"):
+        read_games([bad])
+    with pytest.raises(ResultsError, match="no such file"):
+        read_games([tmp_path / "missing"])
+
+
+def test_a_half_written_last_line_is_skipped_and_reported(blackout_results, tmp_path):
+    data = (blackout_results / "games.jsonl").read_bytes()
+    (tmp_path / "games.jsonl").write_bytes(data + data[:100])
+    read = read_games([tmp_path])
+    assert len(read.games) == len(records(blackout_results))
+    assert read.truncated == [f"{tmp_path / 'games.jsonl'}:{len(read.games) + 1}"]
+
+
+def test_the_same_ids_in_two_files_get_distinct_keys(blackout_results, tmp_path):
+    shutil.copytree(blackout_results, tmp_path / "again")
+    games = read_games([blackout_results, tmp_path / "again"]).games
+    keys = [game.key for game in games]
+    assert len(set(keys)) == len(keys) == 2 * len(records(blackout_results))
+    assert find_game(blackout_results, games[0].record["id"]) == games[0].record
+
+
+def test_entrant_figures_match_the_records(blackout_results):
+    games = read_games([blackout_results]).games
+    stats = entrant_stats(games)
+    recs = records(blackout_results)
+    assert set(stats) == {"greedy", "random-py", "random-c", "crasher"}
+    crasher = stats["crasher"]
+    assert crasher.faults_by_kind() == {"crash": sum(len(r["faults"]) for r in recs)}
+    for name, row in stats.items():
+        seats = [(r, r["names"].index(name)) for r in recs]
+        bids = [(bid, deal["tricks"][seat]) for r, seat in seats for deal in r["deals"]
+                for who, bid in deal["bids"] if who == seat]
+        assert row.games == len(recs)
+        assert row.contracts == len(bids)
+        assert row.exact == sum(bid == taken for bid, taken in bids)
+        timed = [ms for r, seat in seats for deal in r["deals"]
+                 for (who, _), ms in zip(deal["bids"] + deal["plays"], deal["bid_ms"] + deal["play_ms"],
+                                         strict=True) if who == seat and ms is not None]
+        assert row.times and sorted(row.times) == sorted(timed)
+        summary = row.time_summary()
+        assert summary is not None and summary["median"] <= summary["p95"] <= summary["max"]
+        assert summary["max"] == max(timed)
+        places = [r["result"]["ranks"][r["result"]["entrants"].index(name)] for r in recs]
+        assert row.average_place == pytest.approx(sum(places) / len(places))
+    # After its crash the crasher's decisions are the fallback's: untimed.
+    assert len(crasher.times) < sum(len(d["bids"]) + len(d["plays"]) for r in recs
+                                    for d in r["deals"]) // 4
+
+
+def test_partnership_figures_count_contracts_by_team(partnership_results):
+    games = read_games([partnership_results]).games
+    stats = entrant_stats(games)
+    recs = records(partnership_results)
+    contracts = [d["contract"] for r in recs for d in r["deals"] if d["contract"]]
+    assert sum(row.contracts for row in stats.values()) == len(contracts)
+    assert all(row.times for row in stats.values())
+    assert all(row.by_contract for row in stats.values() if row.contracts)
+    made = sum(d["scores"][d["contract"]["team"]] > 0 for r in recs for d in r["deals"]
+               if d["contract"])
+    assert sum(row.exact for row in stats.values()) == made
+
+
+def test_report_writes_every_page_and_one_replay_per_game(blackout_results, tmp_path):
+    written = write_report([blackout_results], tmp_path / "site", resamples=50)
+    site = tmp_path / "site"
+    assert written.index == site / "index.html" and written.games == 8
+    recs = records(blackout_results)
+    for record in recs:
+        script = (site / "games" / f"{record['id']}.js").read_bytes()
+        assert script.startswith(b"arenaGame(") and script.endswith(b");\n")
+        assert orjson.loads(script[len(b"arenaGame("):-3]) == record
+    assert sorted(p.name for p in site.glob("entrant-*.html")) == [f"entrant-{n}.html"
+                                                                 for n in range(1, 5)]
+    for page in ("index.html", "games.html", "replay.html", "data/games.js", "static/style.css",
+                 "static/viewer.js", "static/games.js"):
+        assert (site / page).is_file()
+    for page in site.glob("*.html"):  # offline: nothing is loaded from anywhere else
+        text = page.read_text()
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text
+    index = (site / "index.html").read_text()
+    assert all(name in index for name in ("greedy", "random-py", "random-c", "crasher"))
+
+
+def test_cli_report_prints_the_index_and_errors_are_one_line(blackout_results, tmp_path):
+    done = subprocess.run([*ARENA, "report", str(blackout_results), "-o", str(tmp_path / "r"),
+                           "--resamples", "20"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert str((tmp_path / "r" / "index.html").resolve()) in done.stdout
+    failed = subprocess.run([*ARENA, "report", str(tmp_path / "nothing"), "-o", str(tmp_path / "x")],
+                            capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 2
+    assert failed.stderr.strip().splitlines() == [f"arena: error: {tmp_path / 'nothing'}: "
+                                                  "no such file or directory"]
