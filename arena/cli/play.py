@@ -17,7 +17,9 @@ def play_command(
     game: Annotated[str, typer.Argument(help="blackout or partnership-blackout.")],
     bots: Annotated[list[str], typer.Argument(
         help="One command per seat, each quoted, e.g. \"python3 bots/python/random_bot.py\". "
-             "Partnership Blackout takes 4, or 2 (each bot then partners a copy of itself).",
+             "Partnership Blackout takes 4, or 2 (each bot then partners a copy of itself). "
+             "A bot directory with a bot.yaml (or a NAME.bot.yaml file) is built and run "
+             "from its directory.",
         show_default=False)],
     seed: Annotated[int, typer.Option(help="Seed of the deals (and of the bots' own seeds).")] = 1,
     option: Annotated[list[str] | None, typer.Option(

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from arena.bots.manifest import build_bot, is_bot_target, load_manifest
 from arena.bots.process import BotProcess
 from arena.errors import ConfigError
 from arena.game.referee import play_game, result_of
@@ -73,14 +74,23 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
              log_dir: Path | None = None) -> dict[str, Any]:
     """Start the bots, play one game, stop the bots; the record with its ``result``."""
     game = engine.rules(game_name)
-    argvs = seat_commands(game_name, commands)
+    manifests = [load_manifest(c) if is_bot_target(c) else None for c in commands]
+    argvs = seat_commands(game_name, [c if m is None else shlex.join(m.run)
+                                      for c, m in zip(commands, manifests, strict=True)])
     resolved = game.resolve_options(len(argvs), options)
     names = seat_names(argvs)
+    if len(argvs) > len(manifests):  # two partnership bots, each seated twice
+        manifests = manifests * 2
+    workdirs = [None if m is None else str(m.directory) for m in manifests]
+    for seat, manifest in enumerate(manifests):
+        if manifest is not None:
+            build_bot(manifest)
+            names[seat] = manifest.name
     with ExitStack() as stack:
         bots = []
         for seat, (name, argv) in enumerate(zip(names, argvs, strict=True)):
             log = None if log_dir is None else log_dir / f"seat{seat}-{name}.stderr.log"
-            bot = BotProcess(name, argv, limits=limits, log_path=log,
+            bot = BotProcess(name, argv, cwd=workdirs[seat], limits=limits, log_path=log,
                              start_timeout=time_control.start_ms / 1000)
             stack.callback(bot.close)
             bot.start()
