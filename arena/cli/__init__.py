@@ -25,6 +25,7 @@ def _root() -> None:
 
 # Each command is a plain function with typer annotations in its own module.
 from arena.cli.checkbot import check_bot_command  # noqa: E402
+from arena.cli.league import app as league_app  # noqa: E402
 from arena.cli.play import play_command  # noqa: E402
 from arena.cli.run import run_command  # noqa: E402
 from arena.cli.table import table_command  # noqa: E402
@@ -33,6 +34,7 @@ app.command("run")(run_command)
 app.command("play")(play_command)
 app.command("check-bot")(check_bot_command)
 app.command("table")(table_command)
+app.add_typer(league_app, name="league")
 
 
 def main() -> None:
