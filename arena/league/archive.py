@@ -14,6 +14,7 @@ import shutil
 import stat
 import tarfile
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 from typing import IO
 
@@ -115,7 +116,7 @@ def _unzip(source: Path, destination: Path, budget: _Budget) -> None:
                 (destination / path).parent.mkdir(parents=True, exist_ok=True)
                 os.symlink(target, destination / path)
                 continue
-            if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                 raise ConfigError(f"{source}: entry {info.filename!r}: not a regular file")
             if info.is_dir():
                 (destination / path).mkdir(parents=True, exist_ok=True)
@@ -123,7 +124,7 @@ def _unzip(source: Path, destination: Path, budget: _Budget) -> None:
             try:
                 with archive.open(info) as stream:
                     _write(stream, destination / path, budget, mode)
-            except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError) as error:
+            except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, zlib.error) as error:
                 if isinstance(error, FileExistsError):
                     raise ConfigError(f"{source}: entry {info.filename!r}: listed twice") from None
                 raise ConfigError(f"{source}: entry {info.filename!r}: {error}") from None
@@ -132,14 +133,14 @@ def _unzip(source: Path, destination: Path, budget: _Budget) -> None:
 def _untar(source: Path, destination: Path, budget: _Budget) -> None:
     try:
         archive = tarfile.open(source, mode="r:*")
-    except (tarfile.TarError, OSError) as error:
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as error:
         raise ConfigError(f"{source}: not a readable tar archive ({error})") from None
     with archive:
         try:
             for member in archive:
                 budget.entry()
                 _tar_member(source, destination, archive, member, budget)
-        except (tarfile.TarError, EOFError, OSError) as error:
+        except (tarfile.TarError, EOFError, OSError, zlib.error) as error:
             if isinstance(error, FileExistsError):
                 raise ConfigError(f"{source}: an entry is listed twice") from None
             raise ConfigError(f"{source}: damaged archive ({error})") from None
