@@ -22,6 +22,7 @@ from arena.errors import ConfigError
 from arena.league.run import run_league
 from arena.league.settings import LeagueSettings
 from arena.league.store import DATABASE, SCHEMA_VERSION, Store
+from arena.league.submit import submit
 
 ROOT = Path(__file__).resolve().parents[3]
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -108,6 +109,7 @@ def league(template: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(template, tmp_path / "league"))
 
 
+@pytest.mark.slow
 def test_submit_run_table_status_and_export(league: Path, tmp_path: Path) -> None:
     assert arena("league", "submit", league, own_bot(tmp_path, "second")).stdout == \
         "accepted second v1\n"
@@ -129,6 +131,7 @@ def test_submit_run_table_status_and_export(league: Path, tmp_path: Path) -> Non
     assert rated.returncode == 0 and "mine@1" in rated.stdout
 
 
+@pytest.mark.slow
 def test_a_new_version_replaces_the_old_one_whose_games_stay(league: Path, tmp_path: Path) -> None:
     assert arena("league", "run", league, "--games", "6", "--jobs", "1").returncode == 0
     (tmp_path / "v2").mkdir()
@@ -147,13 +150,14 @@ def test_a_new_version_replaces_the_old_one_whose_games_stay(league: Path, tmp_p
 
 
 def rejected(league: Path, bot: Path | str) -> str:
+    """Submit (in process: the CLI's output is checked once below) and return the reason and
+    report; the league must be exactly as it was."""
     before = snapshot(league)
-    done = arena("league", "submit", league, bot)
-    assert done.returncode == 1, done.stdout + done.stderr
+    submission = submit(league, Path(bot))
+    assert not submission.accepted
     assert snapshot(league) == before  # nothing half-written
     assert list((league / "staging").iterdir()) == []
-    assert done.stdout.startswith("rejected: ")
-    return done.stdout
+    return "\n".join([submission.reason, *submission.report])
 
 
 def test_rejected_submissions_leave_the_league_unchanged(league: Path, tmp_path: Path) -> None:
@@ -181,6 +185,11 @@ def test_rejected_submissions_leave_the_league_unchanged(league: Path, tmp_path:
         archive.writestr("bot.yaml", "name: evil\nrun: python3 bot.py\n")
         archive.writestr("../../outside.py", "")
     assert "'..' in its path" in rejected(league, evil)
+    before = snapshot(league)
+    done = arena("league", "submit", league, crasher)
+    assert done.returncode == 1 and snapshot(league) == before
+    assert done.stdout.startswith("rejected: check-bot step 'start and hello' failed: ")
+    assert "\n  FAIL  start and hello" in done.stdout
     status = arena("league", "status", league).stdout
     assert "rejected: " in status and "start and hello" in status
 
