@@ -97,7 +97,7 @@ class StrictLoader(yaml.SafeLoader):
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":  # '<<' merges may be overridden
                 continue
-            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=True)
             try:
                 line = first_line.setdefault(key, key_node.start_mark.line + 1)
             except TypeError:  # an unhashable key: the base class reports it

@@ -165,10 +165,10 @@ def _tar_member(source: Path, destination: Path, archive: tarfile.TarFile,
         with (destination / target).open("rb") as stream:
             _write(stream, destination / path, budget, member.mode)
     elif member.isreg():
-        stream = archive.extractfile(member)
-        assert stream is not None
-        with stream:
-            _write(stream, destination / path, budget, member.mode)
+        content = archive.extractfile(member)
+        assert content is not None
+        with content:
+            _write(content, destination / path, budget, member.mode)
     else:
         raise ConfigError(f"{source}: entry {member.name!r}: not a regular file "
                           f"(a device, FIFO or other special file)")
