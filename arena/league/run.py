@@ -76,6 +76,8 @@ def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int
     tasks, seats, places = _next_batch(store, settings, bots, workers)
     if games is not None:
         tasks = tasks[:games - report.played]  # the rest stays open for the next run
+    # settings.sandbox is "none" (the only mode yet, see arena.league.settings): when the arena
+    # has a sandbox, this is where the league's mode goes into RunSettings, as submit._build does.
     run_settings = RunSettings(
         bots={bots[b].key: BotCommand(bots[b].run, str(store.directory / bots[b].dir))
               for b in {b for ids in seats.values() for b in ids}},

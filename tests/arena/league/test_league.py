@@ -194,6 +194,18 @@ def test_rejected_submissions_leave_the_league_unchanged(league: Path, tmp_path:
     assert "rejected: " in status and "start and hello" in status
 
 
+def test_a_bot_that_does_not_say_hello_in_time_is_rejected(league: Path, tmp_path: Path) -> None:
+    connection = sqlite3.connect(league / DATABASE)  # this league gives bots 0.5 s to start
+    connection.execute("""UPDATE settings SET value = '{"start_ms":500,"move_ms":1000,"bank_ms":10000}'
+                          WHERE key = 'time_control'""")
+    connection.commit()
+    connection.close()
+    sleeper = own_bot(tmp_path, "sleeper", program=MISBEHAVING / "slow.py")
+    (sleeper / "bot.yaml").write_text("name: sleeper\nrun: python3 bot.py 30 0\n")  # hello after 30 s
+    out = rejected(league, sleeper)
+    assert "check-bot step 'start and hello' failed" in out and "no hello reply within 500 ms" in out
+
+
 def test_archives_are_accepted_with_the_bot_at_the_top_or_in_one_directory(
         league: Path, tmp_path: Path) -> None:
     source = own_bot(tmp_path, "zipped")
