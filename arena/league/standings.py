@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from arena.errors import ArenaError
 from arena.league.matchmaker import Entrant
 from arena.league.store import Store
 from arena.ratings.model import rate
@@ -41,7 +42,7 @@ def matchmaker_entrants(store: Store, seed: int = 0) -> list[Entrant]:
     if results:
         try:
             ratings = rate(results, resamples=MATCHMAKER_RESAMPLES, seed=seed)
-        except Exception:  # noqa: BLE001 (a table that cannot be rated yet: no ratings)
+        except (ArenaError, ValueError):  # not ratable yet (e.g. no pairing links them): none
             ratings = None
         if ratings is not None:
             rows = {row.name: row for row in ratings.standings}

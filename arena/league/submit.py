@@ -12,6 +12,7 @@ reason, which ``league status`` shows): the staged copy is dropped, the database
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -149,7 +150,8 @@ def _version(store: Store, manifest: Manifest) -> str:
 def _build(manifest: Manifest, directory: Path, sandbox: str) -> None:
     """Build the staged copy; the one place a sandbox mode will wrap the build when the arena has
     one (``LeagueSettings.sandbox`` is checked at ``league init``: only ``none`` exists yet)."""
-    assert sandbox == "none", sandbox
+    if sandbox != "none":
+        raise ConfigError(f"sandbox {sandbox!r}: not available in this arena")
     build_bot(manifest, directory)
 
 
@@ -162,6 +164,4 @@ def _log(directory: Path, submission: Submission) -> None:
 
 
 def _remove(path: Path) -> None:
-    import shutil
-
     shutil.rmtree(path, ignore_errors=True)
