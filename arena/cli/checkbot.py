@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 import engine
+from arena.bots.manifest import build_bot, is_bot_target, load_manifest
 from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.settings import Limits, TimeControl
 
@@ -16,7 +17,8 @@ def check_bot_command(
         metavar="BOT_CMD",
         help="The bot's command: one quoted string (\"python3 my_bot.py\") or several words "
              "(python3 my_bot.py). Put -- before it when it has options of its own "
-             "(-- python3 -u my_bot.py --depth 3).",
+             "(-- python3 -u my_bot.py --depth 3). Or a bot directory with a bot.yaml "
+             "(or a NAME.bot.yaml manifest file): it is built, then run from its directory.",
         show_default=False)] = None,
     game: Annotated[list[str] | None, typer.Option(
         "--game", "-g", help=f"Check only this game ({' or '.join(engine.GAMES)}); "
@@ -56,13 +58,23 @@ def check_bot_command(
     The command is one quoted string or several words; put -- before
     it when it has options of its own:
       arena check-bot python3 bots/python/random_bot.py
+      arena check-bot bots/js          (a directory with a bot.yaml)
       arena check-bot "node bots/js/random_bot.js" --game blackout
       arena check-bot --move-ms 200 -- python3 -u my_bot.py --depth 3
     """
-    argv = bot_argv(bot_command or [])
+    words = bot_command or []
+    workdir = None
+    if len(words) == 1 and is_bot_target(words[0]):
+        manifest = load_manifest(words[0])
+        build_bot(manifest)
+        argv, workdir = list(manifest.run), str(manifest.directory)
+        game = game or list(manifest.games) or None
+    else:
+        argv = bot_argv(words)
     results = check_bot(argv, games=game, seed=seed,
                         time_control=TimeControl(start_ms, move_ms, bank_ms),
-                        limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms), on_step=_print_step)
+                        limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
+                        on_step=_print_step, workdir=workdir)
     passed = sum(result.passed for result in results)
     typer.echo(f"{passed} of {len(results)} steps passed")
     if passed < len(results):

@@ -21,7 +21,9 @@ def play_command(
     bots: Annotated[list[str], typer.Argument(
         help="One command per seat, each quoted, e.g. \"python3 bots/python/random_bot.py\", "
              "optionally named: \"fast=python3 my_bot.py\". Blackout takes 3 to 7; "
-             "Partnership Blackout 4, or 2 (each bot then partners a copy of itself).",
+             "Partnership Blackout 4, or 2 (each bot then partners a copy of itself). "
+             "A bot directory with a bot.yaml (or a NAME.bot.yaml file) is built and run "
+             "from its directory.",
         show_default=False)],
     seed: Annotated[int, typer.Option(help="Seed of the deals (and of the bots' own seeds).")] = 1,
     option: Annotated[list[str] | None, typer.Option(

@@ -126,11 +126,13 @@ def check_bot(
     time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
     limits: Limits = Limits(),  # noqa: B008 (frozen)
     on_step: Callable[[StepResult], None] | None = None,
+    workdir: str | None = None,
 ) -> list[StepResult]:
     """Take the bot ``argv`` through every step of the check; the results in order.
 
     ``games`` limits step 2 to those games (default: all). ``on_step`` is called with each result
-    as soon as its step ends. Raises ConfigError / OptionError for bad input before starting
+    as soon as its step ends. ``workdir``: the bot's working directory (a bot
+    directory's). Raises ConfigError / OptionError for bad input before starting
     anything; nothing the bot does raises.
     """
     argv = list(argv)
@@ -141,6 +143,7 @@ def check_bot(
         if PLAYERS not in engine.game(name).info.player_counts:  # UnknownGameError names the games
             raise ConfigError(f"check-bot: no check for game {name!r} (it is not for {PLAYERS} players)")
     check = _Check(argv, chosen, seed, time_control, limits, on_step)
+    check.workdir = workdir
     try:
         check.run()
     finally:
@@ -228,6 +231,7 @@ class _Check:
         self.processes: list[_CheckedBot] = []
         self.results: list[StepResult] = []
         self.games_played = 0
+        self.workdir: str | None = None
 
     # -- the steps ------------------------------------------------------------------------------
 
@@ -414,7 +418,7 @@ class _Check:
         self.report(name, passed, detail, started)
 
     def new_bot(self) -> _CheckedBot:
-        bot = _CheckedBot(self.name, self.argv, limits=self.limits,
+        bot = _CheckedBot(self.name, self.argv, cwd=self.workdir, limits=self.limits,
                           start_timeout=self.time_control.start_ms / 1000)
         self.processes.append(bot)
         return bot

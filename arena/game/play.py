@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import engine
+from arena.bots.manifest import Manifest, build_bot, is_bot_target, load_manifest
 from arena.bots.process import BotProcess, close_bots
 from arena.errors import ConfigError
 from arena.game.referee import play_game, result_of
@@ -55,19 +57,26 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
              log_dir: Path | None = None) -> dict[str, Any]:
     """Start the bots, play one game, stop the bots; the record with its ``result``.
 
-    Seats are ``NAME=COMMAND`` or bare commands (``arena.game.seats``).
+    Seats are ``NAME=COMMAND``, bare commands (``arena.game.seats``) or bot directories (built
+    first, then run from their directory under their manifest's name).
     """
     game = engine.game(game_name)
-    seats = game_seats(game_name, commands)
+    manifests = [load_manifest(c) if is_bot_target(c) else None for c in commands]
+    for manifest in {id(m): m for m in manifests if m is not None}.values():
+        build_bot(manifest)
+    seats = game_seats(game_name, [c if m is None else shlex.join(m.run)
+                                   for c, m in zip(commands, manifests, strict=True)])
     argvs = [list(seat.argv) for seat in seats]
     resolved = game.resolve_options(len(argvs), options)
-    names = [seat.name for seat in seats]
+    per_seat = manifests if len(manifests) == len(seats) else game.info.seats_of(manifests)
+    names = _manifest_names([seat.name for seat in seats], per_seat)
+    workdirs = [None if m is None else str(m.directory) for m in per_seat]
     with ExitStack() as stack:
         bots: list[BotProcess] = []
         stack.callback(close_bots, bots)  # together: one shared quit grace, not one per seat
         for seat, (name, argv) in enumerate(zip(names, argvs, strict=True)):
             log = None if log_dir is None else log_dir / log_file_name(seat, name)
-            bot = BotProcess(name, argv, limits=limits, log_path=log,
+            bot = BotProcess(name, argv, cwd=workdirs[seat], limits=limits, log_path=log,
                              start_timeout=time_control.start_ms / 1000)
             bot.start()
             bots.append(bot)
@@ -76,3 +85,19 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
     record = outcome.record
     record["result"] = result_of(record, game.info.entrants(names), policy)
     return record
+
+
+def _manifest_names(names: list[str], manifests: Sequence[Manifest | None]) -> list[str]:
+    """Seat names with each bot directory's seats named after its manifest (copies numbered)."""
+    renamed: dict[str, str] = {}
+    for seat, manifest in enumerate(manifests):
+        if manifest is None:
+            continue
+        label = names[seat]  # distinct per program, shared by partners running one program
+        if label not in renamed:
+            name, n = manifest.name, 2
+            while name in names or name in renamed.values():
+                name, n = f"{manifest.name}-{n}", n + 1
+            renamed[label] = name
+        names[seat] = renamed[label]
+    return names

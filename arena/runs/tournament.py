@@ -8,17 +8,19 @@ Relative paths: a bot's ``workdir`` is relative to the current directory; its ``
 from __future__ import annotations
 
 import os
-import re
-import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 import engine
+from arena.bots.manifest import load_manifest
+from arena.configfile import NAME, read_yaml
+from arena.configfile import Where as _Where
+from arena.configfile import check_program as _check_program
+from arena.configfile import command as _command
+from arena.configfile import kind as _kind
 from arena.errors import ConfigError
 from arena.settings import FaultPolicy, Limits, TimeControl
 from engine.errors import OptionError
@@ -26,11 +28,8 @@ from engine.game import GameInfo
 
 SCHEDULES = ("round-robin",)
 FORMATS = ("round-robin", "gauntlet")
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-"""Tournament and bot names: they become file and directory names."""
 BUILD_TAIL_LINES = 20
 """How many of a failed build's last output lines its error shows (a compiler's error needs several)."""
-SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".lua", ".jar")
 
 
 @dataclass(frozen=True)
@@ -82,69 +81,16 @@ class Tournament:
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
             "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "format",
             "challengers"}
-BOT_KEYS = {"name", "cmd", "workdir", "build", "requires"}
+BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb", "quit_grace_ms"}
-
-
-class _Where:
-    """Builds ``FILE: KEY: PROBLEM`` errors."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def error(self, key: str, problem: str) -> ConfigError:
-        return ConfigError(f"{self.path}: {key}: {problem}" if key else f"{self.path}: {problem}")
-
-    def mapping(self, value: object, key: str, allowed: set[str]) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.error(key, f"expected a mapping, got {_kind(value)}")
-        unknown = sorted(str(k) for k in value if k not in allowed)
-        if unknown:
-            prefix = f"{key}." if key else ""
-            raise self.error(f"{prefix}{unknown[0]}",
-                             f"unknown key (allowed: {', '.join(sorted(allowed))})")
-        return value
-
-    def integer(self, value: object, key: str, low: int, high: int | None = None) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.error(key, f"expected an integer, got {_kind(value)}")
-        if value < low or (high is not None and value > high):
-            bound = f"{low}..{high}" if high is not None else f">= {low}"
-            raise self.error(key, f"{value} is out of range ({bound})")
-        return value
-
-    def text(self, value: object, key: str) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.error(key, f"expected a non-empty string, got {_kind(value)}")
-        return value.strip()
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "nothing"
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    return f"{type(value).__name__} {value!r}"[:80]
 
 
 def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     """Read and validate a tournament file; ConfigError naming file, key and problem."""
     path = Path(path)
     where = _Where(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such tournament file") from None
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
-    try:
-        raw = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f"line {mark.line + 1}: " if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ConfigError(f"{path}: {line}invalid YAML: {problem}") from None
+    raw = read_yaml(path, "tournament file")
     top = where.mapping(raw, "", TOP_KEYS)
     for required in ("name", "game", "bots"):
         if required not in top:
@@ -219,26 +165,6 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     )
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """A SafeLoader that rejects a key given twice in one mapping (PyYAML keeps the last one)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        first_line: dict[object, int] = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":  # '<<' merges may be overridden
-                continue
-            key = self.construct_object(key_node, deep=True)
-            try:
-                line = first_line.setdefault(key, key_node.start_mark.line + 1)
-            except TypeError:  # an unhashable key: the base class reports it
-                continue
-            if line != key_node.start_mark.line + 1:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} (first on line {line})",
-                    key_node.start_mark)
-        return super().construct_mapping(node, deep=deep)
-
-
 def _optional(where: _Where, section: dict[str, Any], key: str, default: int | None,
               low: int) -> int | None:
     if key not in section:
@@ -270,6 +196,9 @@ def _bots(where: _Where, raw: object, section: str = "bots") -> tuple[BotSpec, .
     for index, entry in enumerate(raw):
         key = f"{section}[{index}]"
         entry = where.mapping(entry, key, BOT_KEYS)
+        if "dir" in entry:
+            bots.append(_dir_bot(where, entry, key, bots))
+            continue
         for required in ("name", "cmd"):
             if required not in entry:
                 raise where.error(f"{key}.{required}", "missing (required)")
@@ -322,31 +251,19 @@ def _available(where: _Where, bots: tuple[BotSpec, ...],
     return tuple(kept), left_out
 
 
-def _command(where: _Where, raw: object, key: str) -> tuple[str, ...]:
-    if isinstance(raw, list) and raw and all(isinstance(a, str | int | float) for a in raw):
-        return tuple(str(a) for a in raw)
-    if isinstance(raw, str):
-        try:
-            argv = shlex.split(raw)
-        except ValueError as error:
-            raise where.error(key, f"cannot split {raw!r}: {error}") from None
-        if argv:
-            return tuple(argv)
-    raise where.error(key, f"expected a command (a string or a list of words), got {_kind(raw)}")
-
-
-def _check_program(where: _Where, argv: tuple[str, ...], workdir: str | None, key: str) -> None:
-    """The program and any script path in ``argv`` must exist, so a typo fails before any game."""
-    base = Path(workdir) if workdir else Path.cwd()
-    program = argv[0]
-    if "/" in program:
-        if not (base / program).exists():
-            raise where.error(key, f"no such file '{program}'")
-    elif shutil.which(program) is None:
-        raise where.error(key, f"'{program}' is not a program on PATH")
-    for arg in argv[1:]:
-        if not arg.startswith("-") and arg.endswith(SCRIPT_SUFFIXES) and not (base / arg).exists():
-            raise where.error(key, f"no such file '{arg}'")
+def _dir_bot(where: _Where, entry: dict[str, Any], key: str, bots: list[BotSpec]) -> BotSpec:
+    """A bot given as a directory with a manifest (``dir:``), run and built in that directory."""
+    for other in ("cmd", "workdir", "build"):
+        if other in entry:
+            raise where.error(f"{key}.{other}", "not with dir: the bot's manifest says how to run it")
+    try:
+        manifest = load_manifest(where.text(entry["dir"], f"{key}.dir"))
+    except ConfigError as error:
+        raise where.error(f"{key}.dir", str(error)) from None
+    name = where.name(entry["name"], f"{key}.name") if "name" in entry else manifest.name
+    if any(bot.name == name for bot in bots):
+        raise where.error(f"{key}.name", f"{name!r} is already the name of another bot")
+    return BotSpec(name, manifest.run, str(manifest.directory), manifest.build)
 
 
 def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...], info: GameInfo,

@@ -1,0 +1,156 @@
+"""Bot manifests: a bot is a directory with a ``bot.yaml`` saying how to build and run it.
+
+::
+
+    name: greedy                 # required; letters, digits, '-', '_', '.'
+    run: python3 greedy_bot.py   # required; a command run in the bot's directory
+    build: make                  # optional; run once in the bot's directory before it plays
+    version: "2"                 # optional; a league numbers versions itself when absent
+    language: python             # optional, shown in listings
+    author: Ada                  # optional, shown in listings
+    games: [blackout]            # optional; the games it plays (default: every game)
+
+A directory may hold several bots that share files: each then has its own manifest named
+``NAME.bot.yaml`` next to ``bot.yaml``'s place, and is named by that file's path. Paths in ``run`` and
+``build`` are relative to the manifest's directory, which is the bot's working directory.
+Errors read ``FILE: KEY: PROBLEM`` like tournament files.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import engine
+from arena.configfile import Where, check_program, command, kind, read_yaml
+from arena.errors import ConfigError
+from engine.errors import OptionError
+
+MANIFEST = "bot.yaml"
+"""The manifest's file name in a bot's directory."""
+NAMED_SUFFIX = ".bot.yaml"
+"""The suffix of a named manifest, for a directory holding several bots."""
+KEYS = {"name", "run", "build", "version", "language", "author", "games"}
+VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,31}")
+"""Versions become directory names in a league."""
+BUILD_TIMEOUT = 600.0
+"""Seconds a build may take."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A validated bot manifest; ``directory`` is where the bot is built and run."""
+
+    path: Path
+    name: str
+    run: tuple[str, ...]
+    build: tuple[str, ...] | None = None
+    version: str | None = None
+    language: str | None = None
+    author: str | None = None
+    games: tuple[str, ...] = ()
+
+    @property
+    def directory(self) -> Path:
+        """The bot's directory: its working directory, where paths in ``run`` start."""
+        return self.path.parent
+
+    def plays(self, game: str) -> bool:
+        """Whether the bot says it plays ``game`` (no ``games`` key: every game)."""
+        return not self.games or game in self.games
+
+
+def is_bot_target(text: str) -> bool:
+    """Whether a command-line word names a bot directory or manifest rather than a command."""
+    path = Path(text)
+    return path.is_dir() or (path.suffix == ".yaml" and path.is_file())
+
+
+def manifest_file(target: str | Path) -> Path:
+    """The manifest of a bot directory (its ``bot.yaml``) or a manifest file itself."""
+    path = Path(target)
+    if not path.is_dir():
+        if not path.exists():
+            raise ConfigError(f"{path}: no such bot directory or manifest")
+        return path
+    manifest = path / MANIFEST
+    if not manifest.exists():
+        named = sorted(p.name for p in path.glob(f"*{NAMED_SUFFIX}"))
+        hint = (f"; it holds several bots, name one: {', '.join(str(path / n) for n in named)}"
+                if named else " (a bot directory needs one: see docs/league.md)")
+        raise ConfigError(f"{path}: no {MANIFEST}{hint}")
+    return manifest
+
+
+def load_manifest(target: str | Path) -> Manifest:
+    """Read and validate the manifest of a bot directory or manifest file; ConfigError naming
+    file, key and problem. Without a build command, the program in ``run`` must exist."""
+    path = manifest_file(target)
+    where = Where(path)
+    raw = where.mapping(read_yaml(path, "bot manifest"), "", KEYS)
+    for required in ("name", "run"):
+        if required not in raw:
+            raise where.error(required, "missing (required)")
+    name = where.name(raw["name"], "name")
+    run = command(where, raw["run"], "run")
+    build = None if raw.get("build") is None else command(where, raw["build"], "build")
+    version = None
+    if raw.get("version") is not None:
+        value = raw["version"]
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise where.error("version", f"expected a version such as 1.2, got {kind(value)}")
+        version = str(value).strip()
+        if not VERSION.fullmatch(version):
+            raise where.error("version", f"{version!r}: use letters, digits, '.', '-', '+', '_' "
+                                         "(32 at most)")
+    games = _games(where, raw.get("games"))
+    manifest = Manifest(path=path, name=name, run=run, build=build, version=version,
+                        language=_optional_text(where, raw, "language"),
+                        author=_optional_text(where, raw, "author"), games=games)
+    if build is None:  # with a build command, the program may not exist until it has run
+        check_program(where, run, str(manifest.directory), "run")
+    return manifest
+
+
+def _optional_text(where: Where, raw: dict[str, object], key: str) -> str | None:
+    return None if raw.get(key) is None else where.text(raw[key], key)
+
+
+def _games(where: Where, raw: object) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise where.error("games", f"expected a list of game names, got {kind(raw)}")
+    for index, game in enumerate(raw):
+        try:
+            engine.game(where.text(game, f"games[{index}]"))
+        except OptionError as error:
+            raise where.error(f"games[{index}]", str(error)) from None
+    return tuple(dict.fromkeys(str(game).strip() for game in raw))
+
+
+def build_bot(manifest: Manifest, directory: Path | None = None,
+              timeout: float = BUILD_TIMEOUT) -> None:
+    """Run the manifest's build command in ``directory`` (default: the bot's own directory).
+
+    ConfigError naming the manifest with the output's last line if it fails; then the program in
+    ``run`` must exist.
+    """
+    where = Where(manifest.path)
+    workdir = directory if directory is not None else manifest.directory
+    if manifest.build is not None:
+        try:
+            done = subprocess.run(manifest.build, cwd=workdir, capture_output=True, text=True,
+                                  timeout=timeout, check=False, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise where.error("build", f"did not finish within {timeout:.0f} s") from None
+        except OSError as error:
+            raise where.error("build", f"cannot run: {error.strerror or error}") from None
+        if done.returncode != 0:
+            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
+            raise where.error("build", f"exited with {done.returncode}: {tail[0][:200]}")
+    check_program(where, manifest.run, str(workdir), "run")

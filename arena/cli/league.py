@@ -1,0 +1,141 @@
+"""``arena league``: a league that accepts bot submissions and keeps a live ranking (SQLite)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.errors import RunInterrupted
+from arena.game.play import parse_option_pairs
+from arena.league.settings import SANDBOXES, LeagueSettings
+from arena.league.status import export_games, league_status, league_table
+from arena.league.store import Store
+from arena.league.submit import submit
+from arena.ratings.model import RESAMPLES
+
+app = typer.Typer(help="A league: submitted bots, games scheduled where the ranking is least "
+                       "certain, a table that is always current (docs/league.md).",
+                  no_args_is_help=True)
+
+League = Annotated[Path, typer.Argument(help="The league's directory.", show_default=False)]
+
+
+@app.command("init")
+def init_command(
+    league: League,
+    game: Annotated[str, typer.Option(help="blackout or partnership-blackout.")],
+    players: Annotated[int | None, typer.Option(
+        help="Players per table (blackout: 3..7; default 4).", show_default=False)] = None,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", "-o", help="A game option as name=value, e.g. -o deals=5; repeatable.")] = None,
+    sandbox: Annotated[str, typer.Option(
+        help=f"How builds and bots are isolated ({', '.join(SANDBOXES)}).")] = "none",
+    seed: Annotated[int, typer.Option(help="Seed of the league's deals.", min=0)] = 1,
+) -> None:
+    """Create a league in a new directory: its settings, a bots/ directory and league.db."""
+    settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), sandbox, seed)
+    Store.create(league, settings.stored()).close()
+    typer.echo(f"league created in {league}: {settings.game}, {settings.players} players; "
+               f"add bots with: arena league submit {league} BOT_DIR")
+
+
+@app.command("submit")
+def submit_command(
+    league: League,
+    bot: Annotated[Path, typer.Argument(
+        help="A bot directory with a bot.yaml, a NAME.bot.yaml manifest, or a .zip / .tar.gz "
+             "archive holding one.", show_default=False)],
+) -> None:
+    """Copy a bot into the league, build and check it: accepted NAME vVERSION, or rejected.
+
+    Exit status 0 when accepted, 1 when rejected (with the reason and the check's report).
+    A new version of a name replaces the old one in the pool; the old one's games stay in the
+    history.
+    """
+    submission = submit(league, bot)
+    if submission.accepted:
+        typer.echo(f"accepted {submission.name} v{submission.version}")
+        return
+    typer.echo(f"rejected: {submission.reason}")
+    for line in submission.report:
+        typer.echo(f"  {line}")
+    raise typer.Exit(1)
+
+
+@app.command("run")
+def run_command(
+    league: League,
+    games: Annotated[int | None, typer.Option(help="Play this many games, then stop.",
+                                              min=1, show_default=False)] = None,
+    minutes: Annotated[float | None, typer.Option(
+        help="Play for about this long (checked between batches of games).", min=0.0,
+        show_default=False)] = None,
+    jobs: Annotated[int | None, typer.Option(
+        help="Games played in parallel (default: the number of CPUs).", min=1,
+        show_default=False)] = None,
+) -> None:
+    """Play duplicate sets chosen by the matchmaker; each game is stored as it ends.
+
+    Newcomers play first, then the neighbours in the table whose order is least certain; nobody
+    starves. Ctrl-C (or a kill) loses at most the games in progress: run again to continue.
+    """
+    from arena.league.run import run_league
+
+    try:
+        report = run_league(league, games=games, minutes=minutes, jobs=jobs)
+    except KeyboardInterrupt:
+        raise RunInterrupted(f"interrupted: every finished game is saved in {league}; "
+                             f"arena league run {league} continues") from None
+    typer.echo(f"{report.played} games played in {report.seconds:.1f} s ({report.faults} faults); "
+               f"{report.total} games in the league")
+
+
+@app.command("table")
+def table_command(
+    league: League,
+    fmt: Annotated[str, typer.Option(
+        "--format", help="Output format: plain, github, csv, json or html.")] = "plain",
+    crosstable: Annotated[bool, typer.Option(
+        "--crosstable", help="Add the head-to-head matrix (pairwise score %).")] = False,
+    resamples: Annotated[int, typer.Option(
+        help="Bootstrap resamples for the intervals and LOS (0: none).", min=0)] = RESAMPLES,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.", min=0)] = 0,
+) -> None:
+    """The ratings of the active entrants, from their games together (as arena table rates)."""
+    typer.echo(league_table(league, fmt=fmt, resamples=resamples, seed=seed,
+                            crosstable=crosstable), nl=False)
+
+
+@app.command("status")
+def status_command(league: League) -> None:
+    """Entrants and versions, games, recent faults, recent submissions (with reasons)."""
+    typer.echo(league_status(league), nl=False)
+
+
+@app.command("retire")
+def retire_command(
+    league: League,
+    name: Annotated[str, typer.Argument(help="The entrant to take out of the pool.",
+                                        show_default=False)],
+) -> None:
+    """Take an entrant out of the pool; its games stay in the history (and the export)."""
+    store = Store.open(league)
+    try:
+        bot = store.retire(name)
+    finally:
+        store.close()
+    typer.echo(f"retired {bot.name} v{bot.version}")
+
+
+@app.command("export")
+def export_command(
+    league: League,
+    out: Annotated[Path | None, typer.Option(
+        help="The file to write (default: LEAGUE/export/games.jsonl).", show_default=False)] = None,
+) -> None:
+    """Write every game, old versions' too, as a tournament's games.jsonl (for arena table)."""
+    path = out if out is not None else league / "export" / "games.jsonl"
+    count = export_games(league, path)
+    typer.echo(f"{count} games written to {path}")

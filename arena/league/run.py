@@ -1,0 +1,181 @@
+"""``league run``: play duplicate sets chosen by the matchmaker, each finished game committed at once.
+
+Sets are planned in the database before they are played, and a game is stored (one transaction)
+the moment it ends, so a run stopped any way (Ctrl-C, SIGKILL) loses only the games in progress;
+the next run first finishes the open sets whose entrants are all still active (others are
+abandoned), then asks the matchmaker for more. Games are played by the tournament runner's own
+machinery: ``arena.runs.workers.run_tasks`` over ``arena.runs.batch.play_batch``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from arena.errors import ConfigError
+from arena.league.matchmaker import next_tables
+from arena.league.settings import LeagueSettings
+from arena.league.standings import matchmaker_entrants
+from arena.league.store import LOGS_DIR, Bot, PlannedSet, Store, game_id_of
+from arena.runs.batch import BotCommand, Finished, RunSettings
+from arena.runs.schedule import GameSpec
+from arena.runs.workers import available_cpus, run_tasks
+from engine.seeding import derive_seed
+
+RUN_LOCK = "run.lock"
+SETS_PER_JOB = 2
+"""Sets planned per worker between two looks at the ratings: enough to keep workers busy."""
+
+
+@dataclass
+class LeagueRunReport:
+    """What a run did: games played and faults, seconds, and the games stored in all."""
+
+    played: int = 0
+    faults: int = 0
+    seconds: float = 0.0
+    total: int = 0
+
+
+def run_league(directory: Path, *, games: int | None = None, minutes: float | None = None,
+               jobs: int | None = None,
+               on_game: Callable[[Finished, LeagueRunReport], None] | None = None) -> LeagueRunReport:
+    """Play until ``games`` more games are stored or ``minutes`` have passed (checked between
+    batches of sets); at least one of them is required. KeyboardInterrupt after the games in
+    progress are saved."""
+    if games is None and minutes is None:
+        raise ConfigError("league run: give --games N or --minutes M")
+    store = Store.open(directory)
+    report = LeagueRunReport()
+    start = time.monotonic()
+    try:
+        with _only_run(directory):
+            settings = LeagueSettings.of(store)
+            workers = jobs or len(available_cpus())
+            while (games is None or report.played < games) and \
+                    (minutes is None or time.monotonic() - start < minutes * 60):
+                _play_batch(store, settings, workers, games, report, on_game)
+    finally:
+        report.seconds = time.monotonic() - start
+        report.total = store.game_total()
+        store.close()
+    return report
+
+
+def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int | None,
+                report: LeagueRunReport,
+                on_game: Callable[[Finished, LeagueRunReport], None] | None) -> None:
+    """Plan (or take up) a batch of sets and play it, storing each game as it ends."""
+    bots = store.bots_by_id()
+    tasks, seats, places = _next_batch(store, settings, bots, workers)
+    if games is not None:
+        tasks = tasks[:games - report.played]  # the rest stays open for the next run
+    # settings.sandbox is "none" (the only mode yet, see arena.league.settings): when the arena
+    # has a sandbox, this is where the league's mode goes into RunSettings, as submit._build does.
+    run_settings = RunSettings(
+        bots={bots[b].key: BotCommand(bots[b].run, str(store.directory / bots[b].dir))
+              for b in {b for ids in seats.values() for b in ids}},
+        time_control=settings.time_control, limits=settings.limits,
+        policy=settings.policy, log_dir=str(store.directory / LOGS_DIR))
+    for game in run_tasks(tasks, run_settings, workers):
+        _record(store, game, seats, places, bots)
+        report.played += 1
+        report.faults += game.faults
+        if on_game is not None:
+            on_game(game, report)
+
+
+def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot],
+                workers: int) -> tuple[list[GameSpec], dict[str, tuple[int, ...]],
+                                       dict[str, tuple[int, int]]]:
+    """The games to play next: the open sets' missing games, else new sets from the matchmaker."""
+    open_sets = store.open_sets()
+    stale = [s.id for s in open_sets
+             if any(bots[b].state != "active" for rotation in s.rotations for b in rotation)]
+    if stale:
+        store.abandon_sets(stale)
+    pending = [s for s in open_sets if s.id not in stale]
+    if not pending:
+        entrants = matchmaker_entrants(store)
+        if len(entrants) < settings.table_size:
+            raise ConfigError(f"{store.directory}: {len(entrants)} active entrants: at least "
+                              f"{settings.table_size} are needed (arena league submit adds bots)")
+        by_key = {bot.key: bot.id for bot in bots.values() if bot.state == "active"}
+        first = len(store.open_sets()) + store.game_total()
+        tables = next_tables(entrants, settings.table_size, SETS_PER_JOB * workers,
+                             seed=derive_seed(settings.seed, "matchmaker", first))
+        pending = store.plan_sets([
+            (derive_seed(settings.seed, "league-deals", first, index),
+             _rotations([by_key[key] for key in table], settings.teams))
+            for index, table in enumerate(tables)])
+    tasks: list[GameSpec] = []
+    seats: dict[str, tuple[int, ...]] = {}
+    places: dict[str, tuple[int, int]] = {}
+    for planned in pending:
+        tasks.extend(_specs(planned, settings, bots, seats, places))
+    return tasks, seats, places
+
+
+def _rotations(members: list[int],
+               teams: tuple[tuple[int, ...], ...] | None) -> list[tuple[int, ...]]:
+    """Seats by rotation: every entrant plays every seat of the deal; teams swap sides."""
+    size = len(members)
+    if teams is not None:  # entrant i plays team (i + r)'s seats in rotation r
+        rotations = []
+        for r in range(size):
+            seats = [0] * sum(len(team) for team in teams)
+            for index, team in enumerate(teams):
+                for seat in team:
+                    seats[seat] = members[(index + r) % size]
+            rotations.append(tuple(seats))
+        return rotations
+    return [tuple(members[(seat + r) % size] for seat in range(size)) for r in range(size)]
+
+
+def _specs(planned: PlannedSet, settings: LeagueSettings, bots: dict[int, Bot],
+           seats: dict[str, tuple[int, ...]], places: dict[str, tuple[int, int]]) -> list[GameSpec]:
+    specs = []
+    for rotation, ids in enumerate(planned.rotations):
+        if rotation in planned.played:
+            continue
+        game_id = game_id_of(planned.id, rotation)
+        seats[game_id] = ids
+        places[game_id] = (planned.id, rotation)
+        specs.append(GameSpec(id=game_id, game=settings.game, options=settings.options,
+                              seats=tuple(bots[b].key for b in ids), seed=planned.seed, round=0,
+                              table=planned.id, rotation=rotation))
+    return specs
+
+
+def _record(store: Store, game: Finished, seats: dict[str, tuple[int, ...]],
+            places: dict[str, tuple[int, int]], bots: dict[int, Bot]) -> None:
+    """Store one finished game with its seats (bot ids) and faults, in one transaction."""
+    line = orjson.loads(game.line)
+    ids = seats[line["id"]]
+    faults = [(_faulting_bot(fault, ids), str(fault.get("kind")), str(fault.get("detail", ""))[:500])
+              for fault in line.get("faults", ())]
+    set_id, rotation = places[line["id"]]
+    store.record_game(set_id, rotation, ids, game.line, faults)
+
+
+def _faulting_bot(fault: dict[str, object], ids: tuple[int, ...]) -> int:
+    seat = fault.get("seat")
+    return ids[seat] if isinstance(seat, int) and 0 <= seat < len(ids) else ids[0]
+
+
+@contextmanager
+def _only_run(directory: Path) -> Iterator[None]:
+    """Hold the league's run lock: two runs would play the same open sets. The kernel drops the
+    lock with the process, however it ends."""
+    with (directory / RUN_LOCK).open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(f"{directory}: another league run is going on") from None
+        yield

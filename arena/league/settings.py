@@ -1,0 +1,81 @@
+"""A league's settings, fixed at ``league init`` and kept in its database."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import engine
+from arena.errors import ConfigError
+from arena.settings import FaultPolicy, Limits, TimeControl
+from engine.errors import OptionError
+
+if TYPE_CHECKING:
+    from arena.league.store import Store
+
+SANDBOXES = ("none",)
+"""Sandbox modes a league can use for builds and games. Only ``none`` until the arena has a
+sandbox in ``arena.settings``; ``league init --sandbox`` refuses the others rather than ignore them."""
+
+
+@dataclass(frozen=True)
+class LeagueSettings:
+    """The game (with its players and options), the sandbox, the deal seed and the time control."""
+
+    game: str
+    players: int
+    options: dict[str, Any]
+    sandbox: str = "none"
+    seed: int = 1
+    time_control: TimeControl = TimeControl()
+    limits: Limits = field(default_factory=Limits)
+    policy: FaultPolicy = FaultPolicy.FORFEIT
+
+    @property
+    def teams(self) -> tuple[tuple[int, ...], ...] | None:
+        """The game's teams (each entrant then plays a team's seats with copies of itself), or None."""
+        return engine.game(self.game).info.teams
+
+    @property
+    def table_size(self) -> int:
+        """Entrants per duplicate set: the players, or the teams."""
+        teams = self.teams
+        return self.players if teams is None else len(teams)
+
+    @classmethod
+    def checked(cls, game: str, players: int | None, options: Mapping[str, object],
+                sandbox: str, seed: int = 1) -> LeagueSettings:
+        """Settings from ``league init``'s options; ConfigError naming the bad option."""
+        try:
+            rules = engine.game(game)
+        except OptionError as error:
+            raise ConfigError(f"--game: {error}") from None
+        count = rules.info.default_players if players is None else players
+        if count not in rules.info.player_counts:
+            counts = ", ".join(map(str, rules.info.player_counts))
+            raise ConfigError(f"--players: {game} is played by {counts}, not {count}")
+        try:
+            resolved = rules.resolve_options(count, dict(options))
+        except OptionError as error:
+            raise ConfigError(f"--option {error.option or ''}: {error.problem}") from None
+        if sandbox not in SANDBOXES:
+            raise ConfigError(f"--sandbox: {sandbox!r} is not available in this arena "
+                              f"(available: {', '.join(SANDBOXES)})")
+        return cls(game, count, resolved, sandbox, seed)
+
+    def stored(self) -> dict[str, Any]:
+        """The settings as the database keeps them (JSON values by key)."""
+        return {"game": self.game, "players": self.players, "options": self.options,
+                "sandbox": self.sandbox, "seed": self.seed,
+                "time_control": asdict(self.time_control), "limits": asdict(self.limits),
+                "policy": self.policy.value}
+
+    @classmethod
+    def of(cls, store: Store) -> LeagueSettings:
+        """The settings of an open league."""
+        raw = store.settings()
+        return cls(game=raw["game"], players=raw["players"], options=raw["options"],
+                   sandbox=raw["sandbox"], seed=raw["seed"],
+                   time_control=TimeControl(**raw["time_control"]), limits=Limits(**raw["limits"]),
+                   policy=FaultPolicy(raw["policy"]))

@@ -1,0 +1,98 @@
+"""``league status`` and ``league table`` as text: entrants, versions, submissions, games, faults."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import orjson
+from tabulate import tabulate
+
+from arena.errors import ResultsError
+from arena.league.settings import LeagueSettings
+from arena.league.standings import active_results, export_lines
+from arena.league.store import SUBMISSIONS_LOG, Store
+from arena.ratings.table import results_table
+
+RECENT_SUBMISSIONS = 10
+RECENT_FAULTS = 3
+
+
+def league_table(directory: Path, *, fmt: str = "plain", resamples: int = 1000,
+                 seed: int = 0, crosstable: bool = False) -> str:
+    """The ratings table of the active entrants (the model and formats of ``arena table``)."""
+    store = Store.open(directory)
+    try:
+        results = active_results(store)
+    finally:
+        store.close()
+    if not results:
+        raise ResultsError(f"{directory}: no games among the active entrants yet "
+                           f"(arena league run plays some)")
+    return results_table(results, fmt=fmt, resamples=resamples, seed=seed, crosstable=crosstable)
+
+
+def league_status(directory: Path) -> str:
+    """Settings, entrants with their versions, games and recent faults, and recent submissions."""
+    store = Store.open(directory)
+    try:
+        settings = LeagueSettings.of(store)
+        bots = store.bots(("active", "replaced", "retired"))
+        games = store.game_counts()
+        faults = store.fault_counts()
+        recent = store.recent_faults(RECENT_FAULTS)
+        total = store.game_total()
+        open_sets = len(store.open_sets())
+    finally:
+        store.close()
+    lines = [f"league {directory}: {settings.game}, {settings.players} players, "
+             f"sandbox {settings.sandbox}; {total} games stored, {open_sets} sets open", ""]
+    rows = [[bot.name, bot.version, bot.state, bot.language or "", bot.author or "",
+             games.get(bot.id, 0), faults.get(bot.id, 0), _when(bot.submitted)]
+            for bot in sorted(bots, key=lambda b: (b.state != "active", b.name, -b.submitted))]
+    lines.append(tabulate(rows, ["entrant", "version", "state", "language", "author", "games",
+                                 "faults", "submitted"]) if rows else "no entrants yet")
+    fault_lines = [f"  {bot.key}: {kind} in {game}: {detail[:100]}"
+                   for bot in bots for game, kind, detail in recent.get(bot.id, [])]
+    if fault_lines:
+        lines += ["", "recent faults:", *fault_lines]
+    lines += ["", "recent submissions:"]
+    lines += [f"  {line}" for line in _submissions(directory)] or ["  none"]
+    return "\n".join(lines) + "\n"
+
+
+def _submissions(directory: Path) -> list[str]:
+    path = directory / SUBMISSIONS_LOG
+    if not path.exists():
+        return []
+    entries = []
+    for raw in path.read_bytes().splitlines()[-RECENT_SUBMISSIONS:]:
+        try:
+            entries.append(orjson.loads(raw))
+        except orjson.JSONDecodeError:
+            continue  # a line cut by a crash: the log is informative only
+    lines = []
+    for entry in reversed(entries):
+        what = (f"accepted {entry['name']} v{entry['version']}" if entry.get("accepted")
+                else f"rejected: {entry.get('reason', '')}")
+        lines.append(f"{_when(entry.get('at', 0))}  {entry.get('source', '')}: {what}")
+    return lines
+
+
+def export_games(directory: Path, out: Path) -> int:
+    """Write every stored game to ``out`` as ``arena run``'s games.jsonl lines; the count."""
+    store = Store.open(directory)
+    count = 0
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("wb") as handle:
+            for line in export_lines(store):
+                handle.write(line.rstrip(b"\n") + b"\n")
+                count += 1
+    finally:
+        store.close()
+    return count
+
+
+def _when(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))

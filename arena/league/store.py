@@ -1,0 +1,350 @@
+"""A league's database: one SQLite file (``league.db``) in WAL mode, so readers (``league table``,
+``league status``) never wait for a run that is writing, and a killed writer loses nothing committed.
+
+Every change is one short transaction: a submission accepted (its bot version), a duplicate set
+planned, a finished game (its line, its seats, its faults, its set closed when complete). A
+finished game commits on its own, so SIGKILL of a run loses at most the games in progress.
+``synchronous=NORMAL``: in WAL mode a commit survives a killed process (not a power cut; the
+results file of ``arena run`` makes the same trade with its fsync once a second).
+
+The schema's version is ``PRAGMA user_version``; ``MIGRATIONS[i]`` takes version ``i`` to ``i+1``.
+A database written by a newer arena is refused rather than guessed at.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from arena.errors import ConfigError
+
+DATABASE = "league.db"
+BOTS_DIR = "bots"
+LOGS_DIR = "logs"
+STAGING_DIR = "staging"
+SUBMISSIONS_LOG = "submissions.jsonl"
+BUSY_TIMEOUT = 30.0
+"""Seconds a connection waits for another's write transaction (they are all short)."""
+WAL_PAGES = 10_000
+"""WAL pages (4 KB) between automatic checkpoints: a WAL of up to ~40 MB."""
+
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE bots (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        dir TEXT NOT NULL,
+        run TEXT NOT NULL,
+        language TEXT,
+        author TEXT,
+        submitted REAL NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('active', 'replaced', 'retired')),
+        UNIQUE (name, version)
+    );
+    CREATE UNIQUE INDEX one_active_version ON bots (name) WHERE state = 'active';
+    CREATE TABLE sets (
+        id INTEGER PRIMARY KEY,
+        seed INTEGER NOT NULL,
+        rotations TEXT NOT NULL,
+        planned REAL NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('open', 'done', 'abandoned'))
+    );
+    CREATE TABLE games (
+        id TEXT PRIMARY KEY,
+        set_id INTEGER NOT NULL REFERENCES sets (id),
+        rotation INTEGER NOT NULL,
+        finished REAL NOT NULL,
+        line BLOB NOT NULL,
+        UNIQUE (set_id, rotation)
+    );
+    CREATE TABLE seats (
+        game TEXT NOT NULL REFERENCES games (id),
+        seat INTEGER NOT NULL,
+        bot INTEGER NOT NULL REFERENCES bots (id),
+        PRIMARY KEY (game, seat)
+    );
+    CREATE INDEX seats_by_bot ON seats (bot);
+    CREATE TABLE faults (
+        game TEXT NOT NULL REFERENCES games (id),
+        bot INTEGER NOT NULL REFERENCES bots (id),
+        kind TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        finished REAL NOT NULL
+    );
+    CREATE INDEX faults_by_bot ON faults (bot, finished);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+@dataclass(frozen=True)
+class Bot:
+    """One submitted version of a bot, as stored."""
+
+    id: int
+    name: str
+    version: str
+    dir: str
+    run: tuple[str, ...]
+    language: str | None
+    author: str | None
+    submitted: float
+    state: str
+
+    @property
+    def key(self) -> str:
+        """The name this version plays under in game records: ``NAME@VERSION``."""
+        return f"{self.name}@{self.version}"
+
+
+@dataclass(frozen=True)
+class PlannedSet:
+    """A duplicate set: its id, deal seed, the bot ids of each rotation and the rotations played."""
+
+    id: int
+    seed: int
+    rotations: tuple[tuple[int, ...], ...]
+    played: frozenset[int]
+
+
+class Store:
+    """An open league database (one connection; autocommit, explicit short transactions)."""
+
+    def __init__(self, directory: Path, connection: sqlite3.Connection) -> None:
+        self.directory = directory
+        self.db = connection
+
+    # -- opening -------------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, directory: Path, settings: dict[str, Any]) -> Store:
+        """Create the league directory and its database; ConfigError if one is already there."""
+        path = directory / DATABASE
+        if path.exists():
+            raise ConfigError(f"{directory}: already a league (it has {DATABASE})")
+        if directory.exists() and not directory.is_dir():
+            raise ConfigError(f"{directory}: exists and is not a directory")
+        for sub in (BOTS_DIR, LOGS_DIR, STAGING_DIR):
+            (directory / sub).mkdir(parents=True, exist_ok=True)
+        store = cls(directory, _connect(path))
+        store.db.execute("PRAGMA journal_mode = WAL")
+        with store.transaction():
+            store._migrate(0)
+            store.db.executemany("INSERT INTO settings (key, value) VALUES (?, ?)",
+                                 [(k, orjson.dumps(v).decode()) for k, v in settings.items()])
+        return store
+
+    @classmethod
+    def open(cls, directory: Path) -> Store:
+        """Open an existing league; ConfigError if it is not one or was written by a newer arena."""
+        path = directory / DATABASE
+        if not path.is_file():
+            raise ConfigError(f"{directory}: not a league (no {DATABASE}; create one with "
+                              f"arena league init)")
+        store = cls(directory, _connect(path))
+        try:
+            version = store.db.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as error:
+            raise ConfigError(f"{path}: not a league database ({error})") from None
+        if version > SCHEMA_VERSION:
+            store.close()
+            raise ConfigError(f"{path}: written by a newer arena (schema {version}; this one "
+                              f"reads up to {SCHEMA_VERSION}): upgrade the arena")
+        if version == 0:
+            store.close()
+            raise ConfigError(f"{path}: not a league database (no schema)")
+        if version < SCHEMA_VERSION:
+            with store.transaction():
+                store._migrate(version)
+        return store
+
+    def _migrate(self, version: int) -> None:
+        for script in MIGRATIONS[version:]:
+            for statement in script.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+        self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction, taken at once (BEGIN IMMEDIATE), committed or rolled back."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- settings and bots ---------------------------------------------------------------------
+
+    def settings(self) -> dict[str, Any]:
+        """The league's settings (game, players, options, sandbox, seed, time control)."""
+        return {k: orjson.loads(v) for k, v in self.db.execute("SELECT key, value FROM settings")}
+
+    def bots(self, states: Sequence[str] = ("active",)) -> list[Bot]:
+        """The bot versions in ``states``, oldest submission first."""
+        marks = ", ".join("?" * len(states))
+        rows = self.db.execute(f"SELECT * FROM bots WHERE state IN ({marks}) ORDER BY id",
+                               tuple(states))
+        return [_bot(row) for row in rows]
+
+    def bots_by_id(self) -> dict[int, Bot]:
+        """Every version ever accepted, by id."""
+        return {row[0]: _bot(row) for row in self.db.execute("SELECT * FROM bots")}
+
+    def add_bot(self, name: str, version: str, directory: str, run: Sequence[str],
+                language: str | None, author: str | None) -> Bot:
+        """Accept a version: it becomes the active one of its name (the previous is replaced)."""
+        with self.transaction():
+            self.db.execute("UPDATE bots SET state = 'replaced' WHERE name = ? AND state = 'active'",
+                            (name,))
+            cursor = self.db.execute(
+                "INSERT INTO bots (name, version, dir, run, language, author, submitted, state) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
+                (name, version, directory, orjson.dumps(list(run)).decode(), language, author,
+                 time.time()))
+            bot_id = cursor.lastrowid
+        return self.bots_by_id()[int(bot_id or 0)]
+
+    def versions(self, name: str) -> list[str]:
+        """Every version of ``name`` accepted so far."""
+        return [row[0] for row in self.db.execute("SELECT version FROM bots WHERE name = ?", (name,))]
+
+    def retire(self, name: str) -> Bot:
+        """Take the active version of ``name`` out of the pool; ConfigError if there is none."""
+        with self.transaction():
+            row = self.db.execute("SELECT * FROM bots WHERE name = ? AND state = 'active'",
+                                  (name,)).fetchone()
+            if row is None:
+                active = ", ".join(bot.name for bot in self.bots()) or "none"
+                raise ConfigError(f"{self.directory}: no active bot named {name!r} "
+                                  f"(active: {active})")
+            self.db.execute("UPDATE bots SET state = 'retired' WHERE id = ?", (row[0],))
+        return _bot(row)
+
+    # -- sets and games ------------------------------------------------------------------------
+
+    def plan_sets(self, seeds_and_rotations: Sequence[tuple[int, Sequence[Sequence[int]]]]
+                  ) -> list[PlannedSet]:
+        """Record new duplicate sets (deal seed, bot ids by rotation) as open; one transaction."""
+        planned = []
+        now = time.time()
+        with self.transaction():
+            for seed, rotations in seeds_and_rotations:
+                cursor = self.db.execute(
+                    "INSERT INTO sets (seed, rotations, planned, state) VALUES (?, ?, ?, 'open')",
+                    (seed, orjson.dumps([list(r) for r in rotations]).decode(), now))
+                planned.append(PlannedSet(int(cursor.lastrowid or 0), seed,
+                                          tuple(tuple(r) for r in rotations), frozenset()))
+        return planned
+
+    def open_sets(self) -> list[PlannedSet]:
+        """The sets planned but not yet complete, oldest first, with the rotations already played."""
+        sets = []
+        for set_id, seed, rotations in self.db.execute(
+                "SELECT id, seed, rotations FROM sets WHERE state = 'open' ORDER BY id").fetchall():
+            played = frozenset(row[0] for row in self.db.execute(
+                "SELECT rotation FROM games WHERE set_id = ?", (set_id,)))
+            sets.append(PlannedSet(set_id, seed, tuple(tuple(r) for r in orjson.loads(rotations)),
+                                   played))
+        return sets
+
+    def abandon_sets(self, set_ids: Sequence[int]) -> None:
+        """Give up sets that can no longer be completed (a bot in them left the pool)."""
+        with self.transaction():
+            self.db.executemany("UPDATE sets SET state = 'abandoned' WHERE id = ?",
+                                [(i,) for i in set_ids])
+
+    def record_game(self, set_id: int, rotation: int, bot_ids: Sequence[int], line: bytes,
+                    faults: Sequence[tuple[int, str, str]]) -> bool:
+        """Store one finished game (its line, seats and faults ``(bot id, kind, detail)``), closing
+        its set when it was the last rotation: one transaction. False if it was already stored."""
+        now = time.time()
+        game_id = game_id_of(set_id, rotation)
+        with self.transaction():
+            cursor = self.db.execute(
+                "INSERT OR IGNORE INTO games (id, set_id, rotation, finished, line) "
+                "VALUES (?, ?, ?, ?, ?)", (game_id, set_id, rotation, now, line))
+            if cursor.rowcount == 0:
+                return False
+            self.db.executemany("INSERT INTO seats (game, seat, bot) VALUES (?, ?, ?)",
+                                [(game_id, seat, bot) for seat, bot in enumerate(bot_ids)])
+            self.db.executemany(
+                "INSERT INTO faults (game, bot, kind, detail, finished) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, bot, kind, detail, now) for bot, kind, detail in faults])
+            self.db.execute("UPDATE sets SET state = 'done' WHERE id = ? AND json_array_length("
+                            "rotations) <= (SELECT COUNT(*) FROM games WHERE set_id = ?)",
+                            (set_id, set_id))
+        return True
+
+    def lines(self, active_only: bool = False) -> Iterator[bytes]:
+        """Every game's result line in the order they finished; ``active_only``: the games whose
+        seats are all active versions (the games the current table rates)."""
+        query = "SELECT line FROM games"
+        if active_only:
+            query += (" WHERE NOT EXISTS (SELECT 1 FROM seats JOIN bots ON bots.id = seats.bot "
+                      "WHERE seats.game = games.id AND bots.state != 'active')")
+        for (line,) in self.db.execute(query + " ORDER BY rowid"):
+            yield bytes(line)
+
+    def game_counts(self) -> dict[int, int]:
+        """Games played by each bot version, by id."""
+        return dict(self.db.execute("SELECT bot, COUNT(DISTINCT game) FROM seats GROUP BY bot"))
+
+    def set_counts(self) -> dict[int, int]:
+        """Duplicate sets each bot version has played at least one game of, by id."""
+        return dict(self.db.execute(
+            "SELECT seats.bot, COUNT(DISTINCT games.set_id) FROM seats "
+            "JOIN games ON games.id = seats.game GROUP BY seats.bot"))
+
+    def game_total(self) -> int:
+        """Games stored."""
+        return int(self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+
+    def recent_faults(self, per_bot: int = 3) -> dict[int, list[tuple[str, str, str]]]:
+        """The latest faults of each bot version: ``(game id, kind, detail)``, newest first."""
+        recent: dict[int, list[tuple[str, str, str]]] = {}
+        for bot, game, kind, detail in self.db.execute(
+                "SELECT bot, game, kind, detail FROM faults ORDER BY rowid DESC"):
+            entries = recent.setdefault(bot, [])
+            if len(entries) < per_bot:
+                entries.append((game, kind, detail))
+        return recent
+
+    def fault_counts(self) -> dict[int, int]:
+        """Faults of each bot version, by id."""
+        return dict(self.db.execute("SELECT bot, COUNT(*) FROM faults GROUP BY bot"))
+
+
+def game_id_of(set_id: int, rotation: int) -> str:
+    """A league game's id: its set and rotation."""
+    return f"s{set_id:06d}-r{rotation}"
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
+    connection.execute("PRAGMA synchronous = NORMAL")
+    # Checkpoints copy the WAL into the database (with fsyncs): every 1000 pages by default, which
+    # is every ~250 games of ~10 KB and doubles the cost of storing one (bench/league.py).
+    connection.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES}")
+    connection.execute("PRAGMA foreign_keys = ON")
+    return connection
+
+
+def _bot(row: Sequence[Any]) -> Bot:
+    return Bot(id=row[0], name=row[1], version=row[2], dir=row[3], run=tuple(orjson.loads(row[4])),
+               language=row[5], author=row[6], submitted=row[7], state=row[8])

@@ -1,0 +1,163 @@
+"""The league: its matchmaker against uniform scheduling, and the cost of storing a game.
+
+- **matchmaker vs uniform**: a simulated field of 12 entrants with known strengths (0 to 330 Elo
+  in steps of 30) at 4-player tables, outcomes drawn in process (Plackett-Luce: Gumbel
+  performances, so pairwise odds are Bradley-Terry) with no bot processes. A duplicate set is one
+  table's 4 games. Both schedulers plan 4 sets at a time (what ``league run`` does with 2 workers);
+  after each batch the table is rated with ``arena.ratings.model.rate`` (200 resamples), and the run
+  stops when the table orders every adjacent pair correctly with LOS >= 95%. Uniform is the
+  tournament runner's round-robin (``sample_tables``: every table of 4, shuffled, cycled). Figure:
+  the median games over REPEATS fields (different seeds) of each; goal: matchmaker <= 0.6x uniform.
+- **storing a game**: a real-size game line (a random 4-player Blackout game's full record) stored
+  with ``Store.record_game`` (one transaction, WAL) against appended with the runner's
+  ``ResultsWriter`` (write, flush, fsync at most once a second). Median per game; goal: within 2x.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import tempfile
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+import numpy as np
+import orjson
+
+import engine
+from arena.league.matchmaker import Entrant, next_tables
+from arena.league.settings import LeagueSettings
+from arena.league.store import Store
+from arena.ratings.model import ELO_PER_NAT, rate
+from arena.runs.results import ResultsWriter
+from arena.runs.schedule import sample_tables
+
+ENTRANTS = 12
+SPACING = 30.0
+PLAYERS = 4
+SETS_PER_BATCH = 4
+RESAMPLES = 200
+LOS_GOAL = 0.95
+REPEATS = 5
+MAX_GAMES = 40_000
+RATIO_GOAL = 0.6
+STORE_GAMES = 300
+STORE_GOAL = 2.0
+
+NAMES = [f"bot{i:02d}" for i in range(ENTRANTS)]
+STRENGTH = {name: (ENTRANTS - 1 - i) * SPACING for i, name in enumerate(NAMES)}
+"""bot00 is the strongest: the true order is NAMES."""
+
+
+def _set_results(table: tuple[str, ...], rng: np.random.Generator) -> list[dict[str, Any]]:
+    results = []
+    for rotation in range(PLAYERS):
+        seats = [table[(s + rotation) % PLAYERS] for s in range(PLAYERS)]
+        perf = np.array([STRENGTH[n] for n in seats]) / ELO_PER_NAT + rng.gumbel(size=PLAYERS)
+        ranks = (1 + (perf[None, :] > perf[:, None]).sum(axis=1)).tolist()
+        results.append({"entrants": seats, "scores": [PLAYERS - r for r in ranks], "ranks": ranks,
+                        "forfeits": [False] * PLAYERS, "faults": [0] * PLAYERS})
+    return results
+
+
+def _resolved(results: list[dict[str, Any]], seed: int) -> tuple[bool, Any]:
+    ratings = rate(results, resamples=RESAMPLES, seed=seed)
+    rows = ratings.standings
+    ordered = [row.name for row in rows] == NAMES
+    sure = all(row.los_next is not None and row.los_next >= LOS_GOAL for row in rows[:-1])
+    return ordered and sure, ratings
+
+
+def games_until_resolved(scheduler: str, seed: int) -> int:
+    """Games the scheduler needs until the table is right with LOS >= 95% at every step."""
+    rng = np.random.default_rng(seed)
+    results: list[dict[str, Any]] = []
+    sets = dict.fromkeys(NAMES, 0)
+    uniform = [tuple(rotations[0]) for rotations in
+               sample_tables(NAMES, PLAYERS, 10_000, seed)]
+    ratings = None
+    batch = 0
+    while len(results) < MAX_GAMES:
+        if scheduler == "uniform":
+            tables = [uniform[(batch * SETS_PER_BATCH + k) % len(uniform)]
+                      for k in range(SETS_PER_BATCH)]
+        else:
+            rows = {} if ratings is None else {row.name: row for row in ratings.standings}
+            entrants = [Entrant(n, sets[n], *((rows[n].rating, rows[n].lower, rows[n].upper)
+                                              if n in rows else (None, None, None)))
+                        for n in NAMES]
+            tables = next_tables(entrants, PLAYERS, SETS_PER_BATCH, seed=seed * 1000 + batch)
+        for table in tables:
+            results.extend(_set_results(table, rng))
+            for name in table:
+                sets[name] += 1
+        batch += 1
+        done, ratings = _resolved(results, seed)
+        if done:
+            return len(results)
+    return MAX_GAMES
+
+
+def _game_line(seed: int) -> bytes:
+    """A real-size result line: a random 4-player Blackout game's record."""
+    rules = engine.game("blackout")
+    state = rules.new_game(PLAYERS, seed)
+    choice = random.Random(seed)
+    while not state.is_over:
+        state = rules.apply(state, choice.choice(rules.legal_actions(state)))
+    names = NAMES[:PLAYERS]
+    record = rules.record(state, names)
+    record["faults"] = []
+    line = {"id": "s000001-r0", **record,
+            "result": {"entrants": names, "scores": [0] * PLAYERS, "ranks": [1] * PLAYERS,
+                       "forfeits": [False] * PLAYERS, "faults": [0] * PLAYERS}}
+    return orjson.dumps(line, default=str) + b"\n"
+
+
+def store_costs() -> tuple[float, float, int]:
+    """Median seconds per game: stored in the league database, appended to games.jsonl."""
+    line = _game_line(1)
+    db_times, jsonl_times = [], []
+    for _ in range(REPEATS):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            settings = LeagueSettings.checked("blackout", PLAYERS, {}, "none")
+            store = Store.create(root / "league", settings.stored())
+            ids = [store.add_bot(n, "1", f"bots/{n}/1", ["true"], None, None).id
+                   for n in NAMES[:PLAYERS]]
+            planned = store.plan_sets([(i, [ids] * PLAYERS) for i in range(STORE_GAMES)])
+            began = perf_counter()
+            for planned_set in planned:
+                store.record_game(planned_set.id, 0, ids, line, [])
+            db_times.append((perf_counter() - began) / STORE_GAMES)
+            store.close()
+            writer = ResultsWriter(root / "games.jsonl")
+            began = perf_counter()
+            for _ in range(STORE_GAMES):
+                writer.append(line)
+            writer.close()
+            jsonl_times.append((perf_counter() - began) / STORE_GAMES)
+    return statistics.median(db_times), statistics.median(jsonl_times), len(line)
+
+
+def run() -> list[str]:
+    """Measure and return the lines to print."""
+    lines = []
+    counts = {scheduler: [games_until_resolved(scheduler, seed) for seed in range(1, REPEATS + 1)]
+              for scheduler in ("uniform", "matchmaker")}
+    uniform = statistics.median(counts["uniform"])
+    matched = statistics.median(counts["matchmaker"])
+    ratio = matched / uniform
+    lines.append(f"games until every adjacent pair is ordered right with LOS >= 95% "
+                 f"({ENTRANTS} entrants {SPACING:.0f} Elo apart, median of {REPEATS}):")
+    lines.append(f"  uniform {uniform:.0f} {sorted(counts['uniform'])}")
+    lines.append(f"  matchmaker {matched:.0f} {sorted(counts['matchmaker'])}: "
+                 f"{ratio:.2f}x uniform (goal <= {RATIO_GOAL}x) "
+                 f"{'met' if ratio <= RATIO_GOAL else 'NOT met'}")
+    db, jsonl, size = store_costs()
+    store_ratio = db / jsonl
+    lines.append(f"storing a game ({size / 1024:.0f} KB line): league db {db * 1e6:.0f} us, "
+                 f"games.jsonl {jsonl * 1e6:.0f} us: {store_ratio:.2f}x (goal <= {STORE_GOAL}x) "
+                 f"{'met' if store_ratio <= STORE_GOAL else 'NOT met'}")
+    return lines

@@ -1,0 +1,122 @@
+"""Bot manifests: the starter bots' load, mistakes are one line naming file and key, and a bot
+directory works wherever a command did (check-bot, play, tournament files)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.bots.manifest import build_bot, load_manifest
+from arena.errors import ConfigError
+from arena.runs.tournament import load_tournament
+
+ROOT = Path(__file__).resolve().parents[3]
+ARENA = str(Path(sys.executable).parent / "arena")
+STARTERS = ["bots/python/greedy.bot.yaml", "bots/python/random.bot.yaml", "bots/js",
+            "bots/c/random.bot.yaml", "bots/c/first.bot.yaml"]
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=100)
+
+
+def bot_dir(tmp_path: Path, manifest: str, name: str = "mine") -> Path:
+    directory = tmp_path / name
+    directory.mkdir()
+    (directory / "random_bot.py").write_bytes((ROOT / "bots/python/random_bot.py").read_bytes())
+    (directory / "bot.yaml").write_text(manifest)
+    return directory
+
+
+@pytest.mark.parametrize("target", STARTERS)
+def test_every_starter_bot_has_a_manifest_that_loads(target: str) -> None:
+    manifest = load_manifest(ROOT / target)
+    assert manifest.plays("blackout") and manifest.plays("partnership-blackout")
+    assert manifest.version == "1"
+    build_bot(manifest)  # the C bots' make; the program then exists in the bot's directory
+
+
+@pytest.mark.parametrize(("text", "key", "problem"), [
+    ("run: python3 random_bot.py\n", "name", "missing (required)"),
+    ("name: x\n", "run", "missing (required)"),
+    ("name: x\nrun: python3 random_bot.py\nlanguge: py\n", "languge", "unknown key"),
+    ("name: x\nrun: python3 nothere.py\n", "run", "no such file 'nothere.py'"),
+    ("name: x y\nrun: python3 random_bot.py\n", "name", "use letters"),
+    ("name: x\nrun: python3 random_bot.py\ngames: [chess]\n", "games[0]", "chess"),
+    ("name: x\nrun: python3 random_bot.py\nversion: '../2'\n", "version", "use letters"),
+    ("name: x\nname: y\nrun: python3 random_bot.py\n", "line 2", "duplicate key 'name'"),
+])
+def test_a_wrong_manifest_is_one_error_naming_file_key_and_problem(
+        tmp_path: Path, text: str, key: str, problem: str) -> None:
+    directory = bot_dir(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_manifest(directory)
+    message = str(caught.value)
+    assert message.startswith(f"{directory / 'bot.yaml'}: {key}")
+    assert problem in message and "\n" not in message
+
+
+def test_a_directory_of_several_bots_names_their_manifests(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="name one: .*greedy.bot.yaml, .*random.bot.yaml"):
+        load_manifest(ROOT / "bots/python")
+    with pytest.raises(ConfigError, match="no bot.yaml"):
+        load_manifest(tmp_path)
+
+
+def test_a_failing_build_names_the_manifest_and_the_output(tmp_path: Path) -> None:
+    directory = bot_dir(tmp_path, "name: x\nrun: ./prog\n"
+                                  "build: [sh, -c, 'echo no compiler >&2; exit 3']\n")
+    with pytest.raises(ConfigError, match=r"bot.yaml: build: exited with 3: no compiler"):
+        build_bot(load_manifest(directory))
+
+
+def test_check_bot_takes_a_bot_directory_and_runs_it_from_there(tmp_path: Path) -> None:
+    directory = bot_dir(tmp_path, "name: mine\nrun: python3 random_bot.py\ngames: [blackout]\n")
+    done = arena("check-bot", str(directory), cwd=tmp_path.parent)  # relative path works only in it
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "play blackout" in done.stdout and "play partnership-blackout" not in done.stdout
+
+
+def test_check_bot_with_a_broken_manifest_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    directory = bot_dir(tmp_path, "name: mine\n")
+    done = arena("check-bot", str(directory))
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"arena: error: {directory / 'bot.yaml'}: run: missing (required)"
+
+
+def test_play_seats_bot_directories_and_commands_together(tmp_path: Path) -> None:
+    done = arena("play", "blackout", "bots/c/random.bot.yaml", "bots/python/greedy.bot.yaml",
+                 "bots/c/first_bot", "python3 bots/python/random_bot.py", "-o", "deals=2",
+                 "--log", str(tmp_path / "game.json"))
+    assert done.returncode == 0, done.stderr
+    record = (tmp_path / "game.json").read_text()
+    assert '"random-c"' in record and '"greedy"' in record
+
+
+def test_a_tournament_bot_may_be_a_dir(tmp_path: Path) -> None:
+    directory = bot_dir(tmp_path, "name: mine\nrun: python3 random_bot.py\n")
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\ngame: blackout\nbots:\n  - dir: {directory}\n"
+                    f"  - {{name: c1, cmd: {ROOT}/bots/c/random_bot}}\n"
+                    f"  - {{name: c2, cmd: {ROOT}/bots/c/random_bot}}\n"
+                    f"  - {{name: other, dir: {ROOT}/bots/c/first.bot.yaml}}\n")
+    tournament = load_tournament(path)
+    mine, other = tournament.bots[0], tournament.bots[3]
+    assert (mine.name, mine.argv, mine.workdir) == ("mine", ("python3", "random_bot.py"), str(directory))
+    assert (other.name, other.build) == ("other", ("make", "first_bot"))
+
+
+def test_a_tournament_dir_with_cmd_or_a_bad_manifest_names_the_bot_entry(tmp_path: Path) -> None:
+    directory = bot_dir(tmp_path, "name: mine\nrun: python3 gone.py\n")
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\ngame: blackout\nbots:\n  - {{dir: {directory}, cmd: x}}\n")
+    with pytest.raises(ConfigError, match=r"t.yaml: bots\[0\].cmd: not with dir"):
+        load_tournament(path)
+    path.write_text(f"name: t\ngame: blackout\nbots:\n  - dir: {directory}\n")
+    with pytest.raises(ConfigError, match=r"t.yaml: bots\[0\].dir: .*bot.yaml: run: no such file 'gone.py'"):
+        load_tournament(path)

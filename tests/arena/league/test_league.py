@@ -1,0 +1,292 @@
+"""The league end to end through the real ``arena league`` commands, real bots and real files:
+submissions accepted and rejected, runs, the table and status, and a SIGKILL mid-run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+import pytest
+
+from arena.errors import ConfigError
+from arena.league.run import run_league
+from arena.league.settings import LeagueSettings
+from arena.league.store import DATABASE, SCHEMA_VERSION, Store
+from arena.league.submit import submit
+
+ROOT = Path(__file__).resolve().parents[3]
+ARENA = str(Path(sys.executable).parent / "arena")
+MISBEHAVING = ROOT / "tests" / "bots" / "misbehaving"
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def arena(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ARENA, *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          timeout=200)
+
+
+def start(*args: str | Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([ARENA, *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
+
+
+def query(league: Path, sql: str) -> list[tuple[object, ...]]:
+    connection = sqlite3.connect(f"file:{league / DATABASE}?mode=ro", uri=True, timeout=30)
+    try:
+        return connection.execute(sql).fetchall()
+    finally:
+        connection.close()
+
+
+def games(league: Path) -> int:
+    return int(query(league, "SELECT COUNT(*) FROM games")[0][0])
+
+
+def snapshot(league: Path) -> tuple[list[str], list[str]]:
+    """The database's full contents (as SQL) and every path under bots/."""
+    connection = sqlite3.connect(league / DATABASE)
+    try:
+        dump = list(connection.iterdump())
+    finally:
+        connection.close()
+    return dump, sorted(str(p.relative_to(league)) for p in (league / "bots").rglob("*"))
+
+
+def own_bot(tmp_path: Path, name: str = "mine", version: str | None = None,
+            program: Path = ROOT / "bots/c/random_bot") -> Path:
+    """A bot directory of the user's own: a copy of a bot program with a bot.yaml (the C bot by
+    default: its check takes milliseconds; a Python program runs with python3)."""
+    directory = tmp_path / f"{name}-src"
+    directory.mkdir()
+    is_python = program.suffix == ".py"
+    shutil.copy(program, directory / ("bot.py" if is_python else "bot"))
+    if program.parent == MISBEHAVING:
+        shutil.copy(MISBEHAVING / "_protocol.py", directory)
+    lines = [f"name: {name}", "run: python3 bot.py" if is_python else "run: ./bot"]
+    if version is not None:
+        lines.append(f"version: '{version}'")
+    (directory / "bot.yaml").write_text("\n".join(lines) + "\n")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 3-player Blackout league (short games): the two C starter bots and one bot of our own.
+    Built once (each submission runs the whole check); each test gets a copy."""
+    tmp_path = tmp_path_factory.mktemp("template")
+    path = tmp_path / "league"
+    done = arena("league", "init", path, "--game", "blackout", "--players", "3",
+                 "--option", "deals=3")
+    assert done.returncode == 0, done.stderr
+    for bot in ("bots/c/random.bot.yaml", "bots/c/first.bot.yaml",
+                own_bot(tmp_path, program=ROOT / "bots/python/random_bot.py")):
+        done = arena("league", "submit", path, bot)
+        assert done.returncode == 0, done.stdout + done.stderr
+    return path
+
+
+@pytest.fixture
+def league(template: Path, tmp_path: Path) -> Path:
+    """A copy of the template league (paths inside a league are relative to it)."""
+    return Path(shutil.copytree(template, tmp_path / "league"))
+
+
+@pytest.mark.slow
+def test_submit_run_table_status_and_export(league: Path, tmp_path: Path) -> None:
+    assert arena("league", "submit", league, own_bot(tmp_path, "second")).stdout == \
+        "accepted second v1\n"
+    done = arena("league", "run", league, "--games", "24", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    assert games(league) == 24
+    table = arena("league", "table", league, "--format", "csv", "--resamples", "50")
+    assert table.returncode == 0, table.stderr
+    assert {"random-c", "first-legal-c", "mine", "second"} <= set(table.stdout.split(",") +
+                                                                 table.stdout.split("\n"))
+    status = arena("league", "status", league).stdout
+    assert "accepted mine v1" in status and "24 games stored" in status
+    done = arena("league", "export", league, "--out", tmp_path / "out" / "games.jsonl")
+    assert done.stdout.startswith("24 games written")
+    lines = [orjson.loads(line) for line in (tmp_path / "out/games.jsonl").read_bytes().splitlines()]
+    assert len({line["id"] for line in lines}) == 24
+    assert {"random-c@1", "mine@1"} <= {e for line in lines for e in line["result"]["entrants"]}
+    rated = arena("table", tmp_path / "out", "--resamples", "0")
+    assert rated.returncode == 0 and "mine@1" in rated.stdout
+
+
+@pytest.mark.slow
+def test_a_new_version_replaces_the_old_one_whose_games_stay(league: Path, tmp_path: Path) -> None:
+    assert arena("league", "run", league, "--games", "6", "--jobs", "1").returncode == 0
+    (tmp_path / "v2").mkdir()
+    newer = own_bot(tmp_path / "v2", "mine")
+    assert arena("league", "submit", league, newer).stdout == "accepted mine v2\n"
+    assert query(league, "SELECT version, state FROM bots WHERE name = 'mine' ORDER BY id") == \
+        [("1", "replaced"), ("2", "active")]
+    assert arena("league", "retire", league, "random-c").stdout == "retired random-c v1\n"
+    status = arena("league", "status", league).stdout
+    assert "replaced" in status and "retired" in status
+    assert games(league) == 6  # history kept
+    done = arena("league", "table", league)  # no game yet among the active versions
+    assert done.returncode == 2 and "no games among the active entrants" in done.stderr
+    done = arena("league", "run", league, "--games", "3", "--jobs", "1")
+    assert done.returncode == 2 and "2 active entrants: at least 3 are needed" in done.stderr
+
+
+def rejected(league: Path, bot: Path | str) -> str:
+    """Submit (in process: the CLI's output is checked once below) and return the reason and
+    report; the league must be exactly as it was."""
+    before = snapshot(league)
+    submission = submit(league, Path(bot))
+    assert not submission.accepted
+    assert snapshot(league) == before  # nothing half-written
+    assert list((league / "staging").iterdir()) == []
+    return "\n".join([submission.reason, *submission.report])
+
+
+def test_rejected_submissions_leave_the_league_unchanged(league: Path, tmp_path: Path) -> None:
+    broken = own_bot(tmp_path, "broken")
+    (broken / "bot.yaml").write_text("name: broken\nrun: ./bot\nrnu: x\n")
+    assert "bot.yaml: rnu: unknown key" in rejected(league, broken)
+    no_build = own_bot(tmp_path, "nobuild")
+    (no_build / "bot.yaml").write_text("name: nobuild\nrun: ./prog\nbuild: [sh, -c, 'exit 4']\n")
+    assert "build: exited with 4" in rejected(league, no_build)
+    crasher = own_bot(tmp_path, "crasher", program=MISBEHAVING / "exits_before_hello.py")
+    out = rejected(league, crasher)
+    assert "check-bot step 'start and hello' failed" in out and "FAIL  start and hello" in out
+    illegal = own_bot(tmp_path, "illegal", program=MISBEHAVING / "illegal.py")
+    assert "check-bot step 'play blackout' failed" in rejected(league, illegal)
+    again = own_bot(tmp_path, "again")
+    (again / "bot.yaml").write_text("name: mine\nrun: ./bot\nversion: '1'\n")
+    assert "mine v1 is already in the league" in rejected(league, again)
+    wrong_game = own_bot(tmp_path, "pship")
+    (wrong_game / "bot.yaml").write_text("name: pship\nrun: ./bot\n"
+                                         "games: [partnership-blackout]\n")
+    assert "does not play blackout" in rejected(league, wrong_game)
+    assert "no such bot directory" in rejected(league, tmp_path / "nothing")
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("bot.yaml", "name: evil\nrun: python3 bot.py\n")
+        archive.writestr("../../outside.py", "")
+    assert "'..' in its path" in rejected(league, evil)
+    before = snapshot(league)
+    done = arena("league", "submit", league, crasher)
+    assert done.returncode == 1 and snapshot(league) == before
+    assert done.stdout.startswith("rejected: check-bot step 'start and hello' failed: ")
+    assert "\n  FAIL  start and hello" in done.stdout
+    status = arena("league", "status", league).stdout
+    assert "rejected: " in status and "start and hello" in status
+
+
+def test_a_bot_that_does_not_say_hello_in_time_is_rejected(league: Path, tmp_path: Path) -> None:
+    connection = sqlite3.connect(league / DATABASE)  # this league gives bots 0.5 s to start
+    connection.execute("""UPDATE settings SET value = '{"start_ms":500,"move_ms":1000,"bank_ms":10000}'
+                          WHERE key = 'time_control'""")
+    connection.commit()
+    connection.close()
+    sleeper = own_bot(tmp_path, "sleeper", program=MISBEHAVING / "slow.py")
+    (sleeper / "bot.yaml").write_text("name: sleeper\nrun: python3 bot.py 30 0\n")  # hello after 30 s
+    out = rejected(league, sleeper)
+    assert "check-bot step 'start and hello' failed" in out and "no hello reply within 500 ms" in out
+
+
+def test_archives_are_accepted_with_the_bot_at_the_top_or_in_one_directory(
+        league: Path, tmp_path: Path) -> None:
+    source = own_bot(tmp_path, "zipped")
+    with zipfile.ZipFile(tmp_path / "zipped.zip", "w") as archive:
+        for path in source.iterdir():
+            archive.write(path, path.name)
+    assert arena("league", "submit", league, tmp_path / "zipped.zip").stdout == "accepted zipped v1\n"
+    source = own_bot(tmp_path, "tarred")
+    with tarfile.open(tmp_path / "tarred.tar.gz", "w:gz") as archive:
+        archive.add(source, "tarred")
+    assert arena("league", "submit", league, tmp_path / "tarred.tar.gz").stdout == \
+        "accepted tarred v1\n"
+    assert (league / "bots" / "tarred" / "1" / "bot").is_file()
+
+
+def test_bad_league_input_is_one_line_and_exit_2(tmp_path: Path, league: Path) -> None:
+    done = arena("league", "status", tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == f"arena: error: {tmp_path}: not a league (no league.db; create one " \
+                          f"with arena league init)\n"
+    with pytest.raises(ConfigError, match="--game: "):
+        LeagueSettings.checked("chess", None, {}, "none")
+    with pytest.raises(ConfigError, match="--players: blackout is played by 3, 4, 5, 6, 7, not 9"):
+        LeagueSettings.checked("blackout", 9, {}, "none")
+    with pytest.raises(ConfigError, match="--option deals: "):
+        LeagueSettings.checked("blackout", 4, {"deals": "lots"}, "none")
+    with pytest.raises(ConfigError, match="'bwrap' is not available"):
+        LeagueSettings.checked("blackout", 4, {}, "bwrap")
+    with pytest.raises(ConfigError, match="already a league"):
+        Store.create(league, {})
+    with pytest.raises(ConfigError, match="--games N or --minutes M"):
+        run_league(league)
+    connection = sqlite3.connect(league / DATABASE)
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    connection.close()
+    done = arena("league", "table", league)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert f"written by a newer arena (schema {SCHEMA_VERSION + 1}" in done.stderr
+
+
+@pytest.mark.slow
+def test_sigkill_mid_run_loses_nothing_and_the_next_run_continues(league: Path) -> None:
+    run = start("league", "run", league, "--games", "100000", "--jobs", "2")
+    try:
+        wait_for(lambda: games(league) >= 20)
+    finally:
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait()
+    before = {row[0] for row in query(league, "SELECT id FROM games")}
+    assert query(league, "PRAGMA integrity_check") == [("ok",)]
+    done = arena("league", "run", league, "--games", "30", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    after = {row[0] for row in query(league, "SELECT id FROM games")}
+    assert before <= after and len(after) == len(before) + 30
+    assert query(league, "PRAGMA integrity_check") == [("ok",)]
+    # Every stored game sits in its set's seats for its rotation, once.
+    for set_id, rotations in query(league, "SELECT id, rotations FROM sets"):
+        seats = orjson.loads(str(rotations))
+        for game, rotation in query(league, f"SELECT id, rotation FROM games WHERE set_id = {set_id}"):
+            stored = [row[0] for row in query(
+                league, f"SELECT bot FROM seats WHERE game = '{game}' ORDER BY seat")]
+            assert stored == seats[int(str(rotation))]
+    assert query(league, "SELECT COUNT(*) FROM seats")[0][0] == 3 * len(after)
+
+
+@pytest.mark.slow
+def test_a_submission_during_a_run_joins_it_and_ctrl_c_saves_what_finished(
+        league: Path, tmp_path: Path) -> None:
+    run = start("league", "run", league, "--minutes", "5", "--jobs", "2")
+    try:
+        wait_for(lambda: games(league) >= 4)
+        done = arena("league", "submit", league, own_bot(tmp_path, "late"))
+        assert done.stdout == "accepted late v1\n", done.stderr
+        wait_for(lambda: query(league, "SELECT COUNT(*) FROM seats JOIN bots ON bots.id = seats.bot "
+                                       "WHERE bots.name = 'late'")[0][0] > 0)
+        run.send_signal(signal.SIGINT)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 130 and "interrupted: every finished game is saved" in err
+    assert query(league, "PRAGMA integrity_check") == [("ok",)]
+    assert arena("league", "run", league, "--games", "4", "--jobs", "1").returncode == 0
