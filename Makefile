@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 bots:
 	$(MAKE) --no-print-directory -C bots/c
 
-test: $(STAMP) bots
+# Lint and types first: CI runs `make test`, so a lint or type error fails CI like a test does.
+test: $(STAMP) bots lint
 	$(PY) -m pytest -q
 
 demo: $(STAMP) bots

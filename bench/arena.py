@@ -43,6 +43,7 @@ decisions each) through ``play_game``, the same ``GAMES`` seeds in every batch:
 
 from __future__ import annotations
 
+import contextlib
 import cProfile
 import logging
 import os
@@ -200,10 +201,8 @@ class RawPeers:
         """Say quit, close the pipes, reap."""
         for proc in self.procs:
             assert proc.stdin is not None and proc.stdout is not None
-            try:
+            with contextlib.suppress(OSError):
                 proc.stdin.write(b'{"type":"quit"}\n')
-            except OSError:
-                pass
             proc.stdin.close()
             proc.stdout.close()
         for proc in self.procs:

@@ -126,8 +126,21 @@ def hand_sizes(players: int, options: Mapping[str, Any]) -> tuple[int, ...]:
 class Rules:
     """The per-game constants every state of one game shares."""
 
-    __slots__ = ("players", "options", "seed", "preset", "sizes", "ppt", "bonus", "zero_score",
-                 "penalty", "hook", "must_trump", "bid_ranges", "deals")
+    __slots__ = (
+        "bid_ranges",
+        "bonus",
+        "deals",
+        "hook",
+        "must_trump",
+        "options",
+        "penalty",
+        "players",
+        "ppt",
+        "preset",
+        "seed",
+        "sizes",
+        "zero_score",
+    )
 
     def __init__(self, players: int, seed: int, options: dict[str, Any],
                  preset: Preset | None = None) -> None:
@@ -157,7 +170,7 @@ class Rules:
 class Deal:
     """The constants of one deal: its number, dealer, the hands as dealt and the turned card."""
 
-    __slots__ = ("number", "dealer", "size", "dealt", "trump_card", "trump")
+    __slots__ = ("dealer", "dealt", "number", "size", "trump", "trump_card")
 
     def __init__(self, number: int, dealer: int, size: int, dealt: tuple[tuple[Card, ...], ...],
                  trump_card: Card | None) -> None:
@@ -218,7 +231,7 @@ class Phase:
     Shared by every state of one deal's play, so that a play copies few fields.
     """
 
-    __slots__ = ("rules", "deal", "bids", "totals", "exact", "history", "kind", "view_base")
+    __slots__ = ("bids", "deal", "exact", "history", "kind", "rules", "totals", "view_base")
 
     def __init__(self, rules: Rules, deal: Deal, bids: tuple[tuple[int, int], ...],
                  totals: tuple[int, ...], exact: tuple[int, ...],

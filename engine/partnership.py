@@ -110,7 +110,7 @@ info: Final = GameInfo(
 class Rules:
     """The per-game constants every state of one game shares."""
 
-    __slots__ = ("players", "options", "seed", "preset", "first_dealer")
+    __slots__ = ("first_dealer", "options", "players", "preset", "seed")
 
     def __init__(self, seed: int, options: dict[str, Any], preset: Preset | None = None) -> None:
         self.players = 4
@@ -147,7 +147,7 @@ Contract = tuple[int, str, int]
 class Deal:
     """The constants of one deal: its number, dealer and the hands as dealt."""
 
-    __slots__ = ("number", "dealer", "dealt")
+    __slots__ = ("dealer", "dealt", "number")
 
     def __init__(self, number: int, dealer: int, dealt: tuple[tuple[Card, ...], ...]) -> None:
         self.number = number
@@ -176,7 +176,7 @@ DealSummary = tuple[Deal, tuple[tuple[int, Call], ...], Contract | None,
 class Phase:
     """The parts of a state that change only between plays: deal, calls, contract, totals."""
 
-    __slots__ = ("rules", "deal", "calls", "contract", "totals", "history", "kind", "view_base")
+    __slots__ = ("calls", "contract", "deal", "history", "kind", "rules", "totals", "view_base")
 
     def __init__(self, rules: Rules, deal: Deal, calls: tuple[tuple[int, Call], ...],
                  contract: Contract | None, totals: tuple[int, ...],

@@ -27,8 +27,18 @@ class TrickState:
     ``hand(seat)`` gives the cards.
     """
 
-    __slots__ = ("phase", "masks", "played", "trick", "leader", "tricks_won", "to_act",
-                 "last_events", "legal", "plays_seen")
+    __slots__ = (
+        "last_events",
+        "leader",
+        "legal",
+        "masks",
+        "phase",
+        "played",
+        "plays_seen",
+        "to_act",
+        "trick",
+        "tricks_won",
+    )
 
     phase: Any
     masks: tuple[int, ...]

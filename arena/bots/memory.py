@@ -18,6 +18,7 @@ left its process group; the kill is of the group.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -89,10 +90,8 @@ def sample() -> None:
             with registry.LOCK:  # the bot's close takes the lock before reaping its leader
                 if registry.LIVE.get(pid) is bot:
                     bot.memory_exceeded = True
-                    try:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
                         os.killpg(pid, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
-                        pass
 
 
 def _run() -> None:

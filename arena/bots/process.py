@@ -30,6 +30,7 @@ are logged with replacement characters (and are a malformed fault if they were a
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -253,10 +254,8 @@ class BotProcess:
             self.logger.debug(">> %s", _QUIT[:-1].decode())
         if proc.stdin is not None and channel.in_fd >= 0:
             channel.in_fd = -1
-            try:
+            with contextlib.suppress(OSError):
                 proc.stdin.close()
-            except OSError:
-                pass
 
     def _finish_close(self, exit_seconds: float | None) -> None:
         """Kill the process group (children too), reap the leader, keep the last stderr."""
@@ -264,10 +263,8 @@ class BotProcess:
         if proc is None or channel is None:
             return
         self.exit_seconds = exit_seconds
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         registry.unregister(proc.pid)  # before the reap: the memory watch must not signal it after
         try:
             proc.wait(timeout=5)

@@ -132,7 +132,7 @@ def _unzip(source: Path, destination: Path, budget: _Budget) -> None:
 
 def _untar(source: Path, destination: Path, budget: _Budget) -> None:
     try:
-        archive = tarfile.open(source, mode="r:*")
+        archive = tarfile.open(source, mode="r:*")  # noqa: SIM115 (closed by the `with` below)
     except (tarfile.TarError, OSError, EOFError, zlib.error) as error:
         raise ConfigError(f"{source}: not a readable tar archive ({error})") from None
     with archive:

@@ -16,6 +16,7 @@ Everything is decided by the arguments (and ``seed``, for ties and the newcomers
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Sequence
@@ -92,7 +93,7 @@ def _uncertain_table(order: Sequence[Entrant], planned: dict[str, int], size: in
         return e.width / 2 * math.sqrt(e.sets / (e.sets + planned[e.key]))
 
     shares = []
-    for upper, lower in zip(order, order[1:], strict=False):
+    for upper, lower in itertools.pairwise(order):
         gap = (upper.rating or 0.0) - (lower.rating or 0.0)
         reach = half_width(upper) + half_width(lower)
         shares.append(max(reach - gap, 0.0) / reach)

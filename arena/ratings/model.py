@@ -36,7 +36,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from itertools import combinations
+from itertools import combinations, pairwise
+from typing import Any
 
 import numpy as np
 
@@ -113,7 +114,7 @@ class Ratings:
     @property
     def pairings(self) -> int:
         """Number of pairwise comparisons in all games."""
-        return int(round(self.wins.sum()))
+        return round(float(self.wins.sum()))
 
 
 def check_result(obj: object) -> GameResult:
@@ -151,7 +152,7 @@ def fit_elo(wins: np.ndarray) -> np.ndarray:
         raise ValueError("wins must be a square matrix of non-negative points")
     if len(wins) > 1 and not _strongly_connected(wins[None] > 0)[0]:
         raise ValueError("no finite ratings: some entrants never scored against the others")
-    theta = _newton(wins[None], np.zeros((1, len(wins))))[0]
+    theta: np.ndarray = _newton(wins[None], np.zeros((1, len(wins))))[0]
     return theta * ELO_PER_NAT
 
 
@@ -220,7 +221,7 @@ def rate(
     los: dict[int, float] = {}
     degenerate = 0
     if resamples and members.size:
-        neighbours = [(i, j) for i, j in zip(order, order[1:], strict=False)
+        neighbours = [(i, j) for i, j in pairwise(order)
                       if flags[i] is None and flags[j] is None]
         samples, differences, degenerate = _bootstrap(
             tally, members, elo, anchor_position, level,
@@ -262,28 +263,28 @@ def _fields(obj: object) -> tuple[Sequence[str], Sequence[float], Sequence[int],
         if not isinstance(obj, Mapping):
             raise ResultsError(f"a result must be an object, not {type(obj).__name__}")
     # Set-of-types checks: this runs once per game, and 100,000 games should take well under 1 s.
-    entrants = obj.get("entrants")
+    entrants: Any = obj.get("entrants")
     if (type(entrants) not in _LISTS or len(entrants) < 2
             or not _NAME_TYPES.issuperset(map(type, entrants)) or "" in entrants):
         raise ResultsError("'entrants' must be a list of at least two names")
     players = len(entrants)
-    scores = obj.get("scores")
+    scores: Any = obj.get("scores")
     if (type(scores) not in _LISTS or len(scores) != players
             or not _NUMBER_TYPES.issuperset(map(type, scores))):
         raise ResultsError(f"'scores' must be a list of {players} numbers, one per entrant")
-    forfeits = obj.get("forfeits")
+    forfeits: Any = obj.get("forfeits")
     if forfeits is None:
         forfeits = (False,) * players
     elif (type(forfeits) not in _LISTS or len(forfeits) != players
           or not _BOOL_TYPES.issuperset(map(type, forfeits))):
         raise ResultsError(f"'forfeits' must be a list of {players} true/false, one per entrant")
-    faults = obj.get("faults")
+    faults: Any = obj.get("faults")
     if faults is None:
         faults = (0,) * players
     elif (type(faults) not in _LISTS or len(faults) != players
           or not _INT_TYPES.issuperset(map(type, faults))):
         raise ResultsError(f"'faults' must be a list of {players} counts, one per entrant")
-    ranks = obj.get("ranks")
+    ranks: Any = obj.get("ranks")
     if ranks is None:
         ranks = _derived_ranks(scores, forfeits)
     elif (type(ranks) not in _LISTS or len(ranks) != players
@@ -553,7 +554,7 @@ def _standings(tally: _Tally, order: list[int], flags: list[Flag | None], rating
             lower=lower,
             upper=upper,
             games=int(tally.games_played[i]),
-            pairings=int(round(pairings[i])),
+            pairings=round(pairings[i]),
             pairwise_score=None if pairings[i] == 0 else float(tally.wins[i].sum() / pairings[i]),
             average_place=float(tally.place_sum[i] / tally.appearances[i]),
             faults=int(tally.faults[i]),
@@ -567,12 +568,14 @@ def _standings(tally: _Tally, order: list[int], flags: list[Flag | None], rating
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    result: np.ndarray = np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    return result
 
 
 def _log_likelihood(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
     diff = theta[:, :, None] - theta[:, None, :]
-    return -(wins * np.logaddexp(0.0, -diff)).sum(axis=(1, 2))
+    likelihood: np.ndarray = -(wins * np.logaddexp(0.0, -diff)).sum(axis=(1, 2))
+    return likelihood
 
 
 def _newton(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
@@ -606,7 +609,8 @@ def _newton(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
         theta, likelihood = trial, trial_likelihood
         if np.abs(size[:, None] * step).max() < 1e-11:
             break
-    return theta - theta.mean(axis=1, keepdims=True)
+    centred: np.ndarray = theta - theta.mean(axis=1, keepdims=True)
+    return centred
 
 
 def _strongly_connected(edges: np.ndarray) -> np.ndarray:
@@ -628,9 +632,9 @@ def _strongly_connected(edges: np.ndarray) -> np.ndarray:
 
 def _centred(elo: np.ndarray, anchor: int | None, level: float) -> np.ndarray:
     """Ratings (last axis) on the table's scale: mean `level`, or `level` for entrant `anchor`."""
-    if anchor is None:
-        return level + elo - elo.mean(axis=-1, keepdims=True)
-    return level + elo - elo[..., anchor:anchor + 1]
+    base = elo.mean(axis=-1, keepdims=True) if anchor is None else elo[..., anchor:anchor + 1]
+    centred: np.ndarray = level + elo - base
+    return centred
 
 
 # Bootstrap -------------------------------------------------------------------------------------
@@ -723,9 +727,9 @@ def _difference(limits: tuple[np.ndarray, np.ndarray, np.ndarray], i: int, j: in
 def _interval(values: np.ndarray, alpha: float) -> tuple[float, float]:
     """Percentile interval, undefined values counting against both ends; no interpolation."""
     count = len(values)
-    low = np.sort(np.where(np.isnan(values), -np.inf, values))[int(math.floor(alpha * (count - 1)))]
-    high = np.sort(np.where(np.isnan(values), np.inf, values))[int(math.ceil((1 - alpha)
-                                                                            * (count - 1)))]
+    low = np.sort(np.where(np.isnan(values), -np.inf, values))[math.floor(alpha * (count - 1))]
+    high = np.sort(np.where(np.isnan(values), np.inf, values))[math.ceil((1 - alpha)
+                                                                            * (count - 1))]
     return float(low), float(high)
 
 

@@ -175,7 +175,7 @@ def ratings_json(ratings: Ratings, *, crosstable: bool = False) -> dict[str, obj
         counts = ratings.wins + ratings.wins.T
         data["head_to_head"] = {
             name: {
-                other: {"pairings": int(round(counts[i, j])),
+                other: {"pairings": round(counts[i, j]),
                         "score": float(ratings.wins[i, j] / counts[i, j])}
                 for j, other in enumerate(names) if counts[i, j] > 0
             }
@@ -242,7 +242,8 @@ def _results_file(path: Path) -> Path:
 def _result_of(obj: object) -> object | None:
     if isinstance(obj, dict):
         if "result" in obj:
-            return obj["result"]
+            result: object = obj["result"]
+            return result
         if "entrants" in obj:
             return obj
     return None

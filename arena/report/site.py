@@ -117,7 +117,7 @@ def _number(value: float | None, digits: int = 1, scale: float = 1.0) -> str:
     if value is None:
         return ""
     if math.isinf(value):
-        return "∞" if value > 0 else "−∞"
+        return "∞" if value > 0 else "−∞"  # noqa: RUF001 (typographic minus, on purpose)
     return f"{value * scale:.{digits}f}"
 
 
@@ -166,14 +166,14 @@ def _crosstable(ratings: Ratings) -> str:
         cells = []
         for j in range(n):
             if i == j:
-                cells.append('<td class="self">–</td>')
+                cells.append('<td class="self">&ndash;</td>')
             elif counts[i, j] == 0:
                 cells.append("<td></td>")
             else:
                 share = float(ratings.wins[i, j] / counts[i, j])
                 cells.append(f'<td class="num" style="background:{heat(share)}" '
                              f'title="{_e(s.name)} vs {_e(ratings.standings[j].name)}: '
-                             f'{int(round(counts[i, j]))} pairings">{100 * share:.0f}</td>')
+                             f'{round(counts[i, j])} pairings">{100 * share:.0f}</td>')
         rows.append(f'<tr><th class="num">{i + 1}</th><th class="name">{_e(s.name)}</th>'
                     f'{"".join(cells)}</tr>')
     return (f'<div class="scroll"><table class="heatmap"><thead><tr><th></th><th></th>{head}'

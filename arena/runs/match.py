@@ -181,8 +181,8 @@ def unit_seats(match: Match, unit: int, tested: str) -> tuple[str, ...]:
         for position, seat in enumerate(others):
             seats[seat] = names[min(position, len(names) - 1)]
         return tuple(seats)
-    others = iter(names * (match.players - 1) if len(names) == 1 else names)
-    return tuple(tested if seat == entrant else next(others) for seat in range(match.players))
+    field = iter(names * (match.players - 1) if len(names) == 1 else names)
+    return tuple(tested if seat == entrant else next(field) for seat in range(match.players))
 
 
 def unit_games(match: Match, unit: int) -> tuple[GameSpec, GameSpec]:

@@ -9,6 +9,7 @@ leave a lock held that blocks the others.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -91,10 +92,8 @@ def _kill_bots_and_exit(signum: int, frame: object) -> None:
     """A worker's SIGTERM: kill every bot's process group at once and exit, waiting for nothing
     (the signal may arrive in the middle of closing a bot, and waiting again there would stall)."""
     for bot in live_bots():
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError, TypeError):
             os.killpg(bot.pid, signal.SIGKILL)  # type: ignore[arg-type]
-        except (ProcessLookupError, PermissionError, TypeError):
-            pass
     os._exit(1)
 
 

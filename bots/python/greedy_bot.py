@@ -269,9 +269,9 @@ def choose_call(view: dict, legal: list) -> object:
     mine = max(1, min(12, int(estimate + 0.2)))  # shaded down: the team's two calls add up
     if partner_kind is None and their_kind != "number" and "zero" in legal and is_nil_hand(hand):
         return "zero"
-    if partner_kind == "number" and their_kind == "number" and their_final and "pass" in legal:
-        if min(12, partner_number + mine) < their_number:
-            return "pass"  # hopeless: the other team wins the auction whatever we call
+    if (partner_kind == "number" and their_kind == "number" and their_final and "pass" in legal
+            and min(12, partner_number + mine) < their_number):
+        return "pass"  # hopeless: the other team wins the auction whatever we call
     if numbers:
         return closest(mine, numbers)
     return legal[0]

@@ -153,8 +153,8 @@ def test_remembers_who_showed_out() -> None:
 
 # --- Partnership Blackout -----------------------------------------------------------------------
 
-STRONG = "AS KS QS JS AH AD AC KH KD KC QH QD QC".split()
-WEAK = "2S 3S 2H 3H 4H 5H 2D 3D 4D 5D 2C 3C 4C".split()
+STRONG = ["AS", "KS", "QS", "JS", "AH", "AD", "AC", "KH", "KD", "KC", "QH", "QD", "QC"]
+WEAK = ["2S", "3S", "2H", "3H", "4H", "5H", "2D", "3D", "4D", "5D", "2C", "3C", "4C"]
 CALLS = [*range(1, 13), "pass", "zero"]
 
 

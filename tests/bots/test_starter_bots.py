@@ -213,7 +213,7 @@ def test_plays_a_blackout_deal_and_quits(start, bot_name: str) -> None:
 def test_plays_a_partnership_deal(start, bot_name: str) -> None:
     bot = start(bot_name)
     bot.ask(HELLO)
-    hand = "AS KS 4S 2H 3H AH 9D TD JD 2C 5C 8C KC".split()
+    hand = ["AS", "KS", "4S", "2H", "3H", "AH", "9D", "TD", "JD", "2C", "5C", "8C", "KC"]
     bot.send({"type": "game_start", "game": "partnership-blackout",
               "options": {"target": 100, "max_deals": 200, "spade_lead": "only_if_only_spades",
                           "made": 10, "overtrick": 1, "all_tricks": 40, "nil": 40, "fail": -10,

@@ -1,5 +1,7 @@
 """Blackout rules: the worked examples of docs/rules.md and the error messages."""
 
+import itertools
+
 import pytest
 
 from engine import blackout
@@ -77,7 +79,7 @@ def test_sequences_and_no_trump_last_always() -> None:
 
 def test_dealer_passes_clockwise() -> None:
     deals = blackout.new_game(5, 9).rules.deals
-    assert [(b.dealer - a.dealer) % 5 for a, b in zip(deals, deals[1:], strict=False)] == [1] * 9
+    assert [(b.dealer - a.dealer) % 5 for a, b in itertools.pairwise(deals)] == [1] * 9
 
 
 def first_play_state(seed: int, options: dict[str, object],
@@ -149,7 +151,7 @@ def test_tiebreak_most_exact_bids_splits_equal_totals() -> None:
     assert blackout.places_of([5, 11, 5], [2, 0, 2], "most_exact_bids") == [2, 1, 2]
 
 
-@pytest.mark.parametrize("raw, message", [
+@pytest.mark.parametrize(("raw", "message"), [
     ({"deals": 14}, "option 'deals': 14 is out of range"),
     ({"hook": "maybe"}, "option 'hook': expected true or false"),
     ({"scoring": "harsh"}, "option 'scoring': 'harsh' is not one of classic, penalty"),

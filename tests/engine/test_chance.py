@@ -67,7 +67,7 @@ def test_a_preset_partnership_game_replays_from_its_record() -> None:
     assert partnership.record(engine.replay(record), record["names"]) == record
 
 
-@pytest.mark.parametrize("preset, message", [
+@pytest.mark.parametrize(("preset", "message"), [
     (Preset(dealer=4), r"dealer 4 is not a seat \(0..3\)"),
     (Preset(deals=(PresetDeal.parse(["AS", "2C", "KH"], "TD"),)), "3 hands for 4 seats"),
     (Preset(deals=(PresetDeal.parse(["AS", "2C", "KH", "7D 8D"], "TD"),)),

@@ -73,7 +73,7 @@ def check_what_seats_see(game: engine.Game, state: Any, players: int) -> None:
         public = shared
 
 
-@pytest.mark.parametrize("name, players", CASES, ids=[f"{n}-{p}" for n, p in CASES])
+@pytest.mark.parametrize(("name", "players"), CASES, ids=[f"{n}-{p}" for n, p in CASES])
 def test_random_games_through_the_interface(name: str, players: int) -> None:
     game = engine.game(name)
     info = game.info
@@ -92,7 +92,7 @@ def test_random_games_through_the_interface(name: str, players: int) -> None:
         assert game.record(again, stored["names"]) == record  # same seed, same game
 
 
-@pytest.mark.parametrize("name, players", CASES, ids=[f"{n}-{p}" for n, p in CASES])
+@pytest.mark.parametrize(("name", "players"), CASES, ids=[f"{n}-{p}" for n, p in CASES])
 def test_a_recorded_deal_given_as_a_preset_is_dealt_again_and_replays(name: str, players: int) -> None:
     game = engine.game(name)
     options = dict(game.info.short_options)

@@ -160,7 +160,7 @@ def check_scores(game: Any, record: dict[str, Any]) -> None:
         assert record["places"] == [1 + best.index(t) for t in totals]
 
 
-@pytest.mark.parametrize("game, players, options", CASES,
+@pytest.mark.parametrize(("game", "players", "options"), CASES,
                          ids=[f"{g.NAME}-{n}-{i}" for i, (g, n, _) in enumerate(CASES)])
 def test_random_games_keep_every_rule(game: Any, players: int, options: dict[str, Any]) -> None:
     for seed in range(12):

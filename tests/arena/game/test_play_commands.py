@@ -15,7 +15,7 @@ def test_a_team_game_takes_one_command_per_team_each_in_all_its_seats() -> None:
         ["./a"], ["./b"], ["./c"], ["./d"]]
 
 
-@pytest.mark.parametrize("game, count, message", [
+@pytest.mark.parametrize(("game", "count", "message"), [
     ("blackout", 2, "blackout needs 3 to 7 bots; got 2"),
     ("blackout", 8, "blackout needs 3 to 7 bots; got 8"),
     ("partnership-blackout", 3,

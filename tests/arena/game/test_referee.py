@@ -7,6 +7,7 @@ asserted beyond the time-bank logic itself: a bot that sleeps DELAY always takes
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
 import subprocess
@@ -343,7 +344,7 @@ def test_slow_decisions_time_out_once_the_bank_is_spent(start, tmp_path):
     assert (fault["deal"], fault["decision"]) == nth_decision(record, 2, timed_out)
     assert allowances[0] == MOVE_MS + BANK_MS
     assert all(later <= earlier - DRAW_MS + 1
-               for earlier, later in zip(allowances, allowances[1:], strict=False))
+               for earlier, later in itertools.pairwise(allowances))
     assert MOVE_MS <= allowances[-1] < MOVE_MS + BANK_MS
     stated = int(re.match(r"no reply within (\d+) ms", fault["detail"]).group(1))
     assert abs(stated - allowances[-1]) <= 1  # the act's time_ms is what it was allowed

@@ -166,7 +166,7 @@ def test_known_exact_answer(games: list[dict[str, object]]) -> None:
     assert a - b == pytest.approx(EXACT_GAP, abs=1e-6)
     assert b - c == pytest.approx(EXACT_GAP, abs=1e-6)
     assert (a, b, c) == pytest.approx((1500 + EXACT_GAP, 1500, 1500 - EXACT_GAP), abs=1e-6)
-    assert EXACT_GAP == pytest.approx(190.849, abs=1e-3)
+    assert pytest.approx(190.849, abs=1e-3) == EXACT_GAP
 
 
 def test_score_equations_hold_at_the_fit() -> None:
@@ -261,7 +261,7 @@ def test_perfect_winner_and_loser_are_flagged() -> None:
         games.append({"entrants": ["loser", "champ", "a"], "scores": [0, 10, 5]})
     ratings = rate(games, resamples=100)
     rows = ratings.standings
-    assert [row.name for row in rows][0] == "champ" and rows[-1].name == "loser"
+    assert next(row.name for row in rows) == "champ" and rows[-1].name == "loser"
     assert (rows[0].flag, rows[0].rating, rows[0].lower, rows[0].los_next) == (Flag.TOP, None,
                                                                                None, None)
     assert (rows[-1].flag, rows[-1].rating) == (Flag.BOTTOM, None)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from browser import chromium, console_errors  # noqa: E402
+from browser import chromium, console_errors
 
 SHOTS = (  # file name, page, window width, tallest height
     ("report-index.png", "index.html", 1100, 1500),

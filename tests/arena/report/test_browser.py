@@ -18,7 +18,7 @@ import pytest
 from arena.report.site import write_report
 
 sys.path.insert(0, str(Path(__file__).parent))
-from browser import chromium, console_errors, missing  # noqa: E402
+from browser import chromium, console_errors, missing
 
 pytestmark = [pytest.mark.skipif(missing() is not None, reason=str(missing())),
               pytest.mark.timeout(300)]
