@@ -57,11 +57,6 @@ NAME_OF: Final[tuple[str, ...]] = tuple(NAMES.get(v, "") for v in range(64))
 """``NAME_OF[card]``: a card's name by plain indexing, for loops that name many cards."""
 
 
-def suit_of(name: str) -> int:
-    """The suit index of a suit letter (``"S"`` -> 3)."""
-    return SUITS.index(name)
-
-
 class _SuitCards(dict[int, tuple[Card, ...]]):
     """Lazily filled map from a 13-bit rank mask of one suit to its cards, low to high."""
 

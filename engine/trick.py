@@ -10,7 +10,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from engine.cards import DECK, SUITS, Card
+from engine.cards import DECK, Card
 
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
@@ -29,16 +29,6 @@ def trick_winner(trick: Sequence[Play], trump: int | None) -> int:
         elif suit == trump:
             best_seat, best, best_suit = seat, card, suit
     return best_seat
-
-
-def following(hand: Sequence[Card], led_suit: int) -> tuple[Card, ...]:
-    """The cards of ``hand`` in the suit led (empty when the hand is void in it)."""
-    return tuple(c for c in hand if c >> 4 == led_suit)
-
-
-def suit_letter(suit: int | None) -> str | None:
-    """``"S"`` for suit 3; None stays None."""
-    return None if suit is None else SUITS[suit]
 
 
 Plays = tuple[Any, int, Card] | None

@@ -10,7 +10,6 @@ ConfigError naming the source and the entry; the destination is then left for th
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import tarfile
 import zipfile
@@ -211,8 +210,3 @@ def bot_root(unpacked: Path, manifest: str) -> Path:
     if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
         return entries[0]
     return unpacked
-
-
-def remove_tree(path: Path) -> None:
-    """Remove a staged copy (ignoring what is already gone)."""
-    shutil.rmtree(path, ignore_errors=True)
