@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from arena.runs.preview import preview_file
 from arena.runs.run import run_tournament
 
 
@@ -24,12 +25,21 @@ def run_command(
         help="Discard the results already in the directory and start over.")] = False,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the rating intervals.",
                                            min=0)] = 1000,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Only check the file and print what would be played: tables, games, "
+                          "games per entrant, pair meetings, whether the field is connected, a "
+                          "run-time bound. Plays, starts and builds nothing.")] = False,
+    fmt: Annotated[str, typer.Option(
+        "--format", help="With --dry-run: plain or json.")] = "plain",
 ) -> None:
     """Run a tournament: every scheduled game, in parallel, each result saved as it ends.
 
     Results go to games.jsonl in the results directory, one line per game, with each bot's stderr
     in logs/ and a copy of the tournament file. Ctrl-C stops cleanly; --resume continues.
     """
+    if dry_run:
+        typer.echo(preview_file(file, jobs=jobs, fmt=fmt))
+        return
     summary = run_tournament(file, out=out, jobs=jobs, resume=resume, restart=restart,
                              resamples=resamples)
     typer.echo(summary)

@@ -18,10 +18,12 @@ import functools
 import itertools
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from arena.game.transcript import team_names
+from arena.runs.connectivity import is_connected, minimum_tables
 from arena.runs.tournament import Tournament
 from engine.seeding import derive_seed
 
@@ -96,8 +98,18 @@ def sample_tables(names: list[str], size: int, max_tables: int,
     every seed. With fewer than ``n`` tables allowed, a greedy sample instead: each table takes the
     bots that have played least, preferring those that have met least (equal appearances, pairs
     only about even).
+
+    Every schedule is connected: any two bots are linked by a chain of shared tables, so one
+    rating compares them all. The design's differences generate Z_n (``_difference_blocks``); a
+    greedy sample that falls apart is replaced by one built on a chain of tables spanning the
+    field. That needs at least ``minimum_tables(n, size)`` tables: ValueError below it. The
+    greedy sample rounds its count to a multiple of ``n / gcd(n, size)`` so that every bot plays
+    equally often: down when that still connects the field, else up (past ``max_tables``).
     """
     n = len(names)
+    if max_tables < minimum_tables(n, size):
+        raise ValueError(f"{max_tables} tables cannot link {n} bots at {size}-player tables: "
+                         f"at least {minimum_tables(n, size)} needed")
     rng = random.Random(derive_seed(seed, "tables"))
     if math.comb(n, size) <= max_tables:
         chosen = [list(c) for c in itertools.combinations(names, size)]
@@ -110,7 +122,11 @@ def sample_tables(names: list[str], size: int, max_tables: int,
     else:  # fewer tables than bots: no cyclic design fits
         step = n // math.gcd(n, size)
         count = max(step, max_tables // step * step)
-        chosen = _balanced(names, size, count, rng)
+        chosen = _balanced(names, size, count, rng) if count >= minimum_tables(n, size) else []
+        if count < minimum_tables(n, size):
+            count = -(-minimum_tables(n, size) // step) * step
+        if not is_connected(chosen, names):  # only then, so connected schedules stay as they were
+            chosen = _balanced(names, size, count, rng, start=_chain(names, size, rng))
     tables = []
     for members in chosen:
         members = list(members)
@@ -133,15 +149,24 @@ def _difference_blocks(n: int, k: int, m: int) -> tuple[tuple[int, ...], ...]:
     the shifted design, that is how often two bots ``d`` apart meet. Local search moving one residue
     of one block at a time, keeping moves that do not raise the sum of squared counts (equal moves
     too, to cross plateaus), from a few fixed starting points; the most even result is kept.
+
+    Only block sets whose differences generate Z_n (gcd with n of 1) count: otherwise the bots
+    fall apart into cosets that never meet. If no free attempt finds one, further attempts keep
+    residues 0 and 1 in the first block (difference 1 generates Z_n) and never move them. (The
+    free attempts come first and are chosen as before, so designs that were already connected
+    are unchanged.)
     """
     even, extra = divmod(m * k * (k - 1), n - 1)
     floor = extra * (even + 1) ** 2 + (n - 1 - extra) * even**2  # every count within one
-    best: tuple[int, int, tuple[tuple[int, ...], ...]] | None = None
-    for attempt in range(SEARCH_ATTEMPTS):
+    best: tuple[bool, int, int, tuple[tuple[int, ...], ...]] | None = None
+    for attempt in range(2 * SEARCH_ATTEMPTS):
+        pinned = attempt >= SEARCH_ATTEMPTS
+        if pinned and best is not None and not best[0]:
+            break
         stream = _Stream(derive_seed(attempt, "design", n, k, m))
         blocks = []
-        for _ in range(m):
-            block: list[int] = []
+        for index in range(m):
+            block: list[int] = [0, 1] if pinned and index == 0 else []
             while len(block) < k:
                 residue = stream.below(n)
                 if residue not in block:
@@ -158,7 +183,7 @@ def _difference_blocks(n: int, k: int, m: int) -> tuple[tuple[int, ...], ...]:
             block = blocks[stream.below(m)]
             position = stream.below(k)
             old, new = block[position], stream.below(n)
-            if new in block:
+            if new in block or (pinned and block is blocks[0] and position < 2):
                 continue
             change: dict[int, int] = {}
             for other in block:
@@ -173,12 +198,13 @@ def _difference_blocks(n: int, k: int, m: int) -> tuple[tuple[int, ...], ...]:
                 block[position] = new
                 score += delta
         spread = max(counts[1:]) - min(counts[1:])
-        if best is None or (spread, score) < best[:2]:
-            best = (spread, score, tuple(tuple(block) for block in blocks))
-        if score == floor:
+        apart = functools.reduce(math.gcd, (d for d in range(1, n) if counts[d]), n) != 1
+        if best is None or (apart, spread, score) < best[:3]:
+            best = (apart, spread, score, tuple(tuple(block) for block in blocks))
+        if score == floor and not apart:
             break
-    assert best is not None
-    return best[2]
+    assert best is not None and not best[0]
+    return best[3]
 
 
 class _Stream:
@@ -198,7 +224,22 @@ class _Stream:
         return (z ^ (z >> 31)) % bound
 
 
-def _balanced(names: list[str], size: int, count: int, rng: random.Random) -> list[list[str]]:
+def _chain(names: list[str], size: int, rng: random.Random) -> list[list[str]]:
+    """Tables that link every bot, ``minimum_tables`` of them: consecutive tables of a seeded order
+    share one bot; the last, if short, is left for ``_balanced`` to fill."""
+    order = list(names)
+    rng.shuffle(order)
+    return [order[first:first + size] for first in range(0, max(1, len(order) - 1), size - 1)]
+
+
+def _balanced(names: list[str], size: int, count: int, rng: random.Random,
+              start: Sequence[Sequence[str]] = ()) -> list[list[str]]:
+    """``count`` tables: ``start`` (each filled up to ``size``), then tables taken greedily.
+
+    Each seat goes to a bot among those that have played least, preferring the least met. That
+    keeps tables per bot within one of each other throughout (given a start that does), so every
+    bot plays ``count * size / n`` tables when that is whole.
+    """
     played = dict.fromkeys(names, 0)
     met = {pair: 0 for pair in itertools.combinations(sorted(names), 2)}
 
@@ -206,9 +247,9 @@ def _balanced(names: list[str], size: int, count: int, rng: random.Random) -> li
         return met[(a, b) if a < b else (b, a)]
 
     tables = []
-    for _ in range(count):
-        table: list[str] = []
-        for _ in range(size):
+    for index in range(count):
+        table: list[str] = list(start[index]) if index < len(start) else []
+        while len(table) < size:
             candidates = [b for b in names if b not in table]
             fewest = min(played[b] for b in candidates)
             candidates = [b for b in candidates if played[b] == fewest]

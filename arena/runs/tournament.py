@@ -20,6 +20,7 @@ import yaml
 
 import engine
 from arena.errors import ConfigError
+from arena.runs.connectivity import minimum_tables
 from arena.settings import FaultPolicy, Limits, TimeControl
 from engine.errors import OptionError
 
@@ -169,13 +170,16 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     policy = top.get("fault_policy", "forfeit")
     if policy not in [p.value for p in FaultPolicy]:
         raise where.error("fault_policy", f"{_kind(policy)} is not one of forfeit, substitute")
+    max_tables = where.integer(top.get("max_tables", 200), "max_tables", 1)
+    if game_name != "partnership-blackout":
+        _check_connectable(where, max_tables, len(bots), players)
     defaults = TimeControl()
     base_limits = Limits()
     return Tournament(
         path=path, name=name, game=game_name, players=players, options=options, bots=bots,
         teams=teams, schedule=schedule,
         rounds=where.integer(top.get("rounds", 1), "rounds", 1),
-        max_tables=where.integer(top.get("max_tables", 200), "max_tables", 1),
+        max_tables=max_tables,
         seed=where.integer(top.get("seed", 1), "seed", 0),
         time=TimeControl(
             start_ms=where.integer(time.get("start_ms", defaults.start_ms), "time.start_ms", 1),
@@ -188,6 +192,14 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         fault_policy=FaultPolicy(policy),
         jobs=None if top.get("jobs") is None else where.integer(top["jobs"], "jobs", 1, 256),
     )
+
+
+def _check_connectable(where: _Where, max_tables: int, bots: int, players: int) -> None:
+    """Fewer tables than it takes to link every bot would split the ratings: refuse them."""
+    minimum = minimum_tables(bots, players)
+    if max_tables < minimum:
+        raise where.error("max_tables", f"{max_tables} tables cannot link {bots} bots at "
+                                        f"{players}-player tables: at least {minimum} needed")
 
 
 class _StrictLoader(yaml.SafeLoader):
