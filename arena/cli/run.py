@@ -25,6 +25,10 @@ def run_command(
         help="Discard the results already in the directory and start over.")] = False,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the rating intervals.",
                                            min=0)] = 1000,
+    max_live_bots: Annotated[int | None, typer.Option(
+        help="Bot processes each worker keeps alive at most; the least recently used are closed "
+             "and restarted when next needed (default: the file's max_live_bots, else 24).",
+        min=1)] = None,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Only check the file and print what would be played: tables, games, "
                           "games per entrant, pair meetings, whether the field is connected, a "
@@ -41,5 +45,5 @@ def run_command(
         typer.echo(preview_file(file, jobs=jobs, fmt=fmt))
         return
     summary = run_tournament(file, out=out, jobs=jobs, resume=resume, restart=restart,
-                             resamples=resamples)
+                             resamples=resamples, max_live_bots=max_live_bots)
     typer.echo(summary)

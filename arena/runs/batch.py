@@ -9,6 +9,7 @@ bots without knowing about them.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from arena.bots.process import BotProcess, close_bots
 from arena.errors import BotStartError
 from arena.game.referee import play_game, result_of
 from arena.runs.schedule import GameSpec
-from arena.settings import FaultPolicy, Limits, TimeControl
+from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, TimeControl
 
 
 @dataclass(frozen=True)
@@ -35,13 +36,15 @@ class BotCommand:
 
 @dataclass(frozen=True)
 class RunSettings:
-    """Everything a worker needs besides the games: bot commands, limits, policy, log directory."""
+    """Everything a worker needs besides the games: bot commands, limits, policy, log directory,
+    and how many bot processes it may keep alive (None: all)."""
 
     bots: dict[str, BotCommand]
     time_control: TimeControl = TimeControl()
     limits: Limits = Limits()
     policy: FaultPolicy = FaultPolicy.FORFEIT
     log_dir: str | None = None
+    max_live_bots: int | None = MAX_LIVE_BOTS
 
 
 class Finished(NamedTuple):
@@ -64,11 +67,16 @@ def finished_of(line: dict[str, Any]) -> Finished:
 
 
 class _BotPool:
-    """This process's bot processes, by (bot name, copy), started on first use and kept alive."""
+    """This process's bot processes, by (bot name, copy), started on first use and kept alive.
+
+    At most ``settings.max_live_bots`` stay alive: past that, the least recently seated are
+    closed (the dict's order is the order of last use) and started again when next seated.
+    """
 
     def __init__(self, settings: RunSettings) -> None:
         self.settings = settings
         self.bots: dict[tuple[str, int], BotProcess] = {}
+        self.started = 0
 
     def seat_bots(self, seats: Sequence[str]) -> list[BotProcess]:
         """One running (or failed-to-start) process per seat; repeated names get separate copies."""
@@ -77,12 +85,24 @@ class _BotPool:
         for name in seats:
             copy = copies.get(name, 0)
             copies[name] = copy + 1
-            bot = self.bots.get((name, copy))
+            bot = self.bots.pop((name, copy), None)
             if bot is None:
-                bot = self.bots[(name, copy)] = self._new(name, copy)
+                bot = self._new(name, copy)
                 _start(bot)
+                self.started += 1
+            self.bots[(name, copy)] = bot  # now the most recently used
             chosen.append(bot)
+        self._evict(len(chosen))
         return chosen
+
+    def _evict(self, seated: int) -> None:
+        """Close the least recently used bots beyond the cap (never the ``seated`` just chosen)."""
+        cap = self.settings.max_live_bots
+        if cap is None or len(self.bots) <= max(cap, seated):
+            return
+        surplus = len(self.bots) - max(cap, seated)
+        oldest = list(itertools.islice(self.bots, surplus))
+        close_bots([self.bots.pop(key) for key in oldest])
 
     def _new(self, name: str, copy: int) -> BotProcess:
         command = self.settings.bots[name]

@@ -21,7 +21,7 @@ import yaml
 import engine
 from arena.errors import ConfigError
 from arena.runs.connectivity import minimum_tables
-from arena.settings import FaultPolicy, Limits, TimeControl
+from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, TimeControl
 from engine.errors import OptionError
 
 SCHEDULES = ("round-robin",)
@@ -59,6 +59,7 @@ class Tournament:
     limits: Limits = field(default_factory=Limits)
     fault_policy: FaultPolicy = FaultPolicy.FORFEIT
     jobs: int | None = None
+    max_live_bots: int | None = MAX_LIVE_BOTS
 
     @property
     def is_partnership(self) -> bool:
@@ -67,7 +68,8 @@ class Tournament:
 
 
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
-            "max_tables", "seed", "time", "limits", "fault_policy", "jobs"}
+            "max_tables", "seed", "time", "limits", "fault_policy", "jobs",
+            "max_live_bots"}
 BOT_KEYS = {"name", "cmd", "workdir", "build"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb"}
@@ -191,7 +193,17 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
             file_mb=_optional(where, limits, "file_mb", base_limits.file_mb, 1)),
         fault_policy=FaultPolicy(policy),
         jobs=None if top.get("jobs") is None else where.integer(top["jobs"], "jobs", 1, 256),
+        max_live_bots=_optional_key(where, top, "max_live_bots", MAX_LIVE_BOTS,
+                                    4 if game_name == "partnership-blackout" else players),
     )
+
+
+def _optional_key(where: _Where, top: dict[str, Any], key: str, default: int | None,
+                  low: int) -> int | None:
+    """A top-level integer that ``null`` turns off."""
+    if key not in top:
+        return default
+    return None if top[key] is None else where.integer(top[key], key, low)
 
 
 def _check_connectable(where: _Where, max_tables: int, bots: int, players: int) -> None:
