@@ -17,8 +17,8 @@ from typing import Any
 import orjson
 
 import engine
+from arena.connectivity import groups
 from arena.errors import ConfigError
-from arena.runs.connectivity import groups
 from arena.runs.schedule import GameSpec, schedule
 from arena.runs.tournament import Tournament, load_tournament
 from arena.runs.workers import available_cpus

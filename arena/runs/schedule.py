@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.connectivity import is_connected, minimum_tables
 from arena.game.transcript import team_names
-from arena.runs.connectivity import is_connected, minimum_tables
 from arena.runs.tournament import Tournament
 from engine.seeding import derive_seed
 

@@ -19,8 +19,8 @@ from typing import Any
 import yaml
 
 import engine
+from arena.connectivity import minimum_tables
 from arena.errors import ConfigError
-from arena.runs.connectivity import minimum_tables
 from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, TimeControl
 from engine.errors import OptionError
 

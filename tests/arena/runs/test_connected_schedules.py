@@ -16,8 +16,8 @@ import orjson
 import pytest
 import yaml
 
+from arena.connectivity import groups, is_connected, minimum_tables
 from arena.errors import ConfigError
-from arena.runs.connectivity import groups, is_connected, minimum_tables
 from arena.runs.schedule import sample_tables
 from arena.runs.tournament import load_tournament
 
