@@ -9,7 +9,6 @@ bots without knowing about them.
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -81,28 +80,34 @@ class _BotPool:
     def seat_bots(self, seats: Sequence[str]) -> list[BotProcess]:
         """One running (or failed-to-start) process per seat; repeated names get separate copies."""
         copies: dict[str, int] = {}
-        chosen = []
+        keys = []
         for name in seats:
             copy = copies.get(name, 0)
             copies[name] = copy + 1
-            bot = self.bots.pop((name, copy), None)
+            keys.append((name, copy))
+        self._make_room(keys)
+        chosen = []
+        for key in keys:
+            bot = self.bots.pop(key, None)
             if bot is None:
-                bot = self._new(name, copy)
+                bot = self._new(*key)
                 _start(bot)
                 self.started += 1
-            self.bots[(name, copy)] = bot  # now the most recently used
+            self.bots[key] = bot  # now the most recently used
             chosen.append(bot)
-        self._evict(len(chosen))
         return chosen
 
-    def _evict(self, seated: int) -> None:
-        """Close the least recently used bots beyond the cap (never the ``seated`` just chosen)."""
+    def _make_room(self, keys: list[tuple[str, int]]) -> None:
+        """Close the least recently used bots not in ``keys``, before any new one starts, so that
+        the pool never holds more than the cap (or than one table, if the cap is smaller)."""
         cap = self.settings.max_live_bots
-        if cap is None or len(self.bots) <= max(cap, seated):
+        if cap is None:
             return
-        surplus = len(self.bots) - max(cap, seated)
-        oldest = list(itertools.islice(self.bots, surplus))
-        close_bots([self.bots.pop(key) for key in oldest])
+        needed = set(keys)
+        surplus = len(self.bots) + len(needed - self.bots.keys()) - max(cap, len(needed))
+        if surplus > 0:
+            oldest = [key for key in self.bots if key not in needed][:surplus]
+            close_bots([self.bots.pop(key) for key in oldest])
 
     def _new(self, name: str, copy: int) -> BotProcess:
         command = self.settings.bots[name]
