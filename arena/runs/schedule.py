@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from arena.connectivity import is_connected, minimum_tables
 from arena.game.transcript import team_names
 from arena.runs.tournament import Tournament
@@ -240,25 +242,26 @@ def _balanced(names: list[str], size: int, count: int, rng: random.Random,
     keeps tables per bot within one of each other throughout (given a start that does), so every
     bot plays ``count * size / n`` tables when that is whole.
     """
-    played = dict.fromkeys(names, 0)
-    met = {pair: 0 for pair in itertools.combinations(sorted(names), 2)}
-
-    def meetings(a: str, b: str) -> int:
-        return met[(a, b) if a < b else (b, a)]
-
+    # Arrays indexed like ``names``: candidates come out in ``names`` order, as the seeded
+    # choice among them needs, at numpy speed (fields of hundreds of bots).
+    number = {name: i for i, name in enumerate(names)}
+    played = np.zeros(len(names), dtype=np.int64)
+    met = np.zeros((len(names), len(names)), dtype=np.int64)
     tables = []
     for index in range(count):
-        table: list[str] = list(start[index]) if index < len(start) else []
-        while len(table) < size:
-            candidates = [b for b in names if b not in table]
-            fewest = min(played[b] for b in candidates)
-            candidates = [b for b in candidates if played[b] == fewest]
-            cost = {b: sum(meetings(b, t) for t in table) for b in candidates}
-            least = min(cost.values())
-            table.append(rng.choice([b for b in candidates if cost[b] == least]))
-        for b in table:
-            played[b] += 1
-        for a, b in itertools.combinations(sorted(table), 2):
-            met[(a, b)] += 1
-        tables.append(table)
+        seats = [number[b] for b in start[index]] if index < len(start) else []
+        while len(seats) < size:
+            free = np.ones(len(names), dtype=bool)
+            free[seats] = False
+            candidates = np.flatnonzero(free)
+            candidates = candidates[played[candidates] == played[candidates].min()]
+            if seats:
+                cost = met[np.ix_(candidates, seats)].sum(axis=1)
+                candidates = candidates[cost == cost.min()]
+            seats.append(rng.choice(candidates.tolist()))
+        played[seats] += 1
+        for a, b in itertools.combinations(seats, 2):
+            met[a, b] += 1
+            met[b, a] += 1
+        tables.append([names[i] for i in seats])
     return tables
