@@ -86,7 +86,8 @@ def _entrants(results: Iterable[Mapping[str, object] | GameResult]) -> list[list
     for result in results:
         entrants = (result.entrants if isinstance(result, GameResult)
                     else result.get("entrants") if isinstance(result, Mapping) else None)
-        ok = isinstance(entrants, list | tuple) and entrants and all(
-            isinstance(name, str) for name in entrants)
-        found.append(list(entrants) if ok else [])  # type: ignore[arg-type]
+        if isinstance(entrants, list | tuple) and all(isinstance(name, str) for name in entrants):
+            found.append([str(name) for name in entrants])
+        else:
+            found.append([])
     return found
