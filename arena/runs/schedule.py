@@ -179,20 +179,29 @@ def _difference_blocks(n: int, k: int, m: int) -> tuple[tuple[int, ...], ...]:
             for a, b in itertools.permutations(block, 2):
                 counts[(a - b) % n] += 1
         score = sum(c * c for c in counts[1:])
-        for _ in range(SEARCH_STEPS):
+        # The steps' draws, three a step, computed at once: the same numbers as stream.below.
+        draws = stream.batch(3 * SEARCH_STEPS)
+        picked_blocks = (draws[0::3] % np.uint64(m)).tolist()
+        positions = (draws[1::3] % np.uint64(k)).tolist()
+        residues = (draws[2::3] % np.uint64(n)).tolist()
+        for step in range(SEARCH_STEPS):
             if score == floor:
                 break
-            block = blocks[stream.below(m)]
-            position = stream.below(k)
-            old, new = block[position], stream.below(n)
+            block = blocks[picked_blocks[step]]
+            position = positions[step]
+            old, new = block[position], residues[step]
             if new in block or (pinned and block is blocks[0] and position < 2):
                 continue
             change: dict[int, int] = {}
+            get = change.get
             for other in block:
-                if other != old:
-                    for d, step in (((old - other) % n, -1), ((other - old) % n, -1),
-                                    ((new - other) % n, 1), ((other - new) % n, 1)):
-                        change[d] = change.get(d, 0) + step
+                if other != old:  # then d and n - d are both nonzero; the same for new
+                    d = (old - other) % n
+                    change[d] = get(d, 0) - 1
+                    change[n - d] = get(n - d, 0) - 1
+                    d = (new - other) % n
+                    change[d] = get(d, 0) + 1
+                    change[n - d] = get(n - d, 0) + 1
             delta = sum(2 * counts[d] * step + step * step for d, step in change.items())
             if delta <= 0:
                 for d, step in change.items():
@@ -224,6 +233,15 @@ class _Stream:
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self.MASK
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self.MASK
         return (z ^ (z >> 31)) % bound
+
+    def batch(self, count: int) -> np.ndarray:
+        """The next ``count`` raw outputs (before ``% bound``) as uint64, advancing the stream."""
+        steps = np.arange(1, count + 1, dtype=np.uint64)
+        z = np.uint64(self.state) + steps * np.uint64(0x9E3779B97F4A7C15)  # wraps mod 2**64
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        self.state = (self.state + count * 0x9E3779B97F4A7C15) & self.MASK
+        return z ^ (z >> np.uint64(31))
 
 
 def _chain(names: list[str], size: int, rng: random.Random) -> list[list[str]]:
