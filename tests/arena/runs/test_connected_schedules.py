@@ -118,23 +118,25 @@ def test_groups_names_each_group() -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_a_real_run_of_60_bots_links_every_bot(tmp_path: Path) -> None:
-    """The issue's field: 60 copies of the C random bot, 4 players, max_tables 60 (one deal a
-    game). Connectivity is read back from the games written, not from the schedule function."""
+@pytest.mark.parametrize(("n", "k", "max_tables"), SPLIT_BEFORE)
+def test_a_real_run_links_every_bot(tmp_path: Path, n: int, k: int, max_tables: int) -> None:
+    """Copies of the C random bot (one deal a game) in each configuration that used to split,
+    among them the issue's 60 bots / 4 players / max_tables 60. Connectivity is read back from
+    the games written, not from the schedule function; the table rates every bot."""
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump({
-        "name": "t", "game": "blackout", "players": 4, "max_tables": 60, "seed": 3,
+        "name": "t", "game": "blackout", "players": k, "max_tables": max_tables, "seed": 3,
         "options": {"deals": 1}, "time": {"move_ms": 5000, "bank_ms": 5000},
-        "max_live_bots": 12,
-        "bots": [{"name": f"r{i:02d}", "cmd": C_BOT} for i in range(60)]}))
+        "bots": [{"name": f"r{i:03d}", "cmd": C_BOT} for i in range(n)]}))
     done = subprocess.run([ARENA, "run", str(path), "--out", str(tmp_path / "out"),
                            "--resamples", "0", "--jobs", "2"],
                           cwd=ROOT, capture_output=True, text=True, timeout=280)
     assert done.returncode == 0, done.stderr
     lines = [orjson.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_bytes()
              .splitlines()]
-    assert len(lines) == 60 * 4
-    names = [f"r{i:02d}" for i in range(60)]
+    tables = len({line["id"].rsplit("-", 1)[0] for line in lines})
+    assert len(lines) == tables * k and tables >= minimum_tables(n, k)
+    names = [f"r{i:03d}" for i in range(n)]
     assert groups((line["names"] for line in lines), names) == [names]
-    assert set(Counter(n for line in lines for n in line["names"]).values()) == {16}
-    assert "n/a" not in done.stdout
+    assert len(set(Counter(name for line in lines for name in line["names"]).values())) == 1
+    assert "n/a" not in done.stdout and "never met" not in done.stdout
