@@ -94,12 +94,13 @@ def sample_tables(names: list[str], size: int, max_tables: int,
       times), and every bot sees the same schedule up to relabelling, so none is favoured;
     - two bots ``d`` apart meet as often as the blocks hold two residues ``d`` apart, and the
       blocks are searched (``_difference_blocks``) for differences as even as possible: pairs meet
-      within 1 of each other in most cases and within 2 in every case tested (n <= 40, 3..7 seats,
-      several ``max_tables``); exact evenness is sometimes impossible (parity, e.g. 12 bots, 5 seats).
+      within 1 of each other in most cases and within 2 in every case tested (n up to 200, 3..7
+      seats, several ``max_tables``); exact evenness is sometimes impossible (parity, e.g. 12
+      bots, 5 seats).
     The design depends only on (n, size, max_tables), not on the seed, so those bounds hold for
     every seed. With fewer than ``n`` tables allowed, a greedy sample instead: each table takes the
     bots that have played least, preferring those that have met least (equal appearances, pairs
-    only about even).
+    only about even: within 4 of each other in every case tested).
 
     Every schedule is connected: any two bots are linked by a chain of shared tables, so one
     rating compares them all. The design's differences generate Z_n (``_difference_blocks``); a
