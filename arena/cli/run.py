@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from arena.errors import ConfigError
 from arena.runs.preview import preview_file
 from arena.runs.run import run_tournament
 
@@ -44,6 +45,8 @@ def run_command(
     if dry_run:
         typer.echo(preview_file(file, jobs=jobs, fmt=fmt))
         return
+    if fmt != "plain":
+        raise ConfigError("--format applies only with --dry-run (the table's formats: arena table)")
     summary = run_tournament(file, out=out, jobs=jobs, resume=resume, restart=restart,
                              resamples=resamples, max_live_bots=max_live_bots)
     typer.echo(summary)

@@ -67,3 +67,10 @@ def test_too_few_tables_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr == ("arena: error: t.yaml: max_tables: 10 tables cannot link 60 bots at "
                            "4-player tables: at least 20 needed\n")
+
+
+def test_format_without_dry_run_is_refused() -> None:
+    done = subprocess.run([ARENA, "run", "tournaments/demo.yaml", "--format", "json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.startswith("arena: error: --format applies only with --dry-run")
