@@ -25,12 +25,16 @@ def groups(tables: Iterable[Sequence[str]], names: Sequence[str]) -> list[list[s
             name = parent[name]
         return name
 
+    apart = len(parent)
     for table in tables:
+        if apart == 1:  # all linked already: no later table can change that
+            break
         first = root(table[0])
         for other in table[1:]:
             top = root(other)
             if top != first:
                 parent[top] = first
+                apart -= 1
     found: dict[str, list[str]] = {}
     for name in names:
         found.setdefault(root(name), []).append(name)

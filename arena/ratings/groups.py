@@ -47,8 +47,11 @@ def rate_groups(
     The anchor fixes its own group; the other groups are centred on ``pool_mean``.
     """
     lists = _entrants(results)
-    names = sorted({name for entrants in lists for name in entrants})
-    found = groups(lists, names) if names and all(lists) else []
+    try:
+        names = sorted({name for entrants in lists for name in entrants})
+        found = groups(lists, names) if names and all(lists) else []
+    except TypeError:  # a name that is not a string: ``rate`` says which result
+        found = []
     if len(found) <= 1:  # one group, or a malformed result that ``rate`` reports
         single = rate(results, anchor=anchor, pool_mean=pool_mean, resamples=resamples, seed=seed,
                       confidence=confidence)
@@ -80,14 +83,13 @@ def rate_groups(
     return GroupedRatings(combined, group_of)
 
 
-def _entrants(results: Iterable[Mapping[str, object] | GameResult]) -> list[list[str]]:
-    """Each result's entrants; a malformed one counts as none (``rate`` reports it)."""
-    found = []
+def _entrants(results: Iterable[Mapping[str, object] | GameResult]) -> list[Sequence[str]]:
+    """Each result's entrants as given; a malformed one counts as none (``rate`` reports it).
+
+    No per-name checks here: this runs over every game before ``rate`` checks them anyway."""
+    found: list[Sequence[str]] = []
     for result in results:
         entrants = (result.entrants if isinstance(result, GameResult)
                     else result.get("entrants") if isinstance(result, Mapping) else None)
-        if isinstance(entrants, list | tuple) and all(isinstance(name, str) for name in entrants):
-            found.append([str(name) for name in entrants])
-        else:
-            found.append([])
+        found.append(entrants if type(entrants) in (list, tuple) else ())  # type: ignore[arg-type]
     return found
