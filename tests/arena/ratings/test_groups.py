@@ -74,3 +74,15 @@ def test_arena_table_on_two_merged_files(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "2 groups of entrants that never met (sizes 4, 3)" in done.stdout
     assert "n/a" not in done.stdout
+
+
+def test_a_malformed_result_is_reported_as_rate_reports_it() -> None:
+    import pytest
+
+    from arena.errors import ResultsError
+
+    good = pool(["a", "b", "c"], 10, 8)
+    for bad in ({"entrants": [1, "a"], "scores": [1, 2]}, {"entrants": [], "scores": []},
+                {"entrants": [["x"], "a"], "scores": [1, 2]}, {"scores": [1, 2]}):
+        with pytest.raises(ResultsError):
+            rate_groups([*good, bad], resamples=0)
