@@ -81,7 +81,7 @@ class _Sampler(threading.Thread):
 
 def measure(argv: tuple[str, ...], bots: int, cap: int | None) -> tuple[int, int, float]:
     """(peak bot processes, peak resident bytes of bots, games per second) for one run."""
-    tasks = locality_order(field_tasks(bots), cap, streams=JOBS)
+    tasks = locality_order(field_tasks(bots), cap)
     settings = RunSettings(bots={f"b{i:03d}": BotCommand(argv) for i in range(bots)},
                            max_live_bots=cap)
     sampler = _Sampler()

@@ -13,21 +13,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from arena.runs.schedule import GameSpec
-from arena.runs.workers import CHUNK_SIZE
 
 
-def locality_order(tasks: Sequence[GameSpec], live_bots: int | None, streams: int = 1,
-                   chunk: int = CHUNK_SIZE) -> list[GameSpec]:
+def locality_order(tasks: Sequence[GameSpec], live_bots: int | None) -> list[GameSpec]:
     """``tasks`` reordered for few bot restarts; unchanged when every bot fits in ``live_bots``.
 
     Rounds stay in order (an interrupted run has played whole rounds first), as do the games of
-    each duplicate set (with one stream; with more, a set may straddle two hand-offs). A small
-    field keeps the schedule's own order, whose shuffled tables favour no bot when a run stops
-    part-way. With ``streams`` workers taking ``chunk`` games at a time from one queue, each
-    round's order is cut into that many stretches, dealt out a chunk at a time (the first chunk
-    of each stretch, then the second of each...): a worker that takes every other hand-off then
-    stays within one stretch of neighbouring tables instead of sharing every region with the
-    others (on 2 workers, 0.5-0.7x the bot starts of one stream).
+    each duplicate set. A small field keeps the schedule's own order, whose shuffled tables
+    favour no bot when a run stops part-way.
     """
     bots = {name for task in tasks for name in task.seats}
     copies = max((len(task.seats) - len(set(task.seats)) for task in tasks), default=0)
@@ -41,14 +34,8 @@ def locality_order(tasks: Sequence[GameSpec], live_bots: int | None, streams: in
         rounds[games[0].round].append(games)
     ordered: list[GameSpec] = []
     for number in sorted(rounds):
-        near = _nearest_first(rounds[number], live_bots)
-        size = -(-len(near) // max(1, streams))
-        stretches = [[game for games in near[first:first + size] for game in games]
-                     for first in range(0, len(near), size)]
-        longest = max(len(stretch) for stretch in stretches)
-        for start in range(0, longest, chunk):
-            for stretch in stretches:
-                ordered.extend(stretch[start:start + chunk])
+        for games in _nearest_first(rounds[number], live_bots):
+            ordered.extend(games)
     return ordered
 
 

@@ -100,12 +100,11 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         log_dir=str(out_dir / "logs"),
         max_live_bots=max_live_bots if max_live_bots is not None else tournament.max_live_bots)
     prepare_out_dir(out_dir, tournament.path, resume, restart)
-    tasks = specs
+    tasks = locality_order(specs, settings.max_live_bots)
     finished = read_finished(out_dir / "games.jsonl", repair=False)
     if len(finished) < len(tasks):
         preflight(settings)
     workers = jobs or tournament.jobs or len(available_cpus())
-    tasks = locality_order(specs, settings.max_live_bots, streams=workers)
     progress = Progress(len(tasks), already=len(finished), stream=progress_stream,
                         faults=sum(len(line.get("faults", ())) for line in finished.values()))
     try:

@@ -26,10 +26,10 @@ C_BOT = str(ROOT / "bots" / "c" / "random_bot")
 pytestmark = pytest.mark.timeout(240)
 
 
-def field(tmp_path: Path, bots: int, players: int = 4, **extra: object) -> Path:
-    """A tournament of ``bots`` C random bots (4-player by default), one short deal a game."""
+def field(tmp_path: Path, bots: int, **extra: object) -> Path:
+    """A 4-player tournament of ``bots`` C random bots, one short deal a game."""
     config: dict[str, object] = {
-        "name": "t", "game": "blackout", "players": players, "seed": 7, "options": {"deals": 1},
+        "name": "t", "game": "blackout", "players": 4, "seed": 7, "options": {"deals": 1},
         "time": {"move_ms": 5000, "bank_ms": 5000},
         "bots": [{"name": f"c{i:02d}", "cmd": C_BOT} for i in range(bots)], **extra}
     path = tmp_path / "t.yaml"
@@ -118,19 +118,3 @@ def test_max_live_bots_below_the_table_is_refused(tmp_path: Path) -> None:
         load_tournament(field(tmp_path, 8, max_live_bots=3))
     assert load_tournament(field(tmp_path, 8, max_live_bots=None)).max_live_bots is None
     assert load_tournament(field(tmp_path, 8)).max_live_bots == 24
-
-
-def test_two_streams_keep_two_alternating_workers_apart(tmp_path: Path) -> None:
-    """Workers taking every other hand-off of CHUNK_SIZE games each need fewer starts when the
-    order is dealt out as two stretches."""
-    from arena.runs.workers import CHUNK_SIZE
-
-    tasks = schedule(load_tournament(field(tmp_path, 60, players=3, max_tables=60)))
-
-    def starts_on_two_workers(order: list) -> int:
-        chunks = [order[i:i + CHUNK_SIZE] for i in range(0, len(order), CHUNK_SIZE)]
-        return sum(restarts([g for c in chunks[w::2] for g in c], 24) for w in range(2))
-
-    two = locality_order(tasks, 24, streams=2)
-    assert sorted(t.id for t in two) == sorted(t.id for t in tasks)
-    assert starts_on_two_workers(two) < 0.8 * starts_on_two_workers(locality_order(tasks, 24))
