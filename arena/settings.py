@@ -50,3 +50,9 @@ class FaultPolicy(enum.Enum):
 
     FORFEIT = "forfeit"
     SUBSTITUTE = "substitute"
+
+
+MAX_LIVE_BOTS = 24
+"""Bot processes one worker keeps alive at most, by default (the least recently used are closed).
+A Python bot holds about 14 MB resident and a node bot 40-50 MB, so two workers stay under about
+2.5 GB even with node bots, while a 7-player table and its neighbours in the game order stay warm."""

@@ -6,7 +6,8 @@ import importlib
 import sys
 import time
 
-SUITES = ("engine", "arena", "memory", "tournament", "ratings", "match", "report", "league")
+SUITES = ("engine", "arena", "memory", "tournament", "ratings", "match", "report", "league",
+          "fields")
 
 
 def main(names: list[str]) -> None:

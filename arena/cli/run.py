@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from arena.errors import ConfigError
+from arena.runs.preview import preview_file
 from arena.runs.run import run_tournament
 
 
@@ -26,6 +28,16 @@ def run_command(
         help="Discard the results already in the directory and start over.")] = False,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the rating intervals.",
                                            min=0)] = 1000,
+    max_live_bots: Annotated[int | None, typer.Option(
+        help="Bot processes each worker keeps alive at most; the least recently used are closed "
+             "and restarted when next needed (default: the file's max_live_bots, else 24).",
+        min=1)] = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Only check the file and print what would be played: tables, games, "
+                          "games per entrant, pair meetings, whether the field is connected, a "
+                          "run-time bound. Plays, starts and builds nothing.")] = False,
+    fmt: Annotated[str, typer.Option(
+        "--format", help="With --dry-run: plain or json.")] = "plain",
 ) -> None:
     """Run a tournament: every scheduled game, in parallel, each result saved as it ends.
 
@@ -34,6 +46,11 @@ def run_command(
 
     After the ratings table: a fault summary, per bot its faults by kind with one example each.
     """
+    if dry_run:
+        typer.echo(preview_file(file, jobs=jobs, fmt=fmt))
+        return
+    if fmt != "plain":
+        raise ConfigError("--format applies only with --dry-run (the table's formats: arena table)")
     summary = run_tournament(file, out=out, jobs=jobs, resume=resume, restart=restart,
-                             resamples=resamples)
+                             resamples=resamples, max_live_bots=max_live_bots)
     typer.echo(summary)

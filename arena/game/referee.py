@@ -105,6 +105,19 @@ def attach_decision_times(record: dict[str, Any], times: Sequence[float | None])
                 position += count
 
 
+TIMED_DEAL_FIELDS = ("bid_ms", "call_ms", "play_ms")
+"""A deal's fields that hold measured decision times (they differ from run to run)."""
+TIMED_RECORD_FIELDS = ("bank_used_ms",)
+"""A record's own fields that hold measured times."""
+
+
+def without_times(record: Mapping[str, Any]) -> dict[str, Any]:
+    """``record`` without its measured times: what two plays of the same game have in common."""
+    deals = [{k: v for k, v in deal.items() if k not in TIMED_DEAL_FIELDS}
+             for deal in record.get("deals", ())]
+    return {**{k: v for k, v in record.items() if k not in TIMED_RECORD_FIELDS}, "deals": deals}
+
+
 def forfeit_places(places: Sequence[int], forfeits: Sequence[bool]) -> list[int]:
     """Places with every forfeiting entrant below every other; order within each group kept."""
     keys = [(not lost, -place) for place, lost in zip(places, forfeits, strict=True)]

@@ -21,7 +21,8 @@ import orjson
 from tabulate import tabulate
 
 from arena.errors import ConfigError, ResultsError
-from arena.ratings.model import CONFIDENCE, RESAMPLES, Flag, Ratings, Standing, check_result, rate
+from arena.ratings.groups import GroupedRatings, rate_groups
+from arena.ratings.model import CONFIDENCE, RESAMPLES, Flag, Ratings, Standing, check_result
 
 FORMATS = ("plain", "github", "csv", "json", "html")
 RESULTS_FILE = "games.jsonl"
@@ -109,14 +110,25 @@ def parse_anchor(text: str) -> tuple[str, float]:
     return name, rating
 
 
-def render_table(ratings: Ratings, fmt: str = "plain", *, crosstable: bool = False) -> str:
-    """The ratings table in format `fmt` (one of FORMATS), with the head-to-head matrix if asked."""
+def render_table(rated: Ratings | GroupedRatings, fmt: str = "plain", *,
+                 crosstable: bool = False) -> str:
+    """The ratings table in format `fmt` (one of FORMATS), with the head-to-head matrix if asked.
+
+    Ratings of several groups that never met get a group column and a note saying so.
+    """
     if fmt not in FORMATS:
         raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    grouped = rated if isinstance(rated, GroupedRatings) else None
+    ratings = rated.ratings if isinstance(rated, GroupedRatings) else rated
     if fmt == "json":
-        return orjson.dumps(ratings_json(ratings, crosstable=crosstable),
+        return orjson.dumps(ratings_json(rated, crosstable=crosstable),
                             option=orjson.OPT_INDENT_2).decode() + "\n"
     headers, rows, align = _table_rows(ratings)
+    if grouped is not None and grouped.groups > 1:
+        headers.insert(1, "group")
+        align.insert(1, "right")
+        for row, group in zip(rows, grouped.group_of, strict=True):
+            row.insert(1, str(group))
     blocks = []
     if fmt == "csv":
         blocks.append(_csv([*headers, "flag"], [row + [_flag_text(s)] for row, s in
@@ -133,15 +145,24 @@ def render_table(ratings: Ratings, fmt: str = "plain", *, crosstable: bool = Fal
                                colalign=["right", "left"] + ["right"] * (len(cross_headers) - 2),
                                disable_numparse=True))
     notes = _notes(ratings)
+    if grouped is not None and grouped.groups > 1:
+        notes.insert(0, _groups_note(grouped))
     if fmt == "html":
         blocks += [f"<p>{html.escape(note)}</p>" for note in notes]
         return "\n".join(blocks) + "\n"
     return "\n\n".join(blocks) + "\n\n" + "\n".join(notes) + "\n"
 
 
-def ratings_json(ratings: Ratings, *, crosstable: bool = False) -> dict[str, object]:
-    """The table as JSON-able data. Non-finite numbers (unbounded interval ends) become null."""
+def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False) -> dict[str, object]:
+    """The table as JSON-able data. Non-finite numbers (unbounded interval ends) become null.
+
+    Entrants carry their `group` (1 when every entrant is linked to every other), and `groups`
+    counts the groups that never met."""
+    ratings = rated.ratings if isinstance(rated, GroupedRatings) else rated
+    group_of = (rated.group_of if isinstance(rated, GroupedRatings)
+                else (1,) * len(ratings.standings))
     data: dict[str, object] = {
+        "groups": max(group_of, default=1),
         "games": ratings.games,
         "pairings": ratings.pairings,
         "pool_mean": None if ratings.anchor else ratings.pool_mean,
@@ -154,6 +175,7 @@ def ratings_json(ratings: Ratings, *, crosstable: bool = False) -> dict[str, obj
         "entrants": [
             {
                 "place": s.place,
+                "group": group,
                 "name": s.name,
                 "rating": s.rating,
                 "flag": None if s.flag is None else str(s.flag),
@@ -167,7 +189,7 @@ def ratings_json(ratings: Ratings, *, crosstable: bool = False) -> dict[str, obj
                 "forfeits": s.forfeits,
                 "los_next": s.los_next,
             }
-            for s in ratings.standings
+            for s, group in zip(ratings.standings, group_of, strict=True)
         ],
     }
     if crosstable:
@@ -197,8 +219,9 @@ def results_table(
     """The rendered ratings table of `results` (result objects), e.g. at the end of `arena run`."""
     if fmt not in FORMATS:  # before the bootstrap, not after it
         raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
-    ratings = rate(results, anchor=anchor, resamples=resamples, seed=seed, confidence=confidence)
-    return render_table(ratings, fmt, crosstable=crosstable)
+    rated = rate_groups(results, anchor=anchor, resamples=resamples, seed=seed,
+                        confidence=confidence)
+    return render_table(rated, fmt, crosstable=crosstable)
 
 
 def table_for_paths(
@@ -344,6 +367,13 @@ def _csv(headers: list[str], rows: list[list[str]]) -> str:
     writer.writerow(headers)
     writer.writerows(rows)
     return out.getvalue()
+
+
+def _groups_note(grouped: GroupedRatings) -> str:
+    sizes = [grouped.group_of.count(g) for g in range(1, grouped.groups + 1)]
+    return (f"The results fall into {grouped.groups} groups of entrants that never met (sizes "
+            f"{', '.join(map(str, sizes))}): each group is rated on its own, and ratings and places "
+            f"are comparable only within a group.")
 
 
 def _notes(ratings: Ratings) -> list[str]:

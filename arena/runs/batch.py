@@ -22,7 +22,7 @@ from arena.bots.process import BotProcess, close_bots
 from arena.errors import BotStartError
 from arena.game.referee import play_game, result_of
 from arena.runs.schedule import GameSpec
-from arena.settings import FaultPolicy, Limits, TimeControl
+from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, TimeControl
 
 
 @dataclass(frozen=True)
@@ -35,13 +35,15 @@ class BotCommand:
 
 @dataclass(frozen=True)
 class RunSettings:
-    """Everything a worker needs besides the games: bot commands, limits, policy, log directory."""
+    """Everything a worker needs besides the games: bot commands, limits, policy, log directory,
+    and how many bot processes it may keep alive (None: all)."""
 
     bots: dict[str, BotCommand]
     time_control: TimeControl = TimeControl()
     limits: Limits = Limits()
     policy: FaultPolicy = FaultPolicy.FORFEIT
     log_dir: str | None = None
+    max_live_bots: int | None = MAX_LIVE_BOTS
 
 
 class Finished(NamedTuple):
@@ -64,25 +66,48 @@ def finished_of(line: dict[str, Any]) -> Finished:
 
 
 class _BotPool:
-    """This process's bot processes, by (bot name, copy), started on first use and kept alive."""
+    """This process's bot processes, by (bot name, copy), started on first use and kept alive.
+
+    At most ``settings.max_live_bots`` stay alive: past that, the least recently seated are
+    closed (the dict's order is the order of last use) and started again when next seated.
+    """
 
     def __init__(self, settings: RunSettings) -> None:
         self.settings = settings
         self.bots: dict[tuple[str, int], BotProcess] = {}
+        self.started = 0
 
     def seat_bots(self, seats: Sequence[str]) -> list[BotProcess]:
         """One running (or failed-to-start) process per seat; repeated names get separate copies."""
         copies: dict[str, int] = {}
-        chosen = []
+        keys = []
         for name in seats:
             copy = copies.get(name, 0)
             copies[name] = copy + 1
-            bot = self.bots.get((name, copy))
+            keys.append((name, copy))
+        self._make_room(keys)
+        chosen = []
+        for key in keys:
+            bot = self.bots.pop(key, None)
             if bot is None:
-                bot = self.bots[(name, copy)] = self._new(name, copy)
+                bot = self._new(*key)
                 _start(bot)
+                self.started += 1
+            self.bots[key] = bot  # now the most recently used
             chosen.append(bot)
         return chosen
+
+    def _make_room(self, keys: list[tuple[str, int]]) -> None:
+        """Close the least recently used bots not in ``keys``, before any new one starts, so that
+        the pool never holds more than the cap (or than one table, if the cap is smaller)."""
+        cap = self.settings.max_live_bots
+        if cap is None:
+            return
+        needed = set(keys)
+        surplus = len(self.bots) + len(needed - self.bots.keys()) - max(cap, len(needed))
+        if surplus > 0:
+            oldest = [key for key in self.bots if key not in needed][:surplus]
+            close_bots([self.bots.pop(key) for key in oldest])
 
     def _new(self, name: str, copy: int) -> BotProcess:
         command = self.settings.bots[name]

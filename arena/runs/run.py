@@ -23,6 +23,7 @@ from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.ratings.table import results_table
 from arena.runs.batch import BotCommand, Finished, RunSettings
 from arena.runs.fault_summary import FaultSummary
+from arena.runs.order import locality_order
 from arena.runs.progress import Progress
 from arena.runs.results import ResultsWriter, prepare_out_dir, read_finished
 from arena.runs.schedule import GameSpec, schedule
@@ -113,7 +114,7 @@ def preflight(settings: RunSettings) -> None:
 
 def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = None,
                    resume: bool = False, restart: bool = False, resamples: int = 1000,
-                   progress_stream: Any = None) -> str:
+                   progress_stream: Any = None, max_live_bots: int | None = None) -> str:
     """Load, check, schedule and run a tournament file; the closing text (summary and table)."""
     if resume and restart:
         raise ConfigError("--resume and --restart contradict each other: choose one")
@@ -126,9 +127,10 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
     settings = RunSettings(
         bots={bot.name: BotCommand(bot.argv, bot.workdir) for bot in tournament.programs},
         time_control=tournament.time, limits=tournament.limits, policy=tournament.fault_policy,
-        log_dir=str(out_dir / "logs"))
+        log_dir=str(out_dir / "logs"),
+        max_live_bots=max_live_bots if max_live_bots is not None else tournament.max_live_bots)
     prepare_out_dir(out_dir, tournament.path, resume, restart)
-    tasks = specs
+    tasks = locality_order(specs, settings.max_live_bots)
     finished = read_finished(out_dir / "games.jsonl", repair=False)
     if len(finished) < len(tasks):
         preflight(settings)

@@ -21,8 +21,9 @@ from arena.configfile import Where as _Where
 from arena.configfile import check_program as _check_program
 from arena.configfile import command as _command
 from arena.configfile import kind as _kind
+from arena.connectivity import minimum_tables
 from arena.errors import ConfigError
-from arena.settings import FaultPolicy, Limits, TimeControl
+from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, TimeControl
 from engine.errors import OptionError
 from engine.game import GameInfo
 
@@ -66,6 +67,7 @@ class Tournament:
     """``format: gauntlet``: the programs under test; every table holds one, the rest from ``bots``."""
     left_out: tuple[str, ...] = ()
     """One line per bot left out because a program its ``requires`` names is missing."""
+    max_live_bots: int | None = MAX_LIVE_BOTS
 
     @property
     def programs(self) -> tuple[BotSpec, ...]:
@@ -80,7 +82,7 @@ class Tournament:
 
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
             "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "format",
-            "challengers"}
+            "challengers", "max_live_bots"}
 BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb", "quit_grace_ms"}
@@ -139,13 +141,16 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     policy = top.get("fault_policy", "forfeit")
     if policy not in [p.value for p in FaultPolicy]:
         raise where.error("fault_policy", f"{_kind(policy)} is not one of forfeit, substitute")
+    max_tables = where.integer(top.get("max_tables", 200), "max_tables", 1)
+    if info.teams is None:  # team games play every pairing of teams: always connected
+        _check_connectable(where, max_tables, len(bots), players)
     defaults = TimeControl()
     base_limits = Limits()
     return Tournament(
         path=path, name=name, game=game_name, players=players, options=options, bots=bots,
         teams=teams, schedule=schedule,
         rounds=where.integer(top.get("rounds", 1), "rounds", 1),
-        max_tables=where.integer(top.get("max_tables", 200), "max_tables", 1),
+        max_tables=max_tables,
         seed=where.integer(top.get("seed", 1), "seed", 0),
         time=TimeControl(
             start_ms=where.integer(time.get("start_ms", defaults.start_ms), "time.start_ms", 1),
@@ -162,7 +167,25 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         format=fmt,
         challengers=challengers,
         left_out=tuple(left_out.values()),
+        max_live_bots=_optional_key(where, top, "max_live_bots", MAX_LIVE_BOTS,
+                                    players),  # every seat of a table needs a live bot
     )
+
+
+def _optional_key(where: _Where, top: dict[str, Any], key: str, default: int | None,
+                  low: int) -> int | None:
+    """A top-level integer that ``null`` turns off."""
+    if key not in top:
+        return default
+    return None if top[key] is None else where.integer(top[key], key, low)
+
+
+def _check_connectable(where: _Where, max_tables: int, bots: int, players: int) -> None:
+    """Fewer tables than it takes to link every bot would split the ratings: refuse them."""
+    minimum = minimum_tables(bots, players)
+    if max_tables < minimum:
+        raise where.error("max_tables", f"{max_tables} tables cannot link {bots} bots at "
+                                        f"{players}-player tables: at least {minimum} needed")
 
 
 def _optional(where: _Where, section: dict[str, Any], key: str, default: int | None,

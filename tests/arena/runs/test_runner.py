@@ -13,6 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from arena.game.referee import without_times
 from arena.runs.schedule import schedule
 from arena.runs.tournament import load_tournament
 
@@ -71,13 +72,6 @@ def test_jobs_do_not_change_the_results(tmp_path: Path) -> None:
         assert arena("run", str(path), "--out", str(out), "--jobs", jobs, cwd=tmp_path).returncode == 0
         runs.append(sorted(map(without_times, result_lines(out)), key=lambda line: line["id"]))
     assert runs[0] == runs[1]
-
-
-def without_times(line: dict) -> dict:
-    """A result line without the measured decision times and bank use (they differ run to run)."""
-    timed = ("bid_ms", "call_ms", "play_ms")
-    deals = [{k: v for k, v in deal.items() if k not in timed} for deal in line["deals"]]
-    return {**{k: v for k, v in line.items() if k != "bank_used_ms"}, "deals": deals}
 
 
 def test_resume_after_sigkill_loses_and_repeats_nothing(tmp_path: Path) -> None:

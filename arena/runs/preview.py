@@ -1,0 +1,150 @@
+"""``arena run --dry-run``: what a tournament file would play, without playing, starting or building.
+
+The summary is read from the schedule alone: tables, games, games per entrant, how often pairs of
+entrants meet, whether the games link the whole field (so one rating compares everyone), and a
+run-time bound from the time control.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+import engine
+from arena.connectivity import groups
+from arena.errors import ConfigError
+from arena.runs.schedule import GameSpec, schedule
+from arena.runs.tournament import Tournament, load_tournament
+from arena.runs.workers import available_cpus
+
+FORMATS = ("plain", "json")
+
+
+@dataclass(frozen=True)
+class SchedulePreview:
+    """A tournament's schedule in numbers (entrants are bots, or teams in partnership games)."""
+
+    name: str
+    game: str
+    entrants: int
+    tables: int
+    rounds: int
+    games: int
+    games_per_entrant: tuple[int, int]
+    pair_meetings: tuple[int, int]
+    pairs_never_meeting: int
+    groups: int
+    decisions_per_game: int
+    move_ms: int
+    jobs: int
+    worst_case_seconds: float
+
+    @property
+    def is_connected(self) -> bool:
+        """Whether the games link every entrant to every other."""
+        return self.groups <= 1
+
+
+def preview(tournament: Tournament, jobs: int | None = None) -> SchedulePreview:
+    """The summary of ``tournament``'s schedule; ``jobs`` as ``arena run`` would use them."""
+    specs = schedule(tournament)
+    entrants = _entrant_names(tournament)
+    sets = {spec.set_id: spec for spec in specs}  # one game per duplicate set: its entrants
+    first_round = [spec.entrants for spec in sets.values() if spec.round == 1]
+    per_entrant = Counter(name for spec in specs for name in set(spec.entrants))
+    games_each = [per_entrant[name] for name in entrants]
+    met = Counter(pair for spec in sets.values()
+                  for pair in itertools.combinations(sorted(set(spec.entrants)), 2))
+    meetings = [met[pair] for pair in itertools.combinations(sorted(entrants), 2)]
+    decisions = _decisions_per_game(specs[0])
+    workers = max(1, jobs or tournament.jobs or len(available_cpus()))
+    # Every decision of every game taking its whole move_ms, games spread evenly over workers.
+    worst = math.ceil(len(specs) / workers) * decisions * tournament.time.move_ms / 1000
+    return SchedulePreview(
+        name=tournament.name, game=tournament.game, entrants=len(entrants),
+        tables=len(first_round), rounds=tournament.rounds, games=len(specs),
+        games_per_entrant=(min(games_each), max(games_each)),
+        pair_meetings=(min(meetings, default=0), max(meetings, default=0)),
+        pairs_never_meeting=sum(1 for m in meetings if m == 0),
+        groups=len(groups(first_round, entrants)), decisions_per_game=decisions,
+        move_ms=tournament.time.move_ms, jobs=workers, worst_case_seconds=worst)
+
+
+def preview_file(file: Path, *, jobs: int | None = None, fmt: str = "plain") -> str:
+    """``arena run FILE --dry-run``: load and check the file, then render its preview."""
+    if fmt not in FORMATS:
+        raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    summary = preview(load_tournament(file), jobs)
+    if fmt == "json":
+        data: dict[str, Any] = asdict(summary)
+        data["connected"] = summary.is_connected
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+    return render(summary)
+
+
+def render(summary: SchedulePreview) -> str:
+    """The preview as a few lines of text."""
+    kind = "bots" if engine.game(summary.game).info.teams is None else "teams"
+    low, high = summary.pair_meetings
+    linked = ("connected: every entrant is linked to every other by shared tables"
+              if summary.is_connected else
+              f"NOT connected: {summary.groups} groups that never meet; ratings cannot compare "
+              f"them")
+    return "\n".join([
+        f"{summary.name}: {summary.game}, {summary.entrants} {kind} (dry run: nothing played)",
+        f"tables per round: {summary.tables}; rounds: {summary.rounds}; games: {summary.games}",
+        f"games per entrant: {_span(summary.games_per_entrant)}",
+        f"tables shared by a pair: {_span((low, high))}; pairs never meeting: "
+        f"{summary.pairs_never_meeting}",
+        linked,
+        f"run time: at most {_duration(summary.worst_case_seconds)} with {summary.jobs} jobs "
+        f"({summary.decisions_per_game} decisions a game, each taking all of "
+        f"move_ms={summary.move_ms}); bots that answer faster finish much sooner",
+    ])
+
+
+def _entrant_names(tournament: Tournament) -> list[str]:
+    info = engine.game(tournament.game).info
+    if info.teams is not None:  # each team's result name, as the results will write it
+        teams = list(tournament.teams) or [(bot.name, bot.name) for bot in tournament.bots]
+        return [info.entrants(_seated_team(info.teams, team))[0] for team in teams]
+    return [bot.name for bot in tournament.bots]
+
+
+def _seated_team(seats_of: tuple[tuple[int, ...], ...], team: tuple[str, ...]) -> list[str]:
+    """Seat names with ``team`` in the first team's seats (the others filled in)."""
+    names = ["?"] * sum(len(seats) for seats in seats_of)
+    for seat, member in zip(seats_of[0], team, strict=True):
+        names[seat] = member
+    return names
+
+
+def _decisions_per_game(spec: GameSpec) -> int:
+    """Decisions in one game of ``spec``'s game and options: the engine plays it with first-legal
+    actions, in this process (a millisecond; no bot is involved)."""
+    game = engine.game(spec.game)
+    state = game.new_game(len(spec.seats), spec.seed, spec.options)
+    decisions = 0
+    while state.to_act is not None:
+        state = game.apply(state, game.legal_actions(state)[0])
+        decisions += 1
+    return decisions
+
+
+def _span(values: tuple[int, int]) -> str:
+    low, high = values
+    return str(low) if low == high else f"{low}..{high}"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

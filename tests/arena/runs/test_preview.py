@@ -1,0 +1,83 @@
+"""`arena run FILE --dry-run`: the schedule in numbers, with nothing built, started or played."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from arena.runs.schedule import schedule
+from arena.runs.tournament import load_tournament
+
+ROOT = Path(__file__).resolve().parents[3]
+ARENA = str(Path(sys.executable).parent / "arena")
+
+
+def dry_run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ARENA, "run", *args, "--dry-run"], cwd=cwd, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_demo_dry_run_summarises_the_schedule() -> None:
+    done = dry_run("tournaments/demo.yaml")
+    assert done.returncode == 0, done.stderr
+    tournament = load_tournament(ROOT / "tournaments" / "demo.yaml")  # 5 or 6 bots: javac or not
+    specs = schedule(tournament)
+    tables = len({spec.table for spec in specs})
+    assert f"tables per round: {tables}; rounds: {tournament.rounds}; games: {len(specs)}" \
+        in done.stdout
+    assert f"games per entrant: {len(specs) * 4 // len(tournament.bots)}" in done.stdout
+    assert "pairs never meeting: 0" in done.stdout
+    assert "connected: every entrant" in done.stdout
+
+
+def test_dry_run_starts_builds_and_writes_nothing(tmp_path: Path) -> None:
+    """The bots' command would leave a marker if started, the build command if run."""
+    marker = tmp_path / "started"
+    bot = tmp_path / "bot.sh"
+    bot.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    bot.chmod(0o755)
+    config = {"name": "big", "game": "blackout", "players": 4, "max_tables": 60,
+              "time": {"move_ms": 100}, "bots": [
+                  {"name": f"b{i:02d}", "cmd": str(bot), "build": ["touch", str(tmp_path / "built")]}
+                  for i in range(60)]}
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(config))
+    done = dry_run(str(path), "--format", "json", "--jobs", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert (data["tables"], data["games"], data["games_per_entrant"]) == (60, 240, [16, 16])
+    assert data["connected"] is True and data["groups"] == 1
+    # 60 tables of 6 pairs each, no pair twice: 360 pairs meet once, the other 1410 never.
+    assert data["pair_meetings"] == [0, 1]
+    assert data["pairs_never_meeting"] == 60 * 59 // 2 - 60 * 6
+    assert data["worst_case_seconds"] == 120 * data["decisions_per_game"] * 0.1
+    assert not marker.exists() and not (tmp_path / "built").exists()
+    assert not (tmp_path / "results").exists()
+
+
+def test_partnership_dry_run_counts_teams() -> None:
+    done = dry_run("tournaments/demo-partnership.yaml", "--format", "json")
+    data = json.loads(done.stdout)
+    assert data["entrants"] == 3 and data["games_per_entrant"] == [24, 24]
+    assert data["pair_meetings"] == [6, 6]
+
+
+def test_too_few_tables_is_one_line(tmp_path: Path) -> None:
+    config = {"name": "t", "game": "blackout", "players": 4, "max_tables": 10,
+              "bots": [{"name": f"b{i:02d}", "cmd": "true"} for i in range(60)]}
+    (tmp_path / "t.yaml").write_text(yaml.safe_dump(config))
+    done = dry_run("t.yaml", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == ("arena: error: t.yaml: max_tables: 10 tables cannot link 60 bots at "
+                           "4-player tables: at least 20 needed\n")
+
+
+def test_format_without_dry_run_is_refused() -> None:
+    done = subprocess.run([ARENA, "run", "tournaments/demo.yaml", "--format", "json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.startswith("arena: error: --format applies only with --dry-run")
