@@ -4,6 +4,7 @@ the fault policy. Plain frozen values, importable from every layer without reach
 from __future__ import annotations
 
 import enum
+import os
 from dataclasses import dataclass
 
 
@@ -15,7 +16,9 @@ class Limits:
     arena's memory watch (arena.bots.memory) and enforced by killing the process group: runtimes
     that reserve large virtual ranges (a JVM, Go, node) run with their defaults. As a backstop
     against a bot that allocates faster than the watch samples, the address space is also capped,
-    generously (``address_space_mb``: four times ``memory_mb``, at least 8 GiB). ``cpu_seconds``
+    generously (``address_space_mb``: four times ``memory_mb``, and at least the machine's memory
+    plus 4 GiB, since a default JVM reserves a quarter of the machine's memory for its heap and
+    several GiB more: 9 GiB on a 24 GiB machine). ``cpu_seconds``
     counts over the whole life of the process, which plays many games, so it is off by default;
     the per-decision clock is the real time control. ``file_mb`` caps any file the bot writes
     (SIGXFSZ past it). Core dumps are always off. ``quit_grace_ms`` is how long a bot has to exit
@@ -33,7 +36,7 @@ class Limits:
         """The address-space backstop applied with ``memory_mb`` (RLIMIT_AS), or None."""
         if self.memory_mb is None:
             return None
-        return max(4 * self.memory_mb, 8192)
+        return max(4 * self.memory_mb, _machine_memory_mb() + 4096)
 
 
 @dataclass(frozen=True)
@@ -56,3 +59,11 @@ MAX_LIVE_BOTS = 24
 """Bot processes one worker keeps alive at most, by default (the least recently used are closed).
 A Python bot holds about 14 MB resident and a node bot 40-50 MB, so two workers stay under about
 2.5 GB even with node bots, while a 7-player table and its neighbours in the game order stay warm."""
+
+
+def _machine_memory_mb() -> int:
+    """The machine's physical memory in MB (8192 where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
+    except (ValueError, OSError, AttributeError):
+        return 8192

@@ -293,7 +293,7 @@ def test_bots_that_misbehave_outside_the_protocol_play_without_fault(argv, start
 # --- The time bank ------------------------------------------------------------------------------
 
 # Wide enough that a well-behaved bot on a loaded machine never touches the bank by accident.
-MOVE_MS, DELAY_MS, BANK_MS = 200, 500, 1600
+MOVE_MS, DELAY_MS, BANK_MS = 100, 400, 2400
 BANK_CONTROL = TimeControl(start_ms=20_000, move_ms=MOVE_MS, bank_ms=BANK_MS)
 DRAW_MS = DELAY_MS - MOVE_MS  # the least each slow decision takes from the bank
 
