@@ -24,6 +24,10 @@ def run_command(
         help="Discard the results already in the directory and start over.")] = False,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the rating intervals.",
                                            min=0)] = 1000,
+    cluster: Annotated[str | None, typer.Option(
+        help="Play the games on the Dask cluster whose scheduler is at this address "
+             "(e.g. tcp://127.0.0.1:8786; see docs/cluster.md) instead of local workers. "
+             "Default: the file's cluster, else local.", show_default=False)] = None,
 ) -> None:
     """Run a tournament: every scheduled game, in parallel, each result saved as it ends.
 
@@ -31,5 +35,5 @@ def run_command(
     in logs/ and a copy of the tournament file. Ctrl-C stops cleanly; --resume continues.
     """
     summary = run_tournament(file, out=out, jobs=jobs, resume=resume, restart=restart,
-                             resamples=resamples)
+                             resamples=resamples, cluster=cluster)
     typer.echo(summary)

@@ -58,6 +58,8 @@ class Tournament:
     limits: Limits = field(default_factory=Limits)
     fault_policy: FaultPolicy = FaultPolicy.FORFEIT
     jobs: int | None = None
+    cluster: str | None = None
+    """A Dask scheduler's address to play the games on (``docs/cluster.md``); None: locally."""
 
     @property
     def is_partnership(self) -> bool:
@@ -66,7 +68,7 @@ class Tournament:
 
 
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
-            "max_tables", "seed", "time", "limits", "fault_policy", "jobs"}
+            "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "cluster"}
 BOT_KEYS = {"name", "cmd", "workdir", "build"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb"}
@@ -187,7 +189,14 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
             file_mb=_optional(where, limits, "file_mb", base_limits.file_mb, 1)),
         fault_policy=FaultPolicy(policy),
         jobs=None if top.get("jobs") is None else where.integer(top["jobs"], "jobs", 1, 256),
+        cluster=None if top.get("cluster") is None else _cluster(where, top["cluster"]),
     )
+
+
+def _cluster(where: _Where, raw: object) -> str:
+    from arena.runs.executor import check_cluster_address
+
+    return check_cluster_address(where.text(raw, "cluster"), where=f"{where.path}: cluster")
 
 
 class _StrictLoader(yaml.SafeLoader):
