@@ -36,10 +36,11 @@ from arena.runs.batch import Finished, RunSettings, close_all_batch_bots, finish
 from arena.runs.bundle import Bundle, bundle_of, localised, unpack
 from arena.runs.schedule import GameSpec
 
-BATCH_SIZE = 2
-"""Games per Dask task. One task costs the scheduler, a worker and the runner a few hundred
-microseconds of CPU, on the machines the games need; two games per task halve that, and a worker
-lost mid-task loses at most one finished game (played again elsewhere, never written twice)."""
+BATCH_SIZE = 4
+"""Games per Dask task. Each task costs the scheduler and the runner about 1-2 ms of CPU each
+(measured on a loaded 2-core machine, ``make bench``), taken from the CPUs the games need; four
+games per task quarter that, results still come back every few games, and a worker lost mid-task
+loses at most three finished games (played again elsewhere, never written twice)."""
 IN_FLIGHT_PER_THREAD = 3
 """Tasks submitted per worker thread at a time: enough that a worker always has its next task,
 few enough that thousands of games never sit in the scheduler at once."""
