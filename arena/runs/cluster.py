@@ -133,14 +133,11 @@ def run_tasks_on_cluster(tasks: Sequence[GameSpec], settings: RunSettings, addre
     if not tasks:
         return
     bundle = bundle_of(settings)
-    quiet = logging.getLogger("distributed")
-    level = quiet.level
-    # The client logs every lost connection with a traceback; the run reports it in one line.
-    quiet.setLevel(logging.CRITICAL)
+    levels = _quiet_dask_logs()
     try:
         client = _connect(address)
     except BaseException:
-        quiet.setLevel(level)
+        _restore_logs(levels)
         raise
     plugin = BotFiles(bundle, settings)
     running: dict[Any, Sequence[GameSpec]] = {}
@@ -149,7 +146,15 @@ def run_tasks_on_cluster(tasks: Sequence[GameSpec], settings: RunSettings, addre
             client.register_plugin(plugin)
         except ArenaError as error:
             raise ClusterError(f"setting up the bots on the workers of {address}: {error}") from None
-        yield from _stream(client, address, tasks, settings, bundle, running, on_workers)
+        try:
+            yield from _stream(client, address, tasks, settings, bundle, running, on_workers)
+        except ArenaError:
+            raise
+        except Exception as error:
+            # With the scheduler gone, any call on the client may fail, each its own way.
+            if client.status != "running":
+                raise _lost(address, error) from None
+            raise
     finally:
         try:
             if running:
@@ -161,7 +166,28 @@ def run_tasks_on_cluster(tasks: Sequence[GameSpec], settings: RunSettings, addre
             client.close(timeout=5)
         except Exception:  # noqa: S110
             pass
-        quiet.setLevel(level)
+        _restore_logs(levels)
+
+
+def _quiet_dask_logs() -> dict[str, int]:
+    """Silence Dask's loggers below CRITICAL; their levels before, to restore.
+
+    The client logs a lost connection with tracebacks, from several loggers that each have their
+    own level; the run reports the loss itself, in one line.
+    """
+    names = ["distributed"] + [name for name in logging.root.manager.loggerDict
+                               if name.startswith("distributed.")]
+    levels = {}
+    for name in names:
+        logger = logging.getLogger(name)
+        levels[name] = logger.level
+        logger.setLevel(logging.CRITICAL)
+    return levels
+
+
+def _restore_logs(levels: dict[str, int]) -> None:
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
 
 
 def _connect(address: str) -> Client:

@@ -189,7 +189,7 @@ def test_a_lost_scheduler_ends_the_run_with_one_line_and_resume_finishes_it(
     finally:
         if run.poll() is None:
             run.kill()
-    assert run.returncode == 2
+    assert run.returncode == 2, stderr
     last = stderr.strip().splitlines()[-1]
     assert last.startswith("arena: error: lost the Dask scheduler at " + cluster.address)
     assert "--resume" in last and "Traceback" not in stderr
