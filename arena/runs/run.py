@@ -100,6 +100,7 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         raise ConfigError("--jobs and --cluster contradict each other: --jobs is for local runs")
     if cluster is not None:
         cluster = check_cluster_address(cluster)
+    again = f" --cluster {cluster}" if cluster is not None else ""
     tournament = load_tournament(file)
     cluster = cluster if cluster is not None else tournament.cluster
     out_dir = out if out is not None else Path("results") / tournament.name
@@ -126,7 +127,8 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         saved = len(read_finished(out_dir / "games.jsonl", repair=False))
         raise RunInterrupted(f"interrupted: {saved} of {len(tasks)} games are saved in "
                              f"{out_dir / 'games.jsonl'}; continue with: arena run {file} "
-                             f"--resume" + (f" --out {out}" if out is not None else "")) from None
+                             f"--resume" + (f" --out {out}" if out is not None else "")
+                             + again) from None
     progress.finish()
     results = report.results
     head = (f"{tournament.name}: {report.total} games ({report.played} played now, "
