@@ -190,16 +190,17 @@ def _restore_logs(levels: dict[str, int]) -> None:
         logging.getLogger(name).setLevel(level)
 
 
-def _connect(address: str) -> Client:
+def _connect(address: str) -> Any:
+    client_type: Any = Client  # distributed has no type hints
     try:
-        return Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        return client_type(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
         raise ClusterError(f"cannot reach the Dask scheduler at {address}: "
                            f"{str(error).splitlines()[0] if str(error) else type(error).__name__}"
                            ) from None
 
 
-def _stream(client: Client, address: str, tasks: Sequence[GameSpec], settings: RunSettings,
+def _stream(client: Any, address: str, tasks: Sequence[GameSpec], settings: RunSettings,
             bundle: Bundle, running: dict[Any, Sequence[GameSpec]],
             on_workers: Callable[[int], None] | None) -> Iterator[Finished]:
     """Submit batches, a bounded number at a time, and yield their games as each completes."""
@@ -259,7 +260,7 @@ def _stream(client: Client, address: str, tasks: Sequence[GameSpec], settings: R
         submit_up_to(max(2, IN_FLIGHT_PER_THREAD * threads))
 
 
-def _workers(client: Client, address: str) -> tuple[int, int]:
+def _workers(client: Any, address: str) -> tuple[int, int]:
     """The cluster's workers and their threads, in total."""
     try:
         threads = client.nthreads()
