@@ -23,3 +23,7 @@ class ResultsError(ArenaError):
 
 class RunInterrupted(ArenaError):
     """Ctrl-C or SIGTERM stopped a run; the message says what was saved and how to resume."""
+
+
+class ClusterError(ArenaError):
+    """A Dask cluster that cannot be reached, was lost mid-run, or cannot run the bots."""

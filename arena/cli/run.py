@@ -38,6 +38,10 @@ def run_command(
                           "run-time bound. Plays, starts and builds nothing.")] = False,
     fmt: Annotated[str, typer.Option(
         "--format", help="With --dry-run: plain or json.")] = "plain",
+    cluster: Annotated[str | None, typer.Option(
+        help="Play the games on the Dask cluster whose scheduler is at this address "
+             "(e.g. tcp://127.0.0.1:8786; see docs/cluster.md) instead of local workers. "
+             "Default: the file's cluster, else local.", show_default=False)] = None,
 ) -> None:
     """Run a tournament: every scheduled game, in parallel, each result saved as it ends.
 
@@ -52,5 +56,6 @@ def run_command(
     if fmt != "plain":
         raise ConfigError("--format applies only with --dry-run (the table's formats: arena table)")
     summary = run_tournament(file, out=out, jobs=jobs, resume=resume, restart=restart,
-                             resamples=resamples, max_live_bots=max_live_bots)
+                             resamples=resamples, max_live_bots=max_live_bots,
+                             cluster=cluster)
     typer.echo(summary)

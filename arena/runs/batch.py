@@ -10,6 +10,7 @@ bots without knowing about them.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +28,12 @@ from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, TimeControl
 
 @dataclass(frozen=True)
 class BotCommand:
-    """How to start one bot: its argv and working directory."""
+    """How to start one bot: its argv and working directory (and its build command, which a
+    cluster runs again on every worker)."""
 
     argv: tuple[str, ...]
     workdir: str | None = None
+    build: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,12 @@ def _start(bot: BotProcess) -> None:
         bot.last_fault = Fault(FaultKind.CRASH, bot.name, f"could not be started: {error}")
 
 
-_POOL: _BotPool | None = None
+_LOCAL = threading.local()
+"""This thread's pool (``.pool``): executors that run tasks in threads (a Dask worker with several
+threads) get one pool per thread, so no two games ever share a bot process."""
+_POOLS: set[_BotPool] = set()
+"""Every thread's pool, so that ``close_all_batch_bots`` can stop them from any thread."""
+_POOLS_LOCK = threading.Lock()
 
 
 def play_batch(tasks: Sequence[GameSpec], settings: RunSettings) -> list[dict[str, Any]]:
@@ -141,14 +149,17 @@ def play_batch(tasks: Sequence[GameSpec], settings: RunSettings) -> list[dict[st
     Bots stay alive between calls in the same process; a bot that faulted is restarted before its
     next game. Never raises for anything a bot does.
     """
-    global _POOL
-    if _POOL is None or _POOL.settings != settings:
-        if _POOL is not None:
-            _POOL.close()
-        _POOL = _BotPool(settings)
+    pool: _BotPool | None = getattr(_LOCAL, "pool", None)
+    if pool is None or pool.settings != settings:
+        if pool is not None:
+            _forget(pool)
+            pool.close()
+        pool = _LOCAL.pool = _BotPool(settings)
+        with _POOLS_LOCK:
+            _POOLS.add(pool)
     lines = []
     for task in tasks:
-        bots = _POOL.seat_bots(task.seats)
+        bots = pool.seat_bots(task.seats)
         outcome = play_game(task.game, bots, task.seed, task.options, names=list(task.seats),
                             time_control=settings.time_control, policy=settings.policy)
         for seat in outcome.faulted_seats:
@@ -161,10 +172,24 @@ def play_batch(tasks: Sequence[GameSpec], settings: RunSettings) -> list[dict[st
 
 
 def close_batch_bots() -> None:
-    """Stop the bots ``play_batch`` keeps in this process."""
-    global _POOL
-    if _POOL is not None:
-        _POOL.close()
-        _POOL = None
+    """Stop the bots ``play_batch`` keeps in this thread."""
+    pool: _BotPool | None = getattr(_LOCAL, "pool", None)
+    if pool is not None:
+        _forget(pool)
+        pool.close()
+        _LOCAL.pool = None
+
+
+def close_all_batch_bots() -> None:
+    """Stop the bots ``play_batch`` keeps in every thread of this process (none may be playing)."""
+    with _POOLS_LOCK:
+        pools = list(_POOLS)  # kept: a closed pool starts its bots again when next used
+    for pool in pools:
+        pool.close()
+
+
+def _forget(pool: _BotPool) -> None:
+    with _POOLS_LOCK:
+        _POOLS.discard(pool)
 
 

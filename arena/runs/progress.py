@@ -22,6 +22,11 @@ class Progress:
         self.last_draw = 0.0
         self.last_tenth = -1
         self.tty = self.stream.isatty()
+        self.workers: int | None = None
+
+    def show_workers(self, count: int) -> None:
+        """Show ``count`` workers in use (a cluster's, which come and go) from the next redraw."""
+        self.workers = count
 
     def update(self, faults: int, done: int, total: int) -> None:
         """Count one finished game and its faults."""
@@ -50,8 +55,9 @@ class Progress:
         filled = width * self.done // max(1, self.total)
         bar = "#" * filled + "." * (width - filled)
         eta = "--:--" if left == float("inf") else _clock(left)
+        workers = "" if self.workers is None else f"  {self.workers} workers"
         return (f"[{bar}] {self.done}/{self.total} games  {rate:,.1f} games/s  "
-                f"{eta} left  {self.faults} faults")
+                f"{eta} left  {self.faults} faults{workers}")
 
     def finish(self) -> None:
         """End the status line."""

@@ -22,13 +22,14 @@ from arena.bots.process import BotProcess
 from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.ratings.table import results_table
 from arena.runs.batch import BotCommand, Finished, RunSettings
+from arena.runs.executor import check_cluster_address, run_tasks_anywhere
 from arena.runs.fault_summary import FaultSummary
 from arena.runs.order import locality_order
 from arena.runs.progress import Progress
 from arena.runs.results import ResultsWriter, prepare_out_dir, read_finished
 from arena.runs.schedule import GameSpec, schedule
 from arena.runs.tournament import build_bots, load_tournament
-from arena.runs.workers import available_cpus, run_tasks
+from arena.runs.workers import available_cpus
 
 
 @dataclass
@@ -46,10 +47,13 @@ class RunReport:
 
 
 def run(tasks: Sequence[GameSpec], settings: RunSettings, out_dir: Path, jobs: int,
-        on_game: Callable[[Finished, int, int], None] | None = None) -> RunReport:
+        on_game: Callable[[Finished, int, int], None] | None = None, cluster: str | None = None,
+        on_workers: Callable[[int], None] | None = None) -> RunReport:
     """Play every task not already in ``out_dir/games.jsonl``, appending each result as it ends.
 
     ``on_game(finished, done, total)`` is called after each game is written (for progress).
+    With ``cluster`` (a Dask scheduler's address) the games are played there instead of on
+    ``jobs`` local workers; ``on_workers(count)`` hears the cluster's worker count.
     """
     path = out_dir / "games.jsonl"
     finished = read_finished(path)
@@ -67,7 +71,7 @@ def run(tasks: Sequence[GameSpec], settings: RunSettings, out_dir: Path, jobs: i
     start = time.monotonic()
     writer = ResultsWriter(path)
     try:
-        for game in run_tasks(todo, settings, jobs):
+        for game in run_tasks_anywhere(todo, settings, jobs, cluster, on_workers):
             writer.append(game.line)
             report.results.append(game.result)
             report.played += 1
@@ -114,18 +118,28 @@ def preflight(settings: RunSettings) -> None:
 
 def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = None,
                    resume: bool = False, restart: bool = False, resamples: int = 1000,
-                   progress_stream: Any = None, max_live_bots: int | None = None) -> str:
-    """Load, check, schedule and run a tournament file; the closing text (summary and table)."""
+                   progress_stream: Any = None, max_live_bots: int | None = None,
+                   cluster: str | None = None) -> str:
+    """Load, check, schedule and run a tournament file; the closing text (summary and table).
+
+    ``cluster`` (a Dask scheduler's address) overrides the file's ``cluster``.
+    """
     if resume and restart:
         raise ConfigError("--resume and --restart contradict each other: choose one")
+    if cluster is not None and jobs is not None:
+        raise ConfigError("--jobs and --cluster contradict each other: --jobs is for local runs")
+    if cluster is not None:
+        cluster = check_cluster_address(cluster)
+    again = f" --cluster {cluster}" if cluster is not None else ""
     tournament = load_tournament(file)
     for note in tournament.left_out:  # visible before the run: the table will lack this bot
         print(f"arena: warning: {note}", file=progress_stream or sys.stderr)
+    cluster = cluster if cluster is not None else tournament.cluster
     out_dir = out if out is not None else Path("results") / tournament.name
     specs = schedule(tournament)
     build_bots(tournament)
     settings = RunSettings(
-        bots={bot.name: BotCommand(bot.argv, bot.workdir) for bot in tournament.programs},
+        bots={bot.name: BotCommand(bot.argv, bot.workdir, bot.build) for bot in tournament.programs},
         time_control=tournament.time, limits=tournament.limits, policy=tournament.fault_policy,
         log_dir=str(out_dir / "logs"),
         max_live_bots=max_live_bots if max_live_bots is not None else tournament.max_live_bots)
@@ -139,13 +153,15 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
                         faults=sum(len(line.get("faults", ())) for line in finished.values()))
     try:
         report = run(tasks, settings, out_dir, workers,
-                     on_game=lambda game, done, total: progress.update(game.faults, done, total))
+                     on_game=lambda game, done, total: progress.update(game.faults, done, total),
+                     cluster=cluster, on_workers=progress.show_workers)
     except KeyboardInterrupt:
         progress.finish()
         saved = len(read_finished(out_dir / "games.jsonl", repair=False))
         raise RunInterrupted(f"interrupted: {saved} of {len(tasks)} games are saved in "
                              f"{out_dir / 'games.jsonl'}; continue with: arena run {file} "
-                             f"--resume" + (f" --out {out}" if out is not None else "")) from None
+                             f"--resume" + (f" --out {out}" if out is not None else "")
+                             + again) from None
     progress.finish()
     results = report.results
     head = (f"{tournament.name}: {report.total} games ({report.played} played now, "

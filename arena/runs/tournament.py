@@ -68,6 +68,8 @@ class Tournament:
     left_out: tuple[str, ...] = ()
     """One line per bot left out because a program its ``requires`` names is missing."""
     max_live_bots: int | None = MAX_LIVE_BOTS
+    cluster: str | None = None
+    """A Dask scheduler's address to play the games on (``docs/cluster.md``); None: locally."""
 
     @property
     def programs(self) -> tuple[BotSpec, ...]:
@@ -82,7 +84,7 @@ class Tournament:
 
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
             "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "format",
-            "challengers", "max_live_bots"}
+            "challengers", "max_live_bots", "cluster"}
 BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb", "quit_grace_ms"}
@@ -169,6 +171,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         left_out=tuple(left_out.values()),
         max_live_bots=_optional_key(where, top, "max_live_bots", MAX_LIVE_BOTS,
                                     players),  # every seat of a table needs a live bot
+        cluster=None if top.get("cluster") is None else _cluster(where, top["cluster"]),
     )
 
 
@@ -178,6 +181,14 @@ def _optional_key(where: _Where, top: dict[str, Any], key: str, default: int | N
     if key not in top:
         return default
     return None if top[key] is None else where.integer(top[key], key, low)
+
+
+def _cluster(where: _Where, raw: object) -> str:
+    from arena.runs.executor import check_cluster_address
+
+    return check_cluster_address(where.text(raw, "cluster"), where=f"{where.path}: cluster")
+
+
 
 
 def _check_connectable(where: _Where, max_tables: int, bots: int, players: int) -> None:

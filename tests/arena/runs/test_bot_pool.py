@@ -53,8 +53,9 @@ def test_a_worker_never_holds_more_than_the_cap(tmp_path: Path) -> None:
         for task in tasks:
             play_batch([task], settings)
             peak = max(peak, len(live_bots()))
-        assert batch._POOL is not None
-        started = batch._POOL.started
+        pool = batch._LOCAL.pool  # this thread's pool
+        assert pool is not None
+        started = pool.started
     finally:
         close_batch_bots()
     assert peak == 6

@@ -1,0 +1,213 @@
+"""Runs on a real Dask cluster on this machine: a scheduler and two single-thread workers, started
+per test on 127.0.0.1, with the bots shipped to them from the run's directory and built there."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+import pytest
+
+from arena.game.referee import without_times
+from arena.runs.schedule import schedule
+from arena.runs.tournament import load_tournament
+
+distributed = pytest.importorskip(
+    "distributed", reason="the cluster extra is not installed: pip install 'blackout-arena[cluster]'")
+
+ROOT = Path(__file__).resolve().parents[3]
+BIN = Path(sys.executable).parent
+ARENA = str(BIN / "arena")
+DASK = str(BIN / "dask")
+START_DEADLINE = 60.0
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+
+@dataclass
+class Cluster:
+    """A scheduler and its workers, each a process group of its own."""
+
+    address: str
+    scheduler: subprocess.Popen[bytes]
+    workers: list[subprocess.Popen[bytes]]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(condition: object, deadline: float, what: str) -> None:
+    end = time.monotonic() + deadline
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    address = f"tcp://127.0.0.1:{free_port()}"
+    logs = tmp_path / "cluster-logs"
+    logs.mkdir()
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(name: str, *argv: str) -> subprocess.Popen[bytes]:
+        with open(logs / f"{name}.log", "wb") as log:
+            process = subprocess.Popen([DASK, *argv], stdout=log, stderr=subprocess.STDOUT,
+                                       start_new_session=True, cwd=tmp_path)
+        started.append(process)
+        return process
+
+    try:
+        scheduler = start("scheduler", "scheduler", "--host", "127.0.0.1",
+                          "--port", address.rsplit(":", 1)[1], "--no-dashboard", "--no-show")
+        workers = [start(f"worker{i}", "worker", address, "--nthreads", "1", "--no-nanny",
+                         "--no-dashboard", "--host", "127.0.0.1",
+                         "--local-directory", str(tmp_path / f"worker{i}"))
+                   for i in range(2)]
+        client = None
+        end = time.monotonic() + START_DEADLINE
+        while client is None:
+            try:
+                client = distributed.Client(address, timeout=2, set_as_default=False)
+            except OSError:
+                if time.monotonic() > end or scheduler.poll() is not None:
+                    raise AssertionError("the scheduler did not start: "
+                                         + (logs / "scheduler.log").read_text()[-2000:]) from None
+        try:
+            wait_for(lambda: len(client.nthreads()) == 2, START_DEADLINE, "two workers")
+        finally:
+            client.close()
+        yield Cluster(address, scheduler, workers)
+    finally:
+        for process in started:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        for process in started:
+            process.wait(timeout=30)
+
+
+def tournament_dir(tmp_path: Path, rounds: int, bots: int = 4) -> Path:
+    """A run directory of its own, with copies of the starter bots in it (the cluster ships these)."""
+    (tmp_path / "bots").mkdir()
+    shutil.copytree(ROOT / "bots" / "python", tmp_path / "bots" / "python")
+    c_dir = tmp_path / "bots" / "c"
+    c_dir.mkdir()
+    for name in ("Makefile", "random_bot.c"):
+        shutil.copy(ROOT / "bots" / "c" / name, c_dir / name)
+    lines = ["name: t", "game: blackout", "players: 4", f"rounds: {rounds}", "seed: 9",
+             "time: {move_ms: 3000, bank_ms: 10000}", "bots:",
+             "  - name: py", "    cmd: python3 bots/python/random_bot.py"]
+    for i in range(bots - 1):
+        lines += [f"  - name: c{i}", "    cmd: bots/c/random_bot", "    build: make -C bots/c"]
+    (tmp_path / "t.yaml").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def arena(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def games(out: Path) -> list[dict]:
+    return sorted((orjson.loads(line) for line in (out / "games.jsonl").read_bytes().splitlines()),
+                  key=lambda line: line["id"])
+
+
+def untimed(line: dict) -> dict:
+    """A result line without its measured times: decision times, bank use, faults' elapsed."""
+    line = without_times(line)
+    return {**line, "faults": [{k: v for k, v in fault.items() if k not in ("elapsed", "elapsed_ms")}
+                               for fault in line.get("faults", ())]}
+
+
+def scheduled_ids(run_dir: Path) -> list[str]:
+    return sorted(spec.id for spec in schedule(load_tournament(run_dir / "t.yaml")))
+
+
+def test_a_cluster_run_plays_the_same_games_as_a_local_run(cluster: Cluster, tmp_path: Path) -> None:
+    run_dir = tournament_dir(tmp_path, rounds=2)
+    remote = arena("run", "t.yaml", "--cluster", cluster.address, "--out", "remote", cwd=run_dir)
+    assert remote.returncode == 0, remote.stderr
+    local = arena("run", "t.yaml", "--jobs", "2", "--out", "local", cwd=run_dir)
+    assert local.returncode == 0, local.stderr
+    on_cluster = games(run_dir / "remote")
+    assert [line["id"] for line in on_cluster] == scheduled_ids(run_dir)
+    assert [untimed(line) for line in on_cluster] == [untimed(line) for line in games(run_dir / "local")]
+    assert "2 workers" in remote.stderr
+    # The bots ran from the copies shipped to each worker, built there, not from the run directory.
+    for worker in ("worker0", "worker1"):
+        unpacked = list((tmp_path / worker).rglob("arena-bots/*/bots/c/random_bot"))
+        assert unpacked, f"{worker} has no built C bot"
+        assert list((tmp_path / worker).rglob("arena-bots/*/logs/py-*.stderr.log"))
+
+
+def test_a_worker_killed_mid_run_costs_no_game_and_repeats_none(cluster: Cluster,
+                                                                tmp_path: Path) -> None:
+    run_dir = tournament_dir(tmp_path, rounds=12, bots=5)
+    run = subprocess.Popen([ARENA, "run", "t.yaml", "--cluster", cluster.address, "--out", "out"],
+                           cwd=run_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = run_dir / "out" / "games.jsonl"
+    try:
+        wait_for(lambda: results.exists() and results.read_bytes().count(b"\n") >= 20, 120,
+                 "the first games")
+        assert run.poll() is None, "the run ended before the worker could be killed"
+        cluster.workers[0].send_signal(signal.SIGKILL)
+        stdout, stderr = run.communicate(timeout=180)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert cluster.workers[0].wait(timeout=10) == -signal.SIGKILL
+    assert run.returncode == 0, stderr
+    ids = [line["id"] for line in games(run_dir / "out")]
+    assert ids == scheduled_ids(run_dir)  # every game, each exactly once
+    assert f"{len(ids)} played now" in stdout
+
+
+def test_a_lost_scheduler_ends_the_run_with_one_line_and_resume_finishes_it(
+        cluster: Cluster, tmp_path: Path) -> None:
+    run_dir = tournament_dir(tmp_path, rounds=12, bots=5)
+    run = subprocess.Popen([ARENA, "run", "t.yaml", "--cluster", cluster.address, "--out", "out"],
+                           cwd=run_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = run_dir / "out" / "games.jsonl"
+    try:
+        wait_for(lambda: results.exists() and results.read_bytes().count(b"\n") >= 10, 120,
+                 "the first games")
+        os.killpg(cluster.scheduler.pid, signal.SIGKILL)
+        _, stderr = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 2, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("arena: error: lost the Dask scheduler at " + cluster.address)
+    assert "--resume" in last and "Traceback" not in stderr
+    saved = len(games(run_dir / "out"))
+    resumed = arena("run", "t.yaml", "--resume", "--jobs", "2", "--out", "out", cwd=run_dir)
+    assert resumed.returncode == 0, resumed.stderr
+    assert [line["id"] for line in games(run_dir / "out")] == scheduled_ids(run_dir)
+    assert f"{saved} from before" in resumed.stdout
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
+    run_dir = tournament_dir(tmp_path, rounds=1)
+    address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
+    done = arena("run", "t.yaml", "--cluster", address, "--out", "out", cwd=run_dir)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        line for line in done.stderr.strip().splitlines() if line.startswith("arena: error: ")]
+    assert f"cannot reach the Dask scheduler at {address}" in done.stderr
+    both = arena("run", "t.yaml", "--cluster", address, "--jobs", "2", cwd=run_dir)
+    assert both.returncode == 2 and "--jobs and --cluster contradict" in both.stderr
