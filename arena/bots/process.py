@@ -66,6 +66,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from arena.bots.faults import STDERR_TAIL_BYTES, BotFaultError, Fault, FaultKind, snippet
+from arena.bots.sandbox import Sandbox
 from arena.errors import BotStartError
 from arena.settings import Limits
 
@@ -123,6 +124,7 @@ class BotProcess:
         line_cap: int = LINE_CAP,
         log_cap: int = LOG_CAP,
         games: Sequence[str] = GAMES,
+        sandbox: Sandbox | None = None,
     ) -> None:
         if not argv:
             raise BotStartError(f"bot '{name}': empty command")
@@ -136,6 +138,8 @@ class BotProcess:
         self.line_cap = line_cap
         self.log_cap = log_cap
         self.games = tuple(games)
+        self.sandbox = sandbox
+        """Run inside this bubblewrap sandbox (arena.bots.sandbox); None: unconfined."""
         self.hello: dict[str, Any] | None = None
         """The bot's reply to ``hello`` (its name, protocol, perhaps version)."""
         self.last_fault: Fault | None = None
@@ -209,6 +213,8 @@ class BotProcess:
 
     def _spawn(self) -> None:
         command = list(self.argv)
+        if self.sandbox is not None:  # still one process with three pipes to this layer
+            command = self.sandbox.wrap(command, self.cwd, self.limits, self.env)
         self._open_log()
         try:
             proc = subprocess.Popen(
