@@ -40,9 +40,11 @@ import atexit
 import functools
 import itertools
 import os
+import re
 import resource
 import shutil
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -60,6 +62,9 @@ ETC_PATHS = (
     "/etc/python3.11", "/etc/python3.12", "/etc/python3.13",
 )
 """The part of /etc a sandbox sees: what loaders, interpreters and compilers read; no secrets."""
+SANDBOX_HELP = ("Run the bots in a bubblewrap sandbox (docs/sandbox.md): none, bwrap (an error "
+                "where it cannot run), or auto (bwrap where it can run, else none with a warning).")
+"""The ``--sandbox`` option's help, shared by the commands that have it."""
 SCRATCH = "/tmp"
 """The sandbox's writable, size-capped directory (also $TMPDIR and $HOME)."""
 
@@ -90,10 +95,16 @@ class Sandbox:
         return replace(self, writable_bot_dir=True)
 
     def wrap(self, argv: Sequence[str], cwd: str | os.PathLike[str] | None, limits: Limits,
-             env: Mapping[str, str] | None = None) -> list[str]:
-        """The argv that runs ``argv`` (started in ``cwd``) in this sandbox under ``limits``."""
+             env: Mapping[str, str] | None = None, bot_dir: str | None = None) -> list[str]:
+        """The argv that runs ``argv`` (started in ``cwd``) in this sandbox under ``limits``.
+
+        ``bot_dir`` overrides the bot directory found from ``argv`` (a build command's argv names
+        the compiler, not the bot).
+        """
         here = os.path.abspath(cwd if cwd is not None else os.getcwd())
         layout = sandbox_layout(argv, here)
+        if bot_dir is not None:
+            layout = replace(layout, bot_dir=os.path.abspath(os.path.join(here, bot_dir)))
         cgroup = _new_pids_cgroup(self.processes)
         return [
             "/bin/sh", "-c", _LAUNCHER, "arena-sandbox",
@@ -276,6 +287,8 @@ def sandbox_mode(value: object, where: str) -> SandboxMode:
 
 _counter = itertools.count()
 _cgroups: list[str] = []
+_atexit_installed: list[bool] = []
+_STALE = re.compile(r"arena-(\d+)-\d+")
 
 
 @functools.cache
@@ -305,29 +318,60 @@ def _new_pids_cgroup(processes: int) -> str | None:
     root = _pids_root()
     if root is None:
         return None
-    _remove_empty_cgroups()
+    if not _cgroups:
+        _remove_stale_cgroups(root)
+    remove_empty_cgroups()
     path = os.path.join(root, f"arena-{os.getpid()}-{next(_counter)}")
     try:
         os.mkdir(path)
         Path(path, "pids.max").write_text(f"{processes}\n")
     except OSError:
         return None
-    if not _cgroups:
-        atexit.register(_remove_empty_cgroups)
+    if not _atexit_installed:
+        atexit.register(remove_empty_cgroups, 1.0)
+        _atexit_installed.append(True)
     _cgroups.append(path)
     return os.path.join(path, "cgroup.procs")
 
 
-def _remove_empty_cgroups() -> None:
-    """Remove this process's cgroups whose processes are all gone (rmdir fails on the others)."""
-    for path in list(_cgroups):
+def remove_empty_cgroups(wait: float = 0.0) -> None:
+    """Remove this process's cgroups whose processes are all gone (rmdir fails on the others).
+
+    The processes of a killed sandbox leave its cgroup a moment after bwrap is reaped: ``wait``
+    is how long to keep trying (at exit); what is still left is swept by the next run.
+    """
+    deadline = time.monotonic() + wait
+    while True:
+        for path in list(_cgroups):
+            try:
+                os.rmdir(path)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                continue
+            _cgroups.remove(path)
+        if not _cgroups or time.monotonic() >= deadline:
+            return
+        time.sleep(0.01)  # no event to wait on: cgroup v1 reports emptiness only to an agent
+
+
+def _remove_stale_cgroups(root: str) -> None:
+    """Remove the empty cgroups left by arena processes that are gone (killed, or forked workers)."""
+    for name in os.listdir(root):
+        owner = _STALE.fullmatch(name)
+        if owner is None:
+            continue
         try:
-            os.rmdir(path)
-        except FileNotFoundError:
+            os.kill(int(owner.group(1)), 0)
+            continue
+        except ProcessLookupError:
             pass
         except OSError:
             continue
-        _cgroups.remove(path)
+        try:
+            os.rmdir(os.path.join(root, name))
+        except OSError:
+            pass
 
 
 def _forget_inherited_cgroups() -> None:

@@ -6,8 +6,9 @@ from typing import Annotated
 
 import typer
 
+from arena.bots.sandbox import SANDBOX_HELP, bwrap_problem, choose_sandbox, visibility_report
 from arena.game.checkbot import StepResult, bot_argv, check_bot
-from arena.settings import Limits, TimeControl
+from arena.settings import Limits, SandboxMode, TimeControl
 
 
 def check_bot_command(
@@ -27,6 +28,10 @@ def check_bot_command(
     start_ms: Annotated[int, typer.Option(help="Time from start to the hello reply, ms.")] = 10000,
     memory_mb: Annotated[int, typer.Option(
         help="Address-space limit of each bot process, MB.")] = Limits().memory_mb or 2048,
+    sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
+    sandbox_report: Annotated[bool, typer.Option(
+        help="Print what the bot would see inside its sandbox (files, network, processes) "
+             "and exit without checking it.")] = False,
 ) -> None:
     """Take a bot through the protocol step by step: PASS or FAIL per step, with the reason.
 
@@ -52,11 +57,23 @@ def check_bot_command(
       arena check-bot python3 bots/python/random_bot.py
       arena check-bot "node bots/js/random_bot.js" --game blackout
       arena check-bot --move-ms 200 -- python3 -u my_bot.py --depth 3
+      arena check-bot --sandbox bwrap python3 my_bot.py
+      arena check-bot --sandbox-report python3 my_bot.py
     """
     argv = bot_argv(bot_command or [])
+    if sandbox_report:
+        problem = bwrap_problem()
+        if problem is not None:
+            typer.echo(f"note: {problem}")
+        for line in visibility_report(argv):
+            typer.echo(line)
+        return
+    box, note = choose_sandbox(sandbox, "--sandbox")
+    if note is not None:
+        typer.echo(note)
     results = check_bot(argv, games=game, seed=seed,
                         time_control=TimeControl(start_ms, move_ms, bank_ms),
-                        limits=Limits(memory_mb=memory_mb), on_step=_print_step)
+                        limits=Limits(memory_mb=memory_mb), on_step=_print_step, sandbox=box)
     passed = sum(result.passed for result in results)
     typer.echo(f"{passed} of {len(results)} steps passed")
     if passed < len(results):

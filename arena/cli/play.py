@@ -8,9 +8,10 @@ from typing import Annotated
 import orjson
 import typer
 
+from arena.bots.sandbox import SANDBOX_HELP, choose_sandbox
 from arena.game.play import parse_option_pairs, play_one
 from arena.game.transcript import game_report
-from arena.settings import FaultPolicy, TimeControl
+from arena.settings import FaultPolicy, SandboxMode, TimeControl
 
 
 def play_command(
@@ -32,17 +33,21 @@ def play_command(
         FaultPolicy.FORFEIT,
     stderr_dir: Annotated[Path | None, typer.Option(
         help="Save each bot's stderr to a file in this directory.")] = None,
+    sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
 ) -> None:
     """Play one game between bot programs and print it deal by deal.
 
     Example: arena play blackout "python3 bots/python/random_bot.py" "node bots/js/random_bot.js"
     bots/c/random_bot
     """
+    box, note = choose_sandbox(sandbox, "--sandbox")
+    if note is not None:
+        typer.echo(note, err=True)
     if stderr_dir is not None:
         stderr_dir.mkdir(parents=True, exist_ok=True)
     record = play_one(game, bots, seed=seed, options=parse_option_pairs(option or []),
                       time_control=TimeControl(start_ms, move_ms, bank_ms), policy=policy,
-                      log_dir=stderr_dir)
+                      log_dir=stderr_dir, sandbox=box)
     typer.echo(game_report(record))
     if log is not None:
         log.write_bytes(orjson.dumps(record, option=orjson.OPT_INDENT_2))

@@ -51,6 +51,7 @@ import orjson
 import engine
 from arena.bots.faults import BotFaultError, Fault, FaultKind, snippet
 from arena.bots.process import QUIT_GRACE, BotProcess, Reply, close_bots
+from arena.bots.sandbox import Sandbox
 from arena.errors import BotStartError, ConfigError
 from arena.game.play import seat_names
 from arena.game.referee import GameOutcome, play_game
@@ -137,12 +138,13 @@ def check_bot(
     time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
     limits: Limits = Limits(),  # noqa: B008 (frozen)
     on_step: Callable[[StepResult], None] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> list[StepResult]:
     """Take the bot ``argv`` through every step of the check; the results in order.
 
     ``games`` limits step 2 to those games (default: all). ``on_step`` is called with each result
     as soon as its step ends. Raises ConfigError / OptionError for bad input before starting
-    anything; nothing the bot does raises.
+    anything; nothing the bot does raises. With ``sandbox`` every process of the bot runs in it.
     """
     argv = list(argv)
     if not argv:
@@ -153,6 +155,7 @@ def check_bot(
         if name not in GAME_OPTIONS:
             raise ConfigError(f"check-bot: no check for game {name!r}")
     check = _Check(argv, chosen, seed, time_control, limits, on_step)
+    check.sandbox = sandbox
     try:
         check.run()
     finally:
@@ -240,6 +243,7 @@ class _Check:
         self.processes: list[_CheckedBot] = []
         self.results: list[StepResult] = []
         self.games_played = 0
+        self.sandbox: Sandbox | None = None
 
     # -- the steps ------------------------------------------------------------------------------
 
@@ -423,7 +427,7 @@ class _Check:
 
     def new_bot(self) -> _CheckedBot:
         bot = _CheckedBot(self.name, self.argv, limits=self.limits,
-                          start_timeout=self.time_control.start_ms / 1000)
+                          start_timeout=self.time_control.start_ms / 1000, sandbox=self.sandbox)
         self.processes.append(bot)
         return bot
 

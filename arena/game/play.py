@@ -10,6 +10,7 @@ from typing import Any
 
 import engine
 from arena.bots.process import BotProcess
+from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
 from arena.game.referee import play_game, result_of
 from arena.game.transcript import team_names
@@ -70,8 +71,11 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
              options: Mapping[str, object] | None = None,
              time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
              policy: FaultPolicy = FaultPolicy.FORFEIT, limits: Limits = Limits(),  # noqa: B008
-             log_dir: Path | None = None) -> dict[str, Any]:
-    """Start the bots, play one game, stop the bots; the record with its ``result``."""
+             log_dir: Path | None = None, sandbox: Sandbox | None = None) -> dict[str, Any]:
+    """Start the bots, play one game, stop the bots; the record with its ``result``.
+
+    With ``sandbox`` every bot runs in it (arena.bots.sandbox).
+    """
     game = engine.rules(game_name)
     argvs = seat_commands(game_name, commands)
     resolved = game.resolve_options(len(argvs), options)
@@ -81,7 +85,7 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
         for seat, (name, argv) in enumerate(zip(names, argvs, strict=True)):
             log = None if log_dir is None else log_dir / f"seat{seat}-{name}.stderr.log"
             bot = BotProcess(name, argv, limits=limits, log_path=log,
-                             start_timeout=time_control.start_ms / 1000)
+                             start_timeout=time_control.start_ms / 1000, sandbox=sandbox)
             stack.callback(bot.close)
             bot.start()
             bots.append(bot)

@@ -19,8 +19,9 @@ from typing import Any
 import yaml
 
 import engine
+from arena.bots.sandbox import Sandbox, sandbox_layout, sandbox_mode
 from arena.errors import ConfigError
-from arena.settings import FaultPolicy, Limits, TimeControl
+from arena.settings import FaultPolicy, Limits, SandboxMode, TimeControl
 from engine.errors import OptionError
 
 SCHEDULES = ("round-robin",)
@@ -37,6 +38,8 @@ class BotSpec:
     argv: tuple[str, ...]
     workdir: str | None = None
     build: tuple[str, ...] | None = None
+    sandbox: SandboxMode | None = None
+    """This bot's own ``sandbox`` setting; None: the tournament's."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,11 @@ class Tournament:
     limits: Limits = field(default_factory=Limits)
     fault_policy: FaultPolicy = FaultPolicy.FORFEIT
     jobs: int | None = None
+    sandbox: SandboxMode = SandboxMode.NONE
+
+    def sandbox_of(self, bot: BotSpec) -> SandboxMode:
+        """The sandbox mode ``bot`` runs under: its own setting, else the tournament's."""
+        return bot.sandbox if bot.sandbox is not None else self.sandbox
 
     @property
     def is_partnership(self) -> bool:
@@ -66,8 +74,8 @@ class Tournament:
 
 
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
-            "max_tables", "seed", "time", "limits", "fault_policy", "jobs"}
-BOT_KEYS = {"name", "cmd", "workdir", "build"}
+            "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "sandbox"}
+BOT_KEYS = {"name", "cmd", "workdir", "build", "sandbox"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb"}
 
@@ -187,6 +195,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
             file_mb=_optional(where, limits, "file_mb", base_limits.file_mb, 1)),
         fault_policy=FaultPolicy(policy),
         jobs=None if top.get("jobs") is None else where.integer(top["jobs"], "jobs", 1, 256),
+        sandbox=sandbox_mode(top.get("sandbox", "none"), f"{path}: sandbox"),
     )
 
 
@@ -243,7 +252,9 @@ def _bots(where: _Where, raw: object) -> tuple[BotSpec, ...]:
         build = None if entry.get("build") is None else _command(where, entry["build"], f"{key}.build")
         if build is None:  # with a build command, the program may not exist until it has run
             _check_program(where, argv, workdir, f"{key}.cmd")
-        bots.append(BotSpec(name, argv, workdir, build))
+        sandbox = None if "sandbox" not in entry else sandbox_mode(
+            entry["sandbox"], f"{where.path}: {key}.sandbox")
+        bots.append(BotSpec(name, argv, workdir, build, sandbox))
     return tuple(bots)
 
 
@@ -298,22 +309,31 @@ def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...],
     return tuple(teams)
 
 
-def build_bots(tournament: Tournament) -> None:
-    """Run each distinct build command once; ConfigError with the output's tail if one fails."""
+def build_bots(tournament: Tournament, sandboxes: dict[str, Sandbox | None] | None = None) -> None:
+    """Run each distinct build command once; ConfigError with the output's tail if one fails.
+
+    A bot with a sandbox in ``sandboxes`` (by name) builds in it, with its own directory writable.
+    """
     built: set[tuple[tuple[str, ...], str | None]] = set()
     for index, bot in enumerate(tournament.bots):
         if bot.build is None:
             continue
         if (bot.build, bot.workdir) not in built:
-            _build(tournament.path, index, bot)
+            _build(tournament.path, index, bot, (sandboxes or {}).get(bot.name))
             built.add((bot.build, bot.workdir))
         _check_program(_Where(tournament.path), bot.argv, bot.workdir, f"bots[{index}].cmd")
 
 
-def _build(path: Path, index: int, bot: BotSpec) -> None:
+def _build(path: Path, index: int, bot: BotSpec, sandbox: Sandbox | None = None) -> None:
     assert bot.build is not None
+    argv: list[str] = list(bot.build)
+    if sandbox is not None:  # the bot's directory is the one its cmd names, not the build's
+        here = os.path.abspath(bot.workdir or os.getcwd())
+        bot_dir = sandbox_layout(bot.argv, here).bot_dir
+        argv = sandbox.for_build().wrap(argv, bot.workdir, Limits(None, None, None),
+                                        bot_dir=bot_dir)
     try:
-        done = subprocess.run(bot.build, cwd=bot.workdir, capture_output=True, text=True,
+        done = subprocess.run(argv, cwd=bot.workdir, capture_output=True, text=True,
                               timeout=600, check=False)
     except (OSError, subprocess.TimeoutExpired) as error:
         raise ConfigError(f"{path}: bots[{index}].build: {error}") from None
