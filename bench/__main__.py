@@ -6,7 +6,7 @@ import importlib
 import sys
 import time
 
-SUITES = ("engine", "arena", "tournament", "ratings")
+SUITES = ("engine", "arena", "tournament", "ratings", "sandbox")
 
 
 def main(names: list[str]) -> None:

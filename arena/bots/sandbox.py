@@ -55,13 +55,15 @@ from arena.settings import Limits, SandboxMode
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Read-only in every sandbox (where they exist; merged-/usr symlinks stay symlinks)."""
-ETC_PATHS = (
-    "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-    "/etc/localtime", "/etc/timezone", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
-    "/etc/mime.types", "/etc/ssl/certs", "/etc/ca-certificates", "/etc/python3",
-    "/etc/python3.11", "/etc/python3.12", "/etc/python3.13",
-)
-"""The part of /etc a sandbox sees: what loaders, interpreters and compilers read; no secrets."""
+ETC_PATHS = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", "/etc/passwd", "/etc/group",
+             "/etc/nsswitch.conf")
+"""The part of /etc a sandbox sees: what the dynamic loader, ``alternatives`` links, the C
+library's time and user lookups read; no secrets. Kept short because every bind mount adds to a
+bot's start (about 0.5 ms each here): no certificates (there is no network), no ``ld.so.conf``
+(read by ldconfig, not by the loader)."""
+DEVICES = ("null", "zero", "full", "random", "urandom")
+"""The whole of /dev besides the fd links and ``/dev/shm`` (a link to the scratch directory): no
+terminal, no pseudo-terminals."""
 SANDBOX_HELP = ("Run the bots in a bubblewrap sandbox (docs/sandbox.md): none, bwrap (an error "
                 "where it cannot run), or auto (bwrap where it can run, else none with a warning).")
 """The ``--sandbox`` option's help, shared by the commands that have it."""
@@ -123,9 +125,14 @@ class Sandbox:
                 words += ["--ro-bind", path, path]
         for path in ETC_PATHS:
             words += ["--ro-bind-try", path, path]
-        words += ["--proc", "/proc", "--dev", "/dev",
+        words += ["--proc", "/proc"]
+        for device in DEVICES:
+            words += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
+        for number, name in enumerate(("stdin", "stdout", "stderr")):
+            words += ["--symlink", f"/proc/self/fd/{number}", f"/dev/{name}"]
+        words += ["--symlink", "/proc/self/fd", "/dev/fd",
                   "--size", str(self.scratch_mb << 20), "--tmpfs", SCRATCH,
-                  "--size", str(self.scratch_mb << 20), "--tmpfs", "/dev/shm",
+                  "--symlink", SCRATCH, "/dev/shm",  # shared memory counts against scratch
                   "--dir", here]
         for root in layout.installations:
             words += ["--ro-bind", os.path.realpath(root), root]
@@ -398,7 +405,8 @@ def visibility_report(argv: Sequence[str], cwd: str | None = None,
         f"system (read-only): {', '.join(p for p in SYSTEM_DIRS if os.path.lexists(p))}",
         f"/etc (read-only, only): {', '.join(p for p in ETC_PATHS if os.path.exists(p))}",
         f"scratch (writable, {sandbox.scratch_mb} MB, $TMPDIR and $HOME): {SCRATCH}",
-        "/proc: this sandbox's processes only; /dev: null, zero, full, random, urandom, tty, shm",
+        f"/proc: this sandbox's processes only; /dev: {', '.join(DEVICES)}, shm (a link to "
+        "scratch), fd links; no terminal",
         "network: none (not even loopback); environment: PATH, HOME, TMPDIR, LANG only",
         f"processes and threads: at most {sandbox.processes}"
         if process_limit_problem() is None else f"processes: {process_limit_problem()}",
