@@ -89,7 +89,8 @@ class Sandbox:
     directory is writable (build commands only)."""
 
     scratch_mb: int = 64
-    processes: int = 128
+    processes: int | None = 128
+    """Processes and threads of the bot together (a pids cgroup); None: no cgroup, no limit."""
     writable_bot_dir: bool = False
 
     def for_build(self) -> Sandbox:
@@ -107,7 +108,7 @@ class Sandbox:
         layout = sandbox_layout(argv, here)
         if bot_dir is not None:
             layout = replace(layout, bot_dir=os.path.abspath(os.path.join(here, bot_dir)))
-        cgroup = _new_pids_cgroup(self.processes)
+        cgroup = None if self.processes is None else _new_pids_cgroup(self.processes)
         return [
             "/bin/sh", "-c", _LAUNCHER, "arena-sandbox",
             cgroup or "-", *_limit_words(limits),
@@ -389,6 +390,15 @@ def _forget_inherited_cgroups() -> None:
 os.register_at_fork(after_in_child=_forget_inherited_cgroups)
 
 
+def _process_line(sandbox: Sandbox) -> str:
+    if sandbox.processes is None:
+        return "processes: not limited (no process limit asked for)"
+    problem = process_limit_problem()
+    if problem is not None:
+        return f"processes: {problem}"
+    return f"processes and threads: at most {sandbox.processes}"
+
+
 def visibility_report(argv: Sequence[str], cwd: str | None = None,
                       sandbox: Sandbox | None = None) -> list[str]:
     """What a bot started with ``argv`` in ``cwd`` sees inside its sandbox, one line per item."""
@@ -408,8 +418,7 @@ def visibility_report(argv: Sequence[str], cwd: str | None = None,
         f"/proc: this sandbox's processes only; /dev: {', '.join(DEVICES)}, shm (a link to "
         "scratch), fd links; no terminal",
         "network: none (not even loopback); environment: PATH, HOME, TMPDIR, LANG only",
-        f"processes and threads: at most {sandbox.processes}"
-        if process_limit_problem() is None else f"processes: {process_limit_problem()}",
+        _process_line(sandbox),
         "nothing else: not other bots, results, tournament files or your home directory",
     ]
     return lines
