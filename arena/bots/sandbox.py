@@ -11,12 +11,13 @@ the bot:
   process);
 - sees ``/usr``, ``/bin``, ``/sbin``, ``/lib*`` read-only, a documented subset of ``/etc``
   (``ETC_PATHS``: no shadow, no ssh, no credentials), a fresh ``/proc`` of its own namespace, a
-  minimal ``/dev``; its own bot directory read-only at its usual path (writable for a build
-  command); the installation of its interpreter when that is not under the system directories
-  (pyenv, nvm, a venv: the installation's root only, nothing else of that home); and a private
-  tmpfs of ``scratch_mb`` at ``/tmp`` (``$TMPDIR`` and ``$HOME``). Everything else (the other bots,
-  the results, the tournament file, the organiser's home, the arena's own files) is simply not
-  there. The environment is cleared to ``PATH``, ``HOME``, ``TMPDIR`` and ``LANG``.
+  minimal ``/dev`` (``DEVICES``, no terminal); its own bot directory read-only at its usual
+  path (writable for a build command); the installation of its interpreter when that is not
+  under the system directories (pyenv, nvm, a venv: the installation's root only, nothing else of
+  that home); and a private tmpfs of ``scratch_mb`` at ``/tmp`` (``$TMPDIR`` and ``$HOME``).
+  Everything else (the other bots, the results, the tournament file, the organiser's home, the
+  arena's own files) is simply not there. The environment is cleared to ``PATH``, ``HOME``,
+  ``TMPDIR`` and ``LANG``.
 
 The launcher (``/bin/sh``, about a millisecond) exists because the limits must hold before the
 bot's first instruction, and bwrap forks the bot almost at once: applying them to bwrap's pid after
@@ -28,10 +29,11 @@ Processes: RLIMIT_NPROC cannot do it. It counts per user, and is not checked at 
 an arena running as root (containers, CI) would get no limit, and an unprivileged arena would
 share the count with everything else its user runs. A ``pids`` cgroup per bot process
 (``pids.max = processes``, threads included) limits exactly the bot and its descendants; the
-arena creates one where it may (root, or a delegated cgroup tree: cgroup v1's ``pids`` hierarchy
-or v2's root with the ``pids`` controller enabled) and removes it when it is empty. Where it may
-not, ``process_limit_problem()`` says so and a fork bomb is stopped only by the memory limit and
-the end of the bot's process (documented in docs/sandbox.md).
+arena creates one where it can (as root: cgroup v1's ``pids`` hierarchy, or v2's root with the
+``pids`` controller enabled) and removes it once empty. Joining it costs a few milliseconds of a
+bot's start (a cgroup v1 move waits for an RCU grace period); ``processes=None`` skips it. Where
+no cgroup can be made, ``process_limit_problem()`` says so and the bot's process count is not
+limited (docs/sandbox.md).
 """
 
 from __future__ import annotations
@@ -301,16 +303,33 @@ _STALE = re.compile(r"arena-(\d+)-\d+")
 
 @functools.cache
 def _pids_root() -> str | None:
-    """A cgroup directory under which this process may create pids-limited cgroups, or None."""
+    """A cgroup directory under which this process can create pids-limited cgroups, or None.
+
+    Tried for real (a probe cgroup made and removed): root may still find the tree read-only.
+    """
+    candidates = []
     v1 = "/sys/fs/cgroup/pids"
-    if os.path.isfile(os.path.join(v1, "cgroup.procs")) and os.access(v1, os.W_OK):
-        return v1
+    if os.path.isfile(os.path.join(v1, "cgroup.procs")):
+        candidates.append(v1)
     v2 = "/sys/fs/cgroup"
     try:
-        controllers = Path(v2, "cgroup.subtree_control").read_text().split()
+        if "pids" in Path(v2, "cgroup.subtree_control").read_text().split():
+            candidates.append(v2)
     except OSError:
-        return None
-    return v2 if "pids" in controllers and os.access(v2, os.W_OK) else None
+        pass
+    for root in candidates:
+        probe = os.path.join(root, f"arena-{os.getpid()}-probe")
+        try:
+            os.mkdir(probe)
+        except OSError:
+            continue
+        try:
+            usable = os.path.isfile(os.path.join(probe, "pids.max"))
+        finally:
+            os.rmdir(probe)
+        if usable:
+            return root
+    return None
 
 
 def process_limit_problem() -> str | None:
