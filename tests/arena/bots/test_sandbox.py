@@ -21,6 +21,7 @@ from time import perf_counter
 
 import pytest
 
+from arena.bots.faults import BotFaultError, FaultKind
 from arena.bots.process import BotProcess, close_bots
 from arena.bots.sandbox import (
     INSTALL_HINT,
@@ -253,11 +254,11 @@ def test_a_sandboxed_bot_keeps_its_memory_limit() -> None:
                      limits=Limits(memory_mb=256), start_timeout=30)
     bot.start()
     try:
-        with pytest.raises(Exception):  # noqa: B017 (a crash fault, whatever its wording)
+        with pytest.raises(BotFaultError):
             for _ in range(3):
                 bot.request({"type": "act", "kind": "play", "legal": ["2C"], "view": {},
                              "time_ms": 10_000}, 30)
-        assert bot.last_fault is not None and bot.last_fault.kind.value == "crash"
+        assert bot.last_fault is not None and bot.last_fault.kind is FaultKind.CRASH
     finally:
         bot.close()
 
@@ -325,6 +326,15 @@ def test_a_bad_sandbox_value_names_file_and_key(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as error:
         load_tournament(file)
     assert str(error.value) == f"{file}: bots[0].sandbox: 'bwarp' is not one of none, bwrap, auto"
+
+
+@needs_bwrap
+@needs_c_bot
+def test_check_bot_passes_a_starter_bot_in_the_sandbox() -> None:
+    done = run_arena("check-bot", "--sandbox", "bwrap", "--game", "blackout", str(C_BOT),
+                     path=os.environ["PATH"])
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.splitlines()[-1] == "6 of 6 steps passed"
 
 
 @needs_bwrap
