@@ -229,23 +229,60 @@ def test_cannot_fill_more_than_its_scratch(tmp_path: Path) -> None:
 # -- life cycle and limits ------------------------------------------------------------------------
 
 
+def marker() -> str:
+    """A sleep length unique to this test run, to find its processes among other runs' on /proc."""
+    return f"600.{os.getpid()}{int(perf_counter() * 1e6) % 1_000_000:06d}"
+
+
 @needs_bwrap
 def test_a_sandboxed_bots_children_die_with_it() -> None:
-    bot = BotProcess("forks", ["python3", "forks_child.py"], cwd=MISBEHAVING, sandbox=Sandbox())
+    mark = marker()
+    bot = BotProcess("forks", ["python3", "forks_child.py", mark], cwd=MISBEHAVING,
+                     sandbox=Sandbox())
     bot.start()
-    assert wait_until(lambda: len(processes_running("forks_child.py")) >= 2)
+    assert wait_until(lambda: len(processes_running(mark)) >= 2)
     bot.close()
     assert bot.returncode == 0
-    assert wait_until(lambda: processes_running("forks_child.py") == [])
+    assert wait_until(lambda: processes_running(mark) == [])
 
 
 @needs_bwrap
 def test_a_sandboxed_bot_that_ignores_quit_is_killed() -> None:
-    bot = BotProcess("deaf", ["python3", "ignores_quit.py"], cwd=MISBEHAVING, sandbox=Sandbox())
+    mark = marker()  # ignores_quit ignores its arguments
+    bot = BotProcess("deaf", ["python3", "ignores_quit.py", mark], cwd=MISBEHAVING,
+                     sandbox=Sandbox())
     bot.start()
     bot.close(grace=0.1)
     assert bot.returncode is not None and bot.returncode != 0
-    assert wait_until(lambda: processes_running("ignores_quit.py") == [])
+    assert wait_until(lambda: processes_running(mark) == [])
+
+
+RUNNER = """
+import sys, time
+from arena.bots.process import BotProcess
+from arena.bots.sandbox import Sandbox
+bot = BotProcess("forks", ["python3", "forks_child.py", sys.argv[1]], cwd=sys.argv[2],
+                 sandbox=Sandbox())
+bot.start()
+print("started", flush=True)
+time.sleep(600)
+"""
+
+
+@needs_bwrap
+def test_nothing_sandboxed_outlives_a_killed_runner() -> None:
+    # SIGKILL gives the runner no chance to clean up: bwrap's die-with-parent and the PID
+    # namespace must take the bot and its child down by themselves.
+    mark = marker()
+    runner = subprocess.Popen([sys.executable, "-c", RUNNER, mark, str(MISBEHAVING)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert runner.stdout is not None and runner.stdout.readline() == "started\n"
+        assert wait_until(lambda: len(processes_running(mark)) >= 2)
+    finally:
+        runner.kill()
+        runner.wait()
+    assert wait_until(lambda: processes_running(mark) == [])
 
 
 @needs_bwrap
