@@ -154,8 +154,7 @@ def check_bot(
         engine.rules(name)  # OptionError naming the known games
         if name not in GAME_OPTIONS:
             raise ConfigError(f"check-bot: no check for game {name!r}")
-    check = _Check(argv, chosen, seed, time_control, limits, on_step)
-    check.sandbox = sandbox
+    check = _Check(argv, chosen, seed, time_control, limits, on_step, sandbox)
     try:
         check.run()
     finally:
@@ -232,7 +231,8 @@ class _Check:
     """The state of one check: the bot's processes, the seeds used so far, the results."""
 
     def __init__(self, argv: list[str], games: list[str], seed: int, time_control: TimeControl,
-                 limits: Limits, on_step: Callable[[StepResult], None] | None) -> None:
+                 limits: Limits, on_step: Callable[[StepResult], None] | None,
+                 sandbox: Sandbox | None = None) -> None:
         self.argv = argv
         self.games = games
         self.seed = seed
@@ -243,7 +243,7 @@ class _Check:
         self.processes: list[_CheckedBot] = []
         self.results: list[StepResult] = []
         self.games_played = 0
-        self.sandbox: Sandbox | None = None
+        self.sandbox = sandbox
 
     # -- the steps ------------------------------------------------------------------------------
 
