@@ -35,7 +35,7 @@ bot's start (a cgroup v1 move waits for an RCU grace period); ``processes=None``
 no cgroup can be made, ``process_limit_problem()`` says so and the bot's process count is not
 limited (docs/sandbox.md). Tried and dropped: a uid of its own per bot (``setpriv`` in the
 launcher), which would make RLIMIT_NPROC count that bot alone and start faster; but bwrap then
-resolves its bind sources as that uid, and an interpreter under ``/root`` (pyenv) is out of reach.
+resolves its bind sources as that uid, and an interpreter in root's home (pyenv) is out of reach.
 """
 
 from __future__ import annotations
