@@ -50,3 +50,16 @@ class FaultPolicy(enum.Enum):
 
     FORFEIT = "forfeit"
     SUBSTITUTE = "substitute"
+
+
+class SandboxMode(enum.Enum):
+    """Whether bot processes run in a bubblewrap sandbox (arena.bots.sandbox).
+
+    ``none``: as the organiser's user with resource limits only; ``bwrap``: always sandboxed, an
+    error where bubblewrap is missing or cannot run; ``auto``: sandboxed where it can be, else
+    unsandboxed with a warning.
+    """
+
+    NONE = "none"
+    BWRAP = "bwrap"
+    AUTO = "auto"

@@ -51,6 +51,7 @@ from arena.bots.registry import (
     live_bots,
     signal_name,
 )
+from arena.bots.sandbox import Sandbox, signal_of_status
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
 from arena.errors import BotStartError
 from arena.settings import Limits
@@ -112,6 +113,7 @@ class BotProcess:
         line_cap: int = LINE_CAP,
         log_cap: int = LOG_CAP,
         games: Sequence[str] = GAMES,
+        sandbox: Sandbox | None = None,
     ) -> None:
         if not argv:
             raise BotStartError(f"bot '{name}': empty command")
@@ -125,6 +127,8 @@ class BotProcess:
         self.line_cap = line_cap
         self.log_cap = log_cap
         self.games = tuple(games)
+        self.sandbox = sandbox
+        """Run inside this bubblewrap sandbox (arena.bots.sandbox); None: unconfined."""
         self.hello: dict[str, Any] | None = None
         """The bot's reply to ``hello`` (its name, protocol, perhaps version)."""
         self.last_fault: Fault | None = None
@@ -185,7 +189,7 @@ class BotProcess:
         started = perf_counter()
         self._sink.open_log()
         try:
-            proc = launch.spawn(self.argv, self.cwd, self.env)
+            proc = launch.spawn(self.argv, self.cwd, self.env, self.sandbox, self.limits)
         except OSError as error:
             self._sink.close_log()
             raise BotStartError(launch.spawn_failure(self.name, self.argv, self.cwd, error)) from None
@@ -193,7 +197,8 @@ class BotProcess:
         self._channel = Channel(proc, self._sink, self.line_cap)
         self._running = True
         registry.register(self, proc.pid)
-        launch.apply_limits(proc.pid, self.limits)
+        if self.sandbox is None:  # a sandbox sets them before its bot starts
+            launch.apply_limits(proc.pid, self.limits)
         if self.limits.memory_mb is not None:
             memory.ensure_watching()
         self._sink.note(f"started {list(self.argv)} as pid {proc.pid}")
@@ -468,6 +473,9 @@ class BotProcess:
         self._begin_close()
         self._finish_close(None)
         status = self.returncode
+        killed_inside = signal_of_status(status) if self.sandbox is not None else None
+        if killed_inside is not None:  # bwrap exits with 128 + N for a bot killed by signal N
+            status = -killed_inside
         ending: dict[str, Any] = {}
         if status is not None and status >= 0:
             ending["exit_code"] = status

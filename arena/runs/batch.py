@@ -19,6 +19,7 @@ import orjson
 
 from arena.bots.faults import Fault, FaultKind
 from arena.bots.process import BotProcess, close_bots
+from arena.bots.sandbox import Sandbox
 from arena.errors import BotStartError
 from arena.game.referee import play_game, result_of
 from arena.runs.schedule import GameSpec
@@ -27,10 +28,11 @@ from arena.settings import FaultPolicy, Limits, TimeControl
 
 @dataclass(frozen=True)
 class BotCommand:
-    """How to start one bot: its argv and working directory."""
+    """How to start one bot: its argv, working directory and sandbox (None: unconfined)."""
 
     argv: tuple[str, ...]
     workdir: str | None = None
+    sandbox: Sandbox | None = None
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,8 @@ class _BotPool:
             suffix = "" if copy == 0 else f"-copy{copy + 1}"
             log = Path(self.settings.log_dir) / f"{name}{suffix}-{os.getpid()}.stderr.log"
         return BotProcess(name, command.argv, cwd=command.workdir, limits=self.settings.limits,
-                          log_path=log, start_timeout=self.settings.time_control.start_ms / 1000)
+                          log_path=log, start_timeout=self.settings.time_control.start_ms / 1000,
+                          sandbox=command.sandbox)
 
     def close(self) -> None:
         """Stop every bot of this pool (quit to all, one shared grace, then kill)."""
