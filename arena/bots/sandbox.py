@@ -176,9 +176,11 @@ class Sandbox:
                 words += ["--symlink", os.readlink(path), path]
             elif os.path.isdir(path):
                 words += ["--ro-bind", path, path]
+        # bwrap makes missing parents of a mount point 0700: unreadable to the bot's own uid.
+        words += ["--perms", "0755", "--dir", "/etc"]
         for path in ETC_PATHS:
             words += ["--ro-bind-try", path, path]
-        words += ["--proc", "/proc"]
+        words += ["--proc", "/proc", "--perms", "0755", "--dir", "/dev"]
         for device in DEVICES:
             words += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
         for number, name in enumerate(("stdin", "stdout", "stderr")):
@@ -186,8 +188,7 @@ class Sandbox:
         words += ["--symlink", "/proc/self/fd", "/dev/fd",
                   "--perms", "1777", "--size", str(self.scratch_mb << 20), "--tmpfs", SCRATCH,
                   "--symlink", SCRATCH, "/dev/shm"]  # shared memory counts against scratch
-        # bwrap makes missing parents of a mount point 0700: unreadable to the bot's own uid.
-        made: set[str] = {"/", SCRATCH, *SYSTEM_DIRS}
+        made: set[str] = {"/", "/etc", "/dev", SCRATCH, *SYSTEM_DIRS}
         for target in (here, *layout.installations, layout.bot_dir):
             for directory in _ancestors(target, include_self=target == here):
                 if directory not in made:

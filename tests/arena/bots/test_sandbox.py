@@ -43,6 +43,7 @@ MISBEHAVING = ROOT / "tests" / "bots" / "misbehaving"
 C_BOT = ROOT / "bots" / "c" / "random_bot"
 TIME = TimeControl(start_ms=30_000, move_ms=10_000, bank_ms=30_000)  # generous: a loaded machine
 OPTIONS = {"deals": 2}
+ACT = {"type": "act", "kind": "play", "legal": ["2C"], "view": {}, "time_ms": 10_000}
 
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None,
                                  reason=f"no working bubblewrap: {bwrap_problem()}")
@@ -287,17 +288,80 @@ def test_nothing_sandboxed_outlives_a_killed_runner() -> None:
 
 @needs_bwrap
 def test_a_sandboxed_bot_keeps_its_memory_limit() -> None:
+    # The memory watch walks the tree from bwrap's pid: the bot is bwrap's grandchild.
     bot = BotProcess("hog", ["python3", "memory_hog.py"], cwd=MISBEHAVING, sandbox=Sandbox(),
                      limits=Limits(memory_mb=256), start_timeout=30)
     bot.start()
     try:
-        with pytest.raises(BotFaultError):
+        with pytest.raises(BotFaultError) as error:
             for _ in range(3):
-                bot.request({"type": "act", "kind": "play", "legal": ["2C"], "view": {},
-                             "time_ms": 10_000}, 30)
-        assert bot.last_fault is not None and bot.last_fault.kind is FaultKind.CRASH
+                bot.request(ACT, 30)
+        fault = error.value.fault
+        assert fault.kind is FaultKind.CRASH
+        assert fault.detail == "memory limit 256 MB exceeded"
+        assert fault.signal == "SIGKILL" and fault.exit_code is None
+        assert fault.memory_peak_mb is not None and fault.memory_peak_mb > 256
+        assert "no limit stopped me" not in fault.stderr_tail
     finally:
         bot.close()
+
+
+@needs_bwrap
+@pytest.mark.parametrize("sandbox", [Sandbox(), None], ids=["sandboxed", "bare"])
+def test_a_bot_killed_by_a_signal_is_reported_with_it(tmp_path: Path,
+                                                      sandbox: Sandbox | None) -> None:
+    # bwrap exits with 128 + N when its bot dies of signal N: the fault must still say SIGXFSZ.
+    env = None if sandbox is not None else {**os.environ, "TMPDIR": str(tmp_path)}
+    bot = BotProcess("big", ["./writes_big_file.sh"], cwd=MISBEHAVING, sandbox=sandbox, env=env,
+                     limits=Limits(file_mb=1), start_timeout=30)
+    bot.start()
+    try:
+        with pytest.raises(BotFaultError) as error:
+            bot.request(ACT, 30)
+        fault = error.value.fault
+        assert fault.kind is FaultKind.CRASH
+        assert fault.detail == "killed by signal SIGXFSZ (file size limit 1 MB)"
+        assert fault.signal == "SIGXFSZ" and fault.exit_code is None
+    finally:
+        bot.close()
+
+
+@needs_bwrap
+def test_a_sandboxed_bots_exit_code_stays_an_exit_code() -> None:
+    bot = BotProcess("crash", ["python3", "crash_mid_game.py", "1"], cwd=MISBEHAVING,
+                     sandbox=Sandbox(), start_timeout=30)
+    bot.start()
+    try:
+        with pytest.raises(BotFaultError) as error:
+            for _ in range(3):
+                bot.request(ACT, 30)
+        fault = error.value.fault
+        assert fault.kind is FaultKind.CRASH and fault.signal is None
+        assert fault.exit_code == 3 and fault.detail == "exited with code 3"
+    finally:
+        bot.close()
+
+
+@needs_bwrap
+def test_a_root_arena_runs_each_bot_as_a_uid_of_its_own() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the arena is not root: bots keep its uid (docs/sandbox.md)")
+    mark = marker()
+    bots = [BotProcess(f"forks{n}", ["python3", "forks_child.py", mark], cwd=MISBEHAVING,
+                       sandbox=Sandbox(), start_timeout=30) for n in range(2)]
+    try:
+        for bot in bots:
+            bot.start()
+        def bot_processes() -> list[int]:  # bwrap's own two processes run as root
+            return [pid for pid in processes_running(mark)
+                    if not Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"bwrap\0")]
+
+        assert wait_until(lambda: len(bot_processes()) >= 4)
+        uids = {Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0]
+                for pid in bot_processes()}
+        assert len(uids) == 2 and "0" not in uids
+    finally:
+        close_bots(bots)
 
 
 # -- layout and settings --------------------------------------------------------------------------
