@@ -29,8 +29,11 @@ the arena starts bwrap without a user namespace (explicit namespaces instead of
 ``bot_uid()``, with ``setpriv``: its RLIMIT_NPROC (``processes``) then counts that bot alone, so a
 fork bomb stops there. Root itself is exempt from RLIMIT_NPROC: a build command, which must write
 the bot's root-owned directory, runs as root without capabilities and without a process limit.
-Not as root, bwrap makes a user namespace and the bot keeps the arena's uid: RLIMIT_NPROC is then
-charged per user namespace and uid, see ``process_limit_problem()`` and docs/sandbox.md. No
+Not as root, bwrap makes a user namespace and the bot keeps the arena's uid; the kernel then
+counts, against the bot's RLIMIT_NPROC, every process of that uid (inside the user namespace and
+outside it: measured, docs/sandbox.md), so the limit is set to the processes of that uid running
+at the start plus ``processes``: a fork bomb stops there, but its budget is shared with whatever
+else that uid starts meanwhile (``process_limit_problem()``). No
 cgroup is created or changed: the machine's cgroup hierarchy belongs to its host.
 
 A bot killed by a signal N makes bwrap exit with 128 + N (``signal_of_status`` maps it back, so
@@ -158,7 +161,10 @@ class Sandbox:
             soft = capped(resource.RLIMIT_CPU, limits.cpu_seconds)
             words.append(f"--cpu={soft}:{capped(resource.RLIMIT_CPU, soft + 1)}")
         if self.processes is not None and not (is_root_mode() and self.writable_bot_dir):
-            count = capped(resource.RLIMIT_NPROC, self.processes)
+            # Not root: the kernel counts every process of the arena's uid, in the sandbox's user
+            # namespace and outside it, so the bot gets ``processes`` more than run now.
+            budget = self.processes if is_root_mode() else self.processes + _processes_of_my_uid()
+            count = capped(resource.RLIMIT_NPROC, budget)
             words.append(f"--nproc={count}:{count}")
         return words
 
@@ -209,6 +215,19 @@ class Sandbox:
             words += [SETPRIV, "--reuid", uid, "--regid", uid, "--clear-groups",
                       "--inh-caps=-all", "--"]
         return [*words, *layout.argv]
+
+
+def _processes_of_my_uid() -> int:
+    """How many processes run as this process's real uid now (a scan of /proc, about 1 ms)."""
+    uid = os.getuid()
+    count = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                count += os.stat(f"/proc/{name}").st_uid == uid
+            except OSError:  # exited meanwhile
+                continue
+    return count
 
 
 def _ancestors(path: str, include_self: bool) -> list[str]:
@@ -355,8 +374,9 @@ def process_limit_problem() -> str | None:
     """Why sandboxed bots here get a weaker process limit than their own (one line), or None."""
     if is_root_mode():
         return None
-    return ("the arena is not root, so bots keep its uid: their process limit counts the "
-            "processes of that uid in the sandbox's user namespace (docs/sandbox.md)")
+    return ("the arena is not root, so bots keep its uid: the limit is that many more than the "
+            "uid's processes at the bot's start, shared with anything the uid starts later "
+            "(docs/sandbox.md)")
 
 
 def _process_line(sandbox: Sandbox) -> str:
