@@ -43,6 +43,7 @@ the fault still names the signal and a limit's hint).
 from __future__ import annotations
 
 import functools
+import glob
 import itertools
 import os
 import resource
@@ -58,11 +59,12 @@ INSTALL_HINT = "install it with: apt-get install bubblewrap"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Read-only in every sandbox (where they exist; merged-/usr symlinks stay symlinks)."""
 ETC_PATHS = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", "/etc/passwd", "/etc/group",
-             "/etc/nsswitch.conf")
+             "/etc/nsswitch.conf", *sorted(glob.glob("/etc/java-*")))
 """The part of /etc a sandbox sees: what the dynamic loader, ``alternatives`` links, the C
-library's time and user lookups read; no secrets. Kept short because every bind mount adds to a
-bot's start (about 0.5 ms each here): no certificates (there is no network), no ``ld.so.conf``
-(read by ldconfig, not by the loader)."""
+library's time and user lookups read, and a Debian JDK's configuration (its ``conf/`` files are
+links into ``/etc/java-N-openjdk``: without it neither ``java`` nor ``javac`` starts); no
+secrets. Kept short because every bind mount adds to a bot's start (about 0.5 ms each here): no
+certificates (there is no network), no ``ld.so.conf`` (read by ldconfig, not by the loader)."""
 DEVICES = ("null", "zero", "full", "random", "urandom")
 """The whole of /dev besides the fd links and ``/dev/shm`` (a link to the scratch directory): no
 terminal, no pseudo-terminals."""
