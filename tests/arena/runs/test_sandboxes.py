@@ -53,3 +53,25 @@ def test_a_bots_own_setting_overrides_the_tournaments(tmp_path: Path) -> None:
     assert chosen.by_bot["a"] is None
     assert chosen.by_bot["b"] is not None and chosen.by_bot["c"] is not None
     assert chosen.notes == ()
+
+
+def test_a_manifest_bots_directory_is_its_sandboxs_bot_directory(tmp_path: Path) -> None:
+    # Its run names a script in bin/: from the command alone the bot's directory would be bin/,
+    # and the script's read of data.txt next to the manifest would fail inside the sandbox.
+    bot_dir = tmp_path / "deep"
+    (bot_dir / "bin").mkdir(parents=True)
+    shutil.copy(ROOT / "bots" / "c" / "random_bot", bot_dir / "bin")
+    (bot_dir / "data.txt").write_text("weights\n")
+    (bot_dir / "bin" / "start.sh").write_text("read -r line < data.txt && exec bin/random_bot\n")
+    (bot_dir / "bot.yaml").write_text("name: deep\nrun: sh bin/start.sh\n")
+    file = tmp_path / "t.yaml"
+    bot = ROOT / "bots" / "c" / "random_bot"
+    file.write_text(
+        "name: t\ngame: blackout\nplayers: 3\noptions: {deals: 2}\nsandbox: bwrap\n"
+        "time: {start_ms: 30000, move_ms: 10000, bank_ms: 30000}\nbots:\n"
+        f"  - {{dir: {bot_dir}}}\n  - {{name: b, cmd: {bot}}}\n  - {{name: c, cmd: {bot}}}\n")
+    chosen = tournament_sandboxes(load_tournament(file)).by_bot["deep"]
+    assert chosen is not None and chosen.bot_dir == str(bot_dir)
+    run_tournament(file, out=tmp_path / "out", jobs=1, resamples=0)
+    lines = (tmp_path / "out" / "games.jsonl").read_bytes().splitlines()
+    assert lines and all(orjson.loads(line)["faults"] == [] for line in lines)
