@@ -65,6 +65,8 @@ class LeagueSettings:
         if sandbox not in SANDBOXES:
             raise ConfigError(f"--sandbox: {sandbox!r} is not available in this arena "
                               f"(available: {', '.join(SANDBOXES)})")
+        if sandbox == SandboxMode.BWRAP.value:  # where it cannot run: one line now, not at submit
+            choose_sandbox(SandboxMode.BWRAP, "--sandbox")
         return cls(game, count, resolved, sandbox, seed)
 
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
