@@ -51,7 +51,7 @@ from arena.bots.registry import (
     live_bots,
     signal_name,
 )
-from arena.bots.sandbox import Sandbox, signal_of_status
+from arena.bots.sandbox import Sandbox, signal_of_status, start_hint
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
 from arena.errors import BotStartError
 from arena.settings import Limits
@@ -225,7 +225,8 @@ class BotProcess:
         if fault.kind is FaultKind.TIMEOUT:
             return f"{where}: no hello reply within {self.start_timeout * 1000:.0f} ms{said}"
         if fault.kind is FaultKind.CRASH:
-            return f"{where}: exited before replying to hello: {fault.detail}{said}"
+            hint = start_hint(fault.stderr_tail) if self.sandbox is not None else ""
+            return f"{where}: exited before replying to hello: {fault.detail}{said}{hint}"
         return f"{where}: bad hello reply: {fault.detail}: {fault.received!r}{said}"
 
     def restart(self) -> None:

@@ -114,6 +114,14 @@ def signal_of_status(returncode: int | None) -> int | None:
     return None
 
 
+def start_hint(stderr_tail: str) -> str:
+    """A hint for a sandboxed bot that died before its hello saying "Permission denied", or ""."""
+    if is_root_mode() and "permission denied" in stderr_tail.lower():
+        return ("; inside the sandbox the bot runs as a uid of its own, so its files must be "
+                "world-readable (chmod -R a+rX BOT_DIR; docs/sandbox.md)")
+    return ""
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """How bot processes are confined: scratch size, process limit, whether the bot's own

@@ -10,6 +10,7 @@ file, a connection, a signal), the test checks that trace too.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -31,7 +32,7 @@ from arena.bots.sandbox import (
     process_limit_problem,
     sandbox_layout,
 )
-from arena.errors import ConfigError
+from arena.errors import BotStartError, ConfigError
 from arena.game.referee import play_game
 from arena.settings import Limits, SandboxMode, TimeControl
 
@@ -342,6 +343,24 @@ def test_a_sandboxed_bots_exit_code_stays_an_exit_code() -> None:
         assert fault.exit_code == 3 and fault.detail == "exited with code 3"
     finally:
         bot.close()
+
+
+@needs_bwrap
+def test_a_bot_file_only_its_owner_can_read_fails_with_the_reason(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the arena is not root: bots keep its uid (docs/sandbox.md)")
+    bot_dir = tmp_path / "private"
+    bot_dir.mkdir(mode=0o755)
+    for name in ("well_behaved.py", "_protocol.py"):
+        shutil.copy(MISBEHAVING / name, bot_dir)
+    (bot_dir / "well_behaved.py").chmod(0o600)
+    bot = BotProcess("private", ["python3", "well_behaved.py"], cwd=bot_dir, sandbox=Sandbox(),
+                     start_timeout=30)
+    with pytest.raises(BotStartError, match="files must be world-readable"):
+        bot.start()
+    (bot_dir / "well_behaved.py").chmod(0o644)
+    bot.start()  # the same bot, readable: starts
+    bot.close()
 
 
 @needs_bwrap
