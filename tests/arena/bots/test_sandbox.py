@@ -345,6 +345,55 @@ def test_a_sandboxed_bots_exit_code_stays_an_exit_code() -> None:
         bot.close()
 
 
+NOT_ROOT_DRIVER = """
+import os, subprocess, sys
+try:
+    sys.path.insert(0, sys.argv[1])
+    from arena.bots.sandbox import Sandbox
+    from arena.settings import Limits
+except Exception as error:
+    print("cannot import the arena:", error)
+    sys.exit(0)
+sleepers = [subprocess.Popen(["sleep", "120"]) for _ in range(20)]  # this uid, outside
+argv = Sandbox(processes=32).wrap(["/usr/bin/python3", "-c", sys.argv[2]], "/", Limits())
+print(subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout, end="")
+for sleeper in sleepers:
+    sleeper.kill()
+"""
+BOMB = """
+import os, time
+made = 0
+while made < 1000:
+    try:
+        child = os.fork()
+    except OSError:
+        break
+    if child == 0:
+        time.sleep(120)
+        os._exit(0)
+    made += 1
+print("made", made)
+"""
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to become another user")
+@pytest.mark.skipif(not os.access("/usr/bin/python3", os.X_OK), reason="no /usr/bin/python3")
+def test_an_arena_not_root_still_stops_a_fork_bomb() -> None:
+    # The arena as an unprivileged uid (bwrap with a user namespace): the kernel counts that uid's
+    # processes outside the sandbox too, so the limit is its running processes plus 32. With 20
+    # sleepers of the uid outside, the bomb still gets about 32 and no more.
+    uid = "3999999"
+    done = subprocess.run(
+        ["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--inh-caps=-all", "--",
+         "/usr/bin/python3", "-c", NOT_ROOT_DRIVER, str(ROOT), BOMB],
+        capture_output=True, text=True, timeout=90, cwd="/")
+    if done.stdout.startswith("cannot import the arena"):
+        pytest.skip(f"the checkout is not readable by another uid: {done.stdout.strip()}")
+    assert done.stdout.startswith("made "), done.stdout + done.stderr
+    assert 16 <= int(done.stdout.split()[1]) < 32
+
+
 @needs_bwrap
 def test_a_bot_file_only_its_owner_can_read_fails_with_the_reason(tmp_path: Path) -> None:
     if os.geteuid() != 0:
