@@ -33,8 +33,8 @@ Not as root, bwrap makes a user namespace and the bot keeps the arena's uid; the
 counts, against the bot's RLIMIT_NPROC, every process of that uid (inside the user namespace and
 outside it: measured, docs/sandbox.md), so the limit is set to the processes of that uid running
 at the start plus ``processes``: a fork bomb stops there, but its budget is shared with whatever
-else that uid starts meanwhile (``process_limit_problem()``). No
-cgroup is created or changed: the machine's cgroup hierarchy belongs to its host.
+else that uid starts meanwhile (``process_limit_problem()``). No cgroup is created or changed:
+the machine's cgroup hierarchy belongs to its host.
 
 A bot killed by a signal N makes bwrap exit with 128 + N (``signal_of_status`` maps it back, so
 the fault still names the signal and a limit's hint).
