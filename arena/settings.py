@@ -67,3 +67,16 @@ def _machine_memory_mb() -> int:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
     except (ValueError, OSError, AttributeError):
         return 8192
+
+
+class SandboxMode(enum.Enum):
+    """Whether bot processes run in a bubblewrap sandbox (arena.bots.sandbox).
+
+    ``none``: as the organiser's user with resource limits only; ``bwrap``: always sandboxed, an
+    error where bubblewrap is missing or cannot run; ``auto``: sandboxed where it can be, else
+    unsandboxed with a warning.
+    """
+
+    NONE = "none"
+    BWRAP = "bwrap"
+    AUTO = "auto"

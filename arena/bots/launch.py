@@ -1,7 +1,7 @@
 """Starting a bot program: the spawn itself, its resource limits, and what a failed start says.
 
 ``spawn`` is the one place a bot's argv becomes a process: ``subprocess.Popen(argv, cwd=...,
-process_group=0)`` with three pipes, so a wrapper (a sandbox) can be inserted there alone. No
+process_group=0)`` with three pipes; a sandbox (arena.bots.sandbox) wraps the argv there. No
 ``preexec_fn`` (it forces a real fork, up to +44 ms from a large parent); the limits are applied
 right after the start with ``resource.prlimit(pid, ...)``, which costs nothing but leaves the bot a
 few microseconds of unlimited life before they apply.
@@ -14,6 +14,7 @@ import resource
 import subprocess
 from collections.abc import Mapping, Sequence
 
+from arena.bots.sandbox import Sandbox
 from arena.settings import Limits
 
 
@@ -21,10 +22,17 @@ def spawn(
     argv: Sequence[str],
     cwd: str | os.PathLike[str] | None,
     env: Mapping[str, str] | None,
+    sandbox: Sandbox | None = None,
+    limits: Limits = Limits(),  # noqa: B008 (frozen)
 ) -> subprocess.Popen[bytes]:
-    """Start ``argv`` in its own process group with stdin, stdout and stderr piped (raises OSError)."""
+    """Start ``argv`` in its own process group with stdin, stdout and stderr piped (raises OSError).
+
+    With ``sandbox``, ``argv`` runs inside it under ``limits``, set there before the bot starts
+    (without, the caller applies them with ``apply_limits``).
+    """
+    command = list(argv) if sandbox is None else sandbox.wrap(argv, cwd, limits, env)
     return subprocess.Popen(
-        list(argv),
+        command,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import engine
+from arena.bots.sandbox import Sandbox
 from arena.configfile import Where, check_program, command, kind, read_yaml
 from arena.errors import ConfigError
+from arena.settings import Limits
 from engine.errors import OptionError
 
 MANIFEST = "bot.yaml"
@@ -134,8 +136,10 @@ def _games(where: Where, raw: object) -> tuple[str, ...]:
 
 
 def build_bot(manifest: Manifest, directory: Path | None = None,
-              timeout: float = BUILD_TIMEOUT) -> None:
+              timeout: float = BUILD_TIMEOUT, sandbox: Sandbox | None = None) -> None:
     """Run the manifest's build command in ``directory`` (default: the bot's own directory).
+
+    With ``sandbox`` the build runs in it, that directory writable and no network.
 
     ConfigError naming the manifest with the output's last line if it fails; then the program in
     ``run`` must exist.
@@ -144,7 +148,9 @@ def build_bot(manifest: Manifest, directory: Path | None = None,
     workdir = directory if directory is not None else manifest.directory
     if manifest.build is not None:
         try:
-            done = subprocess.run(manifest.build, cwd=workdir, capture_output=True, text=True,
+            argv = list(manifest.build) if sandbox is None else sandbox.for_build().wrap(
+                manifest.build, workdir, Limits(None, None, None), bot_dir=str(workdir))
+            done = subprocess.run(argv, cwd=workdir, capture_output=True, text=True,
                                   timeout=timeout, check=False, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
             raise where.error("build", f"did not finish within {timeout:.0f} s") from None

@@ -52,6 +52,7 @@ from arena.bots.registry import (
     live_bots,
     signal_name,
 )
+from arena.bots.sandbox import Sandbox, signal_of_status, start_hint
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
 from arena.errors import BotStartError
 from arena.settings import Limits
@@ -113,6 +114,7 @@ class BotProcess:
         line_cap: int = LINE_CAP,
         log_cap: int = LOG_CAP,
         games: Sequence[str] = GAMES,
+        sandbox: Sandbox | None = None,
     ) -> None:
         if not argv:
             raise BotStartError(f"bot '{name}': empty command")
@@ -126,6 +128,8 @@ class BotProcess:
         self.line_cap = line_cap
         self.log_cap = log_cap
         self.games = tuple(games)
+        self.sandbox = sandbox
+        """Run inside this bubblewrap sandbox (arena.bots.sandbox); None: unconfined."""
         self.hello: dict[str, Any] | None = None
         """The bot's reply to ``hello`` (its name, protocol, perhaps version)."""
         self.last_fault: Fault | None = None
@@ -186,7 +190,7 @@ class BotProcess:
         started = perf_counter()
         self._sink.open_log()
         try:
-            proc = launch.spawn(self.argv, self.cwd, self.env)
+            proc = launch.spawn(self.argv, self.cwd, self.env, self.sandbox, self.limits)
         except OSError as error:
             self._sink.close_log()
             raise BotStartError(launch.spawn_failure(self.name, self.argv, self.cwd, error)) from None
@@ -194,7 +198,8 @@ class BotProcess:
         self._channel = Channel(proc, self._sink, self.line_cap)
         self._running = True
         registry.register(self, proc.pid)
-        launch.apply_limits(proc.pid, self.limits)
+        if self.sandbox is None:  # a sandbox sets them before its bot starts
+            launch.apply_limits(proc.pid, self.limits)
         if self.limits.memory_mb is not None:
             memory.ensure_watching()
         self._sink.note(f"started {list(self.argv)} as pid {proc.pid}")
@@ -221,7 +226,8 @@ class BotProcess:
         if fault.kind is FaultKind.TIMEOUT:
             return f"{where}: no hello reply within {self.start_timeout * 1000:.0f} ms{said}"
         if fault.kind is FaultKind.CRASH:
-            return f"{where}: exited before replying to hello: {fault.detail}{said}"
+            hint = start_hint(fault.stderr_tail) if self.sandbox is not None else ""
+            return f"{where}: exited before replying to hello: {fault.detail}{said}{hint}"
         return f"{where}: bad hello reply: {fault.detail}: {fault.received!r}{said}"
 
     def restart(self) -> None:
@@ -465,6 +471,9 @@ class BotProcess:
         self._begin_close()
         self._finish_close(None)
         status = self.returncode
+        killed_inside = signal_of_status(status) if self.sandbox is not None else None
+        if killed_inside is not None:  # bwrap exits with 128 + N for a bot killed by signal N
+            status = -killed_inside
         ending: dict[str, Any] = {}
         if status is not None and status >= 0:
             ending["exit_code"] = status

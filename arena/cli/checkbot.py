@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import typer
 
 import engine
 from arena.bots.manifest import build_bot, is_bot_target, load_manifest
+from arena.bots.sandbox import SANDBOX_HELP, bwrap_problem, choose_sandbox, visibility_report
 from arena.game.checkbot import StepResult, bot_argv, check_bot
-from arena.settings import Limits, TimeControl
+from arena.settings import Limits, SandboxMode, TimeControl
 
 
 def check_bot_command(
@@ -34,6 +36,10 @@ def check_bot_command(
     quit_grace_ms: Annotated[int, typer.Option(
         help="Time a bot has to exit after quit before it is killed, ms.",
         min=0)] = Limits().quit_grace_ms,
+    sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
+    sandbox_report: Annotated[bool, typer.Option(
+        help="Print what the bot would see inside its sandbox (files, network, processes) "
+             "and exit without checking it.")] = False,
 ) -> None:
     """Take a bot through the protocol step by step: PASS or FAIL per step, with the reason.
 
@@ -61,20 +67,32 @@ def check_bot_command(
       arena check-bot bots/js          (a directory with a bot.yaml)
       arena check-bot "node bots/js/random_bot.js" --game blackout
       arena check-bot --move-ms 200 -- python3 -u my_bot.py --depth 3
+      arena check-bot --sandbox bwrap python3 my_bot.py
+      arena check-bot --sandbox-report python3 my_bot.py
     """
     words = bot_command or []
-    workdir = None
-    if len(words) == 1 and is_bot_target(words[0]):
-        manifest = load_manifest(words[0])
-        build_bot(manifest)
-        argv, workdir = list(manifest.run), str(manifest.directory)
+    manifest = load_manifest(words[0]) if len(words) == 1 and is_bot_target(words[0]) else None
+    argv = bot_argv(words) if manifest is None else list(manifest.run)
+    workdir = None if manifest is None else str(manifest.directory)
+    if sandbox_report:
+        problem = bwrap_problem()
+        if problem is not None:
+            typer.echo(f"note: {problem}")
+        for line in visibility_report(argv, workdir, bot_dir=workdir):
+            typer.echo(line)
+        return
+    box, note = choose_sandbox(sandbox, "--sandbox")
+    if note is not None:
+        typer.echo(note)
+    if box is not None and workdir is not None:  # the manifest's directory is the bot's
+        box = replace(box, bot_dir=workdir)
+    if manifest is not None:
+        build_bot(manifest, sandbox=box)
         game = game or list(manifest.games) or None
-    else:
-        argv = bot_argv(words)
     results = check_bot(argv, games=game, seed=seed,
                         time_control=TimeControl(start_ms, move_ms, bank_ms),
                         limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
-                        on_step=_print_step, workdir=workdir)
+                        on_step=_print_step, workdir=workdir, sandbox=box)
     passed = sum(result.passed for result in results)
     typer.echo(f"{passed} of {len(results)} steps passed")
     if passed < len(results):

@@ -31,7 +31,8 @@ def init_command(
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-o", help="A game option as name=value, e.g. -o deals=5; repeatable.")] = None,
     sandbox: Annotated[str, typer.Option(
-        help=f"How builds and bots are isolated ({', '.join(SANDBOXES)}).")] = "none",
+        help=f"How builds, checks and games are isolated ({', '.join(SANDBOXES)}; "
+             "docs/sandbox.md).")] = "none",
     seed: Annotated[int, typer.Option(help="Seed of the league's deals.", min=0)] = 1,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""

@@ -9,10 +9,11 @@ import orjson
 import typer
 
 import engine
+from arena.bots.sandbox import SANDBOX_HELP, choose_sandbox
 from arena.game.options_text import option_defaults
 from arena.game.play import parse_option_pairs, play_one
 from arena.game.transcript import game_report
-from arena.settings import FaultPolicy, Limits, TimeControl
+from arena.settings import FaultPolicy, Limits, SandboxMode, TimeControl
 
 
 def play_command(
@@ -47,6 +48,7 @@ def play_command(
     quit_grace_ms: Annotated[int, typer.Option(
         help="Time a bot has to exit after quit before it is killed, ms.",
         min=0)] = Limits().quit_grace_ms,
+    sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
 ) -> None:
     """Play one game between bot programs and print it deal by deal.
 
@@ -61,12 +63,15 @@ def play_command(
         bots/c/random_bot
       arena play blackout "me=python3 my_bot.py" "a=bots/c/random_bot" "b=bots/c/random_bot"
     """
+    box, note = choose_sandbox(sandbox, "--sandbox")
+    if note is not None:
+        typer.echo(note, err=True)
     if stderr_dir is not None:
         stderr_dir.mkdir(parents=True, exist_ok=True)
     record = play_one(game, bots, seed=seed, options=parse_option_pairs(option or []),
                       time_control=TimeControl(start_ms, move_ms, bank_ms), policy=policy,
                       limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
-                      log_dir=stderr_dir)
+                      log_dir=stderr_dir, sandbox=box)
     typer.echo(game_report(record))
     if log is not None:
         log.write_bytes(orjson.dumps(record, option=orjson.OPT_INDENT_2))

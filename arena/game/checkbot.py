@@ -52,6 +52,7 @@ import orjson
 import engine
 from arena.bots.faults import BotFaultError, Fault, FaultKind, snippet
 from arena.bots.process import BotProcess, Reply, close_bots
+from arena.bots.sandbox import Sandbox
 from arena.errors import BotStartError, ConfigError
 from arena.game.play import seat_names
 from arena.game.referee import GameOutcome, play_game
@@ -127,13 +128,14 @@ def check_bot(
     limits: Limits = Limits(),  # noqa: B008 (frozen)
     on_step: Callable[[StepResult], None] | None = None,
     workdir: str | None = None,
+    sandbox: Sandbox | None = None,
 ) -> list[StepResult]:
     """Take the bot ``argv`` through every step of the check; the results in order.
 
     ``games`` limits step 2 to those games (default: all). ``on_step`` is called with each result
     as soon as its step ends. ``workdir``: the bot's working directory (a bot
     directory's). Raises ConfigError / OptionError for bad input before starting
-    anything; nothing the bot does raises.
+    anything; nothing the bot does raises. With ``sandbox`` every process of the bot runs in it.
     """
     argv = list(argv)
     if not argv:
@@ -142,7 +144,7 @@ def check_bot(
     for name in chosen:
         if PLAYERS not in engine.game(name).info.player_counts:  # UnknownGameError names the games
             raise ConfigError(f"check-bot: no check for game {name!r} (it is not for {PLAYERS} players)")
-    check = _Check(argv, chosen, seed, time_control, limits, on_step)
+    check = _Check(argv, chosen, seed, time_control, limits, on_step, sandbox)
     check.workdir = workdir
     try:
         check.run()
@@ -220,7 +222,8 @@ class _Check:
     """The state of one check: the bot's processes, the seeds used so far, the results."""
 
     def __init__(self, argv: list[str], games: list[str], seed: int, time_control: TimeControl,
-                 limits: Limits, on_step: Callable[[StepResult], None] | None) -> None:
+                 limits: Limits, on_step: Callable[[StepResult], None] | None,
+                 sandbox: Sandbox | None = None) -> None:
         self.argv = argv
         self.games = games
         self.seed = seed
@@ -232,6 +235,7 @@ class _Check:
         self.results: list[StepResult] = []
         self.games_played = 0
         self.workdir: str | None = None
+        self.sandbox = sandbox
 
     # -- the steps ------------------------------------------------------------------------------
 
@@ -419,7 +423,7 @@ class _Check:
 
     def new_bot(self) -> _CheckedBot:
         bot = _CheckedBot(self.name, self.argv, cwd=self.workdir, limits=self.limits,
-                          start_timeout=self.time_control.start_ms / 1000)
+                          start_timeout=self.time_control.start_ms / 1000, sandbox=self.sandbox)
         self.processes.append(bot)
         return bot
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import engine
 from arena.bots.manifest import Manifest, build_bot, is_bot_target, load_manifest
 from arena.bots.process import BotProcess, close_bots
+from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
 from arena.game.referee import play_game, result_of
 from arena.game.seats import command_label, game_seats, log_file_name
@@ -54,7 +56,7 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
              options: Mapping[str, object] | None = None,
              time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
              policy: FaultPolicy = FaultPolicy.FORFEIT, limits: Limits = Limits(),  # noqa: B008
-             log_dir: Path | None = None) -> dict[str, Any]:
+             log_dir: Path | None = None, sandbox: Sandbox | None = None) -> dict[str, Any]:
     """Start the bots, play one game, stop the bots; the record with its ``result``.
 
     Seats are ``NAME=COMMAND``, bare commands (``arena.game.seats``) or bot directories (built
@@ -63,7 +65,7 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
     game = engine.game(game_name)
     manifests = [load_manifest(c) if is_bot_target(c) else None for c in commands]
     for manifest in {id(m): m for m in manifests if m is not None}.values():
-        build_bot(manifest)
+        build_bot(manifest, sandbox=_for_dir(sandbox, str(manifest.directory)))
     seats = game_seats(game_name, [c if m is None else shlex.join(m.run)
                                    for c, m in zip(commands, manifests, strict=True)])
     argvs = [list(seat.argv) for seat in seats]
@@ -77,7 +79,8 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
         for seat, (name, argv) in enumerate(zip(names, argvs, strict=True)):
             log = None if log_dir is None else log_dir / log_file_name(seat, name)
             bot = BotProcess(name, argv, cwd=workdirs[seat], limits=limits, log_path=log,
-                             start_timeout=time_control.start_ms / 1000)
+                             start_timeout=time_control.start_ms / 1000,
+                             sandbox=_for_dir(sandbox, workdirs[seat]))
             bot.start()
             bots.append(bot)
         outcome = play_game(game_name, bots, seed, resolved, names=names,
@@ -85,6 +88,13 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
     record = outcome.record
     record["result"] = result_of(record, game.info.entrants(names), policy)
     return record
+
+
+def _for_dir(sandbox: Sandbox | None, bot_dir: str | None) -> Sandbox | None:
+    """``sandbox`` with a manifest's directory as the bot's directory (None: found from argv)."""
+    if sandbox is None or bot_dir is None:
+        return sandbox
+    return replace(sandbox, bot_dir=bot_dir)
 
 
 def _manifest_names(names: list[str], manifests: Sequence[Manifest | None]) -> list[str]:

@@ -76,11 +76,11 @@ def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int
     tasks, seats, places = _next_batch(store, settings, bots, workers)
     if games is not None:
         tasks = tasks[:games - report.played]  # the rest stays open for the next run
-    # settings.sandbox is "none" (the only mode yet, see arena.league.settings): when the arena
-    # has a sandbox, this is where the league's mode goes into RunSettings, as submit._build does.
+    directories = {bots[b].key: (bots[b].run, store.directory / bots[b].dir)
+                   for b in {b for ids in seats.values() for b in ids}}
     run_settings = RunSettings(
-        bots={bots[b].key: BotCommand(bots[b].run, str(store.directory / bots[b].dir))
-              for b in {b for ids in seats.values() for b in ids}},
+        bots={key: BotCommand(run, str(directory), settings.bot_sandbox(directory))
+              for key, (run, directory) in directories.items()},
         time_control=settings.time_control, limits=settings.limits,
         policy=settings.policy, log_dir=str(store.directory / LOGS_DIR))
     for game in run_tasks(tasks, run_settings, workers):

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import engine
+from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
-from arena.settings import FaultPolicy, Limits, TimeControl
+from arena.settings import FaultPolicy, Limits, SandboxMode, TimeControl
 from engine.errors import OptionError
 
 if TYPE_CHECKING:
     from arena.league.store import Store
 
-SANDBOXES = ("none",)
-"""Sandbox modes a league can use for builds and games. Only ``none`` until the arena has a
-sandbox in ``arena.settings``; ``league init --sandbox`` refuses the others rather than ignore them."""
+SANDBOXES = tuple(mode.value for mode in SandboxMode)
+"""Sandbox modes a league can use for builds, checks and games (arena.bots.sandbox)."""
+_SAID: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,18 @@ class LeagueSettings:
         if sandbox not in SANDBOXES:
             raise ConfigError(f"--sandbox: {sandbox!r} is not available in this arena "
                               f"(available: {', '.join(SANDBOXES)})")
+        if sandbox == SandboxMode.BWRAP.value:  # where it cannot run: one line now, not at submit
+            choose_sandbox(SandboxMode.BWRAP, "--sandbox")
         return cls(game, count, resolved, sandbox, seed)
+
+    def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
+        """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
+        bwrap cannot run, which says so on stderr); ConfigError for ``bwrap`` where it cannot."""
+        box, note = choose_sandbox(SandboxMode(self.sandbox), "league sandbox")
+        if note is not None and note not in _SAID:  # once per process, not once per bot
+            _SAID.add(note)
+            print(f"arena: {note}", file=sys.stderr)
+        return None if box is None else replace(box, bot_dir=str(bot_dir))
 
     def stored(self) -> dict[str, Any]:
         """The settings as the database keeps them (JSON values by key)."""

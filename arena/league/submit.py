@@ -80,7 +80,8 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
                        f"(it plays {', '.join(manifest.games)})")
     version = _version(store, manifest)
     submission.version = version
-    _build(manifest, copy, settings.sandbox)
+    sandbox = settings.bot_sandbox(copy)
+    build_bot(manifest, copy, sandbox=sandbox)
     lines: list[str] = []
 
     def step(result: StepResult) -> None:
@@ -90,7 +91,8 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
             on_step(result)
 
     results = check_bot(manifest.run, games=[settings.game], time_control=settings.time_control,
-                        limits=settings.limits, on_step=step, workdir=str(copy))
+                        limits=settings.limits, on_step=step, workdir=str(copy),
+                        sandbox=sandbox)
     submission.report = lines
     failed = [r for r in results if not r.passed and not r.skipped]
     if failed or not all(r.passed for r in results):
@@ -145,14 +147,6 @@ def _version(store: Store, manifest: Manifest) -> str:
         return manifest.version
     numbers = [int(v) for v in known if v.isdigit()]
     return str(max(numbers, default=0) + 1)
-
-
-def _build(manifest: Manifest, directory: Path, sandbox: str) -> None:
-    """Build the staged copy; the one place a sandbox mode will wrap the build when the arena has
-    one (``LeagueSettings.sandbox`` is checked at ``league init``: only ``none`` exists yet)."""
-    if sandbox != "none":
-        raise ConfigError(f"sandbox {sandbox!r}: not available in this arena")
-    build_bot(manifest, directory)
 
 
 def _log(directory: Path, submission: Submission) -> None:

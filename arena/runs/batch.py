@@ -20,6 +20,7 @@ import orjson
 
 from arena.bots.faults import Fault, FaultKind
 from arena.bots.process import BotProcess, close_bots
+from arena.bots.sandbox import Sandbox
 from arena.errors import BotStartError
 from arena.game.referee import play_game, result_of
 from arena.runs.schedule import GameSpec
@@ -28,11 +29,12 @@ from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, TimeControl
 
 @dataclass(frozen=True)
 class BotCommand:
-    """How to start one bot: its argv and working directory (and its build command, which a
-    cluster runs again on every worker)."""
+    """How to start one bot: its argv, working directory, sandbox (None: unconfined), and its
+    build command, which a cluster runs again on every worker."""
 
     argv: tuple[str, ...]
     workdir: str | None = None
+    sandbox: Sandbox | None = None
     build: tuple[str, ...] | None = None
 
 
@@ -119,7 +121,8 @@ class _BotPool:
             suffix = "" if copy == 0 else f"-copy{copy + 1}"
             log = Path(self.settings.log_dir) / f"{name}{suffix}-{os.getpid()}.stderr.log"
         return BotProcess(name, command.argv, cwd=command.workdir, limits=self.settings.limits,
-                          log_path=log, start_timeout=self.settings.time_control.start_ms / 1000)
+                          log_path=log, start_timeout=self.settings.time_control.start_ms / 1000,
+                          sandbox=command.sandbox)
 
     def close(self) -> None:
         """Stop every bot of this pool (quit to all, one shared grace, then kill)."""

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from arena.errors import ConfigError
 from arena.runs.batch import BotCommand, RunSettings
+from arena.settings import Limits
 
 SKIPPED = frozenset({".git", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Directory names never shipped: caches and repositories, which no bot needs to run."""
@@ -142,8 +143,12 @@ def _build_all(settings: RunSettings) -> None:
         if command.build is None or (command.build, command.workdir) in built:
             continue
         built.add((command.build, command.workdir))
+        argv = list(command.build)
+        if command.sandbox is not None:  # as on the runner: no network, only its own dir writable
+            argv = command.sandbox.for_build().wrap(argv, command.workdir, Limits(),
+                                                    bot_dir=command.workdir)
         try:
-            done = subprocess.run(command.build, cwd=command.workdir, capture_output=True,
+            done = subprocess.run(argv, cwd=command.workdir, capture_output=True,
                                   text=True, timeout=BUILD_TIMEOUT, check=False)
         except (OSError, subprocess.TimeoutExpired) as error:
             raise ConfigError(f"bot {name!r}: build on a worker: {error}") from None
@@ -170,6 +175,9 @@ def localised(settings: RunSettings, runner_base: str, root: Path) -> RunSetting
         if not Path(workdir).is_absolute():
             workdir = str(root / workdir)
         build = None if command.build is None else tuple(moved(word) for word in command.build)
-        bots[name] = BotCommand(tuple(moved(word) for word in command.argv), workdir, build)
+        sandbox = command.sandbox
+        if sandbox is not None and sandbox.bot_dir is not None:
+            sandbox = replace(sandbox, bot_dir=moved(sandbox.bot_dir))
+        bots[name] = BotCommand(tuple(moved(word) for word in command.argv), workdir, sandbox, build)
     log_dir = None if settings.log_dir is None else str(root / "logs")
     return replace(settings, bots=bots, log_dir=log_dir)

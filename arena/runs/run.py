@@ -27,6 +27,7 @@ from arena.runs.fault_summary import FaultSummary
 from arena.runs.order import locality_order
 from arena.runs.progress import Progress
 from arena.runs.results import ResultsWriter, prepare_out_dir, read_finished
+from arena.runs.sandboxes import tournament_sandboxes
 from arena.runs.schedule import GameSpec, schedule
 from arena.runs.tournament import build_bots, load_tournament
 from arena.runs.workers import available_cpus
@@ -109,7 +110,8 @@ def preflight(settings: RunSettings) -> None:
     before any game (BotStartError, one line), instead of faulting in every game."""
     for name, command in settings.bots.items():
         bot = BotProcess(name, command.argv, cwd=command.workdir, limits=settings.limits,
-                         start_timeout=settings.time_control.start_ms / 1000)
+                         start_timeout=settings.time_control.start_ms / 1000,
+                         sandbox=command.sandbox)
         try:
             bot.start()
         finally:
@@ -137,9 +139,13 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
     cluster = cluster if cluster is not None else tournament.cluster
     out_dir = out if out is not None else Path("results") / tournament.name
     specs = schedule(tournament)
-    build_bots(tournament)
+    sandboxes = tournament_sandboxes(tournament)
+    for note in sandboxes.notes:  # before anything else is said
+        print(note, file=progress_stream or sys.stderr, flush=True)
+    build_bots(tournament, sandboxes.by_bot)
     settings = RunSettings(
-        bots={bot.name: BotCommand(bot.argv, bot.workdir, bot.build) for bot in tournament.programs},
+        bots={bot.name: BotCommand(bot.argv, bot.workdir, sandboxes.by_bot[bot.name], bot.build)
+              for bot in tournament.programs},
         time_control=tournament.time, limits=tournament.limits, policy=tournament.fault_policy,
         log_dir=str(out_dir / "logs"),
         max_live_bots=max_live_bots if max_live_bots is not None else tournament.max_live_bots)

@@ -16,6 +16,7 @@ from typing import Any
 
 import engine
 from arena.bots.manifest import load_manifest
+from arena.bots.sandbox import Sandbox, sandbox_layout, sandbox_mode
 from arena.configfile import NAME, read_yaml
 from arena.configfile import Where as _Where
 from arena.configfile import check_program as _check_program
@@ -23,7 +24,7 @@ from arena.configfile import command as _command
 from arena.configfile import kind as _kind
 from arena.connectivity import minimum_tables
 from arena.errors import ConfigError
-from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, TimeControl
+from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, SandboxMode, TimeControl
 from engine.errors import OptionError
 from engine.game import GameInfo
 
@@ -41,6 +42,10 @@ class BotSpec:
     argv: tuple[str, ...]
     workdir: str | None = None
     build: tuple[str, ...] | None = None
+    sandbox: SandboxMode | None = None
+    """This bot's own ``sandbox`` setting; None: the tournament's."""
+    bot_dir: str | None = None
+    """A ``dir:`` bot's manifest directory: its sandbox's bot directory (else found from ``argv``)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,11 @@ class Tournament:
     max_live_bots: int | None = MAX_LIVE_BOTS
     cluster: str | None = None
     """A Dask scheduler's address to play the games on (``docs/cluster.md``); None: locally."""
+    sandbox: SandboxMode = SandboxMode.NONE
+
+    def sandbox_of(self, bot: BotSpec) -> SandboxMode:
+        """The sandbox mode ``bot`` runs under: its own setting, else the tournament's."""
+        return bot.sandbox if bot.sandbox is not None else self.sandbox
 
     @property
     def programs(self) -> tuple[BotSpec, ...]:
@@ -84,8 +94,8 @@ class Tournament:
 
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
             "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "format",
-            "challengers", "max_live_bots", "cluster"}
-BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires"}
+            "challengers", "max_live_bots", "cluster", "sandbox"}
+BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires", "sandbox"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb", "quit_grace_ms"}
 
@@ -172,6 +182,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         max_live_bots=_optional_key(where, top, "max_live_bots", MAX_LIVE_BOTS,
                                     players),  # every seat of a table needs a live bot
         cluster=None if top.get("cluster") is None else _cluster(where, top["cluster"]),
+        sandbox=sandbox_mode(top.get("sandbox", "none"), f"{path}: sandbox"),
     )
 
 
@@ -253,7 +264,9 @@ def _bots(where: _Where, raw: object, section: str = "bots") -> tuple[BotSpec, .
             # with a build command, the program may not exist until it has run; a bot that
             # requires a missing program is left out instead (_available)
             _check_program(where, argv, workdir, f"{key}.cmd")
-        bots.append(BotSpec(name, argv, workdir, build))
+        sandbox = None if "sandbox" not in entry else sandbox_mode(
+            entry["sandbox"], f"{where.path}: {key}.sandbox")
+        bots.append(BotSpec(name, argv, workdir, build, sandbox))
     return tuple(bots)
 
 
@@ -297,7 +310,10 @@ def _dir_bot(where: _Where, entry: dict[str, Any], key: str, bots: list[BotSpec]
     name = where.name(entry["name"], f"{key}.name") if "name" in entry else manifest.name
     if any(bot.name == name for bot in bots):
         raise where.error(f"{key}.name", f"{name!r} is already the name of another bot")
-    return BotSpec(name, manifest.run, str(manifest.directory), manifest.build)
+    sandbox = None if "sandbox" not in entry else sandbox_mode(
+        entry["sandbox"], f"{where.path}: {key}.sandbox")
+    return BotSpec(name, manifest.run, str(manifest.directory), manifest.build, sandbox,
+                   bot_dir=str(manifest.directory))
 
 
 def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...], info: GameInfo,
@@ -329,8 +345,11 @@ def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...], info: GameInfo
     return tuple(teams)
 
 
-def build_bots(tournament: Tournament) -> None:
-    """Run each distinct build command once; ConfigError with the output's tail if one fails."""
+def build_bots(tournament: Tournament, sandboxes: dict[str, Sandbox | None] | None = None) -> None:
+    """Run each distinct build command once; ConfigError with the output's tail if one fails.
+
+    A bot with a sandbox in ``sandboxes`` (by name) builds in it, with its own directory writable.
+    """
     built: set[tuple[tuple[str, ...], str | None]] = set()
     keys = [f"bots[{i}]" for i in range(len(tournament.bots))]
     keys += [f"challengers[{i}]" for i in range(len(tournament.challengers))]
@@ -338,15 +357,21 @@ def build_bots(tournament: Tournament) -> None:
         if bot.build is None:
             continue
         if (bot.build, bot.workdir) not in built:
-            _build(tournament.path, key, bot)
+            _build(tournament.path, key, bot, (sandboxes or {}).get(bot.name))
             built.add((bot.build, bot.workdir))
         _check_program(_Where(tournament.path), bot.argv, bot.workdir, f"{key}.cmd")
 
 
-def _build(path: Path, key: str, bot: BotSpec) -> None:
+def _build(path: Path, key: str, bot: BotSpec, sandbox: Sandbox | None = None) -> None:
     assert bot.build is not None
+    argv: list[str] = list(bot.build)
+    if sandbox is not None:  # the bot's directory is the one its cmd names, not the build's
+        here = os.path.abspath(bot.workdir or os.getcwd())
+        bot_dir = bot.bot_dir or sandbox_layout(bot.argv, here).bot_dir
+        argv = sandbox.for_build().wrap(argv, bot.workdir, Limits(None, None, None),
+                                        bot_dir=bot_dir)
     try:
-        done = subprocess.run(bot.build, cwd=bot.workdir, stdout=subprocess.PIPE,
+        done = subprocess.run(argv, cwd=bot.workdir, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, errors="replace",
                               timeout=600, check=False)  # one stream: lines stay in order
     except (OSError, subprocess.TimeoutExpired) as error:

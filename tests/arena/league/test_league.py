@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from arena.bots.sandbox import bwrap_problem
 from arena.errors import ConfigError
 from arena.league.run import run_league
 from arena.league.settings import LeagueSettings
@@ -232,8 +233,8 @@ def test_bad_league_input_is_one_line_and_exit_2(tmp_path: Path, league: Path) -
         LeagueSettings.checked("blackout", 9, {}, "none")
     with pytest.raises(ConfigError, match="--option deals: "):
         LeagueSettings.checked("blackout", 4, {"deals": "lots"}, "none")
-    with pytest.raises(ConfigError, match="'bwrap' is not available"):
-        LeagueSettings.checked("blackout", 4, {}, "bwrap")
+    with pytest.raises(ConfigError, match="'jail' is not available"):
+        LeagueSettings.checked("blackout", 4, {}, "jail")
     with pytest.raises(ConfigError, match="already a league"):
         Store.create(league, {})
     with pytest.raises(ConfigError, match="--games N or --minutes M"):
@@ -244,6 +245,29 @@ def test_bad_league_input_is_one_line_and_exit_2(tmp_path: Path, league: Path) -
     done = arena("league", "table", league)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert f"written by a newer arena (schema {SCHEMA_VERSION + 1}" in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bwrap_problem() is not None, reason=f"no working bubblewrap: {bwrap_problem()}")
+def test_a_bwrap_league_builds_checks_and_plays_sandboxed(tmp_path: Path) -> None:
+    path = tmp_path / "boxed"
+    done = arena("league", "init", path, "--game", "blackout", "--players", "3",
+                 "--option", "deals=2", "--sandbox", "bwrap")
+    assert done.returncode == 0, done.stderr
+    escaped = tmp_path / "escaped"
+    mine = own_bot(tmp_path, program=ROOT / "bots/python/random_bot.py")
+    with (mine / "bot.yaml").open("a") as manifest:  # the build may write its own directory only
+        manifest.write(f"build: sh -c 'echo built > built.txt; echo out > {escaped}; true'\n")
+    for bot in ("bots/c/random.bot.yaml", "bots/c/first.bot.yaml", mine):
+        done = arena("league", "submit", path, bot)
+        assert done.returncode == 0 and done.stdout.startswith("accepted"), done.stdout + done.stderr
+    assert (path / "bots" / "mine" / "1" / "built.txt").read_text() == "built\n"
+    assert not escaped.exists()
+    done = arena("league", "run", path, "--games", "6", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    assert games(path) == 6
+    assert "sandbox bwrap" in arena("league", "status", path).stdout
+    assert all(orjson.loads(line)["faults"] == [] for (line,) in query(path, "SELECT line FROM games"))
 
 
 @pytest.mark.slow

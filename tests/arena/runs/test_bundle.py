@@ -65,7 +65,7 @@ def test_unpacked_bots_are_built_and_their_commands_point_at_the_copy(tmp_path: 
     assert os.access(root / "bots" / "c" / "random_bot", os.X_OK)  # built on the worker
     assert not (base / "bots" / "c" / "random_bot").exists()
     local = localised(settings, bundle.base, root)
-    assert local.bots["c"] == BotCommand(("bots/c/random_bot",), str(root), ("make", "-C", "bots/c"))
+    assert local.bots["c"] == BotCommand(("bots/c/random_bot",), str(root), build=("make", "-C", "bots/c"))
     assert local.bots["py"].argv == ("python3", str(root / "bots" / "py" / "bot.py"))
     assert local.bots["sys"] == BotCommand(("/bin/cat",), str(root))
     assert local.log_dir == str(root / "logs")

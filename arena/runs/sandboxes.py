@@ -1,0 +1,37 @@
+"""Which sandbox each bot of a tournament runs in, decided once before any game or build."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from arena.bots.sandbox import Sandbox, choose_sandbox
+from arena.runs.tournament import Tournament
+
+
+@dataclass(frozen=True)
+class TournamentSandboxes:
+    """Each bot's sandbox by name (None: unconfined) and the warnings to print first."""
+
+    by_bot: dict[str, Sandbox | None]
+    notes: tuple[str, ...]
+
+
+def tournament_sandboxes(tournament: Tournament) -> TournamentSandboxes:
+    """Resolve every bot's ``sandbox`` setting (its own, else the tournament's).
+
+    ConfigError naming the file and key when ``bwrap`` is asked for where it cannot run; a note
+    (once per problem) when ``auto`` falls back to no sandbox.
+    """
+    by_bot: dict[str, Sandbox | None] = {}
+    notes: list[str] = []
+    keys = [f"bots[{i}]" for i in range(len(tournament.bots))]
+    keys += [f"challengers[{i}]" for i in range(len(tournament.challengers))]
+    for entry, bot in zip(keys, tournament.programs, strict=True):
+        key = "sandbox" if bot.sandbox is None else f"{entry}.sandbox"
+        sandbox, note = choose_sandbox(tournament.sandbox_of(bot), f"{tournament.path}: {key}")
+        if sandbox is not None and bot.bot_dir is not None:  # a manifest's directory is the bot's
+            sandbox = replace(sandbox, bot_dir=bot.bot_dir)
+        by_bot[bot.name] = sandbox
+        if note is not None:
+            notes.append(f"{tournament.path}: {note}")
+    return TournamentSandboxes(by_bot, tuple(dict.fromkeys(notes)))
