@@ -17,7 +17,7 @@ bots:
 
 # Lint and types first: CI runs `make test`, so a lint or type error fails CI like a test does.
 test: $(STAMP) bots lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto  # one test process per CPU (pytest-xdist)
 
 demo: $(STAMP) bots
 	$(VENV)/bin/arena run tournaments/demo.yaml --restart
