@@ -277,7 +277,7 @@ def _games_of(future: Any, batch: Sequence[GameSpec], address: str) -> list[tupl
     except KilledWorker:
         raise ClusterError(f"workers died again and again while playing game {batch[0].id} "
                            f"(out of memory?); --resume plays the rest") from None
-    except CancelledError as error:
+    except (CancelledError, OSError) as error:  # OSError: Dask's CommClosedError, the link is gone
         raise _lost(address, error) from None
     except ArenaError as error:
         raise ClusterError(f"a worker of {address}: {error}") from None
