@@ -14,6 +14,7 @@ from arena.league.status import export_games, league_status, league_table
 from arena.league.store import Store
 from arena.league.submit import submit
 from arena.ratings.model import RESAMPLES
+from arena.runs.executor import check_cluster_address
 
 app = typer.Typer(help="A league: submitted bots, games scheduled where the ranking is least "
                        "certain, a table that is always current (docs/league.md).",
@@ -34,9 +35,13 @@ def init_command(
         help=f"How builds, checks and games are isolated ({', '.join(SANDBOXES)}; "
              "docs/sandbox.md).")] = "none",
     seed: Annotated[int, typer.Option(help="Seed of the league's deals.", min=0)] = 1,
+    cluster: Annotated[str | None, typer.Option(
+        help="Play the league's games on the Dask cluster whose scheduler is at this address "
+             "(docs/cluster.md); `league run --cluster` overrides it.", show_default=False)] = None,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
-    settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), sandbox, seed)
+    settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), sandbox, seed,
+                                      cluster)
     Store.create(league, settings.stored()).close()
     typer.echo(f"league created in {league}: {settings.game}, {settings.players} players; "
                f"add bots with: arena league submit {league} BOT_DIR")
@@ -76,6 +81,9 @@ def run_command(
     jobs: Annotated[int | None, typer.Option(
         help="Games played in parallel (default: the number of CPUs).", min=1,
         show_default=False)] = None,
+    cluster: Annotated[str | None, typer.Option(
+        help="Play on the Dask cluster whose scheduler is at this address (default: the league's "
+             "cluster setting, else local workers).", show_default=False)] = None,
 ) -> None:
     """Play duplicate sets chosen by the matchmaker; each game is stored as it ends.
 
@@ -85,7 +93,8 @@ def run_command(
     from arena.league.run import run_league
 
     try:
-        report = run_league(league, games=games, minutes=minutes, jobs=jobs)
+        report = run_league(league, games=games, minutes=minutes, jobs=jobs,
+                            cluster=None if cluster is None else check_cluster_address(cluster))
     except KeyboardInterrupt:
         raise RunInterrupted(f"interrupted: every finished game is saved in {league}; "
                              f"arena league run {league} continues") from None

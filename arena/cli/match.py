@@ -8,8 +8,10 @@ from typing import Annotated
 import typer
 
 import engine
+from arena.errors import ConfigError
 from arena.game.play import parse_option_pairs
 from arena.ratings.sprt import parse_sprt
+from arena.runs.executor import check_cluster_address
 from arena.runs.match import MatchProgress, new_match, play_match, summary
 from arena.runs.workers import available_cpus
 from arena.settings import TimeControl
@@ -43,6 +45,10 @@ def match_command(
     jobs: Annotated[int | None, typer.Option(
         help="Games played in parallel (default: the number of CPUs).", min=1,
         show_default=False)] = None,
+    cluster: Annotated[str | None, typer.Option(
+        help="Play the games on the Dask cluster whose scheduler is at this address "
+             "(e.g. tcp://127.0.0.1:8786; docs/cluster.md) instead of local workers.",
+        show_default=False)] = None,
     out: Annotated[Path, typer.Option(help="Results directory.")] = Path("results/match"),
     resume: Annotated[bool, typer.Option(
         help="Continue the match already in --out: its games are kept, not played again.")] = False,
@@ -64,10 +70,14 @@ def match_command(
                       options=parse_option_pairs(option or []), games=games,
                       sprt=None if sprt is None else parse_sprt(sprt), seed=seed,
                       time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms))
+    if cluster is not None:
+        if jobs is not None:
+            raise ConfigError("--jobs and --cluster contradict each other: --jobs is for local runs")
+        cluster = check_cluster_address(cluster)
     progress = MatchProgress()
     try:
         report = play_match(match, out, jobs=jobs or len(available_cpus()), resume=resume,
-                            on_unit=progress.update)
+                            on_unit=progress.update, cluster=cluster)
     finally:
         progress.finish()
     typer.echo(summary(report))

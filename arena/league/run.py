@@ -24,8 +24,9 @@ from arena.league.settings import LeagueSettings
 from arena.league.standings import matchmaker_entrants
 from arena.league.store import LOGS_DIR, Bot, PlannedSet, Store, game_id_of
 from arena.runs.batch import BotCommand, Finished, RunSettings
+from arena.runs.executor import run_tasks_anywhere
 from arena.runs.schedule import GameSpec
-from arena.runs.workers import available_cpus, run_tasks
+from arena.runs.workers import available_cpus
 from engine.seeding import derive_seed
 
 RUN_LOCK = "run.lock"
@@ -44,7 +45,7 @@ class LeagueRunReport:
 
 
 def run_league(directory: Path, *, games: int | None = None, minutes: float | None = None,
-               jobs: int | None = None,
+               jobs: int | None = None, cluster: str | None = None,
                on_game: Callable[[Finished, LeagueRunReport], None] | None = None) -> LeagueRunReport:
     """Play until ``games`` more games are stored or ``minutes`` have passed (checked between
     batches of sets); at least one of them is required. KeyboardInterrupt after the games in
@@ -58,9 +59,10 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
         with _only_run(directory):
             settings = LeagueSettings.of(store)
             workers = jobs or len(available_cpus())
+            cluster = cluster if cluster is not None else settings.cluster
             while (games is None or report.played < games) and \
                     (minutes is None or time.monotonic() - start < minutes * 60):
-                _play_batch(store, settings, workers, games, report, on_game)
+                _play_batch(store, settings, workers, games, report, on_game, cluster)
     finally:
         report.seconds = time.monotonic() - start
         report.total = store.game_total()
@@ -70,7 +72,8 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
 
 def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int | None,
                 report: LeagueRunReport,
-                on_game: Callable[[Finished, LeagueRunReport], None] | None) -> None:
+                on_game: Callable[[Finished, LeagueRunReport], None] | None,
+                cluster: str | None = None) -> None:
     """Plan (or take up) a batch of sets and play it, storing each game as it ends."""
     bots = store.bots_by_id()
     tasks, seats, places = _next_batch(store, settings, bots, workers)
@@ -83,7 +86,7 @@ def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int
               for key, (run, directory) in directories.items()},
         time_control=settings.time_control, limits=settings.limits,
         policy=settings.policy, log_dir=str(store.directory / LOGS_DIR))
-    for game in run_tasks(tasks, run_settings, workers):
+    for game in run_tasks_anywhere(tasks, run_settings, workers, cluster):
         _record(store, game, seats, places, bots)
         report.played += 1
         report.faults += game.faults

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import engine
 from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
+from arena.runs.executor import check_cluster_address
 from arena.settings import FaultPolicy, Limits, SandboxMode, TimeControl
 from engine.errors import OptionError
 
@@ -34,6 +35,8 @@ class LeagueSettings:
     time_control: TimeControl = TimeControl()
     limits: Limits = field(default_factory=Limits)
     policy: FaultPolicy = FaultPolicy.FORFEIT
+    cluster: str | None = None
+    """A Dask scheduler's address where ``league run`` plays its games; None: local workers."""
 
     @property
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
@@ -48,7 +51,7 @@ class LeagueSettings:
 
     @classmethod
     def checked(cls, game: str, players: int | None, options: Mapping[str, object],
-                sandbox: str, seed: int = 1) -> LeagueSettings:
+                sandbox: str, seed: int = 1, cluster: str | None = None) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option."""
         try:
             rules = engine.game(game)
@@ -67,7 +70,9 @@ class LeagueSettings:
                               f"(available: {', '.join(SANDBOXES)})")
         if sandbox == SandboxMode.BWRAP.value:  # where it cannot run: one line now, not at submit
             choose_sandbox(SandboxMode.BWRAP, "--sandbox")
-        return cls(game, count, resolved, sandbox, seed)
+        if cluster is not None:
+            cluster = check_cluster_address(cluster)
+        return cls(game, count, resolved, sandbox, seed, cluster=cluster)
 
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
         """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
@@ -83,7 +88,7 @@ class LeagueSettings:
         return {"game": self.game, "players": self.players, "options": self.options,
                 "sandbox": self.sandbox, "seed": self.seed,
                 "time_control": asdict(self.time_control), "limits": asdict(self.limits),
-                "policy": self.policy.value}
+                "policy": self.policy.value, "cluster": self.cluster}
 
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
@@ -92,4 +97,4 @@ class LeagueSettings:
         return cls(game=raw["game"], players=raw["players"], options=raw["options"],
                    sandbox=raw["sandbox"], seed=raw["seed"],
                    time_control=TimeControl(**raw["time_control"]), limits=Limits(**raw["limits"]),
-                   policy=FaultPolicy(raw["policy"]))
+                   policy=FaultPolicy(raw["policy"]), cluster=raw.get("cluster"))

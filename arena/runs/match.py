@@ -38,10 +38,10 @@ import engine
 from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, SprtBounds, match_stats, unit_score
 from arena.runs.batch import BotCommand, Finished, RunSettings
+from arena.runs.executor import run_tasks_anywhere
 from arena.runs.results import ResultsWriter, read_finished
 from arena.runs.run import preflight
 from arena.runs.schedule import GameSpec
-from arena.runs.workers import run_tasks
 from arena.settings import FaultPolicy, Limits, TimeControl
 from engine.errors import OptionError
 from engine.seeding import derive_seed
@@ -257,8 +257,11 @@ class _Units:
 
 
 def play_match(match: Match, out_dir: Path, *, jobs: int = 1, resume: bool = False,
-               on_unit: Callable[[MatchReport], None] | None = None) -> MatchReport:
+               on_unit: Callable[[MatchReport], None] | None = None,
+               cluster: str | None = None) -> MatchReport:
     """Play units until the test decides or ``match.games`` are played; each game saved as it ends.
+
+    ``cluster``: a Dask scheduler's address to play the games on instead of ``jobs`` local workers.
 
     ``on_unit(report)`` is called whenever a unit completes (for progress). Ctrl-C raises
     RunInterrupted saying how to resume.
@@ -282,7 +285,8 @@ def play_match(match: Match, out_dir: Path, *, jobs: int = 1, resume: bool = Fal
     preflight(settings)
     start = time.monotonic()
     writer = ResultsWriter(path)
-    arrivals: Generator[Finished, None, None] = run_tasks(todo, settings, jobs)  # type: ignore[assignment]  # a generator function
+    arrivals: Generator[Finished, None, None] = run_tasks_anywhere(  # type: ignore[assignment]
+        todo, settings, jobs, cluster)  # a generator either way
     try:
         for game in arrivals:
             writer.append(game.line)

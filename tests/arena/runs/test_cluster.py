@@ -211,3 +211,37 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     assert f"cannot reach the Dask scheduler at {address}" in done.stderr
     both = arena("run", "t.yaml", "--cluster", address, "--jobs", "2", cwd=run_dir)
     assert both.returncode == 2 and "--jobs and --cluster contradict" in both.stderr
+
+
+def test_a_match_on_the_cluster_plays_the_same_games_as_locally(cluster: Cluster,
+                                                                tmp_path: Path) -> None:
+    run_dir = tournament_dir(tmp_path, rounds=1)
+    args = ["match", "python3 bots/python/greedy_bot.py", "python3 bots/python/random_bot.py",
+            "--field", "bots/c/random_bot", "--games", "8", "--option", "deals=3"]
+    subprocess.run(["make", "-s", "-C", "bots/c"], cwd=run_dir, check=True, capture_output=True)
+    remote = arena(*args, "--cluster", cluster.address, "--out", "remote", cwd=run_dir)
+    assert remote.returncode == 0, remote.stderr
+    local = arena(*args, "--jobs", "2", "--out", "local", cwd=run_dir)
+    assert local.returncode == 0, local.stderr
+    on_cluster = games(run_dir / "remote")
+    assert [line["id"] for line in on_cluster] == [f"u{u:05d}-{t}" for u in range(4) for t in "bc"]
+    assert [untimed(line) for line in on_cluster] == [untimed(line) for line in games(run_dir / "local")]
+
+
+def test_a_league_runs_its_games_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
+    run_dir = tournament_dir(tmp_path, rounds=1)
+    assert arena("league", "init", "lg", "--game", "blackout", "--players", "3",
+                 "--option", "deals=3", "--cluster", cluster.address, cwd=run_dir).returncode == 0
+    for manifest in ("random.bot.yaml", "greedy.bot.yaml"):
+        done = arena("league", "submit", "lg", f"bots/python/{manifest}", cwd=run_dir)
+        assert done.returncode == 0, done.stdout + done.stderr
+    mine = run_dir / "mine"
+    shutil.copytree(ROOT / "bots" / "python", mine)
+    (mine / "random.bot.yaml").write_text("name: third\nrun: python3 random_bot.py\n")
+    assert arena("league", "submit", "lg", "mine/random.bot.yaml", cwd=run_dir).returncode == 0
+    done = arena("league", "run", "lg", "--games", "6", cwd=run_dir)  # the league's own cluster
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("6 games played")
+    # The games ran on the workers, from the league's bot copies shipped there.
+    assert list((tmp_path / "worker0").rglob("arena-bots/*/lg/bots")) or \
+        list((tmp_path / "worker1").rglob("arena-bots/*/lg/bots"))
