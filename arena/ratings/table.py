@@ -13,9 +13,10 @@ import io
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 from tabulate import tabulate
@@ -63,36 +64,15 @@ def read_results(paths: Sequence[str | os.PathLike[str]]) -> ResultsRead:
     """
     results: list[dict[str, object]] = []
     truncated: list[str] = []
-    seen: dict[Path, str] = {}
-    for given in paths:
-        path = _results_file(Path(given))
-        real = path.resolve()
-        if real in seen:
-            raise ResultsError(f"{path}: given twice (also as {seen[real]})")
-        seen[real] = str(path)
+    for path, number, _, obj in json_lines(paths, truncated):
+        result = _with_set(obj, _result_of(obj))
+        if result is None:
+            raise ResultsError(f"{path}:{number}: no 'result' object in this line")
         try:
-            data = path.read_bytes()
-        except OSError as error:
-            raise ResultsError(f"{path}: cannot read: {error.strerror}") from None
-        lines = data.split(b"\n")
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = orjson.loads(line)
-            except orjson.JSONDecodeError as error:
-                if number == len(lines):  # the last line, with no newline after it
-                    truncated.append(f"{path}:{number}")
-                    continue
-                raise ResultsError(f"{path}:{number}: not JSON ({error})") from None
-            result = _with_set(obj, _result_of(obj))
-            if result is None:
-                raise ResultsError(f"{path}:{number}: no 'result' object in this line")
-            try:
-                check_result(result)
-            except ResultsError as error:
-                raise ResultsError(f"{path}:{number}: {error}") from None
-            results.append(result)  # type: ignore[arg-type]  # checked: a result object
+            check_result(result)
+        except ResultsError as error:
+            raise ResultsError(f"{path}:{number}: {error}") from None
+        results.append(result)  # type: ignore[arg-type]  # checked: a result object
     if not results:
         raise ResultsError(f"no game results in {', '.join(str(p) for p in paths) or 'no files'}")
     return ResultsRead(results, truncated)
@@ -251,7 +231,42 @@ def table_for_paths(
 
 # Rendering -----------------------------------------------------------------------------------
 
-def _results_file(path: Path) -> Path:
+def json_lines(paths: Sequence[str | os.PathLike[str]],
+               truncated: list[str]) -> Iterator[tuple[Path, int, bytes, Any]]:
+    """Each non-blank line of the results files in ``paths`` (games.jsonl files, or directories
+    holding one) as (file, line number, the line, its JSON), in file order.
+
+    A half-written last line (no newline after it and not JSON: an interrupted run) is skipped and
+    its place added to ``truncated``; a path given twice, a missing one, an unreadable file or any
+    other line that is not JSON is a ResultsError naming the file (and line).
+    """
+    seen: dict[Path, str] = {}
+    for given in paths:
+        path = results_file(Path(given))
+        real = path.resolve()
+        if real in seen:
+            raise ResultsError(f"{path}: given twice (also as {seen[real]})")
+        seen[real] = str(path)
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise ResultsError(f"{path}: cannot read: {error.strerror}") from None
+        lines = data.split(b"\n")
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = orjson.loads(line)
+            except orjson.JSONDecodeError as error:
+                if number == len(lines):  # the last line, with no newline after it
+                    truncated.append(f"{path}:{number}")
+                    continue
+                raise ResultsError(f"{path}:{number}: not JSON ({error})") from None
+            yield path, number, line, obj
+
+
+def results_file(path: Path) -> Path:
+    """``path`` itself, or the games.jsonl in it when it is a directory; ResultsError if neither."""
     if path.is_dir():
         inside = path / RESULTS_FILE
         if not inside.is_file():

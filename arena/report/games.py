@@ -14,11 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from arena.errors import ResultsError
+from arena.ratings.table import json_lines, results_file
 
-RESULTS_FILE = "games.jsonl"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
@@ -51,18 +49,6 @@ class GamesRead:
     truncated: list[str]
 
 
-def results_file(path: Path) -> Path:
-    """``path`` itself, or the games.jsonl in it when it is a directory; ResultsError if neither."""
-    if path.is_dir():
-        inside = path / RESULTS_FILE
-        if not inside.is_file():
-            raise ResultsError(f"{path}: no {RESULTS_FILE} in this directory")
-        return inside
-    if not path.exists():
-        raise ResultsError(f"{path}: no such file or directory")
-    return path
-
-
 class GameReader:
     """The game records in ``paths``, one at a time (a long league export need not fit in memory).
 
@@ -77,39 +63,19 @@ class GameReader:
 
     def __iter__(self) -> Iterator[Game]:
         keys: set[str] = set()
-        seen: set[Path] = set()
         count = 0
-        for given in self.paths:
-            path = results_file(Path(given))
-            if path.resolve() in seen:
-                raise ResultsError(f"{path}: given twice")
-            seen.add(path.resolve())
-            try:
-                data = path.read_bytes()
-            except OSError as error:
-                raise ResultsError(f"{path}: cannot read: {error.strerror}") from None
-            lines = data.split(b"\n")
-            for number, line in enumerate(lines, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = orjson.loads(line)
-                except orjson.JSONDecodeError as error:
-                    if number == len(lines):
-                        self.truncated.append(f"{path}:{number}")
-                        continue
-                    raise ResultsError(f"{path}:{number}: not JSON ({error})") from None
-                problem = _record_problem(record)
-                if problem:
-                    raise ResultsError(f"{path}:{number}: {problem}")
-                key = base = _UNSAFE.sub("_", str(record["id"]))
-                copy = 1
-                while key in keys:
-                    copy += 1
-                    key = f"{base}~{copy}"
-                keys.add(key)
-                count += 1
-                yield Game(key, record, line)
+        for path, number, line, record in json_lines(self.paths, self.truncated):
+            problem = _record_problem(record)
+            if problem:
+                raise ResultsError(f"{path}:{number}: {problem}")
+            key = base = _UNSAFE.sub("_", str(record["id"]))
+            copy = 1
+            while key in keys:
+                copy += 1
+                key = f"{base}~{copy}"
+            keys.add(key)
+            count += 1
+            yield Game(key, record, line)
         if not count:
             raise ResultsError(f"no games in {', '.join(str(p) for p in self.paths) or 'no files'}")
 

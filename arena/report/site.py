@@ -30,7 +30,8 @@ import orjson
 
 from arena.errors import ConfigError
 from arena.ratings.model import RESAMPLES, Ratings, rate
-from arena.report.games import GameReader, results_file
+from arena.ratings.table import results_file
+from arena.report.games import GameReader
 from arena.report.stats import EntrantStats, add_game, bank_summary
 from arena.report.svg import heat, interval_plot, line_plot
 
