@@ -76,8 +76,10 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
         kinds.add(record["game"])
         listed.append(_Listed(game.key, str(record["id"]), result["entrants"], result["scores"],
                               result.get("ranks", record["places"]), len(record.get("faults", ()))))
+        # The seed goes again as a string: JavaScript numbers hold 53 bits, seeds 64.
         (out_dir / "games" / f"{game.key}.js").write_bytes(
-            b"arenaGame(" + (game.line or orjson.dumps(record)) + b");\n")
+            b"arenaGame(" + (game.line or orjson.dumps(record)) + b", "
+            + orjson.dumps(str(record.get("seed", ""))) + b");\n")
     ratings = rate(results, resamples=resamples, seed=seed)
     pages = {row.name: f"entrant-{place}.html" for place, row in enumerate(ratings.standings, 1)}
     title = f"{len(results)} games of {' and '.join(sorted(kinds))}"

@@ -270,8 +270,9 @@
     render();
   }
 
-  window.arenaGame = function (record) {
+  window.arenaGame = function (record, exactSeed) {
     try {
+      if (exactSeed) record.seed = exactSeed;  // the number lost its low digits in JSON.parse
       start(record);
     } catch (error) {
       status.textContent = "Could not show this game: " + error;

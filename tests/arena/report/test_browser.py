@@ -87,6 +87,7 @@ def test_viewer_steps_through_a_whole_deal_and_ends_as_the_record_says(page, sit
     from selenium.webdriver.common.keys import Keys
     record = records(blackout_results)[0]
     open_replay(page, site, f"game={record['id']}")
+    assert f"seed {record['seed']}" in page.find_element(By.TAG_NAME, "body").text  # all 64 bits
     for deal in record["deals"]:
         steps = len(deal["bids"]) + len(deal["plays"])
         assert state(page) == {"deal": str(deal["deal"]), "step": "0", "steps": str(steps),
