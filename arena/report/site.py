@@ -150,7 +150,8 @@ def _index(title: str, results: Sequence[dict[str, Any]], ratings: Ratings,
     note = (f"{ratings.games} games, {ratings.pairings} pairwise outcomes (draw = ½); {scale}. "
             + (f"Interval: {100 * ratings.confidence:g}% from {ratings.resamples} bootstrap "
                "resamples of whole duplicate sets (games on the same deals). Score: share of "
-               "pairwise points won. LOS: likelihood of being stronger than the next row." if ratings.resamples else ""))
+               "pairwise points won. LOS: likelihood of being stronger than the next row."
+               if ratings.resamples else ""))
     body = (f'<p class="note">{_e(note)}</p>{table}<h2>Ratings and intervals</h2>{plot}'
             f'<h2>Head to head</h2><p class="note">Score % of the row\'s entrant against the '
             f'column\'s (pairwise outcomes), green above 50, red below.</p>{_crosstable(ratings)}'
