@@ -100,7 +100,9 @@ def test_report_writes_every_page_and_one_replay_per_game(blackout_results, tmp_
     for record in recs:
         script = (site / "games" / f"{record['id']}.js").read_bytes()
         assert script.startswith(b"arenaGame(") and script.endswith(b");\n")
-        assert orjson.loads(script[len(b"arenaGame("):-3]) == record
+        line, seed = script[len(b"arenaGame("):-3].rsplit(b", ", 1)
+        assert orjson.loads(line) == record
+        assert orjson.loads(seed) == str(record["seed"])  # exact: JS numbers hold 53 bits
     assert sorted(p.name for p in site.glob("entrant-*.html")) == [f"entrant-{n}.html"
                                                                  for n in range(1, 5)]
     for page in ("index.html", "games.html", "replay.html", "data/games.js", "static/style.css",
