@@ -211,3 +211,34 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     assert f"cannot reach the Dask scheduler at {address}" in done.stderr
     both = arena("run", "t.yaml", "--cluster", address, "--jobs", "2", cwd=run_dir)
     assert both.returncode == 2 and "--jobs and --cluster contradict" in both.stderr
+
+
+def test_each_game_is_written_as_it_ends_not_when_its_task_ends(
+        cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A bot that thinks 20 ms a move makes each game last a second or two, so the run's first
+    # tasks (two games each, before it knows how long games take) are still playing their second
+    # game when their first is written.
+    run_dir = tournament_dir(tmp_path, rounds=4, bots=3)
+    (run_dir / "bots" / "spy").mkdir()
+    shutil.copy(ROOT / "tests" / "bots" / "spy_bot.py", run_dir / "bots" / "spy")
+    with open(run_dir / "t.yaml", "a") as tournament:
+        tournament.write("  - name: spy\n    cmd: python3 bots/spy/spy_bot.py spy.log 0.02\n")
+    client = distributed.Client(cluster.address, timeout=10, set_as_default=False)
+    run = subprocess.Popen([ARENA, "run", "t.yaml", "--cluster", cluster.address, "--out", "out"],
+                           cwd=run_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = run_dir / "out" / "games.jsonl"
+    try:
+        wait_for(lambda: results.exists() and results.read_bytes().count(b"\n") >= 1, 120,
+                 "the first game")
+        running = [str(key) for keys in client.processing().values() for key in keys]
+        first = orjson.loads(results.read_bytes().splitlines()[0])["id"]
+        _, stderr = run.communicate(timeout=180)
+    finally:
+        client.close()
+        if run.poll() is None:
+            run.kill()
+    # Task keys end with the id of their first game: the task that played it is still running.
+    assert any(key.endswith(f"-{first}") for key in running), (first, running)
+    assert run.returncode == 0, stderr
+    monkeypatch.chdir(run_dir)  # the spy's path is relative to the run directory
+    assert [line["id"] for line in games(run_dir / "out")] == scheduled_ids(run_dir)
