@@ -242,3 +242,15 @@ def test_each_game_is_written_as_it_ends_not_when_its_task_ends(
     assert run.returncode == 0, stderr
     monkeypatch.chdir(run_dir)  # the spy's path is relative to the run directory
     assert [line["id"] for line in games(run_dir / "out")] == scheduled_ids(run_dir)
+
+
+def test_tasks_last_about_a_second_of_a_thread_and_shrink_at_the_end() -> None:
+    from arena.runs.cluster import FIRST_TASK_GAMES, MAX_TASK_GAMES, TASK_SECONDS, task_size
+
+    assert TASK_SECONDS == 1.0  # the figures below assume it
+    assert task_size(600, 2, finished=0, seconds=0.0) == FIRST_TASK_GAMES  # no rate known yet
+    assert task_size(10_000, 2, finished=500, seconds=5.0) == 50  # 100 games/s on 2 threads
+    assert task_size(10_000, 2, finished=10**6, seconds=1.0) == MAX_TASK_GAMES
+    assert task_size(60, 2, finished=500, seconds=5.0) == 10  # a sixth of what is left
+    assert task_size(12, 2, finished=500, seconds=5.0) == 6  # but not below an eighth of 50
+    assert task_size(1_000, 64, finished=10, seconds=3.5) == 1  # games of 20 s: one per task
