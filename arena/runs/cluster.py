@@ -5,11 +5,12 @@ files to every worker (``BotFiles``, a worker plugin, so workers that join later
 where they are built again, then submits the games in tasks (``play_on_worker``, a thin wrapper
 round ``play_batch``) with ``client.submit``, keeping only a few tasks per worker thread in flight.
 Each game is sent to the runner the moment it ends, as a Dask event (``Worker.log_event`` on the
-worker, ``Client.subscribe_topic`` on the runner); the task's own result only confirms which games
-it finished. So a task's size does not delay any result, and tasks are sized to amortise Dask's
-cost per task (``task_size``): large while the run is long, small at its end so that every worker
-finishes together. A worker lost mid-task loses only its game in progress: the scheduler runs the
-task again elsewhere, and the runner drops any game whose id it has already yielded, so a game is
+worker, ``Client.subscribe_topic`` on the runner; games that end within ``LINGER`` of each other
+share one); the task's end only confirms that all its games were sent. So a task's size does not
+delay any result, and tasks are sized to amortise Dask's cost per task (``task_size``): large
+while the run is long, small at its end so that every worker finishes together. A worker lost
+mid-task loses only its game in progress (and games not yet sent): the scheduler runs the task
+again elsewhere, and the runner drops any game whose id it has already yielded, so a game is
 never written twice. A lost scheduler ends the run with a ClusterError that says how to resume.
 
 Worker side: each worker thread pins itself to a CPU no other arena worker on the machine holds (a
@@ -319,7 +320,7 @@ def _stream(client: Any, address: str, tasks: Sequence[GameSpec], settings: RunS
             kind, item = arrivals.get(timeout=CHECK_INTERVAL)
         except queue.Empty:
             kind, item = "", None
-        if kind == "games" and isinstance(item, tuple):
+        if kind == "games" and isinstance(item, (tuple, list)):  # a list if never serialised
             for game in item:
                 game_id, line, result, faults = game
                 if game_id not in seen:  # a task played again after its worker died resends it
@@ -328,7 +329,9 @@ def _stream(client: Any, address: str, tasks: Sequence[GameSpec], settings: RunS
         elif kind == "task":
             batch = running.pop(item, None)
             if batch is not None:
-                _check_task(item, batch, address)
+                # The first game not seen is the one its workers died in.
+                _check_task(item, [spec for spec in batch if spec.id not in seen] or batch,
+                            address)
                 item.release()
                 lost = [spec for spec in batch if spec.id not in seen]
                 for spec in lost:
