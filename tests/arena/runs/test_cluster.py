@@ -245,3 +245,46 @@ def test_a_league_runs_its_games_on_the_cluster(cluster: Cluster, tmp_path: Path
     # The games ran on the workers, from the league's bot copies shipped there.
     assert list((tmp_path / "worker0").rglob("arena-bots/*/lg/bots")) or \
         list((tmp_path / "worker1").rglob("arena-bots/*/lg/bots"))
+
+
+def test_each_game_is_written_as_it_ends_not_when_its_task_ends(
+        cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A bot that thinks 20 ms a move makes each game last a second or two, so the run's first
+    # tasks (two games each, before it knows how long games take) are still playing their second
+    # game when their first is written.
+    run_dir = tournament_dir(tmp_path, rounds=4, bots=3)
+    (run_dir / "bots" / "spy").mkdir()
+    shutil.copy(ROOT / "tests" / "bots" / "spy_bot.py", run_dir / "bots" / "spy")
+    with open(run_dir / "t.yaml", "a") as tournament:
+        tournament.write("  - name: spy\n    cmd: python3 bots/spy/spy_bot.py spy.log 0.02\n")
+    client = distributed.Client(cluster.address, timeout=10, set_as_default=False)
+    run = subprocess.Popen([ARENA, "run", "t.yaml", "--cluster", cluster.address, "--out", "out"],
+                           cwd=run_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = run_dir / "out" / "games.jsonl"
+    try:
+        wait_for(lambda: results.exists() and results.read_bytes().count(b"\n") >= 1, 120,
+                 "the first game")
+        running = [str(key) for keys in client.processing().values() for key in keys]
+        first = orjson.loads(results.read_bytes().splitlines()[0])["id"]
+        _, stderr = run.communicate(timeout=180)
+    finally:
+        client.close()
+        if run.poll() is None:
+            run.kill()
+    # Task keys end with the id of their first game: the task that played it is still running.
+    assert any(key.endswith(f"-{first}") for key in running), (first, running)
+    assert run.returncode == 0, stderr
+    monkeypatch.chdir(run_dir)  # the spy's path is relative to the run directory
+    assert [line["id"] for line in games(run_dir / "out")] == scheduled_ids(run_dir)
+
+
+def test_tasks_last_about_a_second_of_a_thread_and_shrink_at_the_end() -> None:
+    from arena.runs.cluster import FIRST_TASK_GAMES, MAX_TASK_GAMES, TASK_SECONDS, task_size
+
+    assert TASK_SECONDS == 1.0  # the figures below assume it
+    assert task_size(600, 2, finished=0, seconds=0.0) == FIRST_TASK_GAMES  # no rate known yet
+    assert task_size(10_000, 2, finished=500, seconds=5.0) == 50  # 100 games/s on 2 threads
+    assert task_size(10_000, 2, finished=10**6, seconds=1.0) == MAX_TASK_GAMES
+    assert task_size(60, 2, finished=500, seconds=5.0) == 10  # a sixth of what is left
+    assert task_size(12, 2, finished=500, seconds=5.0) == 6  # but not below an eighth of 50
+    assert task_size(1_000, 64, finished=10, seconds=3.5) == 1  # games of 20 s: one per task
