@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import enum
 import os
+import re
 from dataclasses import dataclass
+
+from arena.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -80,3 +83,21 @@ class SandboxMode(enum.Enum):
     NONE = "none"
     BWRAP = "bwrap"
     AUTO = "auto"
+
+
+CLUSTER_ADDRESS = re.compile(r"(tcp|tls|ws|wss|ucx)://\[?[A-Za-z0-9_.:-]+\]?:\d{1,5}")
+"""A Dask scheduler's address: a protocol Dask speaks, a host and a port."""
+
+
+def check_cluster_address(address: str, where: str = "--cluster") -> str:
+    """``address`` if it looks like a Dask scheduler's address, else ConfigError naming ``where``."""
+    address = address.strip()
+    if not CLUSTER_ADDRESS.fullmatch(address):
+        raise ConfigError(f"{where}: {address!r} is not a Dask scheduler address "
+                          "(expected e.g. tcp://127.0.0.1:8786)")
+    return address
+
+
+def available_cpus() -> list[int]:
+    """The CPUs this process may run on, in order (the default number of parallel games)."""
+    return sorted(os.sched_getaffinity(0))

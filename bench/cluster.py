@@ -23,9 +23,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from arena.runs.batch import BotCommand, RunSettings, close_batch_bots, finished_of, play_batch
+from arena.executors.batch import close_batch_bots, play_batch
+from arena.executors.workers import run_tasks
 from arena.runs.results import ResultsWriter
-from arena.runs.workers import run_tasks
+from arena.work import BotCommand, RunSettings, finished_of
 from bench.tournament import ROOT, tasks
 
 GAMES = 600
@@ -92,7 +93,7 @@ def local_rate() -> float:
 def cluster_rate(address: str, scheduler: int) -> tuple[float, float, float]:
     """Games per second on the cluster (bot files shipped and built, connection included), the
     runner's CPU seconds per game (all its threads: the Dask client's too), and the scheduler's."""
-    from arena.runs.cluster import run_tasks_on_cluster
+    from arena.executors.cluster import run_tasks_on_cluster
 
     start = time.perf_counter()
     cpu = time.process_time()

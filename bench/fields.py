@@ -2,7 +2,7 @@
 uncapped (every bot a worker meets stays alive, the behaviour before the cap).
 
 Each field plays one round of a sampled 4-player Blackout schedule (``max_tables`` = the number
-of bots, one deal a game) through ``arena.runs.workers`` with 2 workers, in the order ``arena
+of bots, one deal a game) through ``arena.executors.workers`` with 2 workers, in the order ``arena
 run`` uses. A thread samples the runner's grandchildren (the bots) every 20 ms from /proc: their
 count and summed resident memory. Reported: the peaks, bot starts, and games per second (capped
 over uncapped, the cost of restarts), medians of REPEATS runs alternating the two settings.
@@ -19,11 +19,11 @@ import threading
 import time
 from pathlib import Path
 
-from arena.runs.batch import BotCommand, RunSettings
-from arena.runs.order import locality_order
-from arena.runs.schedule import GameSpec, sample_tables
-from arena.runs.workers import run_tasks
+from arena.executors.workers import run_tasks
+from arena.plans.order import locality_order
+from arena.plans.schedule import sample_tables
 from arena.settings import MAX_LIVE_BOTS
+from arena.work import BotCommand, GameSpec, RunSettings
 from engine.blackout import resolve_options
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -29,9 +29,9 @@ import engine
 from arena.league.matchmaker import Entrant, next_tables
 from arena.league.settings import LeagueSettings
 from arena.league.store import Store
+from arena.plans.schedule import sample_tables
 from arena.ratings.model import ELO_PER_NAT, rate
 from arena.runs.results import ResultsWriter
-from arena.runs.schedule import sample_tables
 
 ENTRANTS = 12
 SPACING = 30.0

@@ -27,8 +27,9 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from arena.plans.match import field_score, new_match, tested_entrant
 from arena.ratings.sprt import SprtBounds, first_decisions, match_stats
-from arena.runs.match import field_score, new_match, play_match, tested_entrant
+from arena.runs.match import play_match
 from arena.settings import TimeControl
 
 ROOT = Path(__file__).resolve().parents[1]

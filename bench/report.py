@@ -25,10 +25,9 @@ from pathlib import Path
 
 import orjson
 
+from arena.executors.workers import run_tasks
 from arena.report.site import write_report
-from arena.runs.batch import BotCommand, RunSettings
-from arena.runs.schedule import GameSpec
-from arena.runs.workers import run_tasks
+from arena.work import BotCommand, GameSpec, RunSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = 10_000

@@ -1,6 +1,6 @@
 """Tournament throughput: games per second with 1 and 2 pinned workers, on the C starter bot.
 
-The same 4-player Blackout schedule is played with ``jobs`` 1 and 2 through ``arena.runs.workers``
+The same 4-player Blackout schedule is played with ``jobs`` 1 and 2 through ``arena.executors.workers``
 (persistent bots, one pinned CPU per worker); the figure is the ratio of the two rates, measured
 alternately and reported as the median, so that machine noise hits both alike.
 """
@@ -11,9 +11,8 @@ import statistics
 import time
 from pathlib import Path
 
-from arena.runs.batch import BotCommand, RunSettings
-from arena.runs.schedule import GameSpec
-from arena.runs.workers import run_tasks
+from arena.executors.workers import run_tasks
+from arena.work import BotCommand, GameSpec, RunSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = 800

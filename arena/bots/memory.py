@@ -23,8 +23,7 @@ import os
 import signal
 import threading
 import time
-
-from arena.bots import registry
+from dataclasses import dataclass
 
 INTERVAL = 0.05
 """Seconds between two samples of every watched bot."""
@@ -33,11 +32,46 @@ sampling = True
 """False pauses the sampling (the benchmark compares a decision's cost with and without it)."""
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass
+class MemoryUse:
+    """What the watch saw of one bot process: its limit, its peak, whether it killed it.
+
+    Owned by this module: only the watch writes ``peak`` and ``exceeded``; the bot process reads
+    them (``BotProcess.memory_peak``) and starts a fresh one for each process it starts.
+    """
+
+    limit_mb: int | None
+    peak: int = 0
+    """Largest resident memory of the process tree seen so far, in bytes."""
+    exceeded: bool = False
+    """Whether the watch killed the process group for going over ``limit_mb``."""
+
+
+_WATCHED: dict[int, MemoryUse] = {}
+"""Every watched process group, by leader pid."""
+_LOCK = threading.Lock()
+"""Held while a group is sampled or forgotten: a group being reaped is never signalled."""
 _thread: threading.Thread | None = None
 
 
-def ensure_watching() -> None:
-    """Make sure the watch thread runs: it samples every live bot that has a memory limit."""
+def watch(pid: int, use: MemoryUse) -> None:
+    """Sample the process group led by ``pid`` from now on, into ``use`` (with a limit: kill past it)."""
+    with _LOCK:
+        _WATCHED[pid] = use
+    if use.limit_mb is not None:
+        _ensure_watching()
+
+
+def unwatch(pid: int) -> None:
+    """Stop sampling ``pid``'s group; call before reaping its leader, so it is never signalled after."""
+    with _LOCK:
+        _WATCHED.pop(pid, None)
+
+
+def _ensure_watching() -> None:
+    """Make sure the watch thread runs: it samples every watched bot that has a memory limit."""
     global _thread
     if _thread is None or not _thread.is_alive():
         _thread = threading.Thread(target=_run, name="arena-memory-watch", daemon=True)
@@ -45,9 +79,12 @@ def ensure_watching() -> None:
 
 
 def _forget_thread() -> None:
-    """In a forked child the thread is gone: the next ``ensure_watching`` starts a new one."""
-    global _thread
+    """In a forked child the thread is gone (the next ``watch`` starts a new one), and the parent's
+    bots are the parent's to watch."""
+    global _thread, _LOCK
     _thread = None
+    _LOCK = threading.Lock()  # another thread may have held it at the fork
+    _WATCHED.clear()
 
 
 os.register_at_fork(after_in_child=_forget_thread)
@@ -79,17 +116,16 @@ def _read(path: str) -> bytes:
 
 def sample() -> None:
     """Measure every watched bot once; kill the group of each one over its limit."""
-    for pid, bot in list(registry.LIVE.items()):
-        limit_mb = bot.limits.memory_mb
-        if limit_mb is None or bot.memory_exceeded:
+    for pid, use in list(_WATCHED.items()):
+        if use.limit_mb is None or use.exceeded:
             continue
         used = resident_bytes(pid)
-        if used > bot.memory_peak:
-            bot.memory_peak = used
-        if used > limit_mb << 20:
-            with registry.LOCK:  # the bot's close takes the lock before reaping its leader
-                if registry.LIVE.get(pid) is bot:
-                    bot.memory_exceeded = True
+        if used > use.peak:
+            use.peak = used
+        if used > use.limit_mb << 20:
+            with _LOCK:  # the bot's close unwatches under the lock before reaping its leader
+                if _WATCHED.get(pid) is use:
+                    use.exceeded = True
                     with contextlib.suppress(ProcessLookupError, PermissionError):
                         os.killpg(pid, signal.SIGKILL)
 
@@ -97,5 +133,5 @@ def sample() -> None:
 def _run() -> None:
     while True:
         time.sleep(INTERVAL)
-        if sampling and registry.LIVE:
+        if sampling and _WATCHED:
             sample()

@@ -30,12 +30,13 @@ are logged with replacement characters (and are a malformed fault if they were a
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from time import perf_counter
 from typing import Any, NamedTuple
 
@@ -45,13 +46,8 @@ import engine
 from arena.bots import launch, memory, registry
 from arena.bots.channel import Channel, ChannelError, wait_exits
 from arena.bots.faults import BotFaultError, Fault, FaultKind, snippet
-from arena.bots.registry import (
-    close_all,
-    close_bots,
-    install_signal_handlers,
-    live_bots,
-    signal_name,
-)
+from arena.bots.memory import MemoryUse
+from arena.bots.registry import install_signal_handlers, signal_name
 from arena.bots.sandbox import Sandbox, signal_of_status, start_hint
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
 from arena.errors import BotStartError
@@ -137,10 +133,8 @@ class BotProcess:
         """Exit status of the last process once reaped (negative: killed by that signal)."""
         self.exit_seconds: float | None = None
         """Seconds from ``quit`` to the exit at the last close (None: it had to be killed)."""
-        self.memory_peak: int = 0
-        """Largest resident memory of the process group seen by the memory watch, in bytes."""
-        self.memory_exceeded = False
-        """Set by the memory watch when it killed the group for going over ``limits.memory_mb``."""
+        self.memory = MemoryUse(limits.memory_mb)
+        """What the memory watch saw of the current process (``arena.bots.memory`` writes it)."""
         self.logger = logging.getLogger(f"arena.bot.{name}")
         self._proc: subprocess.Popen[bytes] | None = None
         self._channel: Channel | None = None
@@ -164,6 +158,16 @@ class BotProcess:
         return self._running
 
     @property
+    def memory_peak(self) -> int:
+        """Largest resident memory of the process group seen by the memory watch, in bytes."""
+        return self.memory.peak
+
+    @property
+    def memory_exceeded(self) -> bool:
+        """Whether the memory watch killed the group for going over ``limits.memory_mb``."""
+        return self.memory.exceeded
+
+    @property
     def quit_grace(self) -> float:
         """Seconds this bot has to exit after ``quit`` (its limits' ``quit_grace_ms``)."""
         return self.limits.quit_grace_ms / 1000
@@ -185,8 +189,7 @@ class BotProcess:
         self.last_fault = None
         self.returncode = None
         self.exit_seconds = None
-        self.memory_peak = 0
-        self.memory_exceeded = False
+        self.memory = MemoryUse(self.limits.memory_mb)
         started = perf_counter()
         self._sink.open_log()
         try:
@@ -197,11 +200,10 @@ class BotProcess:
         self._proc = proc
         self._channel = Channel(proc, self._sink, self.line_cap)
         self._running = True
-        registry.register(self, proc.pid)
+        _register(self, proc.pid)
         if self.sandbox is None:  # a sandbox sets them before its bot starts
             launch.apply_limits(proc.pid, self.limits)
-        if self.limits.memory_mb is not None:
-            memory.ensure_watching()
+        memory.watch(proc.pid, self.memory)
         self._sink.note(f"started {list(self.argv)} as pid {proc.pid}")
         hello = {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "games": list(self.games)}
         try:
@@ -250,11 +252,12 @@ class BotProcess:
     def __repr__(self) -> str:
         return f"<BotProcess {self.name!r} pid={self.pid} running={self._running}>"
 
-    def _begin_close(self) -> None:
-        """Say ``quit`` (if it can be said without blocking) and close the bot's stdin."""
+    def begin_close(self) -> Channel | None:
+        """The first step of closing: say ``quit`` (if it can be said without blocking) and close
+        the bot's stdin. The channel to wait on for its exit; None when it is not started."""
         channel, proc = self._channel, self._proc
         if channel is None or proc is None:
-            return
+            return None
         if self._running:
             channel.say_last(_QUIT)
             self.logger.debug(">> %s", _QUIT[:-1].decode())
@@ -262,21 +265,25 @@ class BotProcess:
             channel.in_fd = -1
             with contextlib.suppress(OSError):
                 proc.stdin.close()
+        return channel
 
-    def _finish_close(self, exit_seconds: float | None) -> None:
-        """Kill the process group (children too), reap the leader, keep the last stderr."""
+    def finish_close(self, exit_seconds: float | None) -> None:
+        """The last step of closing (after ``begin_close`` and the wait): kill the process group
+        (children too), reap the leader, keep the last stderr. ``exit_seconds``: how long it took
+        to exit by itself after ``quit`` (None: it had to be killed)."""
         proc, channel = self._proc, self._channel
         if proc is None or channel is None:
             return
         self.exit_seconds = exit_seconds
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        registry.unregister(proc.pid)  # before the reap: the memory watch must not signal it after
+        memory.unwatch(proc.pid)  # before the reap: the memory watch must not signal it after
+        registry.unregister(proc.pid)
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # unkillable (uninterruptible sleep): keep it registered
             self.logger.error("pid %d did not die on SIGKILL", proc.pid)
-            registry.register(self, proc.pid)
+            _register(self, proc.pid)
             return
         self.returncode = proc.returncode
         self._sink.drain(limit=CHUNKS_PER_DRAIN * 4)
@@ -468,8 +475,8 @@ class BotProcess:
         elapsed = None if start is None else perf_counter() - start
         channel = self._channel
         exited = channel is not None and wait_exits([channel], CRASH_GRACE)[0] is not None
-        self._begin_close()
-        self._finish_close(None)
+        self.begin_close()
+        self.finish_close(None)
         status = self.returncode
         killed_inside = signal_of_status(status) if self.sandbox is not None else None
         if killed_inside is not None:  # bwrap exits with 128 + N for a bot killed by signal N
@@ -498,6 +505,54 @@ class BotProcess:
         if signum == signal.SIGXFSZ and self.limits.file_mb is not None:
             return f" (file size limit {self.limits.file_mb} MB)"
         return ""
+
+
+def live_bots() -> list[BotProcess]:
+    """Every bot process this process started and has not closed yet."""
+    return [bot for bot in registry.registered() if isinstance(bot, BotProcess)]
+
+
+def close_all(grace: float | None = None) -> None:
+    """Close every live bot of this process at once (see ``close_bots``)."""
+    close_bots(live_bots(), grace)
+
+
+def close_bots(bots: Iterable[BotProcess], grace: float | None = None) -> None:
+    """Close several bots at once: ``quit`` to all, one shared grace during which all their stderr
+    pipes keep being drained, then SIGKILL to every process group.
+
+    ``grace`` is in seconds; None gives each bot its own ``quit_grace`` (its limits' setting).
+    """
+    closing = [(bot, channel) for bot in bots if (channel := bot.begin_close()) is not None]
+    if not closing:
+        return
+    timeout = max(bot.quit_grace for bot, _ in closing) if grace is None else grace
+    exits = wait_exits([channel for _, channel in closing], timeout)
+    for (bot, _), seconds in zip(closing, exits, strict=True):
+        bot.finish_close(seconds)
+
+
+_atexit_installed = False
+
+
+def _register(bot: BotProcess, pid: int) -> None:
+    """Register a started bot, and close every live bot at interpreter exit (installed once)."""
+    global _atexit_installed
+    registry.register(bot, pid)
+    if not _atexit_installed:
+        atexit.register(_close_all_at_exit)
+        _atexit_installed = True
+
+
+def _close_all_at_exit() -> None:
+    if not registry.LIVE:
+        return
+    try:  # a second Ctrl-C must not cut the cleanup short
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        pass
+    close_all()
 
 
 def _last_lines(text: str, count: int) -> list[str]:

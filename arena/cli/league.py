@@ -14,7 +14,7 @@ from arena.league.status import export_games, league_status, league_table
 from arena.league.store import Store
 from arena.league.submit import submit
 from arena.ratings.model import RESAMPLES
-from arena.runs.executor import check_cluster_address
+from arena.settings import check_cluster_address
 
 app = typer.Typer(help="A league: submitted bots, games scheduled where the ranking is least "
                        "certain, a table that is always current (docs/league.md).",

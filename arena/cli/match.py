@@ -10,11 +10,10 @@ import typer
 import engine
 from arena.errors import ConfigError
 from arena.game.play import parse_option_pairs
+from arena.plans.match import new_match
 from arena.ratings.sprt import parse_sprt
-from arena.runs.executor import check_cluster_address
-from arena.runs.match import MatchProgress, new_match, play_match, summary
-from arena.runs.workers import available_cpus
-from arena.settings import TimeControl
+from arena.runs.match import MatchProgress, play_match, summary
+from arena.settings import TimeControl, available_cpus, check_cluster_address
 
 
 def match_command(

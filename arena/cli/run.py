@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from arena.errors import ConfigError
-from arena.runs.preview import preview_file
+from arena.plans.preview import preview_file
 from arena.runs.run import run_tournament
 
 

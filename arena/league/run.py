@@ -4,7 +4,7 @@ Sets are planned in the database before they are played, and a game is stored (o
 the moment it ends, so a run stopped any way (Ctrl-C, SIGKILL) loses only the games in progress;
 the next run first finishes the open sets whose entrants are all still active (others are
 abandoned), then asks the matchmaker for more. Games are played by the tournament runner's own
-machinery: ``arena.runs.workers.run_tasks`` over ``arena.runs.batch.play_batch``.
+machinery: ``arena.executors.workers.run_tasks`` over ``arena.executors.batch.play_batch``.
 """
 
 from __future__ import annotations
@@ -19,14 +19,13 @@ from pathlib import Path
 import orjson
 
 from arena.errors import ConfigError
+from arena.executors.choose import run_tasks_anywhere
 from arena.league.matchmaker import next_tables
 from arena.league.settings import LeagueSettings
 from arena.league.standings import matchmaker_entrants
 from arena.league.store import LOGS_DIR, Bot, PlannedSet, Store, game_id_of
-from arena.runs.batch import BotCommand, Finished, RunSettings
-from arena.runs.executor import run_tasks_anywhere
-from arena.runs.schedule import GameSpec
-from arena.runs.workers import available_cpus
+from arena.settings import available_cpus
+from arena.work import BotCommand, Finished, GameSpec, RunSettings
 from engine.seeding import derive_seed
 
 RUN_LOCK = "run.lock"

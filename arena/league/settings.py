@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 import engine
 from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
-from arena.runs.executor import check_cluster_address
-from arena.settings import FaultPolicy, Limits, SandboxMode, TimeControl
+from arena.settings import FaultPolicy, Limits, SandboxMode, TimeControl, check_cluster_address
 from engine.errors import OptionError
 
 if TYPE_CHECKING:

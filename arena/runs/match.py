@@ -1,17 +1,5 @@
-"""Paired duplicate matches: is CANDIDATE better than BASELINE against a field, on identical cards?
-
-A match is a sequence of units. Unit ``k`` is two games on the same deals (one deal seed), with the
-same field bots in the same seats and so the same per-seat bot seeds: one with CANDIDATE in the
-tested seat, one with BASELINE there. The tested seat rotates over the seats with ``k``
-(``k % players``); in Partnership Blackout the tested program holds both seats of team ``k % 2``
-against a field team. Whatever luck the cards and the field's seeded choices bring, both programs
-get the same, so the difference between the two games is mostly skill.
-
-A unit's score (``arena.ratings.sprt.unit_score``) compares the two games: in each, the tested
-entrant's score against the field is the share of field entrants it finished above (ties half,
-forfeits placed last as in any result), and the unit scores ``(1 + candidate - baseline) / 2``:
-1/2 when both did equally, 1 when the candidate beat every field bot and the baseline none. The
-statistics over the units (Elo, interval, LOS, SPRT) are ``arena.ratings.sprt``'s.
+"""Playing a paired match (``arena.plans.match`` says what one is): units until the sequential
+test decides or the games run out, each game saved the moment it ends, resumable.
 
 Results are appended to ``games.jsonl`` as games end, like a tournament's; ``match.json`` keeps what
 the match is (bots, game, seed, test) so that ``resume`` continues only the same match. Units are
@@ -22,194 +10,23 @@ same unit however many jobs play it, and a resumed match reaches the same decisi
 from __future__ import annotations
 
 import json
-import re
 import shlex
-import shutil
 import sys
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 
-import engine
 from arena.errors import ConfigError, ResultsError, RunInterrupted
-from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, SprtBounds, match_stats, unit_score
-from arena.runs.batch import BotCommand, Finished, RunSettings
-from arena.runs.executor import run_tasks_anywhere
+from arena.executors.choose import run_tasks_anywhere
+from arena.plans.match import GAME_ID, Match, score_of_unit, unit_games
+from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, match_stats
 from arena.runs.results import ResultsWriter, read_finished
 from arena.runs.run import preflight
-from arena.runs.schedule import GameSpec
-from arena.settings import FaultPolicy, Limits, TimeControl
-from engine.errors import OptionError
-from engine.seeding import derive_seed
-
-CANDIDATE = "candidate"
-BASELINE = "baseline"
-GAME_ID = re.compile(r"u(\d{5,})-([cb])")
-SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".lua", ".jar")
-
-
-@dataclass(frozen=True)
-class Match:
-    """A validated match: the programs, the game, how long and which test."""
-
-    game: str
-    players: int
-    options: dict[str, Any]
-    candidate: BotCommand
-    baseline: BotCommand
-    field: tuple[BotCommand, ...]
-    games: int = 1000
-    sprt: SprtBounds | None = None
-    seed: int = 1
-    time_control: TimeControl = TimeControl()
-    limits: Limits = Limits()
-    policy: FaultPolicy = FaultPolicy.FORFEIT
-
-    @property
-    def teams(self) -> tuple[tuple[int, ...], ...] | None:
-        """The game's teams (the tested program then holds every seat of one), or None."""
-        return engine.game(self.game).info.teams
-
-    @property
-    def units(self) -> int:
-        """The most units the match plays (two games each)."""
-        return self.games // 2
-
-    @property
-    def field_names(self) -> tuple[str, ...]:
-        """The field bots' names, in the order given: field1, field2..."""
-        return tuple(f"field{i + 1}" for i in range(len(self.field)))
-
-    def settings(self, log_dir: str | None = None) -> RunSettings:
-        """The workers' settings: every program by name."""
-        bots = {CANDIDATE: self.candidate, BASELINE: self.baseline,
-                **dict(zip(self.field_names, self.field, strict=True))}
-        return RunSettings(bots=bots, time_control=self.time_control, limits=self.limits,
-                           policy=self.policy, log_dir=log_dir)
-
-    def identity(self) -> dict[str, Any]:
-        """What makes two runs the same match (``match.json``); ``games`` may grow on resume."""
-        return {"game": self.game, "players": self.players, "options": self.options,
-                "candidate": list(self.candidate.argv), "baseline": list(self.baseline.argv),
-                "field": [list(bot.argv) for bot in self.field], "seed": self.seed,
-                "sprt": None if self.sprt is None else vars(self.sprt),
-                "time": vars(self.time_control), "policy": self.policy.value}
-
-
-def bot_command(text: str, key: str) -> BotCommand:
-    """A bot given on the command line as a command; ConfigError naming ``key`` when it cannot run.
-
-    Bot directories, when they exist, resolve to a command here.
-    """
-    try:
-        argv = tuple(shlex.split(text))
-    except ValueError as error:
-        raise ConfigError(f"{key}: cannot split {text!r}: {error}") from None
-    if not argv:
-        raise ConfigError(f"{key}: empty command")
-    program = argv[0]
-    if "/" in program:
-        if not Path(program).exists():
-            raise ConfigError(f"{key}: no such file '{program}'")
-    elif shutil.which(program) is None:
-        raise ConfigError(f"{key}: '{program}' is not a program on PATH")
-    for arg in argv[1:]:
-        if not arg.startswith("-") and arg.endswith(SCRIPT_SUFFIXES) and not Path(arg).exists():
-            raise ConfigError(f"{key}: no such file '{arg}'")
-    return BotCommand(argv)
-
-
-def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str = engine.DEFAULT_GAME,
-              players: int | None = None, options: Mapping[str, object] | None = None,
-              games: int = 1000, sprt: SprtBounds | None = None, seed: int = 1,
-              time_control: TimeControl = TimeControl()) -> Match:  # noqa: B008 (frozen)
-    """A validated match from command-line values; ConfigError naming the option at fault."""
-    try:
-        rules = engine.game(game)
-    except OptionError as error:
-        raise ConfigError(f"--game: {error}") from None
-    partnership = rules.info.has_teams
-    seats = players if players is not None else 4
-    if seats not in rules.info.player_counts:
-        counts = ", ".join(map(str, rules.info.player_counts))
-        raise ConfigError(f"--players: {game} is for {counts} players, not {seats}")
-    others = 1 if partnership else seats - 1
-    allowed = {1, 2} if partnership else {1, others}
-    if len(field) not in allowed:
-        what = ("1 or 2 (the field team's two seats)" if partnership
-                else f"1 (for every other seat) or {others} (one per other seat)")
-        raise ConfigError(f"--field: given {len(field)} times; {game} with {seats} players "
-                          f"takes {what}")
-    try:
-        resolved = rules.resolve_options(seats, dict(options or {}))
-    except OptionError as error:
-        name = "--option" if error.option is None else f"--option {error.option}"
-        raise ConfigError(f"{name}: {error.problem}") from None
-    if games < 2:
-        raise ConfigError(f"--games: {games}: a match needs at least 2 games (one unit)")
-    if seed < 0:
-        raise ConfigError(f"--seed: must be 0 or more, got {seed}")
-    return Match(
-        game=game, players=seats, options=resolved,
-        candidate=bot_command(candidate, "CANDIDATE"), baseline=bot_command(baseline, "BASELINE"),
-        field=tuple(bot_command(bot, f"--field[{i + 1}]") for i, bot in enumerate(field)),
-        games=games, sprt=sprt, seed=seed, time_control=time_control)
-
-
-# Units -----------------------------------------------------------------------------------------
-
-def tested_entrant(match: Match, unit: int) -> int:
-    """The tested program's entrant in unit ``unit``'s results: its seat, or its team."""
-    teams = match.teams
-    return unit % len(teams) if teams is not None else unit % match.players
-
-
-def unit_seats(match: Match, unit: int, tested: str) -> tuple[str, ...]:
-    """Bots by seat in one game of ``unit``, ``tested`` (a name) in the tested seat or team."""
-    entrant = tested_entrant(match, unit)
-    names = match.field_names
-    teams = match.teams
-    if teams is not None:  # the tested team's seats, the field in the others' seats in order
-        seats = [""] * match.players
-        for seat in teams[entrant]:
-            seats[seat] = tested
-        others = sorted(seat for index, team in enumerate(teams) if index != entrant for seat in team)
-        for position, seat in enumerate(others):
-            seats[seat] = names[min(position, len(names) - 1)]
-        return tuple(seats)
-    field = iter(names * (match.players - 1) if len(names) == 1 else names)
-    return tuple(tested if seat == entrant else next(field) for seat in range(match.players))
-
-
-def unit_games(match: Match, unit: int) -> tuple[GameSpec, GameSpec]:
-    """The two games of a unit, candidate first: the same deal seed, seats and field."""
-    seed = derive_seed(match.seed, "match", unit)
-    return tuple(  # type: ignore[return-value]  # two
-        GameSpec(id=f"u{unit:05d}-{tag}", game=match.game, options=match.options,
-                 seats=unit_seats(match, unit, name), seed=seed, round=1, table=unit,
-                 rotation=rotation)
-        for rotation, (tag, name) in enumerate((("c", CANDIDATE), ("b", BASELINE))))
-
-
-def field_score(result: Mapping[str, Any], entrant: int) -> float:
-    """Entrant ``entrant``'s score against the others of one game: the share it finished above
-    (ties half), from the result's ranks (forfeits already placed last)."""
-    ranks = result["ranks"]
-    mine = ranks[entrant]
-    others = [r for i, r in enumerate(ranks) if i != entrant]
-    return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
-
-
-def score_of_unit(match: Match, unit: int, candidate: Mapping[str, Any],
-                  baseline: Mapping[str, Any]) -> float:
-    """The unit's score from its two games' result objects."""
-    entrant = tested_entrant(match, unit)
-    return unit_score(field_score(candidate, entrant), field_score(baseline, entrant))
-
+from arena.work import Finished
 
 # Playing ---------------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from arena.errors import ConfigError, ResultsError
-from arena.runs.extension import check_extension
+from arena.plans.extension import check_extension
 
 FSYNC_INTERVAL = 1.0
 """Most seconds between fsyncs of the results file (a flush follows every game)."""
@@ -75,7 +75,7 @@ def prepare_out_dir(out_dir: Path, source: Path, resume: bool, restart: bool) ->
     """Create the output directory and keep a copy of the tournament file in it.
 
     A directory with results needs ``resume`` (the same tournament, or one with more rounds or
-    bots appended: ``arena.runs.extension``) or ``restart`` (start over).
+    bots appended: ``arena.plans.extension``) or ``restart`` (start over).
     """
     games = out_dir / "games.jsonl"
     copy = out_dir / "tournament.yaml"

@@ -20,17 +20,17 @@ import orjson
 
 from arena.bots.process import BotProcess
 from arena.errors import ConfigError, ResultsError, RunInterrupted
+from arena.executors.choose import run_tasks_anywhere
+from arena.plans.order import locality_order
+from arena.plans.sandboxes import tournament_sandboxes
+from arena.plans.schedule import schedule
+from arena.plans.tournament import build_bots, load_tournament
 from arena.ratings.table import results_table
-from arena.runs.batch import BotCommand, Finished, RunSettings
-from arena.runs.executor import check_cluster_address, run_tasks_anywhere
 from arena.runs.fault_summary import FaultSummary
-from arena.runs.order import locality_order
 from arena.runs.progress import Progress
 from arena.runs.results import ResultsWriter, prepare_out_dir, read_finished
-from arena.runs.sandboxes import tournament_sandboxes
-from arena.runs.schedule import GameSpec, schedule
-from arena.runs.tournament import build_bots, load_tournament
-from arena.runs.workers import available_cpus
+from arena.settings import available_cpus, check_cluster_address
+from arena.work import BotCommand, Finished, GameSpec, RunSettings
 
 
 @dataclass

@@ -11,7 +11,7 @@ import pytest
 
 from arena.bots.manifest import build_bot, load_manifest
 from arena.errors import ConfigError
-from arena.runs.tournament import load_tournament
+from arena.plans.tournament import load_tournament
 
 ROOT = Path(__file__).resolve().parents[3]
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -489,7 +489,7 @@ def test_auto_without_bwrap_says_so_first_and_plays(tmp_path: Path) -> None:
 
 
 def test_a_bad_sandbox_value_names_file_and_key(tmp_path: Path) -> None:
-    from arena.runs.tournament import load_tournament
+    from arena.plans.tournament import load_tournament
 
     file = tmp_path / "t.yaml"
     file.write_text("name: t\ngame: blackout\nplayers: 3\nbots:\n"

@@ -11,8 +11,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.runs.schedule import schedule
-from arena.runs.tournament import load_tournament
+from arena.plans.schedule import schedule
+from arena.plans.tournament import load_tournament
 
 ROOT = Path(__file__).resolve().parents[3]
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -10,16 +10,10 @@ import orjson
 import pytest
 
 from arena.errors import ConfigError
+from arena.plans.match import BASELINE, CANDIDATE, field_score, new_match, unit_games
 from arena.ratings.sprt import Decision, SprtBounds
 from arena.ratings.table import table_for_paths
-from arena.runs.match import (
-    BASELINE,
-    CANDIDATE,
-    field_score,
-    new_match,
-    play_match,
-    unit_games,
-)
+from arena.runs.match import play_match
 from arena.settings import TimeControl
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -12,13 +12,14 @@ import pytest
 import yaml
 
 from arena.bots.process import live_bots
+from arena.executors.batch import close_batch_bots, play_batch
 from arena.game.referee import without_times
-from arena.runs import batch
-from arena.runs.batch import BotCommand, RunSettings, close_batch_bots, play_batch
-from arena.runs.order import locality_order
-from arena.runs.schedule import schedule
-from arena.runs.tournament import load_tournament
+from arena.plans.order import locality_order
+from arena.plans.schedule import schedule
+from arena.plans.tournament import load_tournament
+from arena.executors import batch
 from arena.settings import TimeControl
+from arena.work import BotCommand, RunSettings
 
 ROOT = Path(__file__).resolve().parents[3]
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -19,9 +19,10 @@ import orjson
 import engine
 from arena.connectivity import groups
 from arena.errors import ConfigError
-from arena.runs.schedule import GameSpec, schedule
-from arena.runs.tournament import Tournament, load_tournament
-from arena.runs.workers import available_cpus
+from arena.plans.schedule import schedule
+from arena.plans.tournament import Tournament, load_tournament
+from arena.settings import available_cpus
+from arena.work import GameSpec
 
 FORMATS = ("plain", "json")
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.errors import ConfigError
-from arena.runs.batch import BotCommand, RunSettings
 from arena.settings import Limits
+from arena.work import BotCommand, RunSettings
 
 SKIPPED = frozenset({".git", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Directory names never shipped: caches and repositories, which no bot needs to run."""

@@ -2,7 +2,7 @@
 any other change is refused with the key that changed.
 
 The schedule keeps every earlier game's id, seats and seed under those two changes
-(``arena.runs.schedule``); ``arena.runs.run`` checks each saved game against the new schedule
+(``arena.plans.schedule``); ``arena.runs.run`` checks each saved game against the new schedule
 too, so a schedule that cannot be extended (a sampled one) is refused there.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.errors import ConfigError
-from arena.runs.tournament import Tournament, load_tournament
+from arena.plans.tournament import Tournament, load_tournament
 
 UNCHANGEABLE = {
     "name": "name", "game": "game", "players": "players", "options": "options",

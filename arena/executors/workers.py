@@ -19,8 +19,9 @@ from typing import Any, NamedTuple
 
 from arena.bots.process import live_bots
 from arena.errors import ResultsError
-from arena.runs.batch import Finished, RunSettings, close_batch_bots, finished_of, play_batch
-from arena.runs.schedule import GameSpec
+from arena.executors.batch import close_batch_bots, play_batch
+from arena.settings import available_cpus
+from arena.work import Finished, GameSpec, RunSettings, finished_of
 
 STOP_GRACE = 2.0
 """Seconds a stopping run waits for the games in progress to finish and be saved."""
@@ -95,11 +96,6 @@ def _kill_bots_and_exit(signum: int, frame: object) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError, TypeError):
             os.killpg(bot.pid, signal.SIGKILL)  # type: ignore[arg-type]
     os._exit(1)
-
-
-def available_cpus() -> list[int]:
-    """The CPUs this process may run on, in order."""
-    return sorted(os.sched_getaffinity(0))
 
 
 def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> Iterator[Finished]:

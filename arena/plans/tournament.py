@@ -24,7 +24,14 @@ from arena.configfile import command as _command
 from arena.configfile import kind as _kind
 from arena.connectivity import minimum_tables
 from arena.errors import ConfigError
-from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, SandboxMode, TimeControl
+from arena.settings import (
+    MAX_LIVE_BOTS,
+    FaultPolicy,
+    Limits,
+    SandboxMode,
+    TimeControl,
+    check_cluster_address,
+)
 from engine.errors import OptionError
 from engine.game import GameInfo
 
@@ -195,8 +202,6 @@ def _optional_key(where: _Where, top: dict[str, Any], key: str, default: int | N
 
 
 def _cluster(where: _Where, raw: object) -> str:
-    from arena.runs.executor import check_cluster_address
-
     return check_cluster_address(where.text(raw, "cluster"), where=f"{where.path}: cluster")
 
 

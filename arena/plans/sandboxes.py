@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from arena.bots.sandbox import Sandbox, choose_sandbox
-from arena.runs.tournament import Tournament
+from arena.plans.tournament import Tournament
 
 
 @dataclass(frozen=True)

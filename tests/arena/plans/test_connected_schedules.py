@@ -18,8 +18,8 @@ import yaml
 
 from arena.connectivity import groups, is_connected, minimum_tables
 from arena.errors import ConfigError
-from arena.runs.schedule import sample_tables
-from arena.runs.tournament import load_tournament
+from arena.plans.schedule import sample_tables
+from arena.plans.tournament import load_tournament
 
 ROOT = Path(__file__).resolve().parents[3]
 ARENA = str(Path(sys.executable).parent / "arena")

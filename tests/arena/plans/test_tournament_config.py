@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from arena.errors import ConfigError
-from arena.runs.tournament import Tournament, load_tournament
+from arena.plans.tournament import Tournament, load_tournament
 from arena.settings import FaultPolicy, Limits, TimeControl
 
 REPO = Path(__file__).resolve().parents[3]

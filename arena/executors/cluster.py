@@ -1,6 +1,6 @@
 """The Dask executor: the games of a run played on a Dask cluster, each sent back as it ends.
 
-``run_tasks_on_cluster`` is ``arena.runs.workers.run_tasks`` for a cluster: it ships the bots'
+``run_tasks_on_cluster`` is ``arena.executors.workers.run_tasks`` for a cluster: it ships the bots'
 files to every worker (``BotFiles``, a worker plugin, so workers that join later get them too),
 where they are built again, then submits the games in tasks (``play_on_worker``, a thin wrapper
 round ``play_batch``) with ``client.submit``, keeping only a few tasks per worker thread in flight.
@@ -38,9 +38,9 @@ from typing import IO, Any
 from distributed import Client, KilledWorker, WorkerPlugin, get_worker
 
 from arena.errors import ArenaError, ClusterError
-from arena.runs.batch import Finished, RunSettings, close_all_batch_bots, finished_of, play_batch
-from arena.runs.bundle import Bundle, bundle_of, localised, unpack
-from arena.runs.schedule import GameSpec
+from arena.executors.batch import close_all_batch_bots, play_batch
+from arena.executors.bundle import Bundle, bundle_of, localised, unpack
+from arena.work import Finished, GameSpec, RunSettings, finished_of
 
 TASK_SECONDS = 1.0
 """Worker time a task aims at. Each task costs the scheduler, the runner and the worker a few ms of

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.runs.batch import BotCommand, RunSettings
-from arena.runs.bundle import bundle_of, localised, unpack
-from arena.runs.executor import check_cluster_address
-from arena.runs.tournament import load_tournament
+from arena.executors.bundle import bundle_of, localised, unpack
+from arena.plans.tournament import load_tournament
+from arena.settings import check_cluster_address
+from arena.work import BotCommand, RunSettings
 
 
 def run_dir(tmp_path: Path) -> Path:

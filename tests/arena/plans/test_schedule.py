@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from arena.runs.schedule import GameSpec, sample_tables, schedule
-from arena.runs.tournament import Tournament, load_tournament
+from arena.plans.schedule import sample_tables, schedule
+from arena.plans.tournament import Tournament, load_tournament
+from arena.work import GameSpec
 
 REPO = Path(__file__).resolve().parents[3]
 PY_BOT = "python3 bots/python/random_bot.py"  # never run: the schedule only needs valid files
@@ -206,8 +207,8 @@ def test_same_file_same_schedule(tmp_path: Path) -> None:
 
 def test_schedule_does_not_depend_on_hash_seed(tmp_path: Path) -> None:
     t = tournament(tmp_path, 12, 5, max_tables=100)
-    code = ("import json, sys; from arena.runs.tournament import load_tournament; "
-            "from arena.runs.schedule import schedule; "
+    code = ("import json, sys; from arena.plans.tournament import load_tournament; "
+            "from arena.plans.schedule import schedule; "
             "print(json.dumps([[g.id, g.seats, g.seed] for g in schedule(load_tournament(sys.argv[1]))]))")
     outputs = set()
     for hash_seed in ("1", "2"):

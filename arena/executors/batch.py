@@ -2,7 +2,7 @@
 
 A plain function from game specs to result lines (one JSON-able dict per game). It keeps the bot
 processes of the process it runs in alive between calls, so any executor that calls it repeatedly
-in long-lived workers (the local workers of ``arena.runs.workers``; a Dask cluster) gets persistent
+in long-lived workers (the local workers of ``arena.executors.workers``; a Dask cluster) gets persistent
 bots without knowing about them.
 """
 
@@ -12,62 +12,14 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
-
-import orjson
+from typing import Any
 
 from arena.bots.faults import Fault, FaultKind
 from arena.bots.process import BotProcess, close_bots
-from arena.bots.sandbox import Sandbox
 from arena.errors import BotStartError
 from arena.game.referee import play_game, result_of
-from arena.runs.schedule import GameSpec
-from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, TimeControl
-
-
-@dataclass(frozen=True)
-class BotCommand:
-    """How to start one bot: its argv, working directory, sandbox (None: unconfined), and its
-    build command, which a cluster runs again on every worker."""
-
-    argv: tuple[str, ...]
-    workdir: str | None = None
-    sandbox: Sandbox | None = None
-    build: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """Everything a worker needs besides the games: bot commands, limits, policy, log directory,
-    and how many bot processes it may keep alive (None: all)."""
-
-    bots: dict[str, BotCommand]
-    time_control: TimeControl = TimeControl()
-    limits: Limits = Limits()
-    policy: FaultPolicy = FaultPolicy.FORFEIT
-    log_dir: str | None = None
-    max_live_bots: int | None = MAX_LIVE_BOTS
-
-
-class Finished(NamedTuple):
-    """A finished game as the runner needs it: the serialised result line, its ``result``, faults.
-
-    Workers serialise the line themselves: a record is tens of KB of nested lists, and
-    multiprocess pickles with dill, which is slow on those, while bytes cross the pipe almost for
-    free.
-    """
-
-    line: bytes
-    result: dict[str, Any]
-    faults: int
-
-
-def finished_of(line: dict[str, Any]) -> Finished:
-    """The runner's view of one result line."""
-    return Finished(orjson.dumps(line) + b"\n", line["result"], len(line.get("faults", ())))
-
+from arena.work import GameSpec, RunSettings
 
 
 class _BotPool:

@@ -19,8 +19,8 @@ import orjson
 import pytest
 
 from arena.game.referee import without_times
-from arena.runs.schedule import schedule
-from arena.runs.tournament import load_tournament
+from arena.plans.schedule import schedule
+from arena.plans.tournament import load_tournament
 
 distributed = pytest.importorskip(
     "distributed", reason="the cluster extra is not installed: pip install 'blackout-arena[cluster]'")
@@ -279,7 +279,7 @@ def test_each_game_is_written_as_it_ends_not_when_its_task_ends(
 
 
 def test_tasks_last_about_a_second_of_a_thread_and_shrink_at_the_end() -> None:
-    from arena.runs.cluster import FIRST_TASK_GAMES, MAX_TASK_GAMES, TASK_SECONDS, task_size
+    from arena.executors.cluster import FIRST_TASK_GAMES, MAX_TASK_GAMES, TASK_SECONDS, task_size
 
     assert TASK_SECONDS == 1.0  # the figures below assume it
     assert task_size(600, 2, finished=0, seconds=0.0) == FIRST_TASK_GAMES  # no rate known yet

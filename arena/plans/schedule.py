@@ -26,41 +26,17 @@ import itertools
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
 import engine
 from arena.connectivity import is_connected, minimum_tables
-from arena.runs.tournament import Tournament
+from arena.plans.tournament import Tournament
+from arena.work import GameSpec
 from engine.seeding import derive_seed
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class GameSpec:
-    """One scheduled game: its stable id, bots by seat, deal seed and place in the schedule."""
-
-    id: str
-    game: str
-    options: dict[str, Any]
-    seats: tuple[str, ...]
-    seed: int
-    round: int
-    table: int
-    rotation: int
-
-    @property
-    def set_id(self) -> str:
-        """The duplicate set: the games of one table and round, which share a deal seed."""
-        return f"r{self.round}-t{self.table:04d}"
-
-    @property
-    def entrants(self) -> list[str]:
-        """Result entrants: bots by seat, or teams in a team game (``GameInfo.entrants``)."""
-        return engine.game(self.game).info.entrants(self.seats)
 
 
 def schedule(tournament: Tournament) -> list[GameSpec]:
