@@ -8,24 +8,27 @@ from typing import Annotated
 import typer
 
 import engine
+from arena.bots.sandbox import SANDBOX_HELP, choose_sandbox
 from arena.errors import ConfigError
 from arena.game.play import parse_option_pairs
 from arena.plans.match import new_match
 from arena.ratings.sprt import parse_sprt
 from arena.runs.match import MatchProgress, play_match, summary
-from arena.settings import TimeControl, available_cpus, check_cluster_address
+from arena.settings import SandboxMode, TimeControl, available_cpus, check_cluster_address
 
 
 def match_command(
     candidate: Annotated[str, typer.Argument(
-        help="The program under test, as a quoted command, e.g. \"python3 mybot_v2.py\".",
+        help="The program under test: a quoted command (\"python3 mybot_v2.py\"), a bot "
+             "directory or a manifest file.",
         show_default=False)],
     baseline: Annotated[str, typer.Argument(
         help="The program it is compared with, e.g. \"python3 mybot_v1.py\".",
         show_default=False)],
     field: Annotated[list[str], typer.Option(
-        "--field", help="A bot for the other seats, as a command; repeat it once per other seat "
-                        "(three times for four players) or give it once for all of them. "
+        "--field", help="A bot for the other seats (a command, bot directory or manifest); "
+                        "repeat it once per other seat (three times for four players) or give "
+                        "it once for all of them. "
                         "Partnership Blackout: the field team, once or twice.",
         show_default=False)],
     game: Annotated[str, typer.Option(help=f"The game: {' or '.join(engine.GAMES)}.")] = engine.DEFAULT_GAME,
@@ -54,6 +57,10 @@ def match_command(
     move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.", min=1)] = 1000,
     bank_ms: Annotated[int, typer.Option(
         help="Extra time per game a decision may draw on, ms.", min=0)] = 10000,
+    sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
+    force: Annotated[bool, typer.Option(
+        help="Write into --out even if it is a directory the arena did not make (it never "
+             "deletes files it did not write).")] = False,
 ) -> None:
     """Play CANDIDATE against BASELINE in pairs of games on identical cards and rate the difference.
 
@@ -65,10 +72,13 @@ def match_command(
     Example: arena match "python3 bots/python/greedy_bot.py" "python3 bots/python/random_bot.py"
     --field bots/c/random_bot --sprt elo0=0,elo1=30 --games 600
     """
+    box, note = choose_sandbox(sandbox, "--sandbox")
+    if note is not None:
+        typer.echo(f"arena: {note}", err=True)
     match = new_match(candidate, baseline, field, game=game, players=players,
                       options=parse_option_pairs(option or []), games=games,
                       sprt=None if sprt is None else parse_sprt(sprt), seed=seed,
-                      time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms))
+                      time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms), sandbox=box)
     if cluster is not None:
         if jobs is not None:
             raise ConfigError("--jobs and --cluster contradict each other: --jobs is for local runs")
@@ -76,7 +86,7 @@ def match_command(
     progress = MatchProgress()
     try:
         report = play_match(match, out, jobs=jobs or len(available_cpus()), resume=resume,
-                            on_unit=progress.update, cluster=cluster)
+                            on_unit=progress.update, cluster=cluster, force=force)
     finally:
         progress.finish()
     typer.echo(summary(report))

@@ -25,7 +25,11 @@ def run_command(
              "extends a finished run whose file gained rounds or bots (added at the end); any "
              "other change to the file is refused.")] = False,
     restart: Annotated[bool, typer.Option(
-        help="Discard the results already in the directory and start over.")] = False,
+        help="Discard the results already in the directory and start over (only the files the "
+             "arena wrote there are removed).")] = False,
+    force: Annotated[bool, typer.Option(
+        help="Write into --out even if it is a directory the arena did not make (it never "
+             "deletes files it did not write).")] = False,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the rating intervals.",
                                            min=0)] = 1000,
     max_live_bots: Annotated[int | None, typer.Option(
@@ -57,5 +61,5 @@ def run_command(
         raise ConfigError("--format applies only with --dry-run (the table's formats: arena table)")
     summary = run_tournament(file, out=out, jobs=jobs, resume=resume, restart=restart,
                              resamples=resamples, max_live_bots=max_live_bots,
-                             cluster=cluster)
+                             cluster=cluster, force=force)
     typer.echo(summary)

@@ -1,5 +1,5 @@
-"""Resuming with a changed tournament file: more ``rounds`` and appended bots extend a run,
-any other change is refused with the key that changed.
+"""Resuming with a changed tournament file: more ``rounds`` and appended bots (or challengers, or
+teams) extend a run, any other change to what defines the games is refused with the key that changed.
 
 The schedule keeps every earlier game's id, seats and seed under those two changes
 (``arena.plans.schedule``); ``arena.runs.run`` checks each saved game against the new schedule
@@ -8,43 +8,66 @@ too, so a schedule that cannot be extended (a sampled one) is refused there.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from arena.errors import ConfigError
-from arena.plans.tournament import Tournament, load_tournament
+from arena.plans.tournament import BotSpec, Tournament, load_tournament
 
-UNCHANGEABLE = {
-    "name": "name", "game": "game", "players": "players", "options": "options",
-    "schedule": "schedule", "max_tables": "max_tables", "seed": "seed", "time": "time",
-    "limits": "limits", "fault_policy": "fault_policy",
-}
-"""Tournament fields that must stay as they were, by the file key that sets them."""
+FREE = frozenset({"path", "jobs", "max_live_bots", "cluster", "sandbox", "left_out"})
+"""Tournament fields that say how or where games are played, not which: they may change freely."""
+APPENDABLE = ("bots", "challengers", "teams")
+"""Lists that may gain entries at the end; every entry already there must stay as it was."""
+BOT_FREE = frozenset({"sandbox"})
+"""Fields of a bot that may change (how it is confined, not what it is)."""
 
 
 def changed_key(before: Tournament, after: Tournament) -> tuple[str, str] | None:
     """The first file key whose change is not an extension, with what changed; None if none.
 
-    Allowed: ``rounds`` raised, bots and teams appended, ``jobs`` (it does not change results),
-    and any layout, comment or key order (the files are compared as loaded, not as text).
+    Derived from the fields of ``Tournament`` (and of ``BotSpec``): every field defines the games
+    and must stay as it was, except those in ``FREE``; ``rounds`` may grow; ``bots``,
+    ``challengers`` and ``teams`` may gain entries at the end. A new field is covered without
+    editing anything here. Layout, comments and key order never count (files compared as loaded).
     """
-    for field, key in UNCHANGEABLE.items():
-        old, new = getattr(before, field), getattr(after, field)
-        if old != new:
+    for field in dataclasses.fields(Tournament):
+        key = field.name
+        if key in FREE:
+            continue
+        old, new = getattr(before, key), getattr(after, key)
+        if key == "rounds":
+            if new < old:
+                return key, f"was {old}, now {new}: a run can gain rounds, not lose them"
+        elif key in APPENDABLE:
+            change = _appended(key, old, new)
+            if change is not None:
+                return change
+        elif old != new:
             return key, f"was {_shown(old)}, now {_shown(new)}"
-    if after.rounds < before.rounds:
-        return "rounds", f"was {before.rounds}, now {after.rounds}: a run can gain rounds, not lose them"
-    for index, old_bot in enumerate(before.bots):
-        if index >= len(after.bots):
-            return "bots", f"bot {old_bot.name!r} (bots[{index}]) was removed"
-        new_bot = after.bots[index]
-        for part in ("name", "argv", "workdir", "build"):
-            if getattr(old_bot, part) != getattr(new_bot, part):
-                key = "cmd" if part == "argv" else part
-                return (f"bots[{index}].{key}",
-                        "changed; bots may only be added at the end of the list")
-    if after.teams[:len(before.teams)] != before.teams:
-        return "teams", "changed; teams may only be added at the end of the list"
     return None
+
+
+def _appended(key: str, old: tuple[object, ...], new: tuple[object, ...]) -> tuple[str, str] | None:
+    """The change to list ``key`` unless ``new`` is ``old`` with entries appended."""
+    for index, entry in enumerate(old):
+        if index >= len(new):
+            return key, f"{_label(entry)} ({key}[{index}]) was removed"
+        if not isinstance(entry, BotSpec):
+            if entry != new[index]:
+                return f"{key}[{index}]", f"changed; {key} may only be added at the end of the list"
+            continue
+        other = new[index]
+        for part in dataclasses.fields(BotSpec):
+            if part.name not in BOT_FREE and getattr(entry, part.name) != getattr(other, part.name):
+                what = "name" if part.name == "name" else "cmd"
+                return (f"{key}[{index}].{what}",
+                        f"changed (the program, its directory or its build); {key} may only be "
+                        f"added at the end of the list")
+    return None
+
+
+def _label(entry: object) -> str:
+    return repr(entry.name) if isinstance(entry, BotSpec) else repr(entry)
 
 
 def check_extension(saved: Path, source: Path) -> None:

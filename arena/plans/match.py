@@ -22,14 +22,13 @@ same unit however many jobs play it, and a resumed match reaches the same decisi
 from __future__ import annotations
 
 import re
-import shlex
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import engine
+from arena.bots.resolve import resolve_bot
+from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
 from arena.ratings.sprt import SprtBounds, unit_score
 from arena.settings import FaultPolicy, Limits, TimeControl
@@ -40,7 +39,6 @@ from engine.seeding import derive_seed
 CANDIDATE = "candidate"
 BASELINE = "baseline"
 GAME_ID = re.compile(r"u(\d{5,})-([cb])")
-SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".lua", ".jar")
 
 
 @dataclass(frozen=True)
@@ -85,39 +83,28 @@ class Match:
     def identity(self) -> dict[str, Any]:
         """What makes two runs the same match (``match.json``); ``games`` may grow on resume."""
         return {"game": self.game, "players": self.players, "options": self.options,
-                "candidate": list(self.candidate.argv), "baseline": list(self.baseline.argv),
-                "field": [list(bot.argv) for bot in self.field], "seed": self.seed,
+                "candidate": _program(self.candidate), "baseline": _program(self.baseline),
+                "field": [_program(bot) for bot in self.field], "seed": self.seed,
                 "sprt": None if self.sprt is None else vars(self.sprt),
                 "time": vars(self.time_control), "policy": self.policy.value}
 
 
-def bot_command(text: str, key: str) -> BotCommand:
-    """A bot given on the command line as a command; ConfigError naming ``key`` when it cannot run.
+def _program(command: BotCommand) -> dict[str, object]:
+    """What makes a program the same one: its command and the directory it runs in."""
+    return {"argv": list(command.argv), "workdir": command.workdir}
 
-    Bot directories, when they exist, resolve to a command here.
-    """
-    try:
-        argv = tuple(shlex.split(text))
-    except ValueError as error:
-        raise ConfigError(f"{key}: cannot split {text!r}: {error}") from None
-    if not argv:
-        raise ConfigError(f"{key}: empty command")
-    program = argv[0]
-    if "/" in program:
-        if not Path(program).exists():
-            raise ConfigError(f"{key}: no such file '{program}'")
-    elif shutil.which(program) is None:
-        raise ConfigError(f"{key}: '{program}' is not a program on PATH")
-    for arg in argv[1:]:
-        if not arg.startswith("-") and arg.endswith(SCRIPT_SUFFIXES) and not Path(arg).exists():
-            raise ConfigError(f"{key}: no such file '{arg}'")
-    return BotCommand(argv)
+
+def bot_command(text: str, key: str, sandbox: Sandbox | None = None) -> BotCommand:
+    """A bot given on the command line: a command, a bot directory or a manifest file, resolved
+    (``arena.bots.resolve``); ConfigError naming ``key`` when it cannot run."""
+    return resolve_bot(text, key).command(sandbox)
 
 
 def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str = engine.DEFAULT_GAME,
               players: int | None = None, options: Mapping[str, object] | None = None,
               games: int = 1000, sprt: SprtBounds | None = None, seed: int = 1,
-              time_control: TimeControl = TimeControl()) -> Match:  # noqa: B008 (frozen)
+              time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
+              sandbox: Sandbox | None = None) -> Match:
     """A validated match from command-line values; ConfigError naming the option at fault."""
     try:
         rules = engine.game(game)
@@ -146,8 +133,9 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
         raise ConfigError(f"--seed: must be 0 or more, got {seed}")
     return Match(
         game=game, players=seats, options=resolved,
-        candidate=bot_command(candidate, "CANDIDATE"), baseline=bot_command(baseline, "BASELINE"),
-        field=tuple(bot_command(bot, f"--field[{i + 1}]") for i, bot in enumerate(field)),
+        candidate=bot_command(candidate, "CANDIDATE", sandbox),
+        baseline=bot_command(baseline, "BASELINE", sandbox),
+        field=tuple(bot_command(bot, f"--field[{i + 1}]", sandbox) for i, bot in enumerate(field)),
         games=games, sprt=sprt, seed=seed, time_control=time_control)
 
 

@@ -29,8 +29,8 @@ def tournament_sandboxes(tournament: Tournament) -> TournamentSandboxes:
     for entry, bot in zip(keys, tournament.programs, strict=True):
         key = "sandbox" if bot.sandbox is None else f"{entry}.sandbox"
         sandbox, note = choose_sandbox(tournament.sandbox_of(bot), f"{tournament.path}: {key}")
-        if sandbox is not None and bot.bot_dir is not None:  # a manifest's directory is the bot's
-            sandbox = replace(sandbox, bot_dir=bot.bot_dir)
+        if sandbox is not None:  # what the sandbox shows: the bot's directory, resolved once
+            sandbox = replace(sandbox, bot_dir=bot.resolved.bot_dir)
         by_bot[bot.name] = sandbox
         if note is not None:
             notes.append(f"{tournament.path}: {note}")

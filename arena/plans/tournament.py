@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import engine
-from arena.bots.manifest import load_manifest
-from arena.bots.sandbox import Sandbox, sandbox_layout, sandbox_mode
+from arena.bots.build import run_build
+from arena.bots.resolve import ResolvedBot, resolve_command, resolve_manifest
+from arena.bots.sandbox import Sandbox, sandbox_mode
 from arena.configfile import NAME, read_yaml
 from arena.configfile import Where as _Where
 from arena.configfile import check_program as _check_program
@@ -37,22 +37,32 @@ from engine.game import GameInfo
 
 SCHEDULES = ("round-robin",)
 FORMATS = ("round-robin", "gauntlet")
-BUILD_TAIL_LINES = 20
-"""How many of a failed build's last output lines its error shows (a compiler's error needs several)."""
 
 
 @dataclass(frozen=True)
 class BotSpec:
-    """One entrant program: its name, argv, working directory and optional build command."""
+    """One entrant program: its name, the program resolved (``arena.bots.resolve``: absolute
+    directories, argv, build command), and its own sandbox setting."""
 
     name: str
-    argv: tuple[str, ...]
-    workdir: str | None = None
-    build: tuple[str, ...] | None = None
+    resolved: ResolvedBot
     sandbox: SandboxMode | None = None
     """This bot's own ``sandbox`` setting; None: the tournament's."""
-    bot_dir: str | None = None
-    """A ``dir:`` bot's manifest directory: its sandbox's bot directory (else found from ``argv``)."""
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        """The command that runs it (in ``workdir``)."""
+        return self.resolved.argv
+
+    @property
+    def workdir(self) -> str:
+        """Where it runs and builds (absolute)."""
+        return self.resolved.workdir
+
+    @property
+    def build(self) -> tuple[str, ...] | None:
+        """Its build command, if any."""
+        return self.resolved.build
 
 
 @dataclass(frozen=True)
@@ -265,13 +275,14 @@ def _bots(where: _Where, raw: object, section: str = "bots") -> tuple[BotSpec, .
                 raise where.error(f"{key}.workdir", f"no such directory '{workdir}'")
         argv = _command(where, entry["cmd"], f"{key}.cmd")
         build = None if entry.get("build") is None else _command(where, entry["build"], f"{key}.build")
-        if build is None and not _missing(where, entry, key):
-            # with a build command, the program may not exist until it has run; a bot that
-            # requires a missing program is left out instead (_available)
-            _check_program(where, argv, workdir, f"{key}.cmd")
+        # with a build command, the program may not exist until it has run; a bot that requires
+        # a missing program is left out instead (_available)
+        checked = build is None and not _missing(where, entry, key)
+        resolved = replace(resolve_command(argv, workdir, check=where if checked else None,
+                                           key=f"{key}.cmd"), build=build)
         sandbox = None if "sandbox" not in entry else sandbox_mode(
             entry["sandbox"], f"{where.path}: {key}.sandbox")
-        bots.append(BotSpec(name, argv, workdir, build, sandbox))
+        bots.append(BotSpec(name, resolved, sandbox))
     return tuple(bots)
 
 
@@ -309,16 +320,15 @@ def _dir_bot(where: _Where, entry: dict[str, Any], key: str, bots: list[BotSpec]
         if other in entry:
             raise where.error(f"{key}.{other}", "not with dir: the bot's manifest says how to run it")
     try:
-        manifest = load_manifest(where.text(entry["dir"], f"{key}.dir"))
+        resolved = resolve_manifest(where.text(entry["dir"], f"{key}.dir"))
     except ConfigError as error:
         raise where.error(f"{key}.dir", str(error)) from None
-    name = where.name(entry["name"], f"{key}.name") if "name" in entry else manifest.name
+    name = where.name(entry["name"], f"{key}.name") if "name" in entry else str(resolved.name)
     if any(bot.name == name for bot in bots):
         raise where.error(f"{key}.name", f"{name!r} is already the name of another bot")
     sandbox = None if "sandbox" not in entry else sandbox_mode(
         entry["sandbox"], f"{where.path}: {key}.sandbox")
-    return BotSpec(name, manifest.run, str(manifest.directory), manifest.build, sandbox,
-                   bot_dir=str(manifest.directory))
+    return BotSpec(name, resolved, sandbox)
 
 
 def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...], info: GameInfo,
@@ -351,38 +361,16 @@ def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...], info: GameInfo
 
 
 def build_bots(tournament: Tournament, sandboxes: dict[str, Sandbox | None] | None = None) -> None:
-    """Run each distinct build command once; ConfigError with the output's tail if one fails.
-
-    A bot with a sandbox in ``sandboxes`` (by name) builds in it, with its own directory writable.
-    """
-    built: set[tuple[tuple[str, ...], str | None]] = set()
+    """Run each distinct build command once (``arena.bots.build``); ConfigError with the output's
+    tail if one fails. A bot with a sandbox in ``sandboxes`` (by name) builds in it."""
+    built: set[tuple[tuple[str, ...], str]] = set()
     keys = [f"bots[{i}]" for i in range(len(tournament.bots))]
     keys += [f"challengers[{i}]" for i in range(len(tournament.challengers))]
     for key, bot in zip(keys, tournament.programs, strict=True):
         if bot.build is None:
             continue
         if (bot.build, bot.workdir) not in built:
-            _build(tournament.path, key, bot, (sandboxes or {}).get(bot.name))
+            run_build(bot.build, bot.workdir, bot.resolved.bot_dir, f"{tournament.path}: {key}.build",
+                      (sandboxes or {}).get(bot.name))
             built.add((bot.build, bot.workdir))
         _check_program(_Where(tournament.path), bot.argv, bot.workdir, f"{key}.cmd")
-
-
-def _build(path: Path, key: str, bot: BotSpec, sandbox: Sandbox | None = None) -> None:
-    assert bot.build is not None
-    argv: list[str] = list(bot.build)
-    if sandbox is not None:  # the bot's directory is the one its cmd names, not the build's
-        here = os.path.abspath(bot.workdir or os.getcwd())
-        bot_dir = bot.bot_dir or sandbox_layout(bot.argv, here).bot_dir
-        argv = sandbox.for_build().wrap(argv, bot.workdir, Limits(None, None, None),
-                                        bot_dir=bot_dir)
-    try:
-        done = subprocess.run(argv, cwd=bot.workdir, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, errors="replace",
-                              timeout=600, check=False)  # one stream: lines stay in order
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise ConfigError(f"{path}: {key}.build: {error}") from None
-    if done.returncode != 0:
-        lines = done.stdout.rstrip().splitlines()[-BUILD_TAIL_LINES:]
-        tail = "".join(f"\n  | {line[:300]}" for line in lines) or " (no output)"
-        raise ConfigError(f"{path}: {key}.build: exited with {done.returncode}; "
-                          f"last {len(lines)} lines of its output:{tail}")

@@ -13,10 +13,8 @@ import io
 import math
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import orjson
 from tabulate import tabulate
@@ -24,9 +22,9 @@ from tabulate import tabulate
 from arena.errors import ConfigError, ResultsError
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import CONFIDENCE, RESAMPLES, Flag, Ratings, Standing, check_result
+from arena.resultsfile import ReadNotes, result_lines
 
 FORMATS = ("plain", "github", "csv", "json", "html")
-RESULTS_FILE = "games.jsonl"
 
 _FLAG_NOTES = {
     Flag.TOP: "+inf: no finite rating; outscored the rated entrants in every result linking them "
@@ -43,7 +41,8 @@ class ResultsRead:
     """Result objects read from results files, and where half-written last lines were skipped."""
 
     results: list[dict[str, object]]
-    truncated: list[str]  # "path:line" of each skipped half-written last line
+    notes: ReadNotes
+    """What the read skipped (half-written last lines, duplicate games)."""
 
 
 @dataclass(frozen=True)
@@ -58,13 +57,13 @@ def read_results(paths: Sequence[str | os.PathLike[str]]) -> ResultsRead:
     """The results in `paths` (games.jsonl files, or directories holding one), in file order.
 
     A line is a games.jsonl line (an object with a `result` object) or a bare result object. A
-    half-written last line (no newline at the end and not JSON: an interrupted run) is skipped
-    and reported in `truncated`; any other bad line, a missing path or no results at all is a
+    half-written last line or a duplicate game is skipped and said in `notes`
+    (``arena.resultsfile``'s rules); any other bad line, a missing path or no results at all is a
     ResultsError naming the file (and line).
     """
     results: list[dict[str, object]] = []
-    truncated: list[str] = []
-    for path, number, _, obj in json_lines(paths, truncated):
+    notes = ReadNotes()
+    for path, number, _, obj in result_lines(paths, notes):
         result = _with_set(obj, _result_of(obj))
         if result is None:
             raise ResultsError(f"{path}:{number}: no 'result' object in this line")
@@ -75,7 +74,7 @@ def read_results(paths: Sequence[str | os.PathLike[str]]) -> ResultsRead:
         results.append(result)  # type: ignore[arg-type]  # checked: a result object
     if not results:
         raise ResultsError(f"no game results in {', '.join(str(p) for p in paths) or 'no files'}")
-    return ResultsRead(results, truncated)
+    return ResultsRead(results, notes)
 
 
 def parse_anchor(text: str) -> tuple[str, float]:
@@ -224,58 +223,10 @@ def table_for_paths(
     read = read_results(paths)
     text = results_table(read.results, fmt=fmt, anchor=fixed, crosstable=crosstable,
                          resamples=resamples, seed=seed)
-    notes = [f"skipped a half-written last line (interrupted run?) at {where}"
-             for where in read.truncated]
-    return TableOutput(text, notes)
+    return TableOutput(text, read.notes.messages())
 
 
 # Rendering -----------------------------------------------------------------------------------
-
-def json_lines(paths: Sequence[str | os.PathLike[str]],
-               truncated: list[str]) -> Iterator[tuple[Path, int, bytes, Any]]:
-    """Each non-blank line of the results files in ``paths`` (games.jsonl files, or directories
-    holding one) as (file, line number, the line, its JSON), in file order.
-
-    A half-written last line (no newline after it and not JSON: an interrupted run) is skipped and
-    its place added to ``truncated``; a path given twice, a missing one, an unreadable file or any
-    other line that is not JSON is a ResultsError naming the file (and line).
-    """
-    seen: dict[Path, str] = {}
-    for given in paths:
-        path = results_file(Path(given))
-        real = path.resolve()
-        if real in seen:
-            raise ResultsError(f"{path}: given twice (also as {seen[real]})")
-        seen[real] = str(path)
-        try:
-            data = path.read_bytes()
-        except OSError as error:
-            raise ResultsError(f"{path}: cannot read: {error.strerror}") from None
-        lines = data.split(b"\n")
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = orjson.loads(line)
-            except orjson.JSONDecodeError as error:
-                if number == len(lines):  # the last line, with no newline after it
-                    truncated.append(f"{path}:{number}")
-                    continue
-                raise ResultsError(f"{path}:{number}: not JSON ({error})") from None
-            yield path, number, line, obj
-
-
-def results_file(path: Path) -> Path:
-    """``path`` itself, or the games.jsonl in it when it is a directory; ResultsError if neither."""
-    if path.is_dir():
-        inside = path / RESULTS_FILE
-        if not inside.is_file():
-            raise ResultsError(f"{path}: no {RESULTS_FILE} in this directory")
-        return inside
-    if not path.exists():
-        raise ResultsError(f"{path}: no such file or directory")
-    return path
-
 
 def _result_of(obj: object) -> object | None:
     if isinstance(obj, dict):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ResultsError
-from arena.ratings.table import json_lines, results_file
+from arena.resultsfile import ReadNotes, result_lines, results_file
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -46,25 +46,25 @@ class GamesRead:
     """The games read, in file order, and where half-written last lines were skipped."""
 
     games: list[Game]
-    truncated: list[str]
+    notes: ReadNotes
 
 
 class GameReader:
     """The game records in ``paths``, one at a time (a long league export need not fit in memory).
 
     Iterating yields each Game in file order; ResultsError naming file and line for anything that
-    is not a record. A half-written last line (an interrupted run) is skipped and its place added
-    to ``truncated``. Games with the same id in different files get keys ``id``, ``id~2``, ...
+    is not a record. A half-written last line or a duplicate game is skipped and said in ``notes``
+    (``arena.resultsfile``'s rules). Games with the same id in different files get keys ``id``, ``id~2``, ...
     """
 
     def __init__(self, paths: Sequence[str | os.PathLike[str]]) -> None:
         self.paths = list(paths)
-        self.truncated: list[str] = []
+        self.notes = ReadNotes()
 
     def __iter__(self) -> Iterator[Game]:
         keys: set[str] = set()
         count = 0
-        for path, number, line, record in json_lines(self.paths, self.truncated):
+        for path, number, line, record in result_lines(self.paths, self.notes):
             problem = _record_problem(record)
             if problem:
                 raise ResultsError(f"{path}:{number}: {problem}")
@@ -84,7 +84,7 @@ def read_games(paths: Sequence[str | os.PathLike[str]]) -> GamesRead:
     """Every game record in ``paths`` at once (see `GameReader`)."""
     reader = GameReader(paths)
     games = list(reader)
-    return GamesRead(games, reader.truncated)
+    return GamesRead(games, reader.notes)
 
 
 def find_game(path: str | os.PathLike[str], game_id: str) -> dict[str, Any]:

@@ -30,10 +30,10 @@ import orjson
 
 from arena.errors import ConfigError
 from arena.ratings.model import RESAMPLES, Ratings, rate
-from arena.ratings.table import results_file
 from arena.report.games import GameReader
 from arena.report.stats import EntrantStats, add_game, bank_summary
 from arena.report.svg import heat, interval_plot, line_plot
+from arena.resultsfile import results_file
 
 CHECKPOINTS = 24
 """How many points the ratings-as-games-accumulate plot has (each a fit of the games so far)."""
@@ -90,9 +90,7 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
     (out_dir / "games.html").write_text(_games_page(title), encoding="utf-8")
     (out_dir / "data" / "games.js").write_bytes(_games_data(listed, ratings, pages))
     (out_dir / "replay.html").write_text(_replay_page(title), encoding="utf-8")
-    notes = [f"skipped a half-written last line (interrupted run?) at {where}"
-             for where in reader.truncated]
-    return ReportWritten(out_dir / "index.html", len(results), notes)
+    return ReportWritten(out_dir / "index.html", len(results), reader.notes.messages())
 
 
 def _copy_static(target: Path) -> None:

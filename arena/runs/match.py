@@ -13,18 +13,16 @@ import json
 import shlex
 import sys
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-import orjson
-
 from arena.errors import ConfigError, ResultsError, RunInterrupted
-from arena.executors.choose import run_tasks_anywhere
 from arena.plans.match import GAME_ID, Match, score_of_unit, unit_games
 from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, match_stats
-from arena.runs.results import ResultsWriter, read_finished
+from arena.runs.record import play_and_record
+from arena.runs.results import ResultsWriter, read_finished, results_dir
 from arena.runs.run import preflight
 from arena.work import Finished
 
@@ -75,18 +73,25 @@ class _Units:
 
 def play_match(match: Match, out_dir: Path, *, jobs: int = 1, resume: bool = False,
                on_unit: Callable[[MatchReport], None] | None = None,
-               cluster: str | None = None) -> MatchReport:
+               cluster: str | None = None, force: bool = False) -> MatchReport:
     """Play units until the test decides or ``match.games`` are played; each game saved as it ends.
 
     ``cluster``: a Dask scheduler's address to play the games on instead of ``jobs`` local workers.
+    The results directory is claimed for the whole match (``arena.runs.results.results_dir``).
 
     ``on_unit(report)`` is called whenever a unit completes (for progress). Ctrl-C raises
     RunInterrupted saying how to resume.
     """
-    path = out_dir / "games.jsonl"
-    _prepare(match, out_dir, resume)
+    identity = json.dumps(match.identity(), indent=2) + "\n"
+    with results_dir(out_dir, description="match.json", content=identity.encode(), resume=resume,
+                     force=force, check=lambda saved: _check_same(match, saved)) as path:
+        return _play(match, path, jobs, on_unit, cluster)
+
+
+def _play(match: Match, path: Path, jobs: int, on_unit: Callable[[MatchReport], None] | None,
+          cluster: str | None) -> MatchReport:
     finished = read_finished(path)
-    report = MatchReport(match, out_dir, resumed=len(finished))
+    report = MatchReport(match, path.parent, resumed=len(finished))
     units = _Units(match, report)
     for game_id in sorted(finished):
         found = GAME_ID.fullmatch(game_id)
@@ -98,53 +103,41 @@ def play_match(match: Match, out_dir: Path, *, jobs: int = 1, resume: bool = Fal
         return report
     todo = [game for unit in range(len(report.scores), match.units)
             for game in unit_games(match, unit) if game.id not in finished]
-    settings = match.settings(str(out_dir / "logs"))
+    settings = match.settings(str(path.parent.absolute() / "logs"))
     preflight(settings)
-    start = time.monotonic()
     writer = ResultsWriter(path)
-    arrivals: Generator[Finished, None, None] = run_tasks_anywhere(  # type: ignore[assignment]
-        todo, settings, jobs, cluster)  # a generator either way
+
+    def record(game: Finished) -> bool:
+        writer.append(game.line)
+        report.played += 1
+        report.faults += game.faults
+        if units.add(game.id, game.result) and on_unit is not None:
+            on_unit(report)
+        return report.decided
+
+    start = time.monotonic()
     try:
-        for game in arrivals:
-            writer.append(game.line)
-            report.played += 1
-            report.faults += game.faults
-            if units.add(orjson.loads(game.line)["id"], game.result) and on_unit is not None:
-                on_unit(report)
-            if report.decided:
-                break
+        play_and_record(todo, settings, record, jobs=jobs, cluster=cluster)
     except KeyboardInterrupt:
         raise RunInterrupted(f"interrupted: {report.resumed + report.played} games are saved in "
                              f"{path}; continue with the same command and --resume") from None
     finally:
-        arrivals.close()  # stops the workers and their bots, also after a decision
         writer.close()
         report.seconds = time.monotonic() - start
     return report
 
 
-def _prepare(match: Match, out_dir: Path, resume: bool) -> None:
-    """The output directory with ``match.json``; a directory with results needs ``resume`` and
-    the same match."""
-    games = out_dir / "games.jsonl"
-    described = out_dir / "match.json"
+def _check_same(match: Match, described: Path) -> None:
+    """ConfigError unless the match described in ``described`` is ``match`` (``games`` may grow)."""
+    try:
+        before = json.loads(described.read_text())
+    except (OSError, ValueError):
+        raise ResultsError(f"{described}: not a match description") from None
     identity = match.identity()
-    has_results = games.exists() and games.stat().st_size > 0
-    if has_results and not resume:
-        raise ConfigError(f"{games} already has results: --resume to continue that match, or "
-                          f"--out for another directory")
-    if has_results and described.exists():
-        try:
-            before = json.loads(described.read_text())
-        except (OSError, ValueError):
-            raise ResultsError(f"{described}: not a match description") from None
-        changed = sorted(key for key in identity if before.get(key) != _plain(identity[key]))
-        if changed:
-            raise ConfigError(f"--resume: the match in {out_dir} differs in {', '.join(changed)} "
-                              f"(see {described}); use another --out")
-    (out_dir / "logs").mkdir(parents=True, exist_ok=True)
-    if not has_results:
-        described.write_text(json.dumps(identity, indent=2) + "\n")
+    changed = sorted(key for key in identity if before.get(key) != _plain(identity[key]))
+    if changed:
+        raise ConfigError(f"--resume: the match in {described.parent} differs in "
+                          f"{', '.join(changed)} (see {described}); use another --out")
 
 
 def _plain(value: object) -> object:

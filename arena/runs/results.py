@@ -1,49 +1,49 @@
-"""A run's results directory: ``games.jsonl`` written a line per game, resumed, kept consistent.
+"""A run's results directory: claimed by one writer at a time, marked as the arena's, and written a
+line per game.
 
-Layout: ``games.jsonl`` (one line per finished game), ``logs/`` (each bot process's stderr) and
-``tournament.yaml`` (a copy of the file the results were played from).
+Layout: ``games.jsonl`` (one line per finished game), ``logs/`` (each bot process's stderr), the
+run's description (``tournament.yaml``, a copy of the file the results were played from, or a
+match's ``match.json``), and ``.arena``, the marker that says the directory is the arena's.
+
+Rules (``results_dir``):
+- A directory that is not the arena's (no marker, not empty, and not an older results directory
+  holding only the arena's own files) is refused unless ``force``: ``--out .`` must not overwrite
+  or delete a user's files.
+- One writer: the marker is locked (``flock``) for the whole run and names the process that holds
+  it; a second run on the same directory, with or without ``--resume`` or ``--restart``, stops at
+  once with one line naming it. The kernel drops the lock when the process ends, however it ends.
+- ``restart`` removes only what the arena wrote: ``games.jsonl``, the description and the bots'
+  ``*.stderr.log`` files in ``logs/``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
-import shutil
+import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from arena.errors import ConfigError, ResultsError
-from arena.plans.extension import check_extension
+from arena.resultsfile import RESULTS_FILE, read_finished
 
+__all__ = ["MARKER", "ResultsWriter", "read_finished", "results_dir"]
+
+MARKER = ".arena"
+"""The file that marks a directory as the arena's results, locked by the run writing it."""
+LOGS = "logs"
+LOG_SUFFIX = ".stderr.log"
+DESCRIPTIONS = ("tournament.yaml", "match.json")
+LEGACY = {RESULTS_FILE, LOGS, "report", *DESCRIPTIONS}
+"""What results directories held before the marker: such a directory (with its games.jsonl) is
+taken as the arena's and marked."""
 FSYNC_INTERVAL = 1.0
 """Most seconds between fsyncs of the results file (a flush follows every game)."""
-
-
-def read_finished(path: Path, repair: bool = True) -> dict[str, dict[str, Any]]:
-    """The result lines already in ``path``, by game id; a half-written last line is dropped.
-
-    With ``repair`` the file is truncated after its last complete line, so appends start clean.
-    ResultsError for a line in the middle that is not a result (the file is not ours, or damaged).
-    """
-    if not path.exists():
-        return {}
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    if end < len(data) and repair:
-        with path.open("r+b") as handle:
-            handle.truncate(end)
-    finished: dict[str, dict[str, Any]] = {}
-    for number, line in enumerate(data[:end].splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = orjson.loads(line)
-            finished[entry["id"]] = entry
-        except (orjson.JSONDecodeError, KeyError, TypeError):
-            raise ResultsError(f"{path}:{number}: not a game result line") from None
-    return finished
 
 
 class ResultsWriter:
@@ -51,7 +51,10 @@ class ResultsWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.handle = path.open("ab")
+        try:
+            self.handle = path.open("ab")
+        except OSError as error:
+            raise ResultsError(f"{path}: cannot write: {error.strerror or error}") from None
         self.last_sync = time.monotonic()
 
     def append(self, line: bytes) -> None:
@@ -71,24 +74,102 @@ class ResultsWriter:
             self.handle.close()
 
 
-def prepare_out_dir(out_dir: Path, source: Path, resume: bool, restart: bool) -> None:
-    """Create the output directory and keep a copy of the tournament file in it.
+def is_arena_dir(out_dir: Path) -> bool:
+    """Whether ``out_dir`` may be written by a run: missing, empty, marked, or an older results
+    directory (its games.jsonl and nothing but the arena's own names)."""
+    if not out_dir.exists() or (out_dir / MARKER).is_file():
+        return True
+    if not out_dir.is_dir():
+        return False
+    names = {entry.name for entry in out_dir.iterdir()}
+    return not names or (RESULTS_FILE in names and names <= LEGACY)
 
-    A directory with results needs ``resume`` (the same tournament, or one with more rounds or
-    bots appended: ``arena.plans.extension``) or ``restart`` (start over).
+
+@contextlib.contextmanager
+def results_dir(out_dir: Path, *, description: str, content: bytes, resume: bool = False,
+                restart: bool = False, force: bool = False,
+                check: Callable[[Path], None] | None = None,
+                source: Path | None = None) -> Iterator[Path]:
+    """Claim ``out_dir`` for this run until the block ends; the path of its ``games.jsonl``.
+
+    ``description`` (``tournament.yaml``, ``match.json``) is written with ``content``. A directory
+    with results needs ``resume`` (then ``check(saved_description)`` raises ConfigError if the
+    results are not this run's) or ``restart`` (start over). ConfigError, one line, for a directory
+    that is not the arena's (without ``force``) or that another run is writing, and for one
+    where the description would replace ``source``, the file the run is described by.
     """
-    games = out_dir / "games.jsonl"
-    copy = out_dir / "tournament.yaml"
-    if restart and out_dir.exists():
-        for stale in (games, copy):
-            stale.unlink(missing_ok=True)
-        shutil.rmtree(out_dir / "logs", ignore_errors=True)
-    if games.exists() and games.stat().st_size > 0 and not resume:
-        raise ConfigError(f"{games} already has results: --resume to continue that run, "
-                          f"--restart to discard them, or --out for another directory")
-    has_results = games.exists() and games.stat().st_size > 0
-    if has_results and copy.exists():
-        check_extension(copy, source)  # more rounds or bots extend the run; other changes: error
-    (out_dir / "logs").mkdir(parents=True, exist_ok=True)
-    # the copy describes the results: a run with none yet, or one extended, takes the new file
-    shutil.copyfile(source, copy)
+    if resume and restart:
+        raise ConfigError("--resume and --restart contradict each other: choose one")
+    if not is_arena_dir(out_dir) and not force:
+        what = "not a directory" if out_dir.exists() and not out_dir.is_dir() else \
+            "a directory the arena did not make (it has other files)"
+        raise ConfigError(f"{out_dir}: {what}: choose another --out, or --force to write "
+                          f"results into it anyway (the arena never deletes files it did not write)")
+    saved = out_dir / description
+    if source is not None and saved.exists() and saved.samefile(source):
+        raise ConfigError(f"{out_dir}: {source} itself would be replaced by the results' copy of "
+                          f"it: choose another --out")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        handle = (out_dir / MARKER).open("a+b")
+    except OSError as error:
+        raise ConfigError(f"{out_dir}: cannot write results there: {error.strerror or error}") from None
+    with handle:
+        _lock(out_dir, handle)
+        try:
+            games = out_dir / RESULTS_FILE
+            if restart:
+                _remove_arena_files(out_dir)
+            has_results = games.is_file() and games.stat().st_size > 0
+            if has_results and not resume:
+                raise ConfigError(f"{games} already has results: --resume to continue that run, "
+                                  f"--restart to discard them, or --out for another directory")
+            if has_results and saved.is_file() and check is not None:
+                check(saved)
+            (out_dir / LOGS).mkdir(exist_ok=True)
+            _write_description(saved, content)
+            yield games
+        finally:
+            with contextlib.suppress(OSError):
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _lock(out_dir: Path, handle: Any) -> None:
+    """Take the directory's lock, or ConfigError naming the run that holds it; then say who we are."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        try:
+            holder = orjson.loads(handle.read() or b"{}")
+        except orjson.JSONDecodeError:
+            holder = {}
+        who = f"pid {holder.get('pid', '?')}"
+        if holder.get("command"):
+            who += f" ({str(holder['command'])[:120]})"
+        raise ConfigError(f"{out_dir}: another arena run is writing these results: {who}; wait "
+                          f"for it to end, stop it, or use another --out") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(orjson.dumps({"arena": "results", "pid": os.getpid(),
+                               "command": " ".join(sys.argv), "since": time.time()}) + b"\n")
+    handle.flush()
+
+
+def _remove_arena_files(out_dir: Path) -> None:
+    """``--restart``: remove the results, the description and the bots' logs; nothing else."""
+    for name in (RESULTS_FILE, *DESCRIPTIONS):
+        (out_dir / name).unlink(missing_ok=True)
+    logs = out_dir / LOGS
+    if logs.is_dir():
+        for log in logs.glob(f"*{LOG_SUFFIX}"):
+            log.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # not empty: the user's files stay
+            logs.rmdir()
+
+
+def _write_description(path: Path, content: bytes) -> None:
+    """Write the run's description through a temporary file (an interrupted write leaves the old)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(content)
+    os.replace(partial, path)

@@ -10,7 +10,6 @@ already there, and plays the rest.
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,7 @@ import orjson
 
 from arena.bots.process import BotProcess
 from arena.errors import ConfigError, ResultsError, RunInterrupted
-from arena.executors.choose import run_tasks_anywhere
+from arena.plans.extension import check_extension
 from arena.plans.order import locality_order
 from arena.plans.sandboxes import tournament_sandboxes
 from arena.plans.schedule import schedule
@@ -28,9 +27,10 @@ from arena.plans.tournament import build_bots, load_tournament
 from arena.ratings.table import results_table
 from arena.runs.fault_summary import FaultSummary
 from arena.runs.progress import Progress
-from arena.runs.results import ResultsWriter, prepare_out_dir, read_finished
+from arena.runs.record import play_and_record
+from arena.runs.results import ResultsWriter, read_finished, results_dir
 from arena.settings import available_cpus, check_cluster_address
-from arena.work import BotCommand, Finished, GameSpec, RunSettings
+from arena.work import Finished, GameSpec, RunSettings
 
 
 @dataclass
@@ -47,44 +47,47 @@ class RunReport:
     fault_summary: FaultSummary = field(default_factory=FaultSummary)
 
 
-def run(tasks: Sequence[GameSpec], settings: RunSettings, out_dir: Path, jobs: int,
+def run(tasks: Sequence[GameSpec], settings: RunSettings, games: Path, jobs: int,
         on_game: Callable[[Finished, int, int], None] | None = None, cluster: str | None = None,
         on_workers: Callable[[int], None] | None = None) -> RunReport:
-    """Play every task not already in ``out_dir/games.jsonl``, appending each result as it ends.
+    """Play every task not already in ``games`` (a claimed games.jsonl: ``results_dir``),
+    appending each result as it ends.
 
     ``on_game(finished, done, total)`` is called after each game is written (for progress).
     With ``cluster`` (a Dask scheduler's address) the games are played there instead of on
     ``jobs`` local workers; ``on_workers(count)`` hears the cluster's worker count.
     """
-    path = out_dir / "games.jsonl"
-    finished = read_finished(path)
+    finished = read_finished(games)
     known = {task.id for task in tasks}
     strangers = sorted(set(finished) - known)
     if strangers:
-        raise ResultsError(f"{path}: game {strangers[0]!r} is not in this tournament's schedule")
-    _check_saved_games(path, finished, tasks)
+        raise ResultsError(f"{games}: game {strangers[0]!r} is not in this tournament's schedule")
+    _check_saved_games(games, finished, tasks)
     todo = [task for task in tasks if task.id not in finished]
-    report = RunReport(out_dir, len(tasks), resumed=len(finished))
+    report = RunReport(games.parent, len(tasks), resumed=len(finished))
     report.results = [line["result"] for line in finished.values()]
     report.faults = sum(len(line.get("faults", ())) for line in finished.values())
     for game_id, line in finished.items():
         report.fault_summary.add(game_id, line.get("faults", ()))
-    start = time.monotonic()
-    writer = ResultsWriter(path)
+    writer = ResultsWriter(games)
+
+    def record(game: Finished) -> bool:
+        writer.append(game.line)
+        report.results.append(game.result)
+        report.played += 1
+        report.faults += game.faults
+        if game.faults:  # faults are rare: only those lines are parsed again
+            line = orjson.loads(game.line)
+            report.fault_summary.add(line["id"], line["faults"])
+        if on_game is not None:
+            on_game(game, report.resumed + report.played, report.total)
+        return False
+
     try:
-        for game in run_tasks_anywhere(todo, settings, jobs, cluster, on_workers):
-            writer.append(game.line)
-            report.results.append(game.result)
-            report.played += 1
-            report.faults += game.faults
-            if game.faults:  # faults are rare: only those lines are parsed again
-                line = orjson.loads(game.line)
-                report.fault_summary.add(line["id"], line["faults"])
-            if on_game is not None:
-                on_game(game, report.resumed + report.played, report.total)
+        report.seconds = play_and_record(todo, settings, record, jobs=jobs, cluster=cluster,
+                                         on_workers=on_workers).seconds
     finally:
         writer.close()
-        report.seconds = time.monotonic() - start
     return report
 
 
@@ -121,10 +124,11 @@ def preflight(settings: RunSettings) -> None:
 def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = None,
                    resume: bool = False, restart: bool = False, resamples: int = 1000,
                    progress_stream: Any = None, max_live_bots: int | None = None,
-                   cluster: str | None = None) -> str:
+                   cluster: str | None = None, force: bool = False) -> str:
     """Load, check, schedule and run a tournament file; the closing text (summary and table).
 
-    ``cluster`` (a Dask scheduler's address) overrides the file's ``cluster``.
+    ``cluster`` (a Dask scheduler's address) overrides the file's ``cluster``. The results
+    directory is claimed for the whole run (``arena.runs.results.results_dir``): one writer.
     """
     if resume and restart:
         raise ConfigError("--resume and --restart contradict each other: choose one")
@@ -142,32 +146,38 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
     sandboxes = tournament_sandboxes(tournament)
     for note in sandboxes.notes:  # before anything else is said
         print(note, file=progress_stream or sys.stderr, flush=True)
-    build_bots(tournament, sandboxes.by_bot)
-    settings = RunSettings(
-        bots={bot.name: BotCommand(bot.argv, bot.workdir, sandboxes.by_bot[bot.name], bot.build)
-              for bot in tournament.programs},
-        time_control=tournament.time, limits=tournament.limits, policy=tournament.fault_policy,
-        log_dir=str(out_dir / "logs"),
-        max_live_bots=max_live_bots if max_live_bots is not None else tournament.max_live_bots)
-    prepare_out_dir(out_dir, tournament.path, resume, restart)
-    tasks = locality_order(specs, settings.max_live_bots)
-    finished = read_finished(out_dir / "games.jsonl", repair=False)
-    if len(finished) < len(tasks):
-        preflight(settings)
-    workers = jobs or tournament.jobs or len(available_cpus())
-    progress = Progress(len(tasks), already=len(finished), stream=progress_stream,
-                        faults=sum(len(line.get("faults", ())) for line in finished.values()))
     try:
-        report = run(tasks, settings, out_dir, workers,
-                     on_game=lambda game, done, total: progress.update(game.faults, done, total),
-                     cluster=cluster, on_workers=progress.show_workers)
-    except KeyboardInterrupt:
-        progress.finish()
-        saved = len(read_finished(out_dir / "games.jsonl", repair=False))
-        raise RunInterrupted(f"interrupted: {saved} of {len(tasks)} games are saved in "
-                             f"{out_dir / 'games.jsonl'}; continue with: arena run {file} "
-                             f"--resume" + (f" --out {out}" if out is not None else "")
-                             + again) from None
+        content = tournament.path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"{tournament.path}: cannot read: {error.strerror}") from None
+    with results_dir(out_dir, description="tournament.yaml", content=content, resume=resume,
+                     restart=restart, force=force, source=tournament.path,
+                     check=lambda saved: check_extension(saved, tournament.path)) as games:
+        build_bots(tournament, sandboxes.by_bot)
+        settings = RunSettings(
+            bots={bot.name: bot.resolved.command(sandboxes.by_bot[bot.name])
+                  for bot in tournament.programs},
+            time_control=tournament.time, limits=tournament.limits, policy=tournament.fault_policy,
+            log_dir=str(out_dir.absolute() / "logs"),
+            max_live_bots=max_live_bots if max_live_bots is not None else tournament.max_live_bots)
+        tasks = locality_order(specs, settings.max_live_bots)
+        finished = read_finished(games, repair=False)
+        if len(finished) < len(tasks):
+            preflight(settings)
+        workers = jobs or tournament.jobs or len(available_cpus())
+        progress = Progress(len(tasks), already=len(finished), stream=progress_stream,
+                            faults=sum(len(line.get("faults", ())) for line in finished.values()))
+        try:
+            report = run(tasks, settings, games, workers,
+                         on_game=lambda game, done, total: progress.update(game.faults, done, total),
+                         cluster=cluster, on_workers=progress.show_workers)
+        except KeyboardInterrupt:
+            progress.finish()
+            saved = len(read_finished(games, repair=False))
+            raise RunInterrupted(f"interrupted: {saved} of {len(tasks)} games are saved in "
+                                 f"{games}; continue with: arena run {file} "
+                                 f"--resume" + (f" --out {out}" if out is not None else "")
+                                 + again) from None
     progress.finish()
     results = report.results
     head = (f"{tournament.name}: {report.total} games ({report.played} played now, "

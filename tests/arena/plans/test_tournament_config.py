@@ -194,7 +194,7 @@ def test_yaml_merge_keys_may_be_overridden(tmp_path: Path) -> None:
 def test_workdir_makes_cmd_relative(tmp_path: Path) -> None:
     bots = bots_with(0, workdir="bots/python", cmd="python3 ./random_bot.py")
     tournament = load_tournament(write(tmp_path, valid(bots=bots)))
-    assert tournament.bots[0].workdir == "bots/python"
+    assert tournament.bots[0].workdir == str(Path("bots/python").absolute())  # resolved once
     assert tournament.bots[0].argv == ("python3", "./random_bot.py")
     bots = bots_with(0, workdir="bots/python", cmd="python3 ./nope.py")
     assert "bots[0].cmd: no such file './nope.py'" in error_of(write(tmp_path, valid(bots=bots)))

@@ -83,14 +83,14 @@ def test_reads_files_directories_and_bare_results(tmp_path: Path) -> None:
     bare.write_text("\n".join(json.dumps(g) for g in games[10:20]) + "\n\n")  # blank line: fine
     single = write_games(tmp_path / "more.jsonl", games[20:])
     read = read_results([run, bare, str(single)])
-    assert read.results == games and read.truncated == []
+    assert read.results == games and read.notes.messages() == []
 
 
 def test_half_written_last_line_is_skipped_and_reported(tmp_path: Path) -> None:
     path = write_games(tmp_path / "games.jsonl", results(5), tail='{"id": "g5", "result": {"ent')
     read = read_results([path])
     assert len(read.results) == 5
-    assert read.truncated == [f"{path}:6"]
+    assert read.notes.unterminated == [f"{path}:6"]
     output = table_for_paths([path], resamples=0)
     assert output.notes == [f"skipped a half-written last line (interrupted run?) at {path}:6"]
 

@@ -40,7 +40,7 @@ def test_a_half_written_last_line_is_skipped_and_reported(blackout_results, tmp_
     (tmp_path / "games.jsonl").write_bytes(data + data[:100])
     read = read_games([tmp_path])
     assert len(read.games) == len(records(blackout_results))
-    assert read.truncated == [f"{tmp_path / 'games.jsonl'}:{len(read.games) + 1}"]
+    assert read.notes.unterminated == [f"{tmp_path / 'games.jsonl'}:{len(read.games) + 1}"]
 
 
 def test_the_same_ids_in_two_files_get_distinct_keys(blackout_results, tmp_path):
