@@ -34,7 +34,7 @@ def run_build(build: tuple[str, ...], workdir: str, bot_dir: str, where: str,
               sandbox: Sandbox | None = None, timeout: float = TIMEOUT) -> None:
     """Run ``build`` in ``workdir`` (absolute), in ``sandbox`` with ``bot_dir`` writable.
 
-    ConfigError ``WHERE: exited with N; last K lines of its output: ...`` when it fails, does not
+    ConfigError ``WHERE: exited with N; the end of its output: ...`` (``TAIL_LINES`` lines) when it fails, does not
     finish within ``timeout`` seconds, or cannot start.
     """
     argv = list(build)
@@ -62,4 +62,4 @@ def run_build(build: tuple[str, ...], workdir: str, bot_dir: str, where: str,
     if not lines:
         raise ConfigError(f"{where}: {what} and printed nothing")
     tail = "".join(f"\n  | {line[:300]}" for line in lines)
-    raise ConfigError(f"{where}: {what}; last {len(lines)} lines of its output:{tail}")
+    raise ConfigError(f"{where}: {what}; the end of its output:{tail}")

@@ -18,16 +18,17 @@ Errors read ``FILE: KEY: PROBLEM`` like tournament files.
 
 from __future__ import annotations
 
+import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import engine
+from arena.bots.build import TIMEOUT as BUILD_TIMEOUT
+from arena.bots.build import run_build
 from arena.bots.sandbox import Sandbox
 from arena.configfile import Where, check_program, command, kind, read_yaml
 from arena.errors import ConfigError
-from arena.settings import Limits
 from engine.errors import OptionError
 
 MANIFEST = "bot.yaml"
@@ -37,8 +38,6 @@ NAMED_SUFFIX = ".bot.yaml"
 KEYS = {"name", "run", "build", "version", "language", "author", "games"}
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,31}")
 """Versions become directory names in a league."""
-BUILD_TIMEOUT = 600.0
-"""Seconds a build may take."""
 
 
 @dataclass(frozen=True)
@@ -137,26 +136,11 @@ def _games(where: Where, raw: object) -> tuple[str, ...]:
 
 def build_bot(manifest: Manifest, directory: Path | None = None,
               timeout: float = BUILD_TIMEOUT, sandbox: Sandbox | None = None) -> None:
-    """Run the manifest's build command in ``directory`` (default: the bot's own directory).
-
-    With ``sandbox`` the build runs in it, that directory writable and no network.
-
-    ConfigError naming the manifest with the output's last line if it fails; then the program in
-    ``run`` must exist.
-    """
+    """Run the manifest's build command in ``directory`` (default: the bot's own directory) with
+    ``arena.bots.build`` (in ``sandbox``, that directory writable and no network), then check that
+    the program in ``run`` exists. ConfigError naming the manifest, with the output's last lines."""
     where = Where(manifest.path)
-    workdir = directory if directory is not None else manifest.directory
+    workdir = os.path.abspath(directory if directory is not None else manifest.directory)
     if manifest.build is not None:
-        try:
-            argv = list(manifest.build) if sandbox is None else sandbox.for_build().wrap(
-                manifest.build, workdir, Limits(None, None, None), bot_dir=str(workdir))
-            done = subprocess.run(argv, cwd=workdir, capture_output=True, text=True,
-                                  timeout=timeout, check=False, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            raise where.error("build", f"did not finish within {timeout:.0f} s") from None
-        except OSError as error:
-            raise where.error("build", f"cannot run: {error.strerror or error}") from None
-        if done.returncode != 0:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
-            raise where.error("build", f"exited with {done.returncode}: {tail[0][:200]}")
-    check_program(where, manifest.run, str(workdir), "run")
+        run_build(manifest.build, workdir, workdir, f"{manifest.path}: build", sandbox, timeout)
+    check_program(where, manifest.run, workdir, "run")

@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 import engine
-from arena.bots.manifest import build_bot, is_bot_target, load_manifest
+from arena.bots.manifest import build_bot, is_bot_target
+from arena.bots.resolve import resolve_manifest
 from arena.bots.sandbox import SANDBOX_HELP, bwrap_problem, choose_sandbox, visibility_report
 from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.settings import Limits, SandboxMode, TimeControl
@@ -71,9 +72,10 @@ def check_bot_command(
       arena check-bot --sandbox-report python3 my_bot.py
     """
     words = bot_command or []
-    manifest = load_manifest(words[0]) if len(words) == 1 and is_bot_target(words[0]) else None
-    argv = bot_argv(words) if manifest is None else list(manifest.run)
-    workdir = None if manifest is None else str(manifest.directory)
+    bot = resolve_manifest(words[0]) if len(words) == 1 and is_bot_target(words[0]) else None
+    manifest = None if bot is None else bot.manifest
+    argv = bot_argv(words) if bot is None else list(bot.argv)
+    workdir = None if bot is None else bot.workdir
     if sandbox_report:
         problem = bwrap_problem()
         if problem is not None:

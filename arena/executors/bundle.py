@@ -15,21 +15,19 @@ import gzip
 import hashlib
 import io
 import os
-import subprocess
 import tarfile
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena.bots.build import run_build
 from arena.errors import ConfigError
-from arena.settings import Limits
 from arena.work import BotCommand, RunSettings
 
 SKIPPED = frozenset({".git", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Directory names never shipped: caches and repositories, which no bot needs to run."""
 MAX_BYTES = 512 * 1024 * 1024
 """A bundle larger than this is refused: every worker holds it in memory while unpacking."""
-BUILD_TIMEOUT = 600.0
 
 
 @dataclass(frozen=True)
@@ -138,24 +136,15 @@ def unpack(bundle: Bundle, settings: RunSettings | None, under: Path) -> Path:
 
 
 def _build_all(settings: RunSettings) -> None:
+    """Each distinct build once, as on the runner (``arena.bots.build``: same limits, same sandbox)."""
     built: set[tuple[tuple[str, ...], str | None]] = set()
     for name, command in settings.bots.items():
         if command.build is None or (command.build, command.workdir) in built:
             continue
         built.add((command.build, command.workdir))
-        argv = list(command.build)
-        if command.sandbox is not None:  # as on the runner: no network, only its own dir writable
-            argv = command.sandbox.for_build().wrap(argv, command.workdir, Limits(),
-                                                    bot_dir=command.workdir)
-        try:
-            done = subprocess.run(argv, cwd=command.workdir, capture_output=True,
-                                  text=True, timeout=BUILD_TIMEOUT, check=False)
-        except (OSError, subprocess.TimeoutExpired) as error:
-            raise ConfigError(f"bot {name!r}: build on a worker: {error}") from None
-        if done.returncode != 0:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
-            raise ConfigError(f"bot {name!r}: build on a worker exited with {done.returncode}: "
-                              f"{tail[0][:200]}")
+        workdir = command.workdir or os.getcwd()
+        run_build(command.build, workdir, command.bot_dir or workdir,
+                  f"bot {name!r}: build on a worker", command.sandbox)
 
 
 def localised(settings: RunSettings, runner_base: str, root: Path) -> RunSettings:
@@ -178,6 +167,8 @@ def localised(settings: RunSettings, runner_base: str, root: Path) -> RunSetting
         sandbox = command.sandbox
         if sandbox is not None and sandbox.bot_dir is not None:
             sandbox = replace(sandbox, bot_dir=moved(sandbox.bot_dir))
-        bots[name] = BotCommand(tuple(moved(word) for word in command.argv), workdir, sandbox, build)
+        bot_dir = None if command.bot_dir is None else moved(command.bot_dir)
+        bots[name] = BotCommand(tuple(moved(word) for word in command.argv), workdir, sandbox, build,
+                                bot_dir)
     log_dir = None if settings.log_dir is None else str(root / "logs")
     return replace(settings, bots=bots, log_dir=log_dir)

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from arena.bots.manifest import Manifest, build_bot, is_bot_target, load_manifest
+from arena.bots.manifest import Manifest, build_bot, is_bot_target
 from arena.bots.process import BotProcess, close_bots
+from arena.bots.resolve import ResolvedBot, resolve_manifest
 from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
 from arena.game.referee import play_game, result_of
-from arena.game.seats import command_label, game_seats, log_file_name
+from arena.game.seats import SEAT_NAME, command_label, game_seats, log_file_name
 from arena.settings import FaultPolicy, Limits, TimeControl
 
 
@@ -63,16 +64,23 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
     first, then run from their directory under their manifest's name).
     """
     game = engine.game(game_name)
-    manifests = [load_manifest(c) if is_bot_target(c) else None for c in commands]
-    for manifest in {id(m): m for m in manifests if m is not None}.values():
-        build_bot(manifest, sandbox=_for_dir(sandbox, str(manifest.directory)))
-    seats = game_seats(game_name, [c if m is None else shlex.join(m.run)
-                                   for c, m in zip(commands, manifests, strict=True)])
+    targets = [_bot_target(c) for c in commands]
+    directories = {program.bot_dir: program for _, program in targets if program is not None}
+    for program in directories.values():
+        assert program.manifest is not None  # a bot directory: resolved from its manifest
+        build_bot(program.manifest, sandbox=_for_dir(sandbox, program.bot_dir))
+    seats = game_seats(game_name, [c if program is None else _seat_text(given, program)
+                                   for c, (given, program) in zip(commands, targets, strict=True)])
     argvs = [list(seat.argv) for seat in seats]
     resolved = game.resolve_options(len(argvs), options)
-    per_seat = manifests if len(manifests) == len(seats) else game.info.seats_of(manifests)
-    names = _manifest_names([seat.name for seat in seats], per_seat)
-    workdirs = [None if m is None else str(m.directory) for m in per_seat]
+    programs = [program for _, program in targets]
+    per_seat = programs if len(programs) == len(seats) else game.info.seats_of(programs)
+    given_names = [given for given, _ in targets]
+    given_per_seat = given_names if len(programs) == len(seats) else game.info.seats_of(given_names)
+    names = _manifest_names([seat.name for seat in seats],
+                            [None if program is None or given is not None else program.manifest
+                             for program, given in zip(per_seat, given_per_seat, strict=True)])
+    workdirs = [None if program is None else program.workdir for program in per_seat]
     with ExitStack() as stack:
         bots: list[BotProcess] = []
         stack.callback(close_bots, bots)  # together: one shared quit grace, not one per seat
@@ -88,6 +96,21 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
     record = outcome.record
     record["result"] = result_of(record, game.info.entrants(names), policy)
     return record
+
+
+def _bot_target(text: str) -> tuple[str | None, ResolvedBot | None]:
+    """A seat's given name (``NAME=``) and its bot directory or manifest, resolved; (name, None)
+    when the seat is a command."""
+    name, sep, rest = text.partition("=")
+    given = name if sep and SEAT_NAME.fullmatch(name) else None
+    target = rest if given is not None else text
+    return given, resolve_manifest(target) if is_bot_target(target) else None
+
+
+def _seat_text(given: str | None, bot: ResolvedBot) -> str:
+    """The seat as ``arena.game.seats`` parses it: the bot's command, with its given name."""
+    command = shlex.join(bot.argv)
+    return command if given is None else f"{given}={command}"
 
 
 def _for_dir(sandbox: Sandbox | None, bot_dir: str | None) -> Sandbox | None:

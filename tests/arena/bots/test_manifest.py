@@ -71,7 +71,8 @@ def test_a_directory_of_several_bots_names_their_manifests(tmp_path: Path) -> No
 def test_a_failing_build_names_the_manifest_and_the_output(tmp_path: Path) -> None:
     directory = bot_dir(tmp_path, "name: x\nrun: ./prog\n"
                                   "build: [sh, -c, 'echo no compiler >&2; exit 3']\n")
-    with pytest.raises(ConfigError, match=r"bot.yaml: build: exited with 3: no compiler"):
+    expected = r"bot.yaml: build: exited with 3; the end of its output:\n  \| no compiler"
+    with pytest.raises(ConfigError, match=expected):
         build_bot(load_manifest(directory))
 
 

@@ -76,7 +76,8 @@ def test_a_failing_build_on_a_worker_names_the_bot(tmp_path: Path) -> None:
     base = run_dir(tmp_path)
     settings = RunSettings(bots={"c": BotCommand(("bots/c/nothing",), build=("make", "-C", "bots/c",
                                                                              "nothing"))})
-    with pytest.raises(ConfigError, match=r"bot 'c': build on a worker exited with 2"):
+    expected = r"bot 'c': build on a worker: exited with 2; the end of its output:"
+    with pytest.raises(ConfigError, match=expected):
         unpack(bundle_of(settings, base), settings, tmp_path / "worker")
 
 

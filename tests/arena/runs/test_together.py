@@ -1,0 +1,261 @@
+"""Features combined as users combine them: a relative path with a sandbox, a second run on the same
+results, a resume after an edit, output paths over files the arena did not write, readers that must
+agree. Each of these lost or corrupted results once while each feature passed its own tests."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from arena.bots.build import run_build
+from arena.bots.sandbox import bwrap_problem
+from arena.errors import ConfigError
+from arena.plans.extension import FREE, changed_key
+from arena.plans.tournament import Tournament, load_tournament
+from arena.ratings.table import read_results
+from arena.resultsfile import read_finished
+
+ROOT = Path(__file__).resolve().parents[3]
+ARENA = str(Path(sys.executable).parent / "arena")
+C_BOT = ROOT / "bots" / "c" / "random_bot"
+RANDOM_PY = ROOT / "bots" / "python" / "random_bot.py"
+needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None,
+                                 reason=f"no working bubblewrap: {bwrap_problem()}")
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=170,
+                          check=False, stdin=subprocess.DEVNULL)
+
+
+def tournament_text(bots: str, rounds: int = 1, extra: str = "") -> str:
+    return ("name: t\ngame: blackout\nplayers: 3\noptions: {deals: 2}\n"
+            f"rounds: {rounds}\ntime: {{start_ms: 30000, move_ms: 10000, bank_ms: 30000}}\n"
+            f"{extra}bots:\n{bots}")
+
+
+C_BOTS = "".join(f"  - {{name: c{n}, cmd: {C_BOT}}}\n" for n in range(3))
+
+
+def game_ids(games: Path) -> list[str]:
+    return [orjson.loads(line)["id"] for line in games.read_bytes().splitlines() if line.strip()]
+
+
+# A relative bot directory under a sandbox -------------------------------------------------------
+
+@needs_bwrap
+def test_relative_dir_bot_builds_and_plays_in_the_sandbox(tmp_path: Path) -> None:
+    bot = tmp_path / "bots" / "crnd"
+    bot.mkdir(parents=True)
+    shutil.copy(RANDOM_PY, bot / "random_bot.py")
+    os.chmod(bot / "random_bot.py", 0o644)
+    (bot / "bot.yaml").write_text("name: crnd\nrun: python3 -S built.py\n"
+                                  "build: [sh, -c, 'cp random_bot.py built.py']\n")
+    (tmp_path / "t.yaml").write_text(tournament_text(
+        "  - {dir: bots/crnd}\n" + "".join(f"  - {{name: c{n}, cmd: {C_BOT}}}\n" for n in range(2)),
+        extra="sandbox: bwrap\n"))
+    done = arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (bot / "built.py").exists()
+    assert len(game_ids(tmp_path / "out" / "games.jsonl")) == 3
+
+
+# One writer per results directory ---------------------------------------------------------------
+
+def _start_long_run(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    """A run that is still writing when the next command comes: Python bots, many rounds."""
+    bots = "".join(f"  - {{name: p{n}, cmd: {sys.executable} -S {RANDOM_PY}}}\n" for n in range(3))
+    (tmp_path / "t.yaml").write_text(tournament_text(bots, rounds=400))
+    run = subprocess.Popen([ARENA, "run", "t.yaml", "--out", "out", "--jobs", "1", *args],
+                           cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           stdin=subprocess.DEVNULL)
+    games = tmp_path / "out" / "games.jsonl"
+    deadline = time.monotonic() + 60
+    while not (games.exists() and games.stat().st_size > 0):
+        assert run.poll() is None, run.stderr.read() if run.stderr else ""
+        assert time.monotonic() < deadline, "the first run wrote no game within 60 s"
+        time.sleep(0.05)
+    return run
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("second", [["--resume"], ["--restart"], []])
+def test_a_second_run_on_the_same_results_stops_with_the_first_ones_pid(
+        tmp_path: Path, second: list[str]) -> None:
+    first = _start_long_run(tmp_path)
+    try:
+        done = arena("run", "t.yaml", "--out", "out", "--jobs", "1", *second, cwd=tmp_path)
+        assert done.returncode != 0
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"pid {first.pid}" in lines[0], done.stderr
+        assert "another arena run is writing" in lines[0]
+    finally:
+        first.send_signal(2)
+        first.wait(timeout=60)
+    ids = game_ids(tmp_path / "out" / "games.jsonl")
+    assert ids and len(ids) == len(set(ids))  # every game once; the file was not deleted under it
+
+
+@pytest.mark.slow
+def test_a_second_match_on_the_same_directory_stops(tmp_path: Path) -> None:
+    command = [ARENA, "match", f"{sys.executable} -S {RANDOM_PY}", str(C_BOT), "--field", str(C_BOT),
+               "--games", "4000", "--jobs", "1", "--out", "m"]
+    first = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    games = tmp_path / "m" / "games.jsonl"
+    try:
+        deadline = time.monotonic() + 60
+        while not (games.exists() and games.stat().st_size > 0):
+            assert first.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        done = subprocess.run([*command, "--resume"], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=60, check=False)
+        assert done.returncode != 0 and f"pid {first.pid}" in done.stderr
+    finally:
+        first.send_signal(2)
+        first.wait(timeout=60)
+    ids = game_ids(games)
+    assert len(ids) == len(set(ids))
+
+
+# Output paths over files the arena did not write ------------------------------------------------
+
+@pytest.mark.parametrize("extra", [[], ["--restart"], ["--resume"]])
+def test_out_dot_never_replaces_or_deletes_the_users_files(tmp_path: Path, extra: list[str]) -> None:
+    text = tournament_text(C_BOTS)
+    (tmp_path / "tournament.yaml").write_text(text)
+    (tmp_path / "other.yaml").write_text(text.replace("name: t", "name: other"))
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "mine.txt").write_text("keep")
+    for file in ("tournament.yaml", "other.yaml"):
+        done = arena("run", file, "--out", ".", *extra, cwd=tmp_path)
+        assert done.returncode != 0
+        assert "did not make" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert (tmp_path / "tournament.yaml").read_text() == text
+    assert (tmp_path / "logs" / "mine.txt").read_text() == "keep"
+    assert not (tmp_path / "games.jsonl").exists()
+
+
+def test_restart_removes_only_what_the_arena_wrote(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
+    assert arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path).returncode == 0
+    (tmp_path / "out" / "logs" / "notes.txt").write_text("mine")
+    (tmp_path / "out" / "analysis.csv").write_text("mine")
+    done = arena("run", "t.yaml", "--out", "out", "--jobs", "1", "--restart", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "logs" / "notes.txt").read_text() == "mine"
+    assert (tmp_path / "out" / "analysis.csv").read_text() == "mine"
+    assert len(game_ids(tmp_path / "out" / "games.jsonl")) == 3
+
+
+def test_force_writes_into_a_foreign_directory_but_never_over_the_tournament_file(
+        tmp_path: Path) -> None:
+    (tmp_path / "tournament.yaml").write_text(tournament_text(C_BOTS))
+    (tmp_path / "notes.txt").write_text("mine")
+    done = arena("run", "tournament.yaml", "--out", ".", "--force", "--jobs", "1", cwd=tmp_path)
+    assert done.returncode != 0 and "itself would be replaced" in done.stderr
+    (tmp_path / "elsewhere.yaml").write_text(tournament_text(C_BOTS))
+    (tmp_path / "tournament.yaml").unlink()
+    done = arena("run", "elsewhere.yaml", "--out", ".", "--force", "--jobs", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "notes.txt").read_text() == "mine" and (tmp_path / "games.jsonl").exists()
+
+
+# Resume compares what defines the games ---------------------------------------------------------
+
+def test_resume_refuses_a_changed_challenger(tmp_path: Path) -> None:
+    field = "".join(f"  - {{name: f{n}, cmd: {C_BOT}}}\n" for n in range(3))
+    gauntlet = "format: gauntlet\nchallengers:\n  - {name: ch, cmd: %s}\n"
+    (tmp_path / "t.yaml").write_text(tournament_text(field, extra=gauntlet % C_BOT))
+    assert arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path).returncode == 0
+    first = ROOT / "bots" / "c" / "first_bot"
+    (tmp_path / "t.yaml").write_text(tournament_text(field, rounds=2, extra=gauntlet % first))
+    done = arena("run", "t.yaml", "--out", "out", "--jobs", "1", "--resume", cwd=tmp_path)
+    assert done.returncode != 0
+    assert "challengers[0].cmd: changed" in done.stderr
+
+
+def test_resume_refuses_a_change_to_every_field_that_defines_the_games(tmp_path: Path) -> None:
+    """Every field of Tournament, present and future, except the ones that only say how games are
+    played: a change to it is refused, named by its key."""
+    (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
+    before = load_tournament(tmp_path / "t.yaml")
+    extended = {"rounds": lambda t: (), "bots": lambda t: (), "challengers": None, "teams": None}
+    checked = []
+    for field in dataclasses.fields(Tournament):
+        if field.name in FREE:
+            after = dataclasses.replace(before, **{field.name: object()})
+            assert changed_key(before, after) is None, field.name
+            continue
+        if field.name == "rounds":
+            assert changed_key(before, dataclasses.replace(before, rounds=2)) is None
+            assert changed_key(before, dataclasses.replace(before, rounds=0))[0] == "rounds"
+        elif field.name in extended:
+            value = getattr(before, field.name)
+            shorter = value[:-1] if value else ()
+            if value:
+                assert changed_key(before, dataclasses.replace(before, **{field.name: shorter}))
+            else:
+                assert changed_key(before, dataclasses.replace(before, **{field.name: ("x",)})) is None
+        else:
+            change = changed_key(before, dataclasses.replace(before, **{field.name: object()}))
+            assert change is not None and change[0] == field.name
+        checked.append(field.name)
+    assert {"game", "options", "seed", "time", "limits", "challengers"} <= set(checked)
+
+
+# Readers agree ----------------------------------------------------------------------------------
+
+def test_table_and_resume_agree_on_a_last_line_without_its_newline(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
+    assert arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path).returncode == 0
+    games = tmp_path / "out" / "games.jsonl"
+    games.write_bytes(games.read_bytes().rstrip(b"\n"))  # complete JSON, newline lost
+    assert len(read_results([games]).results) == 2
+    assert len(read_finished(games, repair=False)) == 2
+    done = arena("table", str(games), cwd=tmp_path)
+    assert done.returncode == 0 and "half-written last line" in done.stderr
+    done = arena("run", "t.yaml", "--out", "out", "--jobs", "1", "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "1 played now, 2 from before" in done.stdout
+    assert sorted(game_ids(games)) == sorted(set(game_ids(games))) and len(game_ids(games)) == 3
+
+
+def test_readers_drop_duplicate_games_and_say_how_many(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
+    assert arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path).returncode == 0
+    games = tmp_path / "out" / "games.jsonl"
+    games.write_bytes(games.read_bytes() * 2)
+    assert len(read_results([games]).results) == 3
+    for command in (["table", str(games)], ["report", str(games), "-o", str(tmp_path / "r")]):
+        done = arena(*command, cwd=tmp_path)
+        assert done.returncode == 0 and "skipped 3 duplicate lines" in done.stderr, done.stderr
+
+
+# One build --------------------------------------------------------------------------------------
+
+def test_a_build_that_leaves_a_child_behind_ends_with_its_own_process(tmp_path: Path) -> None:
+    started = time.monotonic()
+    run_build(("sh", "-c", "sleep 45 & echo started"), str(tmp_path), str(tmp_path), "b")
+    assert time.monotonic() - started < 10
+
+
+def test_a_build_gets_no_stdin_and_a_failure_shows_its_last_20_lines(tmp_path: Path) -> None:
+    run_build(("sh", "-c", "cat > got.txt"), str(tmp_path), str(tmp_path), "b")  # EOF at once
+    assert (tmp_path / "got.txt").read_text() == ""
+    script = "for i in $(seq 1 30); do echo line$i; done; exit 4"
+    with pytest.raises(ConfigError) as error:
+        run_build(("sh", "-c", script), str(tmp_path), str(tmp_path), "t.yaml: bots[0].build")
+    text = str(error.value)
+    assert text.startswith("t.yaml: bots[0].build: exited with 4; the end of its output:")
+    assert "line11" in text and "line30" in text and "line10\n" not in text
