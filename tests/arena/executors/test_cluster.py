@@ -288,3 +288,48 @@ def test_tasks_last_about_a_second_of_a_thread_and_shrink_at_the_end() -> None:
     assert task_size(60, 2, finished=500, seconds=5.0) == 10  # a sixth of what is left
     assert task_size(12, 2, finished=500, seconds=5.0) == 6  # but not below an eighth of 50
     assert task_size(1_000, 64, finished=10, seconds=3.5) == 1  # games of 20 s: one per task
+
+
+@pytest.mark.parametrize("command", ["run", "gauntlet", "match", "league"])
+def test_matrix_cells_on_the_cluster(cluster: Cluster, tmp_path: Path, command: str) -> None:
+    """The combination matrix's Dask cells (tests/arena/test_matrix.py has the local ones): bots
+    named by relative paths and a bot directory, fresh then --resume; every game exactly once."""
+    run_dir = tournament_dir(tmp_path, rounds=1, bots=3)
+    for manifest in ("random.bot.yaml", "first.bot.yaml"):
+        shutil.copy(ROOT / "bots" / "c" / manifest, run_dir / "bots" / "c" / manifest)
+    subprocess.run(["make", "-s", "-C", "bots/c"], cwd=run_dir, check=True, capture_output=True)
+    on = ["--cluster", cluster.address]
+
+    def once(path: Path, expected: int) -> None:
+        ids = [line["id"] for line in games(path)]
+        assert len(ids) == expected == len(set(ids)), ids
+
+    if command in ("run", "gauntlet"):
+        text = (run_dir / "t.yaml").read_text().replace("players: 4", "players: 3")
+        if command == "gauntlet":
+            text += "format: gauntlet\nchallengers:\n  - {dir: bots/c/random.bot.yaml, name: ch}\n"
+        for rounds in (1, 2):
+            (run_dir / "t.yaml").write_text(text.replace("rounds: 1", f"rounds: {rounds}"))
+            done = arena("run", "t.yaml", "--out", "out", *on,
+                         *(["--resume"] if rounds == 2 else []), cwd=run_dir)
+            assert done.returncode == 0, done.stderr
+            once(run_dir / "out", (9 if command == "gauntlet" else 3) * rounds)
+    elif command == "match":
+        args = ["match", "bots/c/random.bot.yaml", "python3 bots/python/random_bot.py",
+                "--field", "bots/c/random_bot", "--option", "deals=2", "--out", "m", *on]
+        for count in (4, 8):
+            done = arena(*args, "--games", str(count), *(["--resume"] if count == 8 else []),
+                         cwd=run_dir)
+            assert done.returncode == 0, done.stderr
+            once(run_dir / "m", count)
+    else:
+        assert arena("league", "init", "lg", "--game", "blackout", "--players", "3",
+                     "--option", "deals=2", "--cluster", cluster.address, cwd=run_dir).returncode == 0
+        for bot in ("bots/c/random.bot.yaml", "bots/c/first.bot.yaml", "bots/python/random.bot.yaml"):
+            done = arena("league", "submit", "lg", bot, cwd=run_dir)
+            assert done.returncode == 0, done.stdout + done.stderr
+        for _ in range(2):  # a second run takes up where the first left off
+            assert arena("league", "run", "lg", "--games", "3", cwd=run_dir).returncode == 0
+        assert arena("league", "export", "lg", "--out", "all.jsonl", cwd=run_dir).returncode == 0
+        ids = [orjson.loads(line)["id"] for line in (run_dir / "all.jsonl").read_bytes().splitlines()]
+        assert len(ids) == 6 == len(set(ids))

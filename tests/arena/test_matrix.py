@@ -1,0 +1,136 @@
+"""The combination matrix: every command that plays games x every way of naming a bot x relative
+and absolute paths (run from another working directory) x no sandbox and bwrap x fresh and
+``--resume``; each cell plays its games through the real CLI and holds each game exactly once.
+The Dask cells are in tests/arena/executors/test_cluster.py (they share its cluster fixture)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from arena.bots.sandbox import bwrap_problem
+
+ROOT = Path(__file__).resolve().parents[2]
+ARENA = str(Path(sys.executable).parent / "arena")
+COMMANDS = ("play", "check-bot", "match", "run", "gauntlet", "league")
+FORMS = ("command", "directory", "manifest")
+PATHS = ("relative", "absolute")
+SANDBOXES = ("none", "bwrap")
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240),
+              pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")]
+
+
+def cells() -> list[object]:
+    found = []
+    for command, form, path, sandbox in itertools.product(COMMANDS, FORMS, PATHS, SANDBOXES):
+        if command == "league" and form == "command":
+            continue  # a league takes bot directories, manifests and archives, not commands
+        marks = [pytest.mark.skipif(bwrap_problem() is not None,
+                                    reason=f"no working bubblewrap: {bwrap_problem()}")] \
+            if sandbox == "bwrap" else []
+        found.append(pytest.param(command, form, path, sandbox, marks=marks,
+                                  id=f"{command}-{form}-{path}-{sandbox}"))
+    return found
+
+
+def make_bots(root: Path) -> None:
+    """Three C bots, each in its own directory with its source, a bot.yaml that builds it and a
+    named manifest; readable by anyone (a sandboxed bot runs as a uid of its own)."""
+    for n in range(3):
+        bot = root / "bots" / f"c{n}"
+        bot.mkdir(parents=True)
+        shutil.copy(ROOT / "bots" / "c" / "random_bot.c", bot / "random_bot.c")
+        manifest = f"name: c{n}\nrun: ./random_bot\nbuild: cc -O2 -o random_bot random_bot.c\n"
+        (bot / "bot.yaml").write_text(manifest)
+        (bot / f"c{n}.bot.yaml").write_text(manifest)
+        subprocess.run(["cc", "-O2", "-o", str(bot / "random_bot"), str(bot / "random_bot.c")],
+                       check=True)
+    for path in [root, *root.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() or path.name == "random_bot" else 0o644)
+
+
+def bot_word(form: str, n: int, base: str) -> str:
+    """Bot ``n`` named as ``form``, its path starting at ``base`` (relative: ``bots``)."""
+    if form == "command":
+        return f"{base}/c{n}/random_bot"
+    if form == "directory":
+        return f"{base}/c{n}"
+    return f"{base}/c{n}/c{n}.bot.yaml"
+
+
+def tournament_entry(form: str, n: int, base: str) -> str:
+    if form == "command":
+        return f"  - {{name: c{n}, cmd: {base}/c{n}/random_bot}}\n"
+    directory = f"{base}/c{n}" if form == "directory" else f"{base}/c{n}/c{n}.bot.yaml"
+    return f"  - {{name: c{n}, dir: {directory}}}\n"
+
+
+def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=200,
+                          check=False, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, f"arena {' '.join(args)}: {done.stdout[-1500:]}{done.stderr[-1500:]}"
+    return done
+
+
+def once(games: Path, expected: int) -> None:
+    """``games`` holds ``expected`` games, each exactly once."""
+    ids = [orjson.loads(line)["id"] for line in games.read_bytes().splitlines() if line.strip()]
+    assert len(ids) == expected and len(set(ids)) == expected, ids
+
+
+@pytest.mark.parametrize(("command", "form", "path", "sandbox"), cells())
+def test_cell(tmp_path: Path, command: str, form: str, path: str, sandbox: str) -> None:
+    home = tmp_path / "home"
+    make_bots(home)
+    # relative: from the directory holding bots/; absolute: from another working directory
+    cwd = home if path == "relative" else tmp_path / "elsewhere"
+    cwd.mkdir(exist_ok=True)
+    base = "bots" if path == "relative" else str(home / "bots")
+    words = [bot_word(form, n, base) for n in range(3)]
+    box = ["--sandbox", sandbox]
+    if command == "play":
+        arena("play", "blackout", *words, "--seed", "3", "--log", "game.json", *box, cwd=cwd)
+        assert "result" in json.loads((cwd / "game.json").read_text())
+    elif command == "check-bot":
+        arena("check-bot", *box, "--game", "blackout", "--", words[0], cwd=cwd)
+    elif command == "match":
+        match = ["match", words[0], words[1], "--field", words[2], "--players", "3",
+                 "-o", "deals=2", "--jobs", "1", "--out", "m", *box]
+        arena(*match, "--games", "4", cwd=cwd)
+        once(cwd / "m" / "games.jsonl", 4)
+        arena(*match, "--games", "8", "--resume", cwd=cwd)
+        once(cwd / "m" / "games.jsonl", 8)
+    elif command in ("run", "gauntlet"):
+        entries = "".join(tournament_entry(form, n, base) for n in range(3))
+        extra = ""
+        if command == "gauntlet":
+            field = "".join(tournament_entry("command", n, base) for n in range(3))
+            extra = "format: gauntlet\nchallengers:\n" + tournament_entry(form, 0, base).replace(
+                "name: c0", "name: ch")
+            entries = field
+        for rounds in (1, 2):
+            (cwd / "t.yaml").write_text(
+                f"name: t\ngame: blackout\nplayers: 3\noptions: {{deals: 2}}\nrounds: {rounds}\n"
+                f"sandbox: {sandbox}\n{extra}bots:\n{entries}")
+            arena("run", "t.yaml", "--out", "out", "--jobs", "1",
+                  *(["--resume"] if rounds == 2 else []), cwd=cwd)
+            # a round-robin of 3 bots at 3 seats: one table; a gauntlet: the challenger with
+            # each pair of the 3 field bots: three tables; every table in 3 seat rotations
+            once(cwd / "out" / "games.jsonl", (9 if command == "gauntlet" else 3) * rounds)
+    else:
+        arena("league", "init", "lg", "--game", "blackout", "--players", "3", "--sandbox", sandbox,
+              cwd=cwd)
+        for word in words:
+            done = arena("league", "submit", "lg", word, cwd=cwd)
+            assert done.stdout.startswith("accepted"), done.stdout
+        arena("league", "run", "lg", "--games", "6", "--jobs", "1", cwd=cwd)
+        arena("league", "export", "lg", "--out", "games.jsonl", cwd=cwd)
+        once(cwd / "games.jsonl", 6)
