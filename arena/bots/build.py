@@ -34,8 +34,8 @@ def run_build(build: tuple[str, ...], workdir: str, bot_dir: str, where: str,
               sandbox: Sandbox | None = None, timeout: float = TIMEOUT) -> None:
     """Run ``build`` in ``workdir`` (absolute), in ``sandbox`` with ``bot_dir`` writable.
 
-    ConfigError ``WHERE: exited with N; the end of its output: ...`` (``TAIL_LINES`` lines) when it fails, does not
-    finish within ``timeout`` seconds, or cannot start.
+    ConfigError ``WHERE: exited with N; the end of its output: ...`` (``TAIL_LINES`` lines) when
+    it fails, does not finish within ``timeout`` seconds, or cannot start.
     """
     argv = list(build)
     if sandbox is not None:

@@ -19,7 +19,7 @@ from arena.bots.faults import Fault, FaultKind
 from arena.bots.process import BotProcess, close_bots
 from arena.errors import BotStartError
 from arena.game.referee import play_game, result_of
-from arena.work import GameSpec, RunSettings
+from arena.work import BotCommand, GameSpec, RunSettings
 
 
 class _BotPool:
@@ -72,14 +72,31 @@ class _BotPool:
         if self.settings.log_dir is not None:
             suffix = "" if copy == 0 else f"-copy{copy + 1}"
             log = Path(self.settings.log_dir) / f"{name}{suffix}-{os.getpid()}.stderr.log"
-        return BotProcess(name, command.argv, cwd=command.workdir, limits=self.settings.limits,
-                          log_path=log, start_timeout=self.settings.time_control.start_ms / 1000,
-                          sandbox=command.sandbox)
+        return bot_process(name, command, self.settings, log)
 
     def close(self) -> None:
         """Stop every bot of this pool (quit to all, one shared grace, then kill)."""
         close_bots(self.bots.values())
         self.bots.clear()
+
+
+def bot_process(name: str, command: BotCommand, settings: RunSettings,
+                log_path: Path | None = None) -> BotProcess:
+    """The (not yet started) process of bot ``name`` as ``settings`` start it."""
+    return BotProcess(name, command.argv, cwd=command.workdir, limits=settings.limits,
+                      log_path=log_path, start_timeout=settings.time_control.start_ms / 1000,
+                      sandbox=command.sandbox)
+
+
+def preflight(settings: RunSettings) -> None:
+    """Start and stop each bot once, so that a bot that cannot even say hello stops the run
+    before any game (BotStartError, one line), instead of faulting in every game."""
+    for name, command in settings.bots.items():
+        bot = bot_process(name, command, settings)
+        try:
+            bot.start()
+        finally:
+            bot.close()
 
 
 def _start(bot: BotProcess) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,11 +18,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.errors import ConfigError, ResultsError, RunInterrupted
+from arena.executors.batch import preflight
 from arena.plans.match import GAME_ID, Match, score_of_unit, unit_games
 from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, match_stats
+from arena.runs.progress import StatusLine
 from arena.runs.record import play_and_record
 from arena.runs.results import ResultsWriter, read_finished, results_dir
-from arena.runs.run import preflight
 from arena.work import Finished
 
 # Playing ---------------------------------------------------------------------------------------
@@ -183,34 +183,14 @@ def _signed(value: float) -> str:
     return f"{value:+.1f}" if value == value and abs(value) != float("inf") else str(value)
 
 
-class MatchProgress:
-    """Prints ``progress_line`` as units complete: redrawn in place on a terminal (at most 10 times
-    a second), elsewhere one line per twentieth of ``--games`` and one at the end, so logs stay
-    short."""
+class MatchProgress(StatusLine):
+    """Prints ``progress_line`` as units complete (``StatusLine``: in place on a terminal,
+    elsewhere one line per twentieth of ``--games`` and one at the end)."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty()
-        self.last_draw = 0.0
-        self.last_step = -1
+        super().__init__(stream, steps=20)
 
     def update(self, report: MatchReport) -> None:
         """Show the state after a completed unit."""
-        now = time.monotonic()
-        if self.tty:
-            if now - self.last_draw >= 0.1 or report.decided:
-                self.last_draw = now
-                self.stream.write("\r" + progress_line(report) + "\033[K")
-                self.stream.flush()
-            return
-        step = len(report.scores) * 20 // max(1, report.match.units)
-        if step != self.last_step or report.decided:
-            self.last_step = step
-            self.stream.write(progress_line(report) + "\n")
-            self.stream.flush()
-
-    def finish(self) -> None:
-        """End the status line."""
-        if self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
+        self.draw(lambda: progress_line(report), len(report.scores), report.match.units,
+                  final=report.decided)

@@ -1,27 +1,59 @@
-"""A progress line for long runs: games done of total, games per second, time left, faults."""
+"""Progress lines for long work: the one status-line printer, and a run's games done of total,
+games per second, time left, faults."""
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 
-class Progress:
-    """Redraws one status line on a terminal (at most 10 times a second); elsewhere, prints a
-    line at every tenth of the run, so logs stay short."""
+class StatusLine:
+    """The one way long work reports progress: on a terminal one line redrawn in place (at most 10
+    times a second, and at the end); elsewhere a line at every ``steps``-th of the work, so logs
+    stay short."""
+
+    def __init__(self, stream: TextIO | None = None, steps: int = 10) -> None:
+        self.stream = stream or sys.stderr
+        self.steps = steps
+        self.tty = self.stream.isatty()
+        self.last_draw = 0.0
+        self.last_step = -1
+
+    def draw(self, text: Callable[[], str], done: int, total: int, final: bool = False) -> None:
+        """Show ``text()`` for ``done`` of ``total`` (built only when it is shown)."""
+        if self.tty:
+            now = time.monotonic()
+            if now - self.last_draw >= 0.1 or done >= total or final:
+                self.last_draw = now
+                self.stream.write("\r" + text() + "\033[K")
+                self.stream.flush()
+            return
+        step = done * self.steps // max(1, total)
+        if step != self.last_step or final:
+            self.last_step = step
+            self.stream.write(text() + "\n")
+            self.stream.flush()
+
+    def finish(self) -> None:
+        """End the status line."""
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+class Progress(StatusLine):
+    """Games done of total, games per second, time left, faults (and a cluster's workers)."""
 
     def __init__(self, total: int, already: int = 0, faults: int = 0,
                  stream: TextIO | None = None) -> None:
-        self.stream = stream or sys.stderr
+        super().__init__(stream)
         self.total = total
         self.already = already
         self.done = already
         self.faults = faults
         self.start = time.monotonic()
-        self.last_draw = 0.0
-        self.last_tenth = -1
-        self.tty = self.stream.isatty()
         self.workers: int | None = None
 
     def show_workers(self, count: int) -> None:
@@ -32,18 +64,7 @@ class Progress:
         """Count one finished game and its faults."""
         self.done = done
         self.faults += faults
-        now = time.monotonic()
-        if self.tty:
-            if now - self.last_draw >= 0.1 or done == total:
-                self.last_draw = now
-                self.stream.write("\r" + self.render(now) + "\033[K")
-                self.stream.flush()
-        else:
-            tenth = done * 10 // max(1, total)
-            if tenth != self.last_tenth:
-                self.last_tenth = tenth
-                self.stream.write(self.render(now) + "\n")
-                self.stream.flush()
+        self.draw(lambda: self.render(time.monotonic()), done, total)
 
     def render(self, now: float) -> str:
         """The status line."""
@@ -58,12 +79,6 @@ class Progress:
         workers = "" if self.workers is None else f"  {self.workers} workers"
         return (f"[{bar}] {self.done}/{self.total} games  {rate:,.1f} games/s  "
                 f"{eta} left  {self.faults} faults{workers}")
-
-    def finish(self) -> None:
-        """End the status line."""
-        if self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _clock(seconds: float) -> str:

@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
-from arena.bots.process import BotProcess
 from arena.errors import ConfigError, ResultsError, RunInterrupted
+from arena.executors.batch import preflight
 from arena.plans.extension import check_extension
 from arena.plans.order import locality_order
 from arena.plans.sandboxes import tournament_sandboxes
@@ -106,19 +106,6 @@ def _check_saved_games(path: Path, finished: dict[str, dict[str, Any]],
                 f"{line.get('seed')}, but the schedule now gives {list(task.seats)} and seed "
                 f"{task.seed} (added bots change a sampled schedule, one of more than max_tables "
                 f"tables); use --restart or another --out")
-
-
-def preflight(settings: RunSettings) -> None:
-    """Start and stop each bot once, so that a bot that cannot even say hello stops the run
-    before any game (BotStartError, one line), instead of faulting in every game."""
-    for name, command in settings.bots.items():
-        bot = BotProcess(name, command.argv, cwd=command.workdir, limits=settings.limits,
-                         start_timeout=settings.time_control.start_ms / 1000,
-                         sandbox=command.sandbox)
-        try:
-            bot.start()
-        finally:
-            bot.close()
 
 
 def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = None,
