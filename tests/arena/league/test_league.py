@@ -314,3 +314,16 @@ def test_a_submission_during_a_run_joins_it_and_ctrl_c_saves_what_finished(
     assert run.returncode == 130 and "interrupted: every finished game is saved" in err
     assert query(league, "PRAGMA integrity_check") == [("ok",)]
     assert arena("league", "run", league, "--games", "4", "--jobs", "1").returncode == 0
+
+
+def test_a_league_of_identical_bots_runs_without_dividing_by_zero(tmp_path: Path) -> None:
+    # Four copies of the deterministic C random bot tie every duplicate set: equal ratings and
+    # zero-width intervals, which the matchmaker divided by (ZeroDivisionError, a traceback).
+    path = tmp_path / "copies"
+    assert arena("league", "init", path, "--game", "blackout", "--players", "4").returncode == 0
+    for index in range(4):
+        done = arena("league", "submit", path, own_bot(tmp_path, f"copy{index}"))
+        assert done.returncode == 0, done.stdout + done.stderr
+    done = arena("league", "run", path, "--games", "40", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and games(path) == 40
