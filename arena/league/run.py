@@ -9,10 +9,9 @@ machinery: ``arena.executors.workers.run_tasks`` over ``arena.executors.batch.pl
 
 from __future__ import annotations
 
-import fcntl
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import orjson
 
 from arena.errors import ConfigError
 from arena.executors.choose import run_tasks_anywhere
+from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
 from arena.league.settings import LeagueSettings
 from arena.league.standings import matchmaker_entrants
@@ -55,7 +55,7 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
     report = LeagueRunReport()
     start = time.monotonic()
     try:
-        with _only_run(directory):
+        with _only_run(store.directory):
             settings = LeagueSettings.of(store)
             workers = jobs or len(available_cpus())
             cluster = cluster if cluster is not None else settings.cluster
@@ -171,13 +171,9 @@ def _faulting_bot(fault: dict[str, object], ids: tuple[int, ...]) -> int:
     return ids[seat] if isinstance(seat, int) and 0 <= seat < len(ids) else ids[0]
 
 
-@contextmanager
-def _only_run(directory: Path) -> Iterator[None]:
+def _only_run(directory: Path) -> AbstractContextManager[None]:
     """Hold the league's run lock: two runs would play the same open sets. The kernel drops the
-    lock with the process, however it ends."""
-    with (directory / RUN_LOCK).open("a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ConfigError(f"{directory}: another league run is going on") from None
-        yield
+    lock with the process, however it ends; one who finds it held is told the holder's pid."""
+    return league_lock(directory / RUN_LOCK, what="another arena league run on this league",
+                       advice="wait for it to end, or stop it (kill -INT {pid}: the games it "
+                              "finished are kept), then run again")

@@ -327,3 +327,20 @@ def test_a_league_of_identical_bots_runs_without_dividing_by_zero(tmp_path: Path
     done = arena("league", "run", path, "--games", "40", "--jobs", "2")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and games(path) == 40
+
+
+@pytest.mark.slow
+def test_a_second_run_is_told_which_process_holds_the_league(league: Path) -> None:
+    run = start("league", "run", league, "--minutes", "5", "--jobs", "1")
+    try:
+        wait_for(lambda: games(league) >= 1)
+        done = arena("league", "run", league, "--games", "1")
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (
+            f"arena: error: {league}/run.lock: held by pid {run.pid} (another arena league run on "
+            f"this league): wait for it to end, or stop it (kill -INT {run.pid}: the games it "
+            f"finished are kept), then run again\n")
+    finally:
+        run.send_signal(signal.SIGINT)
+        run.communicate(timeout=60)
+    assert run.returncode == 130
