@@ -12,7 +12,7 @@ from arena.game.play import parse_option_pairs
 from arena.league.settings import SANDBOXES, LeagueSettings
 from arena.league.status import export_games, league_status, league_table
 from arena.league.store import Store
-from arena.league.submit import submit
+from arena.league.submit import LOCK_WAIT, submit
 from arena.ratings.model import RESAMPLES
 from arena.settings import check_cluster_address
 
@@ -53,14 +53,24 @@ def submit_command(
     bot: Annotated[Path, typer.Argument(
         help="A bot directory with a bot.yaml, a NAME.bot.yaml manifest, or a .zip / .tar.gz "
              "archive holding one.", show_default=False)],
+    wait: Annotated[float, typer.Option(
+        help="Seconds to wait while another submission is storing its bot, then give up.",
+        min=0.0)] = LOCK_WAIT,
 ) -> None:
     """Copy a bot into the league, build and check it: accepted NAME vVERSION, or rejected.
 
-    Exit status 0 when accepted, 1 when rejected (with the reason and the check's report).
-    A new version of a name replaces the old one in the pool; the old one's games stay in the
-    history.
+    Exit status 0 when accepted, 1 when rejected (with the reason and the check's report), 2 when
+    another submission kept the league busy for --wait seconds, 130 when interrupted (Ctrl-C,
+    SIGTERM): the league is then as it was. A new version of a name replaces the old one in the
+    pool; the old one's games stay in the history.
     """
-    submission = submit(league, bot)
+
+    def waiting(pid: int | None) -> None:
+        holder = f"pid {pid}" if pid is not None else "another process"
+        typer.echo(f"arena: waiting for {holder} (another league submit storing its bot)",
+                   err=True)
+
+    submission = submit(league, bot, wait=wait, on_wait=waiting)
     if submission.accepted:
         typer.echo(f"accepted {submission.name} v{submission.version}")
         return

@@ -9,6 +9,8 @@ import orjson
 from tabulate import tabulate
 
 from arena.errors import ResultsError
+from arena.league.leftovers import SUBMIT_LOCK, remove_leftovers
+from arena.league.lock import LeagueBusy, league_lock
 from arena.league.settings import LeagueSettings
 from arena.league.standings import active_results, export_lines
 from arena.league.store import SUBMISSIONS_LOG, Store
@@ -36,6 +38,7 @@ def league_status(directory: Path) -> str:
     """Settings, entrants with their versions, games and recent faults, and recent submissions."""
     store = Store.open(directory)
     try:
+        removed = _tidy(store)
         settings = LeagueSettings.of(store)
         bots = store.bots(("active", "replaced", "retired"))
         games = store.game_counts()
@@ -56,9 +59,23 @@ def league_status(directory: Path) -> str:
                    for bot in bots for game, kind, detail in recent.get(bot.id, [])]
     if fault_lines:
         lines += ["", "recent faults:", *fault_lines]
+    if removed:
+        lines += ["", "removed what interrupted submissions left (the league never held it):",
+                  *(f"  {path}" for path in removed)]
     lines += ["", "recent submissions:"]
     lines += [f"  {line}" for line in _submissions(directory)] or ["  none"]
     return "\n".join(lines) + "\n"
+
+
+def _tidy(store: Store) -> list[str]:
+    """Remove interrupted submissions' leftovers, unless a submission is storing its bot now (it
+    will do it itself)."""
+    try:
+        with league_lock(store.directory / SUBMIT_LOCK, what="a league submit storing its bot",
+                         advice="status tidies up later"):
+            return remove_leftovers(store)
+    except (LeagueBusy, OSError):  # busy, or a league this user may only read
+        return []
 
 
 def _submissions(directory: Path) -> list[str]:
