@@ -10,7 +10,7 @@ import typer
 from arena.errors import RunInterrupted
 from arena.game.play import parse_option_pairs
 from arena.league.settings import SANDBOXES, LeagueSettings
-from arena.league.status import export_games, league_status, league_table
+from arena.league.status import EXPORT_DIR, export_games, league_status, league_table
 from arena.league.store import Store
 from arena.league.submit import LOCK_WAIT, submit
 from arena.ratings.model import RESAMPLES
@@ -153,9 +153,12 @@ def retire_command(
 def export_command(
     league: League,
     out: Annotated[Path | None, typer.Option(
-        help="The file to write (default: LEAGUE/export/games.jsonl).", show_default=False)] = None,
+        help="The file to write (default: LEAGUE/export/games.jsonl). Never a path inside the "
+             "league but its export/ folder.", show_default=False)] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace --out when it exists (a file the league did not write).")] = False,
 ) -> None:
     """Write every game, old versions' too, as a tournament's games.jsonl (for arena table)."""
-    path = out if out is not None else league / "export" / "games.jsonl"
-    count = export_games(league, path)
+    path = out if out is not None else league / EXPORT_DIR / "games.jsonl"
+    count = export_games(league, path, force=force)
     typer.echo(f"{count} games written to {path}")

@@ -344,3 +344,31 @@ def test_a_second_run_is_told_which_process_holds_the_league(league: Path) -> No
         run.send_signal(signal.SIGINT)
         run.communicate(timeout=60)
     assert run.returncode == 130
+
+
+def test_export_never_overwrites_what_the_league_did_not_write(league: Path, tmp_path: Path) -> None:
+    before = snapshot(league)
+    link = tmp_path / "link.db"  # the database by another name is still the database
+    link.symlink_to(league / DATABASE)
+    for inside in (league / DATABASE, league / "submissions.jsonl", league / "bots" / "games.jsonl",
+                   league / "export" / ".." / DATABASE, link):
+        done = arena("league", "export", league, "--out", inside, "--force")
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stdout + done.stderr
+        assert done.stderr.startswith(f"arena: error: --out {inside}: inside the league")
+    assert snapshot(league) == before
+    assert arena("league", "status", league).returncode == 0
+    other = tmp_path / "other-run" / "games.jsonl"  # another run's results
+    other.parent.mkdir()
+    other.write_bytes(b'{"id": "not the league\'s"}\n')
+    done = arena("league", "export", league, "--out", other)
+    assert done.returncode == 2
+    assert done.stderr == (f"arena: error: --out {other}: already exists and the league did not "
+                           f"write it: give --force to replace it, or another path\n")
+    assert other.read_bytes() == b'{"id": "not the league\'s"}\n'
+    done = arena("league", "export", league, "--out", other, "--force")
+    assert done.stdout == f"0 games written to {other}\n", done.stderr
+    assert other.read_bytes() == b"" and [p.name for p in other.parent.iterdir()] == ["games.jsonl"]
+    for _ in range(2):  # the league's own export folder: exporting again replaces its file
+        done = arena("league", "export", league)
+        assert done.returncode == 0, done.stderr
+    assert [p.name for p in (league / "export").iterdir()] == ["games.jsonl"]
