@@ -74,7 +74,7 @@ class _BotPool:
             log = Path(self.settings.log_dir) / f"{name}{suffix}-{os.getpid()}.stderr.log"
         return BotProcess(name, command.argv, cwd=command.workdir, limits=self.settings.limits,
                           log_path=log, start_timeout=self.settings.time_control.start_ms / 1000,
-                          sandbox=command.sandbox)
+                          sandbox=command.sandbox, silent_log=self.settings.silent_bot_logs)
 
     def close(self) -> None:
         """Stop every bot of this pool (quit to all, one shared grace, then kill)."""
