@@ -14,6 +14,7 @@ from arena.league.status import EXPORT_DIR, export_games, league_status, league_
 from arena.league.store import Store
 from arena.league.submit import LOCK_WAIT, submit
 from arena.ratings.model import RESAMPLES
+from arena.runs.progress import Progress
 from arena.settings import check_cluster_address
 
 app = typer.Typer(help="A league: submitted bots, games scheduled where the ranking is least "
@@ -100,14 +101,19 @@ def run_command(
     Newcomers play first, then the neighbours in the table whose order is least certain; nobody
     starves. Ctrl-C (or a kill) loses at most the games in progress: run again to continue.
     """
-    from arena.league.run import run_league
+    from arena.league.run import expected_games, run_league
 
+    progress = Progress(games or 0)
     try:
         report = run_league(league, games=games, minutes=minutes, jobs=jobs,
-                            cluster=None if cluster is None else check_cluster_address(cluster))
+                            cluster=None if cluster is None else check_cluster_address(cluster),
+                            on_game=lambda game, report: progress.update(
+                                game.faults, report.played, expected_games(report, games, minutes)))
     except KeyboardInterrupt:
+        progress.finish()
         raise RunInterrupted(f"interrupted: every finished game is saved in {league}; "
                              f"arena league run {league} continues") from None
+    progress.finish()
     typer.echo(f"{report.played} games played in {report.seconds:.1f} s ({report.faults} faults); "
                f"{report.total} games in the league")
 

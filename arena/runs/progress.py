@@ -29,8 +29,10 @@ class Progress:
         self.workers = count
 
     def update(self, faults: int, done: int, total: int) -> None:
-        """Count one finished game and its faults."""
+        """Count one finished game and its faults; ``total`` may change (a run bounded by time
+        estimates it as it goes)."""
         self.done = done
+        self.total = total
         self.faults += faults
         now = time.monotonic()
         if self.tty:

@@ -372,3 +372,24 @@ def test_export_never_overwrites_what_the_league_did_not_write(league: Path, tmp
         done = arena("league", "export", league)
         assert done.returncode == 0, done.stderr
     assert [p.name for p in (league / "export").iterdir()] == ["games.jsonl"]
+
+
+@pytest.mark.slow
+def test_a_league_run_shows_progress_and_logs_only_bots_that_wrote_to_stderr(tmp_path: Path) -> None:
+    path = tmp_path / "quiet"
+    done = arena("league", "init", path, "--game", "blackout", "--players", "3", "--option", "deals=2")
+    assert done.returncode == 0, done.stderr
+    chatty = own_bot(tmp_path, "chatty")
+    (chatty / "bot.yaml").write_text("name: chatty\nrun: sh -c 'echo chatty says hi >&2; exec ./bot'\n")
+    for bot in (own_bot(tmp_path, "one"), own_bot(tmp_path, "two"), chatty):
+        done = arena("league", "submit", path, bot)
+        assert done.returncode == 0, done.stdout + done.stderr
+    done = arena("league", "run", path, "--games", "12", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()  # not a terminal: a line at each tenth of the run
+    assert len(lines) >= 2 and all(" games/s  " in line and " left  " in line for line in lines)
+    assert lines[-1].startswith("[########################] 12/12 games  ")
+    assert lines[-1].endswith(" left  0 faults")
+    logs = sorted((path / "logs").iterdir())
+    assert logs and all(log.name.startswith("chatty@1-") for log in logs)  # the others said nothing
+    assert all("chatty says hi" in log.read_text() for log in logs)
