@@ -3,10 +3,15 @@ or reject it.
 
 The bot (a directory, a manifest file, or a ``.zip`` / ``.tar.gz``) is copied or unpacked into
 ``staging/`` (``arena.league.archive``), its manifest is read there, the build runs in the copy,
-and the copy goes through every ``arena check-bot`` step for the league's game. Only then is it
-moved to ``bots/NAME/VERSION`` and recorded, in one transaction. A rejected submission changes
+and the copy goes through every ``arena check-bot`` step for the league's game. Only then, holding
+the league's ``submit.lock`` (so two submissions of one name take turns for the version number), is
+it moved to ``bots/NAME/VERSION`` and recorded, in one transaction. A rejected submission changes
 nothing in the league but the submissions log (``submissions.jsonl``, every attempt with its
 reason, which ``league status`` shows): the staged copy is dropped, the database is not written.
+
+Atomic at every point: the database is the truth. Ctrl-C or SIGTERM removes what this submission
+made (its staging directory; a version directory not yet recorded) and ends it with one line;
+SIGKILL leaves them, and ``arena.league.leftovers`` removes them at the next submit or status.
 """
 
 from __future__ import annotations
