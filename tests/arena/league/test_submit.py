@@ -240,3 +240,29 @@ def test_a_league_at_a_relative_path_submits_and_plays_in_bwrap(tmp_path: Path) 
     done = arena("league", "run", "friends", "--games", "3", "--jobs", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "3 games played" in done.stdout
+
+
+@pytest.mark.slow
+def test_a_submission_being_checked_keeps_its_staging_while_another_tidies(tmp_path: Path) -> None:
+    league = new_league(tmp_path)
+    slow = tmp_path / "slow-src"  # hello after 3 s: still being checked while the other comes
+    slow.mkdir()
+    shutil.copy(ROOT / "tests/bots/misbehaving/slow.py", slow / "bot.py")
+    shutil.copy(ROOT / "tests/bots/misbehaving/_protocol.py", slow)
+    (slow / "bot.yaml").write_text("name: slow\nrun: python3 bot.py 3 0\n")
+    checked = subprocess.Popen([ARENA, "league", "submit", str(league), str(slow)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: bool(subprocess.run(["pgrep", "-P", str(checked.pid)],
+                                             capture_output=True).stdout))
+        [staging] = list((league / "staging").iterdir())
+        done = arena("league", "submit", league, own_bot(tmp_path, "quick"))
+        assert done.stdout == "accepted quick v1\n", done.stdout + done.stderr
+        assert staging.is_dir()  # alive and locked: not a leftover
+        out, err = checked.communicate(timeout=200)
+    finally:
+        if checked.poll() is None:
+            checked.kill()
+            checked.wait()
+    assert out == "accepted slow v1\n", out + err
+    assert list((league / "staging").iterdir()) == []
