@@ -68,6 +68,9 @@ class RunSettings:
     policy: FaultPolicy = FaultPolicy.FORFEIT
     log_dir: str | None = None
     max_live_bots: int | None = MAX_LIVE_BOTS
+    silent_bot_logs: bool = True
+    """Whether a bot process that writes nothing to stderr gets a log file all the same (the
+    league's runs say no: thousands of files of one "[arena] started" line)."""
 
 
 class Finished(NamedTuple):

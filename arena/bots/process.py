@@ -111,6 +111,7 @@ class BotProcess:
         log_cap: int = LOG_CAP,
         games: Sequence[str] = GAMES,
         sandbox: Sandbox | None = None,
+        silent_log: bool = True,
     ) -> None:
         if not argv:
             raise BotStartError(f"bot '{name}': empty command")
@@ -138,7 +139,7 @@ class BotProcess:
         self.logger = logging.getLogger(f"arena.bot.{name}")
         self._proc: subprocess.Popen[bytes] | None = None
         self._channel: Channel | None = None
-        self._sink = StderrSink(name, log_path, log_cap)
+        self._sink = StderrSink(name, log_path, log_cap, silent_log)
         self._running = False
         self._next_id = 0
         self._exchange = (b"", b"")  # the last request answered and its reply line

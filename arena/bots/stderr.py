@@ -4,7 +4,10 @@ Letting the bot write the file itself was rejected: a RLIMIT_FSIZE cap would kil
 logging, and truncating between games lets one game fill the disk. With a pipe, disk use is capped
 (``log_cap`` bytes, then one "[arena] truncated" note and the rest discarded) and the arena's
 memory is fixed (the last ``STDERR_TAIL_BYTES`` are kept for fault reports). The log file is opened
-fresh for a new bot and appended to (under the same cap) when the bot is restarted.
+fresh for a new bot and appended to (under the same cap) when the bot is restarted. A sink made
+with ``silent_log=False`` opens its file only when the bot first writes to stderr (its own notes
+wait in memory until then): a bot that writes nothing leaves no file, which over a league's
+thousands of processes is thousands of files holding one "[arena] started" line each.
 
 The sink never blocks: ``drain()`` reads what the pipe holds now, a bounded number of chunks per
 call, so the caller can look at its clock between calls.
@@ -12,6 +15,7 @@ call, so the caller can look at its clock between calls.
 
 from __future__ import annotations
 
+import errno
 import os
 
 from arena.bots.faults import STDERR_TAIL_BYTES
@@ -21,17 +25,25 @@ CHUNK = 65536
 """Bytes read from a pipe per ``os.read``."""
 CHUNKS_PER_DRAIN = 16
 """Chunks ``drain()`` reads at most per call (1 MiB), so a flooding bot cannot starve the caller."""
+MAX_PENDING_NOTES = 16
+"""Notes kept while a log file waits for the bot's first bytes (a process's start is one)."""
 
 
 class StderrSink:
     """Drains one bot's stderr pipe into its log file (capped) and keeps the last bytes in memory."""
 
-    __slots__ = ("_log_started", "fd", "log_cap", "log_fd", "log_path", "log_size", "name", "tail")
+    __slots__ = ("_log_started", "_log_wanted", "_pending_notes", "fd", "log_cap", "log_fd",
+                 "log_path", "log_size", "name", "silent_log", "tail")
 
-    def __init__(self, name: str, log_path: str | os.PathLike[str] | None, log_cap: int) -> None:
+    def __init__(self, name: str, log_path: str | os.PathLike[str] | None, log_cap: int,
+                 silent_log: bool = True) -> None:
         self.name = name
         self.log_path = log_path
         self.log_cap = log_cap
+        self.silent_log = silent_log
+        """Whether a process that writes nothing to stderr gets a log file all the same."""
+        self._log_wanted = False
+        self._pending_notes: list[str] = []
         self.fd = -1
         """The read end of the bot's stderr pipe (non-blocking), or -1 between processes."""
         self.log_fd = -1
@@ -40,26 +52,52 @@ class StderrSink:
         self._log_started = False
 
     def open_log(self) -> None:
-        """Open the log file: fresh the first time, appended to (same cap) on restarts."""
+        """Open the log file: fresh the first time, appended to (same cap) on restarts; without
+        ``silent_log``, only make sure it can be written, and open it at the first stderr bytes.
+        BotStartError when it cannot be."""
         if self.log_path is None or self.log_fd >= 0:
             return
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
-        if not self._log_started:
-            flags |= os.O_TRUNC
         try:
             directory = os.path.dirname(os.fspath(self.log_path))
             if directory:
                 os.makedirs(directory, exist_ok=True)
-            self.log_fd = os.open(self.log_path, flags, 0o644)
+            if not self.silent_log:
+                if not os.access(directory or ".", os.W_OK | os.X_OK):
+                    raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+                self._log_wanted = True
+                return
+            self._open_file()
         except OSError as error:
             raise BotStartError(
                 f"bot '{self.name}': cannot open its log file '{self.log_path}': {error.strerror}"
             ) from None
+
+    def _open_file(self) -> None:
+        assert self.log_path is not None
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+        if not self._log_started:
+            flags |= os.O_TRUNC
+        self.log_fd = os.open(self.log_path, flags, 0o644)
         self._log_started = True
         self.log_size = os.fstat(self.log_fd).st_size
 
+    def _open_on_first_bytes(self) -> None:
+        """The deferred open (``silent_log=False``), then the notes that waited for it. A file that
+        cannot be opened now goes unwritten: a game never fails for its log."""
+        self._log_wanted = False
+        try:
+            self._open_file()
+        except OSError:
+            self._pending_notes.clear()
+            return
+        notes, self._pending_notes = self._pending_notes, []
+        for text in notes:
+            self.note(text)
+
     def close_log(self) -> None:
         """Close the log file (the pipe belongs to the process and is closed with it)."""
+        self._log_wanted = False
+        self._pending_notes.clear()  # a process that said nothing: its notes need no file
         log_fd, self.log_fd = self.log_fd, -1
         if log_fd >= 0:
             os.close(log_fd)
@@ -78,6 +116,8 @@ class StderrSink:
                 return False
             if not data:
                 return False
+            if self._log_wanted:
+                self._open_on_first_bytes()
             if len(data) >= STDERR_TAIL_BYTES:
                 self.tail = data[-STDERR_TAIL_BYTES:]
             else:
@@ -92,7 +132,10 @@ class StderrSink:
         return True
 
     def note(self, text: str, force: bool = False) -> None:
-        """A line of the arena's own in the log file (within the cap unless forced)."""
+        """A line of the arena's own in the log file (within the cap unless forced); kept until
+        the file is opened when that waits for the bot's first bytes."""
+        if self._log_wanted and not force and len(self._pending_notes) < MAX_PENDING_NOTES:
+            self._pending_notes.append(text)
         if self.log_fd < 0:
             return
         data = (("\n" if self.log_size else "") + f"[arena] {text}\n").encode()

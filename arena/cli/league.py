@@ -10,10 +10,11 @@ import typer
 from arena.errors import RunInterrupted
 from arena.game.play import parse_option_pairs
 from arena.league.settings import SANDBOXES, LeagueSettings
-from arena.league.status import export_games, league_status, league_table
+from arena.league.status import EXPORT_DIR, export_games, league_status, league_table
 from arena.league.store import Store
-from arena.league.submit import submit
+from arena.league.submit import LOCK_WAIT, submit
 from arena.ratings.model import RESAMPLES
+from arena.runs.progress import Progress
 from arena.settings import check_cluster_address
 
 app = typer.Typer(help="A league: submitted bots, games scheduled where the ranking is least "
@@ -53,14 +54,24 @@ def submit_command(
     bot: Annotated[Path, typer.Argument(
         help="A bot directory with a bot.yaml, a NAME.bot.yaml manifest, or a .zip / .tar.gz "
              "archive holding one.", show_default=False)],
+    wait: Annotated[float, typer.Option(
+        help="Seconds to wait while another submission is storing its bot, then give up.",
+        min=0.0)] = LOCK_WAIT,
 ) -> None:
     """Copy a bot into the league, build and check it: accepted NAME vVERSION, or rejected.
 
-    Exit status 0 when accepted, 1 when rejected (with the reason and the check's report).
-    A new version of a name replaces the old one in the pool; the old one's games stay in the
-    history.
+    Exit status 0 when accepted, 1 when rejected (with the reason and the check's report), 2 when
+    another submission kept the league busy for --wait seconds, 130 when interrupted (Ctrl-C,
+    SIGTERM): the league is then as it was. A new version of a name replaces the old one in the
+    pool; the old one's games stay in the history.
     """
-    submission = submit(league, bot)
+
+    def waiting(pid: int | None) -> None:
+        holder = f"pid {pid}" if pid is not None else "another process"
+        typer.echo(f"arena: waiting for {holder} (another league submit storing its bot)",
+                   err=True)
+
+    submission = submit(league, bot, wait=wait, on_wait=waiting)
     if submission.accepted:
         typer.echo(f"accepted {submission.name} v{submission.version}")
         return
@@ -90,14 +101,19 @@ def run_command(
     Newcomers play first, then the neighbours in the table whose order is least certain; nobody
     starves. Ctrl-C (or a kill) loses at most the games in progress: run again to continue.
     """
-    from arena.league.run import run_league
+    from arena.league.run import expected_games, run_league
 
+    progress = Progress(games or 0)
     try:
         report = run_league(league, games=games, minutes=minutes, jobs=jobs,
-                            cluster=None if cluster is None else check_cluster_address(cluster))
+                            cluster=None if cluster is None else check_cluster_address(cluster),
+                            on_game=lambda game, report: progress.update(
+                                game.faults, report.played, expected_games(report, games, minutes)))
     except KeyboardInterrupt:
+        progress.finish()
         raise RunInterrupted(f"interrupted: every finished game is saved in {league}; "
                              f"arena league run {league} continues") from None
+    progress.finish()
     typer.echo(f"{report.played} games played in {report.seconds:.1f} s ({report.faults} faults); "
                f"{report.total} games in the league")
 
@@ -143,9 +159,12 @@ def retire_command(
 def export_command(
     league: League,
     out: Annotated[Path | None, typer.Option(
-        help="The file to write (default: LEAGUE/export/games.jsonl).", show_default=False)] = None,
+        help="The file to write (default: LEAGUE/export/games.jsonl). Never a path inside the "
+             "league but its export/ folder.", show_default=False)] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace --out when it exists (a file the league did not write).")] = False,
 ) -> None:
     """Write every game, old versions' too, as a tournament's games.jsonl (for arena table)."""
-    path = out if out is not None else league / "export" / "games.jsonl"
-    count = export_games(league, path)
+    path = out if out is not None else league / EXPORT_DIR / "games.jsonl"
+    count = export_games(league, path, force=force)
     typer.echo(f"{count} games written to {path}")

@@ -85,7 +85,7 @@ def bot_process(name: str, command: BotCommand, settings: RunSettings,
     """The (not yet started) process of bot ``name`` as ``settings`` start it."""
     return BotProcess(name, command.argv, cwd=command.workdir, limits=settings.limits,
                       log_path=log_path, start_timeout=settings.time_control.start_ms / 1000,
-                      sandbox=command.sandbox)
+                      sandbox=command.sandbox, silent_log=settings.silent_bot_logs)
 
 
 def preflight(settings: RunSettings) -> None:

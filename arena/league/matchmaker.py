@@ -92,11 +92,10 @@ def _uncertain_table(order: Sequence[Entrant], planned: dict[str, int], size: in
             return UNKNOWN_WIDTH
         return e.width / 2 * math.sqrt(e.sets / (e.sets + planned[e.key]))
 
-    shares = []
-    for upper, lower in itertools.pairwise(order):
-        gap = (upper.rating or 0.0) - (lower.rating or 0.0)
-        reach = half_width(upper) + half_width(lower)
-        shares.append(max(reach - gap, 0.0) / reach)
+    if size < 2:  # a table of one has no order to test: the least certain entrant
+        return [max(order, key=half_width).key]
+    shares = [_overlap(upper, lower, half_width(upper) + half_width(lower))
+              for upper, lower in itertools.pairwise(order)]
     best, best_score = 0, -math.inf
     for start in range(len(order) - size + 1):
         window = shares[start:start + size - 1]
@@ -104,3 +103,17 @@ def _uncertain_table(order: Sequence[Entrant], planned: dict[str, int], size: in
         if score > best_score:
             best, best_score = start, score
     return [e.key for e in order[best:best + size]]
+
+
+def _overlap(upper: Entrant, lower: Entrant, reach: float) -> float:
+    """The share of two neighbours' half-intervals (``reach`` in all) that overlap, in [0, 1].
+
+    Zero-width intervals (every resample agrees, e.g. identical bots that always tie) overlap
+    fully when the ratings are equal, since that order is a coin toss, and not at all otherwise.
+    """
+    gap = abs((upper.rating or 0.0) - (lower.rating or 0.0))
+    if math.isnan(gap) or math.isnan(reach) or math.isinf(reach):
+        return 1.0  # a rating or an interval the model could not give: maximally uncertain
+    if reach <= 0.0:
+        return 1.0 if gap == 0.0 else 0.0
+    return max(reach - gap, 0.0) / reach  # an infinite gap: 0

@@ -9,17 +9,17 @@ machinery: ``arena.executors.workers.run_tasks`` over ``arena.executors.batch.pl
 
 from __future__ import annotations
 
-import fcntl
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
 from arena.errors import ConfigError
 from arena.executors.choose import run_tasks_anywhere
+from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
 from arena.league.settings import LeagueSettings
 from arena.league.standings import matchmaker_entrants
@@ -41,6 +41,8 @@ class LeagueRunReport:
     faults: int = 0
     seconds: float = 0.0
     total: int = 0
+    started: float = field(default_factory=time.monotonic)
+    """``time.monotonic()`` when the run began."""
 
 
 def run_league(directory: Path, *, games: int | None = None, minutes: float | None = None,
@@ -53,9 +55,9 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
         raise ConfigError("league run: give --games N or --minutes M")
     store = Store.open(directory)
     report = LeagueRunReport()
-    start = time.monotonic()
+    start = report.started
     try:
-        with _only_run(directory):
+        with _only_run(store.directory):
             settings = LeagueSettings.of(store)
             workers = jobs or len(available_cpus())
             cluster = cluster if cluster is not None else settings.cluster
@@ -67,6 +69,17 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
         report.total = store.game_total()
         store.close()
     return report
+
+
+def expected_games(report: LeagueRunReport, games: int | None, minutes: float | None) -> int:
+    """The games this run will have played when it stops, for a progress line: ``games``, or for a
+    run bounded by time the games at the rate so far (the lesser of the two when both are given)."""
+    if minutes is None or report.played == 0:
+        return games if games is not None else report.played
+    elapsed = max(time.monotonic() - report.started, 1e-9)
+    left = max(minutes * 60 - elapsed, 0.0)
+    estimate = report.played + round(report.played / elapsed * left)
+    return estimate if games is None else min(games, estimate)
 
 
 def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int | None,
@@ -84,7 +97,7 @@ def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int
         bots={key: BotCommand(run, str(directory), settings.bot_sandbox(directory))
               for key, (run, directory) in directories.items()},
         time_control=settings.time_control, limits=settings.limits,
-        policy=settings.policy, log_dir=str(store.directory / LOGS_DIR))
+        policy=settings.policy, log_dir=str(store.directory / LOGS_DIR), silent_bot_logs=False)
     for game in run_tasks_anywhere(tasks, run_settings, workers, cluster):
         _record(store, game, seats, places, bots)
         report.played += 1
@@ -171,13 +184,9 @@ def _faulting_bot(fault: dict[str, object], ids: tuple[int, ...]) -> int:
     return ids[seat] if isinstance(seat, int) and 0 <= seat < len(ids) else ids[0]
 
 
-@contextmanager
-def _only_run(directory: Path) -> Iterator[None]:
+def _only_run(directory: Path) -> AbstractContextManager[None]:
     """Hold the league's run lock: two runs would play the same open sets. The kernel drops the
-    lock with the process, however it ends."""
-    with (directory / RUN_LOCK).open("a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ConfigError(f"{directory}: another league run is going on") from None
-        yield
+    lock with the process, however it ends; one who finds it held is told the holder's pid."""
+    return league_lock(directory / RUN_LOCK, what="another arena league run on this league",
+                       advice="wait for it to end, or stop it (kill -INT {pid}: the games it "
+                              "finished are kept), then run again")

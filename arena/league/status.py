@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 import time
 from pathlib import Path
 
 import orjson
 from tabulate import tabulate
 
-from arena.errors import ResultsError
+from arena.errors import ConfigError, ResultsError
+from arena.league.leftovers import SUBMIT_LOCK, remove_leftovers
+from arena.league.lock import LeagueBusy, league_lock
 from arena.league.settings import LeagueSettings
 from arena.league.standings import active_results, export_lines
 from arena.league.store import SUBMISSIONS_LOG, Store
 from arena.ratings.table import results_table
 
+EXPORT_DIR = "export"
+"""The league's own folder for exports (the default ``--out`` is ``export/games.jsonl``)."""
 RECENT_SUBMISSIONS = 10
 RECENT_FAULTS = 3
 
@@ -36,6 +42,7 @@ def league_status(directory: Path) -> str:
     """Settings, entrants with their versions, games and recent faults, and recent submissions."""
     store = Store.open(directory)
     try:
+        removed = _tidy(store)
         settings = LeagueSettings.of(store)
         bots = store.bots(("active", "replaced", "retired"))
         games = store.game_counts()
@@ -56,9 +63,23 @@ def league_status(directory: Path) -> str:
                    for bot in bots for game, kind, detail in recent.get(bot.id, [])]
     if fault_lines:
         lines += ["", "recent faults:", *fault_lines]
+    if removed:
+        lines += ["", "removed what interrupted submissions left (the league never held it):",
+                  *(f"  {path}" for path in removed)]
     lines += ["", "recent submissions:"]
     lines += [f"  {line}" for line in _submissions(directory)] or ["  none"]
     return "\n".join(lines) + "\n"
+
+
+def _tidy(store: Store) -> list[str]:
+    """Remove interrupted submissions' leftovers, unless a submission is storing its bot now (it
+    will do it itself)."""
+    try:
+        with league_lock(store.directory / SUBMIT_LOCK, what="a league submit storing its bot",
+                         advice="status tidies up later"):
+            return remove_leftovers(store)
+    except (LeagueBusy, OSError):  # busy, or a league this user may only read
+        return []
 
 
 def _submissions(directory: Path) -> list[str]:
@@ -79,19 +100,50 @@ def _submissions(directory: Path) -> list[str]:
     return lines
 
 
-def export_games(directory: Path, out: Path) -> int:
-    """Write every stored game to ``out`` as ``arena run``'s games.jsonl lines; the count."""
+def export_games(directory: Path, out: Path, *, force: bool = False) -> int:
+    """Write every stored game to ``out`` as ``arena run``'s games.jsonl lines; the count.
+
+    ConfigError for a path inside the league other than its ``export/`` folder (its database, its
+    bots: never, even with ``force``), and for an existing file elsewhere unless ``force``. The
+    lines go to a temporary file beside ``out``, renamed over it when complete: an interrupted
+    export leaves the old file or the new one, never half of one.
+    """
     store = Store.open(directory)
-    count = 0
     try:
+        _check_export_path(store.directory, out, force)
         out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("wb") as handle:
-            for line in export_lines(store):
-                handle.write(line.rstrip(b"\n") + b"\n")
-                count += 1
+        temporary = out.parent / f".{out.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        count = 0
+        try:
+            with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb") as handle:
+                for line in export_lines(store):
+                    handle.write(line.rstrip(b"\n") + b"\n")
+                    count += 1
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, out)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
     finally:
         store.close()
     return count
+
+
+def _check_export_path(league: Path, out: Path, force: bool) -> None:
+    """Refuse to write where the export would destroy what it did not write."""
+    target = out.resolve()  # through links: league.db reached by another name is still league.db
+    home = league.resolve()
+    if target.is_relative_to(home) and not target.is_relative_to(home / EXPORT_DIR):
+        raise ConfigError(f"--out {out}: inside the league {league} (its database, bots and logs), "
+                          f"which an export never writes: choose a path outside it, or under "
+                          f"{league / EXPORT_DIR}/")
+    if target.is_dir():
+        raise ConfigError(f"--out {out}: is a directory: give the file to write, e.g. "
+                          f"{out / 'games.jsonl'}")
+    if target.exists() and not force and not target.is_relative_to(home / EXPORT_DIR):
+        raise ConfigError(f"--out {out}: already exists and the league did not write it: give "
+                          f"--force to replace it, or another path")
 
 
 def _when(timestamp: float) -> str:

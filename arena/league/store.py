@@ -120,7 +120,9 @@ class Store:
     """An open league database (one connection; autocommit, explicit short transactions)."""
 
     def __init__(self, directory: Path, connection: sqlite3.Connection) -> None:
-        self.directory = directory
+        self.directory = directory.absolute()
+        """Absolute, once: every path derived from it (staging, bots, logs, the sandbox's mounts)
+        stays right whatever the working directory of whoever reads it (a bwrap bind, a build)."""
         self.db = connection
 
     # -- opening -------------------------------------------------------------------------------

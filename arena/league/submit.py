@@ -3,30 +3,44 @@ or reject it.
 
 The bot (a directory, a manifest file, or a ``.zip`` / ``.tar.gz``) is copied or unpacked into
 ``staging/`` (``arena.league.archive``), its manifest is read there, the build runs in the copy,
-and the copy goes through every ``arena check-bot`` step for the league's game. Only then is it
-moved to ``bots/NAME/VERSION`` and recorded, in one transaction. A rejected submission changes
+and the copy goes through every ``arena check-bot`` step for the league's game. Only then, holding
+the league's ``submit.lock`` (so two submissions of one name take turns for the version number), is
+it moved to ``bots/NAME/VERSION`` and recorded, in one transaction. A rejected submission changes
 nothing in the league but the submissions log (``submissions.jsonl``, every attempt with its
 reason, which ``league status`` shows): the staged copy is dropped, the database is not written.
+
+Atomic at every point: the database is the truth. Ctrl-C or SIGTERM removes what this submission
+made (its staging directory; a version directory not yet recorded) and ends it with one line;
+SIGKILL leaves them, and ``arena.league.leftovers`` removes them at the next submit or status.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
 from arena.bots.manifest import MANIFEST, Manifest, build_bot, load_manifest, manifest_file
-from arena.errors import ConfigError
+from arena.errors import ConfigError, RunInterrupted
 from arena.game.checkbot import StepResult, check_bot
 from arena.league.archive import bot_root, copy_tree, is_archive, unpack
+from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, remove_leftovers
+from arena.league.lock import LeagueBusy, league_lock
 from arena.league.settings import LeagueSettings
 from arena.league.store import BOTS_DIR, STAGING_DIR, SUBMISSIONS_LOG, Store
+
+LOCK_WAIT = 60.0
+"""Seconds a submission waits for another one that is storing its bot, then gives up."""
+TEST_PAUSE_AFTER_STORE = "ARENA_TEST_PAUSE_AFTER_STORE"
 
 
 @dataclass
@@ -47,39 +61,87 @@ class Rejected(Exception):
 
 
 def submit(directory: Path, source: Path,
-           on_step: Callable[[StepResult], None] | None = None) -> Submission:
+           on_step: Callable[[StepResult], None] | None = None, *, wait: float = LOCK_WAIT,
+           on_wait: Callable[[int | None], None] | None = None) -> Submission:
     """Submit the bot at ``source`` to the league in ``directory``; never raises for a bad bot
-    (the Submission says why it was rejected), ConfigError when ``directory`` is not a league."""
+    (the Submission says why it was rejected), ConfigError when ``directory`` is not a league.
+
+    LeagueBusy when another submission held ``submit.lock`` for ``wait`` seconds (``on_wait`` is
+    told its pid when the wait begins); RunInterrupted on Ctrl-C or SIGTERM, the league unchanged.
+    """
     store = Store.open(directory)
     try:
         settings = LeagueSettings.of(store)
         submission = Submission(str(source))
-        staging = Path(tempfile.mkdtemp(prefix="submit-", dir=directory / STAGING_DIR))
+        league = store.directory
         try:
-            _submit(store, settings, source, staging, submission, on_step)
-        except (Rejected, ConfigError) as error:
-            submission.accepted = False
-            # Name the user's file, not the staged copy's (the same file, by its relative path).
-            submission.reason = str(error).replace(f"{staging / 'unpacked'}/", f"{source}: ")
-            submission.reason = submission.reason.replace(f"{staging / 'bot'}/", f"{source}/")
-        finally:
-            _remove(staging)
-        _log(directory, submission)
+            with _staging(store, wait, on_wait) as staging:
+                try:
+                    _submit(store, settings, source, staging, submission, on_step, wait, on_wait)
+                except (Rejected, ConfigError) as error:
+                    submission.accepted = False
+                    submission.reason = _named_as_submitted(str(error), staging, source)
+        except LeagueBusy as busy:
+            submission.reason = f"not stored: {busy}"
+            _log(league, submission)
+            raise
+        except KeyboardInterrupt:
+            if not submission.accepted:  # else the interrupt came after the commit: it stands
+                what = submission.name or str(source)
+                submission.reason = f"interrupted: {what} was not added; nothing changed"
+                _log(league, submission)
+                raise RunInterrupted(submission.reason) from None
+        _log(league, submission)
         return submission
     finally:
         store.close()
 
 
+@contextmanager
+def _staging(store: Store, wait: float,
+             on_wait: Callable[[int | None], None] | None) -> Iterator[Path]:
+    """A staging directory of this submission's own, locked while it lives, removed after.
+
+    It is made under ``submit.lock``, after removing what interrupted submissions left, so that a
+    tidier never mistakes it for a dead one's (it is locked before the league lock is let go)."""
+    with _submit_lock(store, wait, on_wait):
+        remove_leftovers(store)
+        staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=store.directory / STAGING_DIR))
+        handle = (staging / STAGING_LOCK).open("w")
+        fcntl.flock(handle, fcntl.LOCK_EX)  # nobody else can hold it yet: it cannot block
+    try:
+        yield staging
+    finally:
+        _remove(staging)
+        handle.close()
+
+
+def _submit_lock(store: Store, wait: float,
+                 on_wait: Callable[[int | None], None] | None) -> AbstractContextManager[None]:
+    return league_lock(store.directory / SUBMIT_LOCK, what="another league submit storing its bot",
+                       advice="submit again when it ends", wait=wait, on_wait=on_wait)
+
+
+def _named_as_submitted(reason: str, staging: Path, source: Path) -> str:
+    """Name the user's file, not the staged copy's (the same file, by its relative path; a named
+    manifest, ``NAME.bot.yaml``, is the copy's ``bot.yaml``)."""
+    reason = reason.replace(f"{staging / 'unpacked'}/", f"{source}: ")
+    if source.is_file():
+        reason = reason.replace(f"{staging / 'bot' / MANIFEST}", str(source))
+        source = source.parent
+    return reason.replace(f"{staging / 'bot'}/", f"{source}/")
+
+
 def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
-            submission: Submission, on_step: Callable[[StepResult], None] | None) -> None:
+            submission: Submission, on_step: Callable[[StepResult], None] | None,
+            wait: float, on_wait: Callable[[int | None], None] | None) -> None:
     copy = _stage(source, staging)
     manifest = load_manifest(copy)
     submission.name = manifest.name
     if not manifest.plays(settings.game):
         raise Rejected(f"{source}: games: {manifest.name} does not play {settings.game} "
                        f"(it plays {', '.join(manifest.games)})")
-    version = _version(store, manifest)
-    submission.version = version
+    submission.version = _version(store, manifest)  # early, to refuse a taken version at once
     sandbox = settings.bot_sandbox(copy)
     build_bot(manifest, copy, sandbox=sandbox)
     lines: list[str] = []
@@ -99,6 +161,16 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
         first = (failed or [r for r in results if not r.passed])[0]
         raise Rejected(f"check-bot step '{first.name}' failed: "
                        f"{first.detail.splitlines()[0] if first.detail else 'no detail'}")
+    with _submit_lock(store, wait, on_wait):
+        _store(store, manifest, copy, submission)
+
+
+def _store(store: Store, manifest: Manifest, copy: Path, submission: Submission) -> None:
+    """Move the checked copy to ``bots/NAME/VERSION`` and record it: under ``submit.lock``, so the
+    version is still free, and no other submission is between its own rename and commit."""
+    remove_leftovers(store)  # a directory the database does not know is an interrupted one's
+    version = _version(store, manifest)  # another submission of the name may have come first
+    submission.version = version
     target = store.directory / BOTS_DIR / manifest.name / version
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -106,12 +178,29 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
     except OSError as error:
         raise Rejected(f"{manifest.name} v{version}: cannot store it ({error.strerror})") from None
     try:
+        _pause_for_tests()
         store.add_bot(manifest.name, version, str(target.relative_to(store.directory)),
                       manifest.run, manifest.language, manifest.author)
-    except Exception:
-        _remove(target)
+        submission.accepted = True
+    except BaseException:
+        # Committed before the exception (an interrupt just after COMMIT): the version stands.
+        if version in store.versions(manifest.name):
+            submission.accepted = True
+        else:
+            _remove(target)
+            with contextlib.suppress(OSError):  # the name's first version: no directory of it
+                target.parent.rmdir()
         raise
-    submission.accepted = True
+
+
+def _pause_for_tests() -> None:
+    """Test hook: with ``ARENA_TEST_PAUSE_AFTER_STORE`` naming a FIFO, wait between the rename and
+    the commit until a writer has opened the FIFO and closed it again. The opening tells the test
+    that the submission is in that window (where it kills it); nothing else reads the variable."""
+    fifo = os.environ.get(TEST_PAUSE_AFTER_STORE)
+    if fifo:
+        with open(fifo, "rb") as pause:
+            pause.read()
 
 
 def _stage(source: Path, staging: Path) -> Path:

@@ -61,8 +61,10 @@ class Progress(StatusLine):
         self.workers = count
 
     def update(self, faults: int, done: int, total: int) -> None:
-        """Count one finished game and its faults."""
+        """Count one finished game and its faults; ``total`` may change (a run bounded by time
+        estimates it as it goes)."""
         self.done = done
+        self.total = total
         self.faults += faults
         self.draw(lambda: self.render(time.monotonic()), done, total)
 

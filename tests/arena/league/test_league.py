@@ -314,3 +314,82 @@ def test_a_submission_during_a_run_joins_it_and_ctrl_c_saves_what_finished(
     assert run.returncode == 130 and "interrupted: every finished game is saved" in err
     assert query(league, "PRAGMA integrity_check") == [("ok",)]
     assert arena("league", "run", league, "--games", "4", "--jobs", "1").returncode == 0
+
+
+def test_a_league_of_identical_bots_runs_without_dividing_by_zero(tmp_path: Path) -> None:
+    # Four copies of the deterministic C random bot tie every duplicate set: equal ratings and
+    # zero-width intervals, which the matchmaker divided by (ZeroDivisionError, a traceback).
+    path = tmp_path / "copies"
+    assert arena("league", "init", path, "--game", "blackout", "--players", "4").returncode == 0
+    for index in range(4):
+        done = arena("league", "submit", path, own_bot(tmp_path, f"copy{index}"))
+        assert done.returncode == 0, done.stdout + done.stderr
+    done = arena("league", "run", path, "--games", "40", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and games(path) == 40
+
+
+@pytest.mark.slow
+def test_a_second_run_is_told_which_process_holds_the_league(league: Path) -> None:
+    run = start("league", "run", league, "--minutes", "5", "--jobs", "1")
+    try:
+        wait_for(lambda: games(league) >= 1)
+        done = arena("league", "run", league, "--games", "1")
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (
+            f"arena: error: {league}/run.lock: held by pid {run.pid} (another arena league run on "
+            f"this league): wait for it to end, or stop it (kill -INT {run.pid}: the games it "
+            f"finished are kept), then run again\n")
+    finally:
+        run.send_signal(signal.SIGINT)
+        run.communicate(timeout=60)
+    assert run.returncode == 130
+
+
+def test_export_never_overwrites_what_the_league_did_not_write(league: Path, tmp_path: Path) -> None:
+    before = snapshot(league)
+    link = tmp_path / "link.db"  # the database by another name is still the database
+    link.symlink_to(league / DATABASE)
+    for inside in (league / DATABASE, league / "submissions.jsonl", league / "bots" / "games.jsonl",
+                   league / "export" / ".." / DATABASE, link):
+        done = arena("league", "export", league, "--out", inside, "--force")
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stdout + done.stderr
+        assert done.stderr.startswith(f"arena: error: --out {inside}: inside the league")
+    assert snapshot(league) == before
+    assert arena("league", "status", league).returncode == 0
+    other = tmp_path / "other-run" / "games.jsonl"  # another run's results
+    other.parent.mkdir()
+    other.write_bytes(b'{"id": "not the league\'s"}\n')
+    done = arena("league", "export", league, "--out", other)
+    assert done.returncode == 2
+    assert done.stderr == (f"arena: error: --out {other}: already exists and the league did not "
+                           f"write it: give --force to replace it, or another path\n")
+    assert other.read_bytes() == b'{"id": "not the league\'s"}\n'
+    done = arena("league", "export", league, "--out", other, "--force")
+    assert done.stdout == f"0 games written to {other}\n", done.stderr
+    assert other.read_bytes() == b"" and [p.name for p in other.parent.iterdir()] == ["games.jsonl"]
+    for _ in range(2):  # the league's own export folder: exporting again replaces its file
+        done = arena("league", "export", league)
+        assert done.returncode == 0, done.stderr
+    assert [p.name for p in (league / "export").iterdir()] == ["games.jsonl"]
+
+
+@pytest.mark.slow
+def test_a_league_run_shows_progress_and_logs_only_bots_that_wrote_to_stderr(tmp_path: Path) -> None:
+    path = tmp_path / "quiet"
+    done = arena("league", "init", path, "--game", "blackout", "--players", "3", "--option", "deals=2")
+    assert done.returncode == 0, done.stderr
+    chatty = own_bot(tmp_path, "chatty")
+    (chatty / "bot.yaml").write_text("name: chatty\nrun: sh -c 'echo chatty says hi >&2; exec ./bot'\n")
+    for bot in (own_bot(tmp_path, "one"), own_bot(tmp_path, "two"), chatty):
+        done = arena("league", "submit", path, bot)
+        assert done.returncode == 0, done.stdout + done.stderr
+    done = arena("league", "run", path, "--games", "12", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()  # not a terminal: a line at each tenth of the run
+    assert len(lines) >= 2 and all(" games/s  " in line and " left  " in line for line in lines)
+    assert lines[-1].startswith("[########################] 12/12 games  ")
+    assert lines[-1].endswith(" left  0 faults")
+    logs = sorted((path / "logs").iterdir())
+    assert logs and all(log.name.startswith("chatty@1-") for log in logs)  # the others said nothing
+    assert all("chatty says hi" in log.read_text() for log in logs)

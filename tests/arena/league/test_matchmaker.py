@@ -54,3 +54,36 @@ def test_nobody_starves_over_many_calls() -> None:
             sets.update(table)
     mean = sum(sets.values()) / len(sets)
     assert min(sets.values()) >= 0.25 * mean
+
+
+def test_equal_ratings_with_zero_width_intervals_make_a_table() -> None:
+    # Four copies of one deterministic bot tie every set: every resample gives the same ratings.
+    field = [Entrant(f"copy{i}", 4, 1500.0, 1500.0, 1500.0) for i in range(4)]
+    tables = next_tables(field, 4, 3, seed=1)
+    assert len(tables) == 3 and all(sorted(t) == [e.key for e in field] for t in tables)
+    larger = [*field, *(Entrant(f"more{i}", 4, 1500.0, 1500.0, 1500.0) for i in range(3))]
+    assert all(len(set(t)) == 3 for t in next_tables(larger, 3, 10, seed=2))
+
+
+def test_zero_width_intervals_apart_are_certain_and_together_are_doubtful() -> None:
+    field = [Entrant("a", 40, 1700.0, 1700.0, 1700.0), Entrant("b", 40, 1600.0, 1600.0, 1600.0),
+             Entrant("c", 40, 1500.0, 1500.0, 1500.0), Entrant("d", 40, 1500.0, 1500.0, 1500.0)]
+    assert sorted(next_tables(field, 2, 1)[0]) == ["c", "d"]  # the tie is the doubtful order
+
+
+def test_one_entrant_per_table_takes_the_least_certain() -> None:
+    field = settled(3)
+    field[1] = Entrant("e01", 40, 1900.0, 1700.0, 2100.0)
+    assert next_tables(field, 1, 1) == [("e01",)]
+    assert next_tables([Entrant("alone", 40, 1500.0, 1500.0, 1500.0)], 1, 2) == \
+        [("alone",), ("alone",)]
+
+
+def test_ratings_or_intervals_the_model_could_not_give_are_uncertain_not_an_error() -> None:
+    nan = float("nan")
+    inf = float("inf")
+    field = [Entrant("a", 40, 1800.0, 1790.0, 1810.0), Entrant("b", 40, 1500.0, 1490.0, 1510.0),
+             Entrant("c", 40, nan, nan, nan), Entrant("d", 40, -inf, -inf, 1200.0)]
+    for size in (1, 2, 3, 4):
+        tables = next_tables(field, size, 4, seed=size)
+        assert all(len(set(t)) == size for t in tables)

@@ -1,0 +1,268 @@
+"""``league submit`` is atomic, through the real CLI and real signals: killed at any point it leaves
+the old league or the new version, never a half; two submissions at once take turns; a league at
+a relative path works in the sandbox."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+import pytest
+
+from arena.bots.sandbox import bwrap_problem
+from arena.league.store import DATABASE
+from arena.league.submit import TEST_PAUSE_AFTER_STORE
+
+ROOT = Path(__file__).resolve().parents[3]
+ARENA = str(Path(sys.executable).parent / "arena")
+C_BOT = ROOT / "bots" / "c" / "random_bot"
+
+pytestmark = [pytest.mark.timeout(240),
+              pytest.mark.skipif(not C_BOT.exists(), reason="C bots not built (make bots)")]
+
+
+def arena(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ARENA, *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          timeout=200)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
+
+
+def own_bot(tmp_path: Path, name: str = "mine") -> Path:
+    """A bot directory of the user's own: the C random bot (its check takes milliseconds)."""
+    directory = tmp_path / f"{name}-src"
+    directory.mkdir()
+    shutil.copy(C_BOT, directory / "bot")
+    (directory / "bot.yaml").write_text(f"name: {name}\nrun: ./bot\n")
+    return directory
+
+
+def new_league(tmp_path: Path, *options: str) -> Path:
+    path = tmp_path / "league"
+    done = arena("league", "init", path, "--game", "blackout", "--players", "3",
+                 "--option", "deals=2", *options)
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+def stored_versions(league: Path, name: str) -> list[str]:
+    connection = sqlite3.connect(f"file:{league / DATABASE}?mode=ro", uri=True, timeout=30)
+    try:
+        return [row[0] for row in connection.execute(
+            "SELECT version FROM bots WHERE name = ? ORDER BY id", (name,))]
+    finally:
+        connection.close()
+
+
+def last_submission(league: Path) -> dict[str, object]:
+    entry: dict[str, object] = orjson.loads((league / "submissions.jsonl").read_bytes()
+                                            .splitlines()[-1])
+    return entry
+
+
+def paused_submit(league: Path, bot: Path, fifo: Path) -> subprocess.Popen[str]:
+    """``arena league submit`` made to pause between moving the bot into bots/NAME/VERSION and
+    recording it (the test hook in arena/league/submit.py)."""
+    os.mkfifo(fifo)
+    return subprocess.Popen([ARENA, "league", "submit", str(league), str(bot)], cwd=ROOT,
+                            env={**os.environ, TEST_PAUSE_AFTER_STORE: str(fifo)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def in_the_window(fifo: Path, submission: subprocess.Popen[str]) -> int:
+    """Wait until the submission is between its rename and its commit; the FIFO's write end (closing
+    it lets the submission go on)."""
+    opened: list[int] = []
+
+    def reader_waits() -> bool:
+        assert submission.poll() is None, submission.communicate()
+        try:
+            opened.append(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError as error:
+            if error.errno != errno.ENXIO:  # ENXIO: nobody has it open for reading yet
+                raise
+            return False
+        return True
+
+    wait_for(reader_waits)
+    return opened[0]
+
+
+def entrant_rows(league: Path, name: str) -> int:
+    status = arena("league", "status", league)
+    assert status.returncode == 0, status.stderr
+    return sum(line.split()[:1] == [name] for line in status.stdout.splitlines())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL],
+                         ids=lambda s: s.name)
+def test_a_submit_killed_between_storing_and_recording_leaves_the_name_free(
+        tmp_path: Path, signum: signal.Signals) -> None:
+    league = new_league(tmp_path)
+    bot = own_bot(tmp_path)
+    fifo = tmp_path / "pause"
+    submission = paused_submit(league, bot, fifo)
+    try:
+        writer = in_the_window(fifo, submission)
+        assert (league / "bots" / "mine" / "1" / "bot").is_file()  # moved, not yet recorded
+        submission.send_signal(signum)
+        out, err = submission.communicate(timeout=60)
+        os.close(writer)
+    finally:
+        if submission.poll() is None:
+            submission.kill()
+            submission.wait()
+    assert stored_versions(league, "mine") == []
+    if signum == signal.SIGKILL:  # nothing could run: the next status or submit tidies up
+        assert submission.returncode == -signal.SIGKILL
+        assert (league / "bots" / "mine" / "1").is_dir()
+        status = arena("league", "status", league).stdout
+        assert "removed what interrupted submissions left" in status and "bots/mine/1" in status
+    else:
+        assert submission.returncode == 130 and out == ""
+        assert err == "arena: interrupted: mine was not added; nothing changed\n"
+        entry = last_submission(league)
+        assert entry["accepted"] is False
+        assert entry["reason"] == "interrupted: mine was not added; nothing changed"
+    assert not (league / "bots" / "mine").exists()
+    assert list((league / "staging").iterdir()) == []
+    done = arena("league", "submit", league, bot)
+    assert done.stdout == "accepted mine v1\n", done.stdout + done.stderr
+    assert stored_versions(league, "mine") == ["1"]
+    assert [p.name for p in (league / "bots" / "mine").iterdir()] == ["1"]
+    assert entrant_rows(league, "mine") == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_submit_interrupted_during_its_check_says_so_in_one_line(
+        tmp_path: Path, signum: signal.Signals) -> None:
+    league = new_league(tmp_path)
+    slow = tmp_path / "slow-src"  # a bot whose hello takes 30 s: the check is where it waits
+    slow.mkdir()
+    shutil.copy(ROOT / "tests/bots/misbehaving/slow.py", slow / "bot.py")
+    shutil.copy(ROOT / "tests/bots/misbehaving/_protocol.py", slow)
+    (slow / "bot.yaml").write_text("name: slow\nrun: python3 bot.py 30 0\n")
+    submission = subprocess.Popen([ARENA, "league", "submit", str(league), str(slow)], cwd=ROOT,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:  # the bot is running once its staged copy has a live python3 child under the submit
+        wait_for(lambda: any((league / "staging").iterdir())
+                 and bool(subprocess.run(["pgrep", "-P", str(submission.pid)],
+                                         capture_output=True).stdout))
+        submission.send_signal(signum)
+        out, err = submission.communicate(timeout=60)
+    finally:
+        if submission.poll() is None:
+            submission.kill()
+            submission.wait()
+    assert (submission.returncode, out) == (130, "")
+    assert err == "arena: interrupted: slow was not added; nothing changed\n"
+    assert last_submission(league)["reason"] == "interrupted: slow was not added; nothing changed"
+    assert list((league / "staging").iterdir()) == []
+    assert list((league / "bots").iterdir()) == []
+
+
+def test_a_leftover_of_an_interrupted_submit_does_not_wedge_the_name(tmp_path: Path) -> None:
+    # Exactly what a submit killed between its rename and its commit leaves: the checked copy
+    # in bots/NAME/VERSION that the database does not know, and its dead staging directory.
+    league = new_league(tmp_path)
+    bot = own_bot(tmp_path)
+    shutil.copytree(bot, league / "bots" / "mine" / "1")
+    dead = league / "staging" / "submit-dead1234"
+    dead.mkdir()
+    (dead / "lock").write_text("999999\n")
+    done = arena("league", "submit", league, bot)
+    assert done.stdout == "accepted mine v1\n", done.stdout + done.stderr
+    assert stored_versions(league, "mine") == ["1"]
+    assert list((league / "staging").iterdir()) == []
+
+
+@pytest.mark.slow
+def test_two_submissions_of_one_name_take_turns(tmp_path: Path) -> None:
+    league = new_league(tmp_path)
+    first = own_bot(tmp_path)
+    fifo = tmp_path / "pause"
+    holder = paused_submit(league, first, fifo)
+    second: subprocess.Popen[str] | None = None
+    try:
+        writer = in_the_window(fifo, holder)
+        impatient = arena("league", "submit", league, first, "--wait", "0.5")
+        assert impatient.returncode == 2 and impatient.stdout == ""
+        assert impatient.stderr.splitlines()[-1] == (
+            f"arena: error: {league}/submit.lock: held by pid {holder.pid} (another league "
+            f"submit storing its bot) for 0.5 s: submit again when it ends")
+        second = subprocess.Popen([ARENA, "league", "submit", str(league), str(first)], cwd=ROOT,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert second.stderr is not None
+        assert second.stderr.readline() == (f"arena: waiting for pid {holder.pid} (another "
+                                            f"league submit storing its bot)\n")
+        os.close(writer)
+        assert holder.communicate(timeout=60)[0] == "accepted mine v1\n"
+        out, _ = second.communicate(timeout=120)
+        assert out == "accepted mine v2\n"
+    finally:
+        for process in (holder, second):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+    assert stored_versions(league, "mine") == ["1", "2"]
+    assert sorted(p.name for p in (league / "bots" / "mine").iterdir()) == ["1", "2"]
+    assert "not stored: " in str(orjson.loads((league / "submissions.jsonl").read_bytes()
+                                              .splitlines()[0])["reason"])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bwrap_problem() is not None, reason=f"no working bubblewrap: {bwrap_problem()}")
+def test_a_league_at_a_relative_path_submits_and_plays_in_bwrap(tmp_path: Path) -> None:
+    # The walk-through's own form: a relative league and relative bots, from where they are.
+    done = arena("league", "init", "friends", "--game", "blackout", "--players", "3",
+                 "--option", "deals=2", "--sandbox", "bwrap", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for name in ("one", "two", "three"):
+        own_bot(tmp_path, name)
+        done = arena("league", "submit", "friends", f"{name}-src", cwd=tmp_path)
+        assert done.stdout == f"accepted {name} v1\n", done.stdout + done.stderr
+    done = arena("league", "run", "friends", "--games", "3", "--jobs", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "3 games played" in done.stdout
+
+
+@pytest.mark.slow
+def test_a_submission_being_checked_keeps_its_staging_while_another_tidies(tmp_path: Path) -> None:
+    league = new_league(tmp_path)
+    slow = tmp_path / "slow-src"  # hello after 3 s: still being checked while the other comes
+    slow.mkdir()
+    shutil.copy(ROOT / "tests/bots/misbehaving/slow.py", slow / "bot.py")
+    shutil.copy(ROOT / "tests/bots/misbehaving/_protocol.py", slow)
+    (slow / "bot.yaml").write_text("name: slow\nrun: python3 bot.py 3 0\n")
+    checked = subprocess.Popen([ARENA, "league", "submit", str(league), str(slow)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: bool(subprocess.run(["pgrep", "-P", str(checked.pid)],
+                                             capture_output=True).stdout))
+        [staging] = list((league / "staging").iterdir())
+        done = arena("league", "submit", league, own_bot(tmp_path, "quick"))
+        assert done.stdout == "accepted quick v1\n", done.stdout + done.stderr
+        assert staging.is_dir()  # alive and locked: not a leftover
+        out, err = checked.communicate(timeout=200)
+    finally:
+        if checked.poll() is None:
+            checked.kill()
+            checked.wait()
+    assert out == "accepted slow v1\n", out + err
+    assert list((league / "staging").iterdir()) == []
