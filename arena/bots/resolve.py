@@ -67,6 +67,12 @@ def resolve_manifest(target: str | os.PathLike[str], base: str | None = None) ->
     return ResolvedBot(manifest.run, directory, directory, manifest.build, manifest)
 
 
+def resolve_copy(argv: tuple[str, ...], directory: str | os.PathLike[str]) -> ResolvedBot:
+    """A bot copied into a directory of its own (a league's stored version): run there."""
+    here = _absolute(directory, None)
+    return ResolvedBot(argv, here, here)
+
+
 def resolve_command(argv: tuple[str, ...], workdir: str | None = None, *, base: str | None = None,
                     check: Where | None = None, key: str = "cmd") -> ResolvedBot:
     """A command run in ``workdir`` (relative to ``base``; default: ``base`` itself, the current

@@ -3,8 +3,9 @@
 Sets are planned in the database before they are played, and a game is stored (one transaction)
 the moment it ends, so a run stopped any way (Ctrl-C, SIGKILL) loses only the games in progress;
 the next run first finishes the open sets whose entrants are all still active (others are
-abandoned), then asks the matchmaker for more. Games are played by the tournament runner's own
-machinery: ``arena.executors.workers.run_tasks`` over ``arena.executors.batch.play_batch``.
+abandoned), then asks the matchmaker for more. Games are played and recorded by the loop every
+run uses (``arena.runs.record.play_and_record``), locally or on the league's Dask cluster; the
+stored copies are resolved like any bot (``arena.bots.resolve.resolve_copy``).
 """
 
 from __future__ import annotations
@@ -17,15 +18,16 @@ from pathlib import Path
 
 import orjson
 
+from arena.bots.resolve import resolve_copy
 from arena.errors import ConfigError
-from arena.executors.choose import run_tasks_anywhere
 from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
 from arena.league.settings import LeagueSettings
 from arena.league.standings import matchmaker_entrants
 from arena.league.store import LOGS_DIR, Bot, PlannedSet, Store, game_id_of
+from arena.runs.record import play_and_record
 from arena.settings import available_cpus
-from arena.work import BotCommand, Finished, GameSpec, RunSettings
+from arena.work import Finished, GameSpec, RunSettings
 from engine.seeding import derive_seed
 
 RUN_LOCK = "run.lock"
@@ -94,16 +96,20 @@ def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int
     directories = {bots[b].key: (bots[b].run, store.directory / bots[b].dir)
                    for b in {b for ids in seats.values() for b in ids}}
     run_settings = RunSettings(
-        bots={key: BotCommand(run, str(directory), settings.bot_sandbox(directory))
+        bots={key: resolve_copy(run, directory).command(settings.bot_sandbox(directory))
               for key, (run, directory) in directories.items()},
         time_control=settings.time_control, limits=settings.limits,
         policy=settings.policy, log_dir=str(store.directory / LOGS_DIR), silent_bot_logs=False)
-    for game in run_tasks_anywhere(tasks, run_settings, workers, cluster):
+
+    def record(game: Finished) -> bool:
         _record(store, game, seats, places, bots)
         report.played += 1
         report.faults += game.faults
         if on_game is not None:
             on_game(game, report)
+        return False
+
+    play_and_record(tasks, run_settings, record, jobs=workers, cluster=cluster)
 
 
 def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot],
