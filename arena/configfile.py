@@ -144,6 +144,9 @@ def read_yaml(path: Path, what: str) -> object:
         mark = getattr(error, "problem_mark", None)
         line = f"line {mark.line + 1}: " if mark is not None else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        context = getattr(error, "context", None)
+        if problem == "second occurrence" and context:  # PyYAML's duplicate anchor, reworded
+            problem = context.replace("; first occurrence", " (an anchor names one value)")
         label = "" if isinstance(error, BeyondLimits) else "invalid YAML: "
         raise ConfigError(f"{path}: {line}{label}{problem[:200]}") from None
 
