@@ -65,12 +65,15 @@ class _Budget:
     def add(self, count: int) -> None:
         self.bytes += count
         if self.bytes > self.max_bytes:
-            raise ConfigError(f"{self.source}: more than {self.max_bytes // (1024 * 1024)} MB "
-                              f"of files")
+            size = (f"{self.max_bytes // (1024 * 1024)} MB" if self.max_bytes >= 1024 * 1024
+                    else f"{self.max_bytes:,} bytes")
+            raise ConfigError(f"{self.source}: more than {size} of files")
 
 
 def _relative(source: Path, name: str) -> PurePosixPath:
     """An entry's path, checked: relative, without ``..``, of a sane length; ConfigError otherwise."""
+    if not name:
+        raise ConfigError(f"{source}: an entry without a name")
     path = PurePosixPath(name.replace("\\", "/"))
     if path.is_absolute() or name.startswith(("/", "\\")) or (path.parts and ":" in path.parts[0]):
         raise ConfigError(f"{source}: entry {shown(name)}: absolute path")
@@ -201,8 +204,8 @@ def unpack(source: Path, destination: Path, max_files: int = MAX_FILES,
 def _unzip(source: Path, root: Path, budget: _Budget) -> None:
     try:
         archive = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
-        raise ConfigError(f"{source}: not a readable zip archive ({error})") from None
+    except Exception as error:  # zipfile raises many kinds on bad bytes (NotImplementedError...)
+        raise ConfigError(f"{source}: not a readable zip archive ({_problem(error)})") from None
     with archive:
         for info in archive.infolist():
             budget.entry()
@@ -211,14 +214,17 @@ def _unzip(source: Path, root: Path, budget: _Budget) -> None:
             except FileExistsError:
                 raise ConfigError(f"{source}: entry {shown(info.filename)}: listed twice") from None
             except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, zlib.error,
-                    ValueError) as error:
-                raise ConfigError(f"{source}: entry {shown(info.filename)}: {error}") from None
+                    ValueError, RuntimeError) as error:
+                raise ConfigError(f"{source}: entry {shown(info.filename)}: {_problem(error)}") from None
 
 
 def _zip_member(source: Path, root: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo,
                 budget: _Budget) -> None:
     path = _relative(source, info.filename)
     mode = info.external_attr >> 16
+    if info.flag_bits & 0x1:
+        raise ConfigError(f"{source}: entry {shown(info.filename)}: encrypted (a submission "
+                          f"cannot have a password)")
     if stat.S_ISLNK(mode):  # a link's target is its content
         with archive.open(info) as stream:  # read no more than a target may hold
             target = stream.read(MAX_LINK + 1).decode(errors="replace")
@@ -237,7 +243,7 @@ def _untar(source: Path, root: Path, budget: _Budget) -> None:
     try:
         archive = tarfile.open(source, mode="r:*")  # noqa: SIM115 (closed by the `with` below)
     except (tarfile.TarError, OSError, EOFError, zlib.error, ValueError) as error:
-        raise ConfigError(f"{source}: not a readable tar archive ({error})") from None
+        raise ConfigError(f"{source}: not a readable tar archive ({_problem(error)})") from None
     with archive:
         try:
             for member in archive:
@@ -247,7 +253,7 @@ def _untar(source: Path, root: Path, budget: _Budget) -> None:
                 except FileExistsError:
                     raise ConfigError(f"{source}: entry {shown(member.name)}: listed twice") from None
         except (tarfile.TarError, EOFError, OSError, zlib.error, ValueError) as error:
-            raise ConfigError(f"{source}: damaged archive ({error})") from None
+            raise ConfigError(f"{source}: damaged archive ({_problem(error)})") from None
 
 
 def _tar_member(source: Path, root: Path, archive: tarfile.TarFile,
@@ -303,6 +309,16 @@ def copy_tree(source: Path, destination: Path, max_files: int = MAX_FILES,
     for path, link in _links_outside(root):
         raise ConfigError(f"{source / path.relative_to(root)}: a link pointing outside the bot "
                           f"({shown(link)})")
+
+
+def _problem(error: BaseException) -> str:
+    """A library's error as one short line. tarfile lists one line per compression it tried:
+    gzip's is the one that matters for a .tar.gz."""
+    lines = [line.strip(" -") for line in str(error).splitlines() if line.strip(" -")]
+    chosen = next((line for line in lines if line.startswith("method gz:")), None)
+    text = chosen.removeprefix("method gz: ") if chosen else (lines[0] if lines else
+                                                              type(error).__name__)
+    return text[:200]
 
 
 def bot_root(unpacked: Path, manifest: str) -> Path:

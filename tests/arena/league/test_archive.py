@@ -263,3 +263,26 @@ def test_a_directory_copy_resolves_its_links_in_the_copy(
     with pytest.raises(ConfigError) as caught:
         copy_tree(source, tmp_path / "deep" / "copy")
     assert problem in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_zip_entries_without_a_name_or_with_a_password_are_one_line(tmp_path: Path) -> None:
+    with zipfile.ZipFile(tmp_path / "nameless.zip", "w") as archive:
+        archive.writestr(zipfile.ZipInfo(""), "x")
+    with pytest.raises(ConfigError, match="nameless.zip: an entry without a name$"):
+        unpack(tmp_path / "nameless.zip", tmp_path / "a")
+    with zipfile.ZipFile(tmp_path / "secret.zip", "w") as archive:
+        archive.writestr("bot.yaml", "x")
+    data = bytearray((tmp_path / "secret.zip").read_bytes())
+    for header, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # as an encrypting tool sets
+        data[data.index(header) + flags] |= 0x1
+    (tmp_path / "secret.zip").write_bytes(bytes(data))
+    with pytest.raises(ConfigError, match="entry 'bot.yaml': encrypted"):
+        unpack(tmp_path / "secret.zip", tmp_path / "b")
+
+
+def test_a_file_that_is_no_archive_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "junk.tar.gz").write_bytes(b"\x1f\x8b" + b"junk" * 100)
+    with pytest.raises(ConfigError) as caught:
+        unpack(tmp_path / "junk.tar.gz", tmp_path / "out")
+    assert str(caught.value).startswith(f"{tmp_path / 'junk.tar.gz'}: not a readable tar archive (")
+    assert "\n" not in str(caught.value)
