@@ -13,7 +13,9 @@
 A directory may hold several bots that share files: each then has its own manifest named
 ``NAME.bot.yaml`` next to ``bot.yaml``'s place, and is named by that file's path. Paths in ``run`` and
 ``build`` are relative to the manifest's directory, which is the bot's working directory.
-Errors read ``FILE: KEY: PROBLEM`` like tournament files.
+Errors read ``FILE: KEY: PROBLEM`` like tournament files. Manifests come from strangers (a league's
+submissions) and a league stores and shows their fields, so each has a length limit (``TEXT_LIMITS``,
+``MAX_WORDS``, ``MAX_WORD_LENGTH``; ``name`` and ``version`` by their patterns).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import engine
 from arena.bots.build import TIMEOUT as BUILD_TIMEOUT
 from arena.bots.build import run_build
 from arena.bots.sandbox import Sandbox
-from arena.configfile import Where, check_program, command, kind, read_yaml
+from arena.configfile import Where, check_program, command, kind, read_yaml, shown
 from arena.errors import ConfigError
 from engine.errors import OptionError
 
@@ -38,6 +40,12 @@ NAMED_SUFFIX = ".bot.yaml"
 KEYS = {"name", "run", "build", "version", "language", "author", "games"}
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,31}")
 """Versions become directory names in a league."""
+TEXT_LIMITS = {"language": 32, "author": 100, "games": 64}
+"""The most characters of each free-text field (for ``games``: of each game's name)."""
+MAX_WORDS = 64
+"""The most words in ``run`` or ``build``."""
+MAX_WORD_LENGTH = 1_000
+"""The most characters in one word of ``run`` or ``build``."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,9 @@ def manifest_file(target: str | Path) -> Path:
     if not path.is_dir():
         if not path.exists():
             raise ConfigError(f"{path}: no such bot directory or manifest")
+        if not path.is_file():  # /dev/null, a FIFO: its directory is not a bot's
+            raise ConfigError(f"{path}: not a bot directory or manifest (a device, FIFO or other "
+                              f"special file)")
         return path
     manifest = path / MANIFEST
     if not manifest.exists():
@@ -95,8 +106,8 @@ def load_manifest(target: str | Path) -> Manifest:
         if required not in raw:
             raise where.error(required, "missing (required)")
     name = where.name(raw["name"], "name")
-    run = command(where, raw["run"], "run")
-    build = None if raw.get("build") is None else command(where, raw["build"], "build")
+    run = _command(where, raw["run"], "run")
+    build = None if raw.get("build") is None else _command(where, raw["build"], "build")
     version = None
     if raw.get("version") is not None:
         value = raw["version"]
@@ -104,7 +115,7 @@ def load_manifest(target: str | Path) -> Manifest:
             raise where.error("version", f"expected a version such as 1.2, got {kind(value)}")
         version = str(value).strip()
         if not VERSION.fullmatch(version):
-            raise where.error("version", f"{version!r}: use letters, digits, '.', '-', '+', '_' "
+            raise where.error("version", f"{shown(version)}: use letters, digits, '.', '-', '+', '_' "
                                          "(32 at most)")
     games = _games(where, raw.get("games"))
     manifest = Manifest(path=path, name=name, run=run, build=build, version=version,
@@ -116,7 +127,18 @@ def load_manifest(target: str | Path) -> Manifest:
 
 
 def _optional_text(where: Where, raw: dict[str, object], key: str) -> str | None:
-    return None if raw.get(key) is None else where.text(raw[key], key)
+    return None if raw.get(key) is None else where.text(raw[key], key, TEXT_LIMITS[key])
+
+
+def _command(where: Where, raw: object, key: str) -> tuple[str, ...]:
+    argv = command(where, raw, key)
+    if len(argv) > MAX_WORDS:
+        raise where.error(key, f"{len(argv):,} words (at most {MAX_WORDS})")
+    for index, word in enumerate(argv):
+        if len(word) > MAX_WORD_LENGTH:
+            raise where.error(key, f"word {index + 1} ({shown(word)}) is too long "
+                                   f"({len(word):,} characters; at most {MAX_WORD_LENGTH:,})")
+    return argv
 
 
 def _games(where: Where, raw: object) -> tuple[str, ...]:
@@ -128,7 +150,7 @@ def _games(where: Where, raw: object) -> tuple[str, ...]:
         raise where.error("games", f"expected a list of game names, got {kind(raw)}")
     for index, game in enumerate(raw):
         try:
-            engine.game(where.text(game, f"games[{index}]"))
+            engine.game(where.text(game, f"games[{index}]", TEXT_LIMITS["games"]))
         except OptionError as error:
             raise where.error(f"games[{index}]", str(error)) from None
     return tuple(dict.fromkeys(str(game).strip() for game in raw))

@@ -1,9 +1,20 @@
 """Bringing a submitted bot into the league safely: a directory copied, or a ``.zip`` / ``.tar.gz``
 unpacked, with every entry checked first.
 
-Refused: absolute paths, ``..`` components, links that point outside the bot (symbolic or hard),
-device files, FIFOs and sockets, more than ``MAX_FILES`` entries or ``MAX_BYTES`` of content (counted
-while unpacking, so an archive that lies about its sizes is still stopped). A refusal raises
+Refused: absolute paths, ``..`` components, device files, FIFOs and sockets, more than ``MAX_FILES``
+entries or ``MAX_BYTES`` of content (counted while unpacking, so an archive that lies about its sizes
+is still stopped), and whatever could reach outside the bot through a link:
+
+- a symbolic link whose target, resolved against the directory as unpacked so far (the links
+  already written followed, as the kernel would), leaves the bot; and, once every entry is in,
+  every link is resolved again, since a later link can change where an earlier one leads;
+- an entry written through a link (``a/x`` after a link ``a``), or over one (a directory or file
+  where a link is);
+- a hard link, unless it names a regular file already unpacked inside the bot: it is then copied,
+  never linked.
+
+Paths are resolved with ``os.path.realpath`` against the real directory, never compared as text
+(``b/b/b/../../..`` looks inside and is not when ``b`` is a link to ``.``). A refusal raises
 ConfigError naming the source and the entry; the destination is then left for the caller to drop.
 """
 
@@ -14,14 +25,20 @@ import stat
 import tarfile
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from arena.configfile import shown
 from arena.errors import ConfigError
 
 MAX_FILES = 5_000
 MAX_BYTES = 256 * 1024 * 1024
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
+MAX_NAME = 1024
+"""The most bytes in an entry's path (a file system's own limit is 4096, 255 per component)."""
+MAX_LINK = 1024
+"""The most bytes in a symbolic link's target."""
 _CHUNK = 1 << 20
 
 
@@ -48,38 +65,123 @@ class _Budget:
     def add(self, count: int) -> None:
         self.bytes += count
         if self.bytes > self.max_bytes:
-            raise ConfigError(f"{self.source}: more than {self.max_bytes // (1024 * 1024)} MB "
-                              f"of files")
+            size = (f"{self.max_bytes // (1024 * 1024)} MB" if self.max_bytes >= 1024 * 1024
+                    else f"{self.max_bytes:,} bytes")
+            raise ConfigError(f"{self.source}: more than {size} of files")
 
 
 def _relative(source: Path, name: str) -> PurePosixPath:
-    """An entry's path, checked: relative, without ``..``; ConfigError otherwise."""
+    """An entry's path, checked: relative, without ``..``, of a sane length; ConfigError otherwise."""
+    if not name:
+        raise ConfigError(f"{source}: an entry without a name")
     path = PurePosixPath(name.replace("\\", "/"))
     if path.is_absolute() or name.startswith(("/", "\\")) or (path.parts and ":" in path.parts[0]):
-        raise ConfigError(f"{source}: entry {name!r}: absolute path")
+        raise ConfigError(f"{source}: entry {shown(name)}: absolute path")
     if ".." in path.parts:
-        raise ConfigError(f"{source}: entry {name!r}: '..' in its path")
+        raise ConfigError(f"{source}: entry {shown(name)}: '..' in its path")
+    if "\0" in name:
+        raise ConfigError(f"{source}: entry {shown(name)}: a NUL character in its name")
+    if len(os.fsencode(name)) > MAX_NAME or any(len(os.fsencode(p)) > 255 for p in path.parts):
+        raise ConfigError(f"{source}: entry {shown(name)}: name too long")
     return path
 
 
-def _inside(root: Path, link_dir: PurePosixPath, target: str) -> bool:
-    """Whether a link in ``link_dir`` (relative to the root) to ``target`` stays inside the root."""
-    if target.startswith("/"):
-        return False
-    depth = 0
-    for part in (link_dir / target).parts:
-        if part == "..":
-            depth -= 1
-            if depth < 0:
-                return False
-        elif part != ".":
-            depth += 1
-    return True
+def _is_inside(root: str, path: str) -> bool:
+    return path == root or path.startswith(root + os.sep)
+
+
+def _place(source: Path, root: Path, path: PurePosixPath, name: str) -> Path:
+    """Where entry ``name`` (at ``path``) is written under ``root`` (a real directory): its parent
+    directories are created, none of them may be a link or a file; ConfigError otherwise."""
+    if not path.parts:
+        raise ConfigError(f"{source}: entry {shown(name)}: no file name")
+    here = root
+    for part in path.parts[:-1]:
+        here = here / part
+        try:
+            mode = here.lstat().st_mode
+        except FileNotFoundError:
+            here.mkdir()
+            continue
+        if stat.S_ISLNK(mode):
+            raise ConfigError(f"{source}: entry {shown(name)}: written through the link "
+                              f"{shown(here.relative_to(root).as_posix())}")
+        if not stat.S_ISDIR(mode):
+            raise ConfigError(f"{source}: entry {shown(name)}: inside "
+                              f"{shown(here.relative_to(root).as_posix())}, which is a file")
+    return here / path.parts[-1]
+
+
+def _real(path: Path) -> str:
+    """``path`` with every link followed as the tree is now. A loop of links is left unresolved
+    by realpath: its ``..`` are then taken as text, the farthest it could reach."""
+    return os.path.normpath(os.path.realpath(path))
+
+
+def _resolves_inside(root: Path, path: Path) -> bool:
+    """Whether ``path`` (under ``root``, following every link as written so far) stays in ``root``."""
+    return _is_inside(str(root), _real(path))
+
+
+def _link(source: Path, root: Path, path: PurePosixPath, name: str, target: str) -> None:
+    """Write the symbolic link ``path`` -> ``target``, refused if it resolves outside ``root``."""
+    where = _place(source, root, path, name)
+    if not target or "\0" in target or len(target) > MAX_LINK:
+        raise ConfigError(f"{source}: entry {shown(name)}: a link whose target is empty, holds a "
+                          f"NUL or is longer than {MAX_LINK} characters")
+    if target.startswith("/") or not _resolves_inside(root, where.parent / target):
+        raise ConfigError(f"{source}: entry {shown(name)}: a link pointing outside the bot "
+                          f"({shown(target)})")
+    if os.path.lexists(where):
+        raise ConfigError(f"{source}: entry {shown(name)}: listed twice")
+    os.symlink(target, where)
+
+
+def _directory(source: Path, root: Path, path: PurePosixPath, name: str) -> None:
+    if not path.parts:
+        return  # "./": the root itself
+    where = _place(source, root, path, name)
+    try:
+        where.mkdir()
+    except FileExistsError:
+        if where.is_symlink() or not where.is_dir():
+            raise ConfigError(f"{source}: entry {shown(name)}: a directory where a link or a file "
+                              f"was unpacked") from None
+
+
+def _hard_link_source(source: Path, root: Path, name: str, linkname: str) -> Path:
+    """The unpacked regular file a hard link names (resolved, inside ``root``); ConfigError if it
+    is not one."""
+    resolved = _real(root / _relative(source, linkname))
+    try:
+        is_file = stat.S_ISREG(os.lstat(resolved).st_mode)
+    except OSError:
+        is_file = False
+    if not is_file or not _is_inside(str(root), resolved):
+        raise ConfigError(f"{source}: entry {shown(name)}: a link to {shown(linkname)}, which is "
+                          f"not a file unpacked inside the bot before it")
+    return Path(resolved)
+
+
+def _links_outside(root: Path) -> Iterator[tuple[Path, str]]:
+    """Every symbolic link under ``root`` that resolves outside it (with its target), as the tree
+    is now: a link checked when it was written may lead out through links written after it."""
+    real = _real(root)
+    for top, dirs, files in os.walk(root):  # never follows a link to a directory
+        for name in dirs + files:
+            path = Path(top) / name
+            if path.is_symlink() and not _is_inside(real, _real(path)):
+                yield path, os.readlink(path)
+
+
+def _check_links(root: Path, source: Path) -> None:
+    for path, target in _links_outside(root):
+        raise ConfigError(f"{source}: entry {shown(path.relative_to(root).as_posix())}: a link "
+                          f"pointing outside the bot ({shown(target)})")
 
 
 def _write(stream: IO[bytes], destination: Path, budget: _Budget, mode: int) -> None:
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    with destination.open("xb") as out:  # x: an entry listed twice cannot overwrite
+    with destination.open("xb") as out:  # x: an entry listed twice (or a link) is not overwritten
         while chunk := stream.read(_CHUNK):
             budget.add(len(chunk))
             out.write(chunk)
@@ -90,109 +192,113 @@ def unpack(source: Path, destination: Path, max_files: int = MAX_FILES,
            max_bytes: int = MAX_BYTES) -> None:
     """Unpack the archive ``source`` into the new directory ``destination``, checked entry by entry."""
     destination.mkdir(parents=True)
+    root = Path(_real(destination))
     budget = _Budget(source, max_files, max_bytes)
     if source.name.endswith(".zip"):
-        _unzip(source, destination, budget)
+        _unzip(source, root, budget)
     else:
-        _untar(source, destination, budget)
+        _untar(source, root, budget)
+    _check_links(root, source)
 
 
-def _unzip(source: Path, destination: Path, budget: _Budget) -> None:
+def _unzip(source: Path, root: Path, budget: _Budget) -> None:
     try:
         archive = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError) as error:
-        raise ConfigError(f"{source}: not a readable zip archive ({error})") from None
+    except Exception as error:  # zipfile raises many kinds on bad bytes (NotImplementedError...)
+        raise ConfigError(f"{source}: not a readable zip archive ({_problem(error)})") from None
     with archive:
         for info in archive.infolist():
             budget.entry()
-            path = _relative(source, info.filename)
-            mode = info.external_attr >> 16
-            if stat.S_ISLNK(mode):  # a link's target is its content: allowed only inside
-                target = archive.read(info).decode(errors="replace")
-                if not _inside(destination, path.parent, target):
-                    raise ConfigError(f"{source}: entry {info.filename!r}: a link pointing "
-                                      f"outside the bot ({target!r})")
-                (destination / path).parent.mkdir(parents=True, exist_ok=True)
-                os.symlink(target, destination / path)
-                continue
-            if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                raise ConfigError(f"{source}: entry {info.filename!r}: not a regular file")
-            if info.is_dir():
-                (destination / path).mkdir(parents=True, exist_ok=True)
-                continue
             try:
-                with archive.open(info) as stream:
-                    _write(stream, destination / path, budget, mode)
-            except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, zlib.error) as error:
-                if isinstance(error, FileExistsError):
-                    raise ConfigError(f"{source}: entry {info.filename!r}: listed twice") from None
-                raise ConfigError(f"{source}: entry {info.filename!r}: {error}") from None
+                _zip_member(source, root, archive, info, budget)
+            except FileExistsError:
+                raise ConfigError(f"{source}: entry {shown(info.filename)}: listed twice") from None
+            except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, zlib.error,
+                    ValueError, RuntimeError) as error:
+                raise ConfigError(f"{source}: entry {shown(info.filename)}: {_problem(error)}") from None
 
 
-def _untar(source: Path, destination: Path, budget: _Budget) -> None:
+def _zip_member(source: Path, root: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo,
+                budget: _Budget) -> None:
+    path = _relative(source, info.filename)
+    mode = info.external_attr >> 16
+    if info.flag_bits & 0x1:
+        raise ConfigError(f"{source}: entry {shown(info.filename)}: encrypted (a submission "
+                          f"cannot have a password)")
+    if stat.S_ISLNK(mode):  # a link's target is its content
+        with archive.open(info) as stream:  # read no more than a target may hold
+            target = stream.read(MAX_LINK + 1).decode(errors="replace")
+        _link(source, root, path, info.filename, target)
+    elif stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise ConfigError(f"{source}: entry {shown(info.filename)}: not a regular file")
+    elif info.is_dir() or stat.S_ISDIR(mode):
+        _directory(source, root, path, info.filename)
+    else:
+        where = _place(source, root, path, info.filename)
+        with archive.open(info) as stream:
+            _write(stream, where, budget, mode)
+
+
+def _untar(source: Path, root: Path, budget: _Budget) -> None:
     try:
         archive = tarfile.open(source, mode="r:*")  # noqa: SIM115 (closed by the `with` below)
-    except (tarfile.TarError, OSError, EOFError, zlib.error) as error:
-        raise ConfigError(f"{source}: not a readable tar archive ({error})") from None
+    except (tarfile.TarError, OSError, EOFError, zlib.error, ValueError) as error:
+        raise ConfigError(f"{source}: not a readable tar archive ({_problem(error)})") from None
     with archive:
         try:
             for member in archive:
                 budget.entry()
-                _tar_member(source, destination, archive, member, budget)
-        except (tarfile.TarError, EOFError, OSError, zlib.error) as error:
-            if isinstance(error, FileExistsError):
-                raise ConfigError(f"{source}: an entry is listed twice") from None
-            raise ConfigError(f"{source}: damaged archive ({error})") from None
+                try:
+                    _tar_member(source, root, archive, member, budget)
+                except FileExistsError:
+                    raise ConfigError(f"{source}: entry {shown(member.name)}: listed twice") from None
+        except (tarfile.TarError, EOFError, OSError, zlib.error, ValueError) as error:
+            raise ConfigError(f"{source}: damaged archive ({_problem(error)})") from None
 
 
-def _tar_member(source: Path, destination: Path, archive: tarfile.TarFile,
+def _tar_member(source: Path, root: Path, archive: tarfile.TarFile,
                 member: tarfile.TarInfo, budget: _Budget) -> None:
     path = _relative(source, member.name)
     if member.isdir():
-        (destination / path).mkdir(parents=True, exist_ok=True)
+        _directory(source, root, path, member.name)
     elif member.issym():
-        if not _inside(destination, path.parent, member.linkname):
-            raise ConfigError(f"{source}: entry {member.name!r}: a link pointing outside the bot "
-                              f"({member.linkname!r})")
-        (destination / path).parent.mkdir(parents=True, exist_ok=True)
-        os.symlink(member.linkname, destination / path)
+        _link(source, root, path, member.name, member.linkname)
     elif member.islnk():  # a hard link names another entry of the archive: copied as a file
-        target = _relative(source, member.linkname)
-        if not (destination / target).is_file() or (destination / target).is_symlink():
-            raise ConfigError(f"{source}: entry {member.name!r}: a link to {member.linkname!r}, "
-                              f"which is not a file unpacked before it")
-        with (destination / target).open("rb") as stream:
-            _write(stream, destination / path, budget, member.mode)
+        original = _hard_link_source(source, root, member.name, member.linkname)
+        where = _place(source, root, path, member.name)
+        with original.open("rb") as stream:
+            _write(stream, where, budget, member.mode)
     elif member.isreg():
+        where = _place(source, root, path, member.name)
         content = archive.extractfile(member)
         assert content is not None
         with content:
-            _write(content, destination / path, budget, member.mode)
+            _write(content, where, budget, member.mode)
     else:
-        raise ConfigError(f"{source}: entry {member.name!r}: not a regular file "
+        raise ConfigError(f"{source}: entry {shown(member.name)}: not a regular file "
                           f"(a device, FIFO or other special file)")
 
 
 def copy_tree(source: Path, destination: Path, max_files: int = MAX_FILES,
               max_bytes: int = MAX_BYTES) -> None:
-    """Copy the directory ``source`` to the new ``destination`` under the same rules as archives."""
+    """Copy the directory ``source`` to the new ``destination`` under the same rules as archives:
+    links are copied as links, each resolved in the copy and refused if it leads outside."""
     budget = _Budget(source, max_files, max_bytes)
     destination.mkdir(parents=True)
-    for top, dirs, files in os.walk(source):
+    root = Path(_real(destination))
+    for top, dirs, files in os.walk(source):  # never follows a link to a directory
         here = Path(top)
         relative = PurePosixPath(here.relative_to(source).as_posix())
         for name in sorted(dirs) + sorted(files):
             budget.entry()
             entry = here / name
             info = entry.lstat()
-            target = destination / relative / name
+            target = root / relative / name
             if stat.S_ISLNK(info.st_mode):
                 link = os.readlink(entry)
-                if not _inside(destination, relative, link):
-                    raise ConfigError(f"{entry}: a link pointing outside the bot ({link!r})")
+                if link.startswith("/") or not _resolves_inside(root, target.parent / link):
+                    raise ConfigError(f"{entry}: a link pointing outside the bot ({shown(link)})")
                 os.symlink(link, target)
-                if name in dirs:
-                    dirs.remove(name)  # os.walk would not follow it anyway; keep it a link
             elif stat.S_ISDIR(info.st_mode):
                 target.mkdir()
             elif stat.S_ISREG(info.st_mode):
@@ -200,6 +306,19 @@ def copy_tree(source: Path, destination: Path, max_files: int = MAX_FILES,
                     _write(stream, target, budget, info.st_mode)
             else:
                 raise ConfigError(f"{entry}: not a regular file (a device, FIFO or socket)")
+    for path, link in _links_outside(root):
+        raise ConfigError(f"{source / path.relative_to(root)}: a link pointing outside the bot "
+                          f"({shown(link)})")
+
+
+def _problem(error: BaseException) -> str:
+    """A library's error as one short line. tarfile lists one line per compression it tried:
+    gzip's is the one that matters for a .tar.gz."""
+    lines = [line.strip(" -") for line in str(error).splitlines() if line.strip(" -")]
+    chosen = next((line for line in lines if line.startswith("method gz:")), None)
+    text = chosen.removeprefix("method gz: ") if chosen else (lines[0] if lines else
+                                                              type(error).__name__)
+    return text[:200]
 
 
 def bot_root(unpacked: Path, manifest: str) -> Path:
@@ -208,5 +327,8 @@ def bot_root(unpacked: Path, manifest: str) -> Path:
         return unpacked
     entries = [p for p in unpacked.iterdir() if not p.name.startswith(".")]
     if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+        # Links were checked against the whole archive; the bot is now only this directory.
+        for path, target in _links_outside(entries[0]):
+            raise ConfigError(f"{path}: a link pointing outside the bot ({shown(target)})")
         return entries[0]
     return unpacked

@@ -129,9 +129,13 @@ class Store:
 
     @classmethod
     def create(cls, directory: Path, settings: dict[str, Any]) -> Store:
-        """Create the league directory and its database; ConfigError if one is already there."""
+        """Create the league directory and its database; ConfigError if one is already there.
+
+        An empty ``league.db`` (0 bytes: a crash before its first write, a ``touch``) holds no
+        league, so the league is created in it, as ``open`` says to.
+        """
         path = directory / DATABASE
-        if path.exists():
+        if path.exists() and not _is_empty(path):
             raise ConfigError(f"{directory}: already a league (it has {DATABASE})")
         if directory.exists() and not directory.is_dir():
             raise ConfigError(f"{directory}: exists and is not a directory")
@@ -139,10 +143,16 @@ class Store:
             (directory / sub).mkdir(parents=True, exist_ok=True)
         store = cls(directory, _connect(path))
         store.db.execute("PRAGMA journal_mode = WAL")
-        with store.transaction():
-            store._migrate(0)
-            store.db.executemany("INSERT INTO settings (key, value) VALUES (?, ?)",
-                                 [(k, orjson.dumps(v).decode()) for k, v in settings.items()])
+        try:
+            with store.transaction():
+                if store.db.execute("PRAGMA user_version").fetchone()[0] != 0:  # another init won
+                    raise ConfigError(f"{directory}: already a league (it has {DATABASE})")
+                store._migrate(0)
+                store.db.executemany("INSERT INTO settings (key, value) VALUES (?, ?)",
+                                     [(k, orjson.dumps(v).decode()) for k, v in settings.items()])
+        except ConfigError:
+            store.close()
+            raise
         return store
 
     @classmethod
@@ -151,6 +161,9 @@ class Store:
         path = directory / DATABASE
         if not path.is_file():
             raise ConfigError(f"{directory}: not a league (no {DATABASE}; create one with "
+                              f"arena league init)")
+        if _is_empty(path):
+            raise ConfigError(f"{directory}: not a league ({DATABASE} is empty; create one with "
                               f"arena league init)")
         store = cls(directory, _connect(path))
         try:
@@ -335,6 +348,12 @@ class Store:
 def game_id_of(set_id: int, rotation: int) -> str:
     """A league game's id: its set and rotation."""
     return f"s{set_id:06d}-r{rotation}"
+
+
+def _is_empty(path: Path) -> bool:
+    """Whether the database at ``path`` is an empty file with no write-ahead log: no league."""
+    wal = path.with_name(f"{path.name}-wal")
+    return path.stat().st_size == 0 and (not wal.exists() or wal.stat().st_size == 0)
 
 
 def _connect(path: Path) -> sqlite3.Connection:

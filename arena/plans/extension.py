@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from arena.configfile import shown
 from arena.errors import ConfigError
 from arena.plans.tournament import BotSpec, Tournament, load_tournament
 
@@ -84,5 +85,4 @@ def check_extension(saved: Path, source: Path) -> None:
 
 
 def _shown(value: object) -> str:
-    text = getattr(value, "value", value)  # enums by their file value
-    return repr(text)[:60]
+    return shown(getattr(value, "value", value))  # enums by their file value; never a whole repr

@@ -121,3 +121,35 @@ def test_a_tournament_dir_with_cmd_or_a_bad_manifest_names_the_bot_entry(tmp_pat
     path.write_text(f"name: t\ngame: blackout\nbots:\n  - dir: {directory}\n")
     with pytest.raises(ConfigError, match=r"t.yaml: bots\[0\].dir: .*bot.yaml: run: no such file 'gone.py'"):
         load_tournament(path)
+
+
+@pytest.mark.parametrize(("field", "value", "problem"), [
+    ("author", "A" * 101, "author: 'AAAA"),
+    ("language", "python" * 10, "language: 'pythonpython"),
+    ("games", "[" + "b" * 65 + "]", "games[0]: 'bbbb"),
+    ("run", "python3 random_bot.py " + "x" * 1001, "run: word 3 ('xxxx"),
+    ("run", "python3 random_bot.py" + " -v" * 63, "run: 65 words (at most 64)"),
+    ("build", "make " + "x" * 1001, "build: word 2 ('xxxx"),
+])
+def test_manifest_text_fields_have_length_limits(
+        tmp_path: Path, field: str, value: str, problem: str) -> None:
+    text = f"name: x\nrun: python3 random_bot.py\n{field}: {value}\n".replace(
+        "run: python3 random_bot.py\nrun:", "run:")
+    directory = bot_dir(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_manifest(directory)
+    message = str(caught.value)
+    assert message.startswith(f"{directory / 'bot.yaml'}: {problem}"), message
+    assert "too long" in message or "words" in message
+    assert len(message) < len(str(directory)) + 200
+
+
+def test_manifest_text_fields_at_their_limits_load(tmp_path: Path) -> None:
+    manifest = load_manifest(bot_dir(tmp_path, f"name: {'n' * 64}\nrun: python3 random_bot.py\n"
+                                               f"author: {'A' * 100}\nlanguage: {'l' * 32}\n"))
+    assert manifest.author == "A" * 100 and manifest.language == "l" * 32
+
+
+def test_a_device_is_not_a_manifest(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="^/dev/null: not a bot directory or manifest"):
+        load_manifest("/dev/null")

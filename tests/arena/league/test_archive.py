@@ -127,3 +127,162 @@ def test_a_directory_with_a_link_out_or_a_fifo_is_refused(tmp_path: Path) -> Non
     os.mkfifo(source / "pipe")
     with pytest.raises(ConfigError, match="pipe: not a regular file"):
         copy_tree(source, tmp_path / "copy3")
+
+
+# -- links resolved against the real directory, not as text ------------------------------------
+
+Spec = tuple[str, str, str]
+"""An archive entry: (kind, name, content or link target); kind is file, dir, sym or hard."""
+
+
+def make_archive(path: Path, specs: list[Spec]) -> Path:
+    """A .tar.gz or .zip (by ``path``'s suffix) holding ``specs`` in order."""
+    if path.name.endswith(".zip"):
+        with zipfile.ZipFile(path, "w") as archive:
+            for kind, name, data in specs:
+                info = zipfile.ZipInfo(name + ("/" if kind == "dir" else ""))
+                modes = {"file": stat.S_IFREG | 0o644, "dir": stat.S_IFDIR | 0o755,
+                         "sym": stat.S_IFLNK | 0o777}
+                info.external_attr = modes[kind] << 16
+                archive.writestr(info, data)
+        return path
+    kinds = {"file": tarfile.REGTYPE, "dir": tarfile.DIRTYPE, "sym": tarfile.SYMTYPE,
+             "hard": tarfile.LNKTYPE}
+    return make_tar(path, [(entry(name, kinds[kind], data if kind in ("sym", "hard") else ""),
+                            data.encode() if kind == "file" else None) for kind, name, data in specs])
+
+
+CHAIN = [("sym", "b", "."), ("sym", "a", "b/b/b/b/../../../../")]
+"""``a`` looks four levels down and four up as text; with ``b`` a link to ``.`` it is four levels
+above the bot. Unpacked at ``tmp_path/l1/l2/l3/out``, ``a`` is ``tmp_path``."""
+LATER = [("sym", "c", "x/.."), ("sym", "x", ".")]
+"""``c`` is the bot's own directory while ``x`` is missing; once ``x`` links to ``.``, ``c`` is its
+parent: every link checked when written stays inside, and the pair leads out."""
+
+
+@pytest.mark.parametrize("suffix", [".tar.gz", ".zip"])
+@pytest.mark.parametrize(("specs", "problem"), [
+    (CHAIN + [("file", "a/x/PWNED", "pwned")], "entry 'a': a link pointing outside the bot"),
+    (LATER + [("file", "c/l2/l3/x/PWNED", "pwned")], "entry 'c/l2/l3/x/PWNED': written through "
+                                                     "the link 'c'"),
+    (LATER + [("file", "bot.yaml", "name: x\n")], "entry 'c': a link pointing outside the bot"),
+    ([("dir", "sub", ""), ("sym", "d", "sub"), ("file", "d/../../x/PWNED", "")], "'..' in its path"),
+], ids=["chain", "later-link-then-write", "later-link", "dotdot-through-link"])
+def test_links_that_lead_out_through_other_links_are_refused_and_write_nothing_outside(
+        tmp_path: Path, suffix: str, specs: list[Spec], problem: str) -> None:
+    archive = make_archive(tmp_path / f"bot{suffix}", specs)
+    root = tmp_path / "l1" / "l2" / "l3" / "out"
+    with pytest.raises(ConfigError) as caught:
+        unpack(archive, root)
+    assert problem in str(caught.value) and "\n" not in str(caught.value)
+    assert str(caught.value).startswith(f"{archive}: ")
+    assert not (tmp_path / "x").exists() and not (tmp_path / "l1" / "l2" / "x").exists()
+    assert not any(p.name == "PWNED" for p in tmp_path.rglob("*"))
+
+
+@pytest.mark.parametrize("specs", [
+    CHAIN + [("hard", "stolen", "a/secret")],
+    [("sym", "c", "x/.."), ("sym", "x", "."), ("hard", "stolen", "c/secret")],
+    [("sym", "up", "."), ("hard", "stolen", "up/../secret")],
+], ids=["chain", "later-link", "dotdot"])
+def test_a_hard_link_through_links_copies_nothing_from_outside(
+        tmp_path: Path, specs: list[Spec]) -> None:
+    root = tmp_path / "l1" / "l2" / "l3" / "out"
+    for secret in (tmp_path / "secret", root.parent / "secret"):
+        secret.parent.mkdir(parents=True, exist_ok=True)
+        secret.write_text("root:x:0:0\n")
+    archive = make_archive(tmp_path / "bot.tar.gz", specs)
+    with pytest.raises(ConfigError) as caught:
+        unpack(archive, root)
+    assert "\n" not in str(caught.value)
+    assert not (root / "stolen").exists()
+    assert not any("root:x" in p.read_text() for p in root.rglob("*") if p.is_file())
+
+
+def test_a_hard_link_to_a_file_unpacked_inside_is_a_copy(tmp_path: Path) -> None:
+    archive = make_archive(tmp_path / "bot.tar.gz", [
+        ("dir", "lib", ""), ("file", "lib/a.py", "print(1)\n"), ("sym", "here", "lib"),
+        ("hard", "b.py", "lib/a.py"), ("hard", "c.py", "here/a.py")])
+    unpack(archive, tmp_path / "out")
+    for name in ("b.py", "c.py"):
+        copy = tmp_path / "out" / name
+        assert copy.read_text() == "print(1)\n" and not copy.is_symlink()
+        assert copy.stat().st_ino != (tmp_path / "out/lib/a.py").stat().st_ino
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")  # zipfile's, for the entries listed twice
+@pytest.mark.parametrize("suffix", [".tar.gz", ".zip"])
+@pytest.mark.parametrize(("specs", "problem"), [
+    ([("dir", "sub", ""), ("sym", "d", "sub"), ("dir", "d", "")],
+     "entry 'd/?': a directory where a link or a file was unpacked"),
+    ([("dir", "d", ""), ("sym", "d", ".")], "entry 'd': listed twice"),
+    ([("file", "d", ""), ("sym", "d", ".")], "entry 'd': listed twice"),
+    ([("dir", "sub", ""), ("sym", "d", "sub"), ("file", "d", "")], "entry 'd': listed twice"),
+    ([("dir", "sub", ""), ("sym", "d", "sub"), ("file", "d/x", "")],
+     "entry 'd/x': written through the link 'd'"),
+    ([("file", "f", ""), ("file", "f/x", "")], "entry 'f/x': inside 'f', which is a file"),
+], ids=["dir-over-link", "link-over-dir", "link-over-file", "file-over-link", "through-link",
+        "under-a-file"])
+def test_an_entry_over_or_through_a_link_is_refused(
+        tmp_path: Path, suffix: str, specs: list[Spec], problem: str) -> None:
+    archive = make_archive(tmp_path / f"bot{suffix}", specs)
+    with pytest.raises(ConfigError, match=problem):
+        unpack(archive, tmp_path / "out")
+
+
+def test_links_inside_the_bot_are_kept(tmp_path: Path) -> None:
+    archive = make_archive(tmp_path / "bot.zip", [
+        ("dir", "lib", ""), ("file", "lib/a.py", ""), ("sym", "lib/up", ".."),
+        ("sym", "b", "lib/up/lib/a.py"), ("sym", "later", "not-yet/..")])
+    unpack(archive, tmp_path / "out")
+    assert (tmp_path / "out/b").resolve() == (tmp_path / "out/lib/a.py").resolve()
+    assert os.readlink(tmp_path / "out/later") == "not-yet/.."
+
+
+def test_a_bot_in_one_directory_may_not_link_into_the_rest_of_the_archive(tmp_path: Path) -> None:
+    """Links are checked against the whole archive; when the bot is its only directory, a link to
+    the archive's top (``..``) leaves the bot that is kept."""
+    archive = make_archive(tmp_path / "bot.tar.gz", [
+        ("dir", "mybot", ""), ("file", "mybot/bot.yaml", "name: x\n"), ("sym", "mybot/up", "..")])
+    unpack(archive, tmp_path / "out")
+    with pytest.raises(ConfigError, match=r"mybot/up: a link pointing outside the bot \('..'\)"):
+        bot_root(tmp_path / "out", "bot.yaml")
+
+
+@pytest.mark.parametrize(("links", "problem"), [
+    ({"b": ".", "a": "b/b/../.."}, "a link pointing outside the bot ('b/b/../..')"),
+    ({"c": "x/..", "x": "."}, "c: a link pointing outside the bot ('x/..')"),
+])
+def test_a_directory_copy_resolves_its_links_in_the_copy(
+        tmp_path: Path, links: dict[str, str], problem: str) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "bot.yaml").write_text("name: x\n")
+    for name, target in links.items():
+        (source / name).symlink_to(target)
+    with pytest.raises(ConfigError) as caught:
+        copy_tree(source, tmp_path / "deep" / "copy")
+    assert problem in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_zip_entries_without_a_name_or_with_a_password_are_one_line(tmp_path: Path) -> None:
+    with zipfile.ZipFile(tmp_path / "nameless.zip", "w") as archive:
+        archive.writestr(zipfile.ZipInfo(""), "x")
+    with pytest.raises(ConfigError, match="nameless.zip: an entry without a name$"):
+        unpack(tmp_path / "nameless.zip", tmp_path / "a")
+    with zipfile.ZipFile(tmp_path / "secret.zip", "w") as archive:
+        archive.writestr("bot.yaml", "x")
+    data = bytearray((tmp_path / "secret.zip").read_bytes())
+    for header, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # as an encrypting tool sets
+        data[data.index(header) + flags] |= 0x1
+    (tmp_path / "secret.zip").write_bytes(bytes(data))
+    with pytest.raises(ConfigError, match="entry 'bot.yaml': encrypted"):
+        unpack(tmp_path / "secret.zip", tmp_path / "b")
+
+
+def test_a_file_that_is_no_archive_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "junk.tar.gz").write_bytes(b"\x1f\x8b" + b"junk" * 100)
+    with pytest.raises(ConfigError) as caught:
+        unpack(tmp_path / "junk.tar.gz", tmp_path / "out")
+    assert str(caught.value).startswith(f"{tmp_path / 'junk.tar.gz'}: not a readable tar archive (")
+    assert "\n" not in str(caught.value)

@@ -1,0 +1,145 @@
+"""Submissions a stranger could make to hurt the league are rejected with one line, in time, and
+leave nothing behind: archives whose links lead out, a device for a bot, an alias bomb or a huge
+field in bot.yaml; and an empty league.db is "not a league" to every command alike.
+Real leagues (``arena league init``), real archives and the real ``arena league`` commands."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from arena.league.store import DATABASE, STAGING_DIR
+from arena.league.submit import submit
+
+ROOT = Path(__file__).resolve().parents[3]
+ARENA = str(Path(sys.executable).parent / "arena")
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def arena(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ARENA, *map(str, args)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=50)
+
+
+@pytest.fixture(scope="module")
+def empty_league(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("template") / "league"
+    done = arena("league", "init", path, "--game", "blackout", "--players", "3")
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+@pytest.fixture
+def league(empty_league: Path, tmp_path: Path) -> Path:
+    """A fresh copy, nested so that a link climbing four levels out of its staging copy still
+    lands inside ``tmp_path``."""
+    return Path(shutil.copytree(empty_league, tmp_path / "a" / "b" / "league"))
+
+
+def tar_gz(path: Path, members: list[tuple[str, bytes, str]]) -> Path:
+    """A .tar.gz of (name, type, content or link target)."""
+    with tarfile.open(path, "w:gz") as archive:
+        for name, kind, data in members:
+            info = tarfile.TarInfo(name)
+            info.type = kind
+            if kind in (tarfile.SYMTYPE, tarfile.LNKTYPE):
+                info.linkname = data
+                archive.addfile(info)
+            else:
+                info.size = len(data.encode())
+                archive.addfile(info, io.BytesIO(data.encode()))
+    return path
+
+
+def left_behind(league: Path) -> list[Path]:
+    return list((league / STAGING_DIR).iterdir()) + list((league / "bots").iterdir())
+
+
+def test_an_archive_whose_link_chain_leads_out_is_rejected_and_writes_nothing(
+        league: Path, tmp_path: Path) -> None:
+    # Staged at league/staging/submit-*/unpacked: five levels up from there is tmp_path/a.
+    chain = "b/b/b/b/b/../../../../../"
+    archive = tar_gz(tmp_path / "evil.tar.gz", [
+        ("bot.yaml", tarfile.REGTYPE, "name: evil\nrun: ./bot\n"),
+        ("b", tarfile.SYMTYPE, "."), ("a", tarfile.SYMTYPE, chain),
+        ("a/x/PWNED", tarfile.REGTYPE, "pwned")])
+    done = arena("league", "submit", league, archive)
+    assert done.returncode == 1
+    assert done.stdout == (f"rejected: {archive}: entry 'a': a link pointing outside the bot "
+                           f"('{chain}')\n")
+    assert not any(p.name == "PWNED" for p in tmp_path.rglob("*"))
+    assert left_behind(league) == []
+
+
+def test_an_archive_hard_link_to_a_file_outside_is_rejected(league: Path, tmp_path: Path) -> None:
+    # As above, ``a`` is tmp_path/a, where a secret file waits.
+    (tmp_path / "a" / "passwd").write_text("root:x:0:0\n")
+    archive = tar_gz(tmp_path / "evil.tar.gz", [
+        ("bot.yaml", tarfile.REGTYPE, "name: evil\nrun: ./bot\n"),
+        ("b", tarfile.SYMTYPE, "."), ("a", tarfile.SYMTYPE, "b/b/b/b/b/../../../../../"),
+        ("passwd", tarfile.LNKTYPE, "a/passwd")])
+    submission = submit(league, archive)
+    assert not submission.accepted
+    assert submission.reason == (f"{archive}: entry 'a': a link pointing outside the bot "
+                                 f"('b/b/b/b/b/../../../../../')")
+    assert left_behind(league) == []
+
+
+def test_a_device_for_a_bot_is_rejected_without_copying_its_directory(league: Path) -> None:
+    done = arena("league", "submit", league, "/dev/null")
+    assert done.returncode == 1
+    assert done.stdout == ("rejected: /dev/null: not a bot directory or manifest (a device, FIFO "
+                           "or other special file)\n")
+    assert left_behind(league) == []
+
+
+@pytest.mark.timeout(10)
+def test_a_manifest_alias_bomb_is_rejected_at_once(league: Path, tmp_path: Path) -> None:
+    lists = ["&l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lists += [f"&l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
+    (tmp_path / "bomb").mkdir()
+    (tmp_path / "bomb" / "bot.yaml").write_text(f"name: [{', '.join(lists)}]\nrun: ./bot\n")
+    submission = submit(league, tmp_path / "bomb")
+    assert not submission.accepted
+    assert submission.reason == (f"{tmp_path / 'bomb'}/bot.yaml: line 1: more than 100,000 values "
+                                 f"once aliases are expanded")
+
+
+@pytest.mark.parametrize(("author", "problem"), [
+    ("A" * 10_000_000, "bot.yaml: larger than 1 MiB, the most a bot manifest may be"),
+    ("A" * 5_000, "bot.yaml: author: 'AAAA"),
+], ids=["10MB", "5000"])
+def test_a_huge_author_is_rejected_and_never_shown(
+        league: Path, tmp_path: Path, author: str, problem: str) -> None:
+    (tmp_path / "big").mkdir()
+    (tmp_path / "big" / "bot.yaml").write_text(f"name: big\nrun: ./bot\nauthor: {author}\n")
+    done = arena("league", "submit", league, tmp_path / "big")
+    assert done.returncode == 1 and problem in done.stdout
+    assert len(done.stdout) < 300 and done.stdout.count("\n") == 1
+    status = arena("league", "status", league)
+    assert status.returncode == 0 and len(status.stdout) + len(status.stderr) < 5_000
+
+
+@pytest.mark.slow  # six real commands
+def test_an_empty_league_db_is_not_a_league_until_init_makes_it_one(tmp_path: Path) -> None:
+    league = tmp_path / "lg"
+    league.mkdir()
+    (league / DATABASE).touch()
+    for args in (["status", league], ["table", league],
+                 ["submit", league, ROOT / "bots/c/random.bot.yaml"]):
+        done = arena("league", *args)
+        assert done.returncode == 2
+        assert done.stderr == (f"arena: error: {league}: not a league ({DATABASE} is empty; "
+                               f"create one with arena league init)\n")
+    done = arena("league", "init", league, "--game", "blackout", "--players", "3")
+    assert done.returncode == 0, done.stderr
+    assert arena("league", "status", league).returncode == 0
+    again = arena("league", "init", league, "--game", "blackout", "--players", "3")
+    assert again.returncode == 2 and "already a league" in again.stderr
