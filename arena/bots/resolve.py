@@ -113,8 +113,3 @@ class _Plain(Where):
 
     def error(self, key: str, problem: str) -> ConfigError:
         return ConfigError(f"{key}: {problem}")
-
-
-def resolve_directory(directory: str | os.PathLike[str]) -> Path:
-    """A directory the arena keeps (a league, a results directory) as an absolute path."""
-    return Path(_absolute(directory, None))
