@@ -13,8 +13,8 @@ from arena.league.settings import SANDBOXES, LeagueSettings
 from arena.league.status import export_games, league_status, league_table
 from arena.league.store import Store
 from arena.league.submit import submit
-from arena.ratings.model import RESAMPLES
-from arena.settings import check_cluster_address
+from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
+from arena.settings import GAMES, JOBS, MINUTES, RESAMPLES, SEED, check_cluster_address
 
 app = typer.Typer(help="A league: submitted bots, games scheduled where the ranking is least "
                        "certain, a table that is always current (docs/league.md).",
@@ -34,7 +34,8 @@ def init_command(
     sandbox: Annotated[str, typer.Option(
         help=f"How builds, checks and games are isolated ({', '.join(SANDBOXES)}; "
              "docs/sandbox.md).")] = "none",
-    seed: Annotated[int, typer.Option(help="Seed of the league's deals.", min=0)] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the league's deals.", min=SEED.low,
+                                      max=SEED.high)] = 1,
     cluster: Annotated[str | None, typer.Option(
         help="Play the league's games on the Dask cluster whose scheduler is at this address "
              "(docs/cluster.md); `league run --cluster` overrides it.", show_default=False)] = None,
@@ -74,12 +75,15 @@ def submit_command(
 def run_command(
     league: League,
     games: Annotated[int | None, typer.Option(help="Play this many games, then stop.",
-                                              min=1, show_default=False)] = None,
+                                              min=GAMES.low, max=GAMES.high,
+                                              show_default=False)] = None,
     minutes: Annotated[float | None, typer.Option(
-        help="Play for about this long (checked between batches of games).", min=0.0,
+        help="Play for about this long (checked between batches of games).",
+        min=float(MINUTES.low), max=float(MINUTES.high),
         show_default=False)] = None,
     jobs: Annotated[int | None, typer.Option(
-        help="Games played in parallel (default: the number of CPUs).", min=1,
+        help="Games played in parallel (default: the number of CPUs).", min=JOBS.low,
+        max=JOBS.high,
         show_default=False)] = None,
     cluster: Annotated[str | None, typer.Option(
         help="Play on the Dask cluster whose scheduler is at this address (default: the league's "
@@ -110,8 +114,10 @@ def table_command(
     crosstable: Annotated[bool, typer.Option(
         "--crosstable", help="Add the head-to-head matrix (pairwise score %).")] = False,
     resamples: Annotated[int, typer.Option(
-        help="Bootstrap resamples for the intervals and LOS (0: none).", min=0)] = RESAMPLES,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.", min=0)] = 0,
+        help="Bootstrap resamples for the intervals and LOS (0: none).", min=RESAMPLES.low,
+        max=RESAMPLES.high)] = DEFAULT_RESAMPLES,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.", min=SEED.low,
+                                      max=SEED.high)] = 0,
 ) -> None:
     """The ratings of the active entrants, from their games together (as arena table rates)."""
     typer.echo(league_table(league, fmt=fmt, resamples=resamples, seed=seed,

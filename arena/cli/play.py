@@ -13,7 +13,18 @@ from arena.bots.sandbox import SANDBOX_HELP, choose_sandbox
 from arena.game.options_text import option_defaults
 from arena.game.play import parse_option_pairs, play_one
 from arena.game.transcript import game_report
-from arena.settings import FaultPolicy, Limits, SandboxMode, TimeControl
+from arena.settings import (
+    BANK_MS,
+    MEMORY_MB,
+    MOVE_MS,
+    QUIT_GRACE_MS,
+    SEED,
+    START_MS,
+    FaultPolicy,
+    Limits,
+    SandboxMode,
+    TimeControl,
+)
 
 
 def play_command(
@@ -26,20 +37,25 @@ def play_command(
              "A bot directory with a bot.yaml (or a NAME.bot.yaml file) is built and run "
              "from its directory.",
         show_default=False)],
-    seed: Annotated[int, typer.Option(help="Seed of the deals (and of the bots' own seeds).")] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the deals (and of the bots' own seeds).",
+                                      min=SEED.low, max=SEED.high)] = 1,
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-o", help="A game option as name=value, e.g. -o hook=true; repeatable. "
         "Defaults (by player count where they differ; `arena rules GAME` says what each sets): "
         + "; ".join(f"{name}: {option_defaults(name)}" for name in engine.GAMES) + ".")] = None,
     log: Annotated[Path | None, typer.Option(
         help="Write the full game record (with faults) as JSON to this file.")] = None,
-    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.", min=1)] = 1000,
+    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.",
+                                         min=MOVE_MS.low, max=MOVE_MS.high)] = 1000,
     bank_ms: Annotated[int, typer.Option(
-        help="Extra time per game a decision may draw on, ms.", min=0)] = 10000,
+        help="Extra time per game a decision may draw on, ms.", min=BANK_MS.low,
+        max=BANK_MS.high)] = 10000,
     start_ms: Annotated[int, typer.Option(
-        help="Time from start to the hello reply, ms.", min=1)] = 10000,
+        help="Time from start to the hello reply, ms.", min=START_MS.low,
+        max=START_MS.high)] = 10000,
     memory_mb: Annotated[int, typer.Option(
-        help="Address-space limit of each bot process, MB.", min=16)] = Limits().memory_mb or 2048,
+        help="Resident-memory limit of each bot process (with its children), MB.",
+        min=MEMORY_MB.low, max=MEMORY_MB.high)] = Limits().memory_mb or 2048,
     policy: Annotated[FaultPolicy, typer.Option(
         help="What a fault costs: forfeit (placed last) or substitute (result stands).")] =
         FaultPolicy.FORFEIT,
@@ -47,7 +63,7 @@ def play_command(
         help="Save each bot's stderr to seatN-LABEL.stderr.log in this directory.")] = None,
     quit_grace_ms: Annotated[int, typer.Option(
         help="Time a bot has to exit after quit before it is killed, ms.",
-        min=0)] = Limits().quit_grace_ms,
+        min=QUIT_GRACE_MS.low, max=QUIT_GRACE_MS.high)] = Limits().quit_grace_ms,
     sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
 ) -> None:
     """Play one game between bot programs and print it deal by deal.
