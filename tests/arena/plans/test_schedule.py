@@ -293,9 +293,9 @@ def test_demo_schedules_are_stable() -> None:
 
 def test_table_count_is_the_number_of_tables_sample_tables_gives() -> None:
     # the size check before a schedule is built counts its games with table_count
-    for n in range(3, 26):
+    for n in (3, 4, 5, 7, 9, 12, 17):
         for size in range(3, min(n, 7) + 1):
-            for limit in sorted({1, 2, n - 1, n, n + 1, 2 * n, 3 * n + 2, 40, math.comb(n, size)}):
+            for limit in sorted({1, 2, n - 1, n, n + 1, 2 * n, math.comb(n, size)}):
                 if limit >= minimum_tables(n, size):
                     tables = sample_tables([f"b{i}" for i in range(n)], size, limit, seed=1)
                     assert len(tables) == table_count(n, size, limit), (n, size, limit)
