@@ -26,7 +26,8 @@ CHUNKS_PER_DRAIN = 16
 class StderrSink:
     """Drains one bot's stderr pipe into its log file (capped) and keeps the last bytes in memory."""
 
-    __slots__ = ("_log_started", "fd", "log_cap", "log_fd", "log_path", "log_size", "name", "tail")
+    __slots__ = ("_log_failed", "_log_started", "fd", "log_cap", "log_fd", "log_path", "log_size",
+                 "name", "tail")
 
     def __init__(self, name: str, log_path: str | os.PathLike[str] | None, log_cap: int) -> None:
         self.name = name
@@ -38,10 +39,11 @@ class StderrSink:
         self.log_size = 0
         self.tail = b""
         self._log_started = False
+        self._log_failed = False
 
     def open_log(self) -> None:
         """Open the log file: fresh the first time, appended to (same cap) on restarts."""
-        if self.log_path is None or self.log_fd >= 0:
+        if self.log_path is None or self.log_fd >= 0 or self._log_failed:
             return
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
         if not self._log_started:
@@ -85,7 +87,7 @@ class StderrSink:
             if self.log_fd >= 0 and self.log_size <= self.log_cap:
                 room = self.log_cap - self.log_size
                 if room:
-                    self.log_size += os.write(self.log_fd, data[:room])
+                    self._write(data[:room])
                 if len(data) > room:  # the note takes the size past the cap: nothing more is written
                     self.note(f"truncated: stderr over {self.log_cap} bytes, the rest is discarded",
                               force=True)
@@ -97,8 +99,16 @@ class StderrSink:
             return
         data = (("\n" if self.log_size else "") + f"[arena] {text}\n").encode()
         if force or self.log_size + len(data) <= self.log_cap:
-            os.write(self.log_fd, data)
-            self.log_size += len(data)
+            self._write(data)
+
+    def _write(self, data: bytes) -> None:
+        """Append to the log; a log that cannot be written (a full disk) is given up, not the game:
+        the tail in memory is kept for fault reports, and the results' own writer says the rest."""
+        try:
+            self.log_size += os.write(self.log_fd, data)
+        except OSError:
+            self.close_log()
+            self._log_failed = True  # not reopened when the bot restarts either
 
     def text(self) -> str:
         """The last ~2 KB the bot wrote to stderr, decoded (undecodable bytes replaced)."""

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.errors import RunInterrupted
+from arena.errors import ConfigError, RunInterrupted
 from arena.game.play import parse_option_pairs
 from arena.league.settings import SANDBOXES, LeagueSettings
 from arena.league.status import export_games, league_status, league_table
@@ -43,7 +43,11 @@ def init_command(
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), sandbox, seed,
                                       cluster)
-    Store.create(league, settings.stored()).close()
+    try:
+        Store.create(league, settings.stored()).close()
+    except OSError as error:
+        raise ConfigError(f"{error.filename or league}: cannot create the league: "
+                          f"{error.strerror or error}") from None
     typer.echo(f"league created in {league}: {settings.game}, {settings.players} players; "
                f"add bots with: arena league submit {league} BOT_DIR")
 
@@ -153,5 +157,9 @@ def export_command(
 ) -> None:
     """Write every game, old versions' too, as a tournament's games.jsonl (for arena table)."""
     path = out if out is not None else league / "export" / "games.jsonl"
-    count = export_games(league, path)
+    try:
+        count = export_games(league, path)
+    except OSError as error:  # a full disk is often seen only at close, where no file is named
+        raise ConfigError(f"--out: {path}: cannot write the export: "
+                          f"{error.strerror or error}") from None
     typer.echo(f"{count} games written to {path}")

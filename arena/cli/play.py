@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 import orjson
 import typer
 
 import engine
 from arena.bots.sandbox import SANDBOX_HELP, choose_sandbox
+from arena.errors import ConfigError
 from arena.game.options_text import option_defaults
 from arena.game.play import parse_option_pairs, play_one
 from arena.game.transcript import game_report
@@ -83,12 +86,46 @@ def play_command(
     if note is not None:
         typer.echo(note, err=True)
     if stderr_dir is not None:
-        stderr_dir.mkdir(parents=True, exist_ok=True)
-    record = play_one(game, bots, seed=seed, options=parse_option_pairs(option or []),
-                      time_control=TimeControl(start_ms, move_ms, bank_ms), policy=policy,
-                      limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
-                      log_dir=stderr_dir, sandbox=box)
-    typer.echo(game_report(record))
+        try:
+            stderr_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(f"--stderr-dir: {stderr_dir}: cannot create: "
+                              f"{error.strerror or error}") from None
+    # The record's file is opened before the game, so a path that cannot be written costs no game.
+    with ExitStack() as stack:
+        handle = None if log is None else stack.enter_context(_output(log, "--log"))
+        record = play_one(game, bots, seed=seed, options=parse_option_pairs(option or []),
+                          time_control=TimeControl(start_ms, move_ms, bank_ms), policy=policy,
+                          limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
+                          log_dir=stderr_dir, sandbox=box)
+        typer.echo(game_report(record))
+        if handle is not None:
+            try:
+                handle.write(orjson.dumps(record, option=orjson.OPT_INDENT_2))
+                handle.flush()
+            except OSError as error:
+                raise ConfigError(f"--log: {log}: cannot write the record: "
+                                  f"{error.strerror or error} (the game is printed above)") from None
     if log is not None:
-        log.write_bytes(orjson.dumps(record, option=orjson.OPT_INDENT_2))
         typer.echo(f"\nrecord written to {log}")
+
+
+@contextmanager
+def _output(path: Path, option: str) -> Iterator[BinaryIO]:
+    """``path`` opened for writing, or ConfigError naming ``option``; removed again if the work
+    that was to fill it fails, so a failed game leaves no empty record behind."""
+    try:
+        handle = path.open("wb")
+    except OSError as error:
+        raise ConfigError(f"{option}: {path}: cannot write: {error.strerror or error}") from None
+    try:
+        yield handle
+    except BaseException:
+        with suppress(OSError):
+            handle.close()
+            if path.is_file():
+                path.unlink()
+        raise
+    finally:
+        with suppress(OSError):  # a failed write is said above; a second failure adds nothing
+            handle.close()
