@@ -36,6 +36,7 @@ def check_bot_command(
     game: Annotated[list[str] | None, typer.Option(
         "--game", "-g", help=f"Check only this game ({' or '.join(engine.GAMES)}); "
                              "repeatable. Default: every game.", show_default=False)] = None,
+    # each game adds 1 to the seed: the last must still be a 64-bit seed
     seed: Annotated[int, typer.Option(help="Seed of the first game (each game adds 1).",
                                       min=SEED.low, max=SEED.high - 10)] = 1,
     move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.",
