@@ -8,6 +8,7 @@ import sys
 import typer
 
 from arena.bots.process import install_signal_handlers
+from arena.cli.usage import Abort, ClickException, NoArgsIsHelpError, UsageError
 from arena.errors import ArenaError, RunInterrupted
 from engine.errors import EngineError
 
@@ -47,10 +48,23 @@ app.add_typer(league_app, name="league")
 
 
 def main() -> None:
-    """Entry point: runs the app and turns the library's own errors into one line and exit 2."""
+    """Entry point: runs the app and turns every error, the command line's included, into one line
+    and exit 2 (a bare command group still prints its help)."""
     install_signal_handlers()
     try:
-        app()
+        code = app(standalone_mode=False)
+    except NoArgsIsHelpError as error:  # `arena`, `arena league`: the help, as always
+        print(error.format_message(), file=sys.stderr)
+        sys.exit(2)
+    except UsageError as error:  # an unknown option, a value out of its range, a missing argument
+        print(f"arena: error: {usage_text(error)}", file=sys.stderr)
+        sys.exit(2)
+    except ClickException as error:
+        print(f"arena: error: {error.format_message()}", file=sys.stderr)
+        sys.exit(error.exit_code)
+    except Abort:
+        print("arena: aborted", file=sys.stderr)
+        sys.exit(1)
     except RunInterrupted as stopped:
         print(f"arena: {stopped}", file=sys.stderr)
         sys.exit(130)
@@ -66,6 +80,17 @@ def main() -> None:
     except sqlite3.Error as error:  # a league database damaged past what arena.league.store says
         print(f"arena: error: league database: {error}", file=sys.stderr)
         sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)  # typer.Exit(N) comes back as N
+
+
+def usage_text(error: UsageError) -> str:
+    """``arena table: Invalid value for '--resamples': ... (see arena table --help)``: typer's
+    usage error as one line."""
+    message = " ".join(error.format_message().split())
+    if error.ctx is None:
+        return message
+    path = error.ctx.command_path
+    return f"{path}: {message} (see {path} --help)"
 
 
 def os_error_text(error: OSError) -> str:

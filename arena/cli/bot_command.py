@@ -10,10 +10,7 @@ from typing import Any
 
 from typer.core import TyperCommand
 
-try:  # typer vendors click from 0.2x on; older versions use click itself
-    from typer._click.exceptions import NoSuchOption
-except ImportError:  # pragma: no cover
-    from click.exceptions import NoSuchOption  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
+from arena.cli.usage import NoSuchOption
 
 HINT = ("if it belongs to the bot's command, quote the command (\"java -cp dir Bot\") "
         "or put -- before it (-- java -cp dir Bot)")

@@ -141,6 +141,9 @@ def _check_export_path(league: Path, out: Path, force: bool) -> None:
     if target.is_dir():
         raise ConfigError(f"--out {out}: is a directory: give the file to write, e.g. "
                           f"{out / 'games.jsonl'}")
+    if target.exists() and not target.is_file():  # renaming over it would replace a device node
+        raise ConfigError(f"--out {out}: exists and is not a regular file (a device, a pipe...): "
+                          f"an export only ever replaces a file")
     if target.exists() and not force and not target.is_relative_to(home / EXPORT_DIR):
         raise ConfigError(f"--out {out}: already exists and the league did not write it: give "
                           f"--force to replace it, or another path")

@@ -79,16 +79,13 @@ def run(args: list[str], cwd: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 def check_outcome(args: list[str], status: int, err: str) -> None:
-    """Exit 0, or exactly one error: an ``arena: error:`` line or typer's usage error."""
+    """Exit 0, or exactly one error line (``arena: error:``), usage errors included."""
     case = f"arena {' '.join(args)[:300]}"
     assert "Traceback" not in err, f"{case}\n{err}"
     if status == 0:
         return
     errors = [line for line in err.splitlines() if line.startswith("arena: error:")]
-    if "Usage: " in err:  # typer's usage error: a box around one message naming the option
-        assert status == 2 and not errors and err.count("Error") == 1, f"{case}\n{err}"
-        return
-    assert status == 2 and len(errors) == 1, f"{case}: exit {status}\n{err}"
+    assert status == 2 and len(errors) == 1 and err.count("\n") == 1, f"{case}: exit {status}\n{err}"
     assert len(errors[0]) < 2000, f"{case}: an error line of {len(errors[0])} characters"
 
 
