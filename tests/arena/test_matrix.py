@@ -41,20 +41,29 @@ def cells() -> list[object]:
     return found
 
 
-def make_bots(root: Path) -> None:
-    """Three C bots, each in its own directory with its source, a bot.yaml that builds it and a
-    named manifest; readable by anyone (a sandboxed bot runs as a uid of its own)."""
+@pytest.fixture(scope="module")
+def c_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The C random bot compiled once for the module; each cell's build copies it into place (a
+    real build step, run by the arena in the cell's sandbox, without compiling 200 times)."""
+    binary = tmp_path_factory.mktemp("c") / "random_bot"
+    subprocess.run(["cc", "-O2", "-o", str(binary), str(ROOT / "bots" / "c" / "random_bot.c")],
+                   check=True)
+    return binary
+
+
+def make_bots(root: Path, binary: Path) -> None:
+    """Three C bots, each in its own directory with a bot.yaml whose build puts the program in
+    place and a named manifest; readable by anyone (a sandboxed bot runs as a uid of its own)."""
     for n in range(3):
         bot = root / "bots" / f"c{n}"
         bot.mkdir(parents=True)
-        shutil.copy(ROOT / "bots" / "c" / "random_bot.c", bot / "random_bot.c")
-        manifest = f"name: c{n}\nrun: ./random_bot\nbuild: cc -O2 -o random_bot random_bot.c\n"
+        shutil.copy(binary, bot / "prebuilt")
+        manifest = f"name: c{n}\nrun: ./random_bot\nbuild: cp prebuilt random_bot\n"
         (bot / "bot.yaml").write_text(manifest)
         (bot / f"c{n}.bot.yaml").write_text(manifest)
-        subprocess.run(["cc", "-O2", "-o", str(bot / "random_bot"), str(bot / "random_bot.c")],
-                       check=True)
+        shutil.copy(binary, bot / "random_bot")  # a command names the program without a build
     for path in [root, *root.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() or path.name == "random_bot" else 0o644)
+        path.chmod(0o755 if path.is_dir() or path.name in ("random_bot", "prebuilt") else 0o644)
 
 
 def bot_word(form: str, n: int, base: str) -> str:
@@ -87,9 +96,9 @@ def once(games: Path, expected: int) -> None:
 
 
 @pytest.mark.parametrize(("command", "form", "path", "sandbox"), cells())
-def test_cell(tmp_path: Path, command: str, form: str, path: str, sandbox: str) -> None:
+def test_cell(tmp_path: Path, c_bot: Path, command: str, form: str, path: str, sandbox: str) -> None:
     home = tmp_path / "home"
-    make_bots(home)
+    make_bots(home, c_bot)
     # relative: from the directory holding bots/; absolute: from another working directory
     cwd = home if path == "relative" else tmp_path / "elsewhere"
     cwd.mkdir(exist_ok=True)
