@@ -44,6 +44,38 @@ def test_named_seats_and_distinct_labels_for_copies(tmp_path: Path) -> None:
     assert orjson.loads(log.read_bytes())["names"] == ["me", "c/random_bot", "c/random_bot-2"]
 
 
+def compiled_bot(root: Path, name: str) -> Path:
+    """A bot directory in the shape of a compiled bot: ``name: NAME`` runs ``./NAME``."""
+    bot = root / name
+    bot.mkdir()
+    shutil.copy(ROOT / C_BOT, bot / name)
+    (bot / "bot.yaml").write_text(f"name: {name}\nrun: ./{name}\n")
+    return bot
+
+
+def test_a_bot_named_after_its_program_keeps_its_name_and_copies_are_numbered(
+        tmp_path: Path) -> None:
+    gobot = compiled_bot(tmp_path, "gobot")
+    log = tmp_path / "game.json"
+    done = arena("play", "blackout", str(gobot), C_BOT, "bots/c/first_bot", "-o", "deals=1",
+                 "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    assert orjson.loads(log.read_bytes())["names"] == ["gobot", "c/random_bot", "c/first_bot"]
+    done = arena("play", "blackout", str(gobot), str(gobot), C_BOT, "-o", "deals=1",
+                 "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    assert orjson.loads(log.read_bytes())["names"] == ["gobot", "gobot-2", "c/random_bot"]
+
+
+def test_a_named_seat_takes_a_bot_directory(tmp_path: Path) -> None:
+    gobot = compiled_bot(tmp_path, "gobot")
+    log = tmp_path / "game.json"
+    done = arena("play", "blackout", f"mine={gobot}", f"old={gobot / 'bot.yaml'}", C_BOT,
+                 "-o", "deals=1", "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    assert orjson.loads(log.read_bytes())["names"] == ["mine", "old", "c/random_bot"]
+
+
 def test_partners_running_one_command_share_a_label() -> None:
     seats = game_seats("partnership-blackout", ["a=bots/c/random_bot", "bots/c/first_bot"])
     assert [seat.name for seat in seats] == ["a", "c/first_bot", "a", "c/first_bot"]
