@@ -13,13 +13,14 @@ import json
 import shlex
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.configfile import NAME
 from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.executors.batch import preflight
-from arena.plans.match import GAME_ID, Match, score_of_unit, unit_games
+from arena.plans.match import GAME_ID, Match, legacy_field_names, score_of_unit, unit_games
 from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, match_stats
 from arena.runs.progress import StatusLine
 from arena.runs.record import play_and_record
@@ -82,10 +83,33 @@ def play_match(match: Match, out_dir: Path, *, jobs: int = 1, resume: bool = Fal
     ``on_unit(report)`` is called whenever a unit completes (for progress). Ctrl-C raises
     RunInterrupted saying how to resume.
     """
-    identity = json.dumps(match.identity(), indent=2) + "\n"
-    with results_dir(out_dir, description="match.json", content=identity.encode(), resume=resume,
+    if resume:
+        match = replace(match, field_names=_recorded_field_names(match, out_dir / "match.json"))
+    description = json.dumps(match.description(), indent=2) + "\n"
+    with results_dir(out_dir, description="match.json", content=description.encode(), resume=resume,
                      force=force, check=lambda saved: _check_same(match, saved)) as path:
         return _play(match, path, jobs, on_unit, cluster)
+
+
+def _recorded_field_names(match: Match, described: Path) -> tuple[str, ...]:
+    """The field's names a resumed match's games were recorded under: those in its ``match.json``,
+    ``field1``, ``field2``... for a match recorded before fields were named after their bots, and
+    the match's own when there is nothing to resume (or it is not this match: ``_check_same``
+    says so)."""
+    try:
+        before = json.loads(described.read_text())
+    except (OSError, ValueError):
+        return match.field_names
+    if not isinstance(before, dict) or not isinstance(before.get("field"), list) \
+            or len(before["field"]) != len(match.field):
+        return match.field_names
+    names = before.get("field_names")
+    if names is None:
+        return legacy_field_names(len(match.field))
+    if isinstance(names, list) and len(names) == len(match.field) \
+            and all(isinstance(name, str) and NAME.fullmatch(name) for name in names):
+        return tuple(names)
+    return match.field_names
 
 
 def _play(match: Match, path: Path, jobs: int, on_unit: Callable[[MatchReport], None] | None,
@@ -150,7 +174,8 @@ def summary(report: MatchReport) -> str:
     match, stats = report.match, report.stats
     games = 2 * stats.units
     lines = [f"match: candidate {shlex.join(match.candidate.argv)!r} vs baseline "
-             f"{shlex.join(match.baseline.argv)!r}, {match.game}, {match.players} players; "
+             f"{shlex.join(match.baseline.argv)!r}, {match.game}, {match.players} players, "
+             f"field {', '.join(match.field_names)}; "
              f"{stats.units} units ({games} games; {report.played} played now, {report.resumed} "
              f"from before) in {report.seconds:.1f} s, {report.faults} faults; results in "
              f"{report.out_dir}/",

@@ -42,18 +42,48 @@ def test_a_unit_is_two_games_on_the_same_deals_with_the_same_field() -> None:
         assert len(differ) == 1
         seat = differ[0]
         assert (with_candidate.seats[seat], with_baseline.seats[seat]) == (CANDIDATE, BASELINE)
-        assert [n for n in with_candidate.seats if n != CANDIDATE] == ["field1", "field2", "field3"]
+        assert [n for n in with_candidate.seats if n != CANDIDATE] == ["random_bot", "random_bot-2",
+                                                                       "random_bot-3"]
         tested.append(seat)
     assert tested == [0, 1, 2, 3, 0, 1, 2, 3]  # the tested seat rotates
     assert len({unit_games(match, u)[0].seed for u in range(8)}) == 8
 
 
+def test_the_field_is_named_after_its_bots_each_name_once(tmp_path: Path) -> None:
+    bot = tmp_path / "gobot"
+    bot.mkdir()
+    (bot / "bot.yaml").write_text(f"name: candidate\nrun: {C_BOT}\n")
+    (bot / "first.bot.yaml").write_text(f"name: first\nrun: {ROOT / 'bots' / 'c' / 'first_bot'}\n")
+    match = new_match(GREEDY, RANDOM_PY, [str(bot), str(bot / "first.bot.yaml"), GREEDY])
+    assert match.field_names == ("candidate-2", "first", "greedy_bot")
+    assert set(unit_games(match, 0)[0].seats) == {CANDIDATE, "candidate-2", "first", "greedy_bot"}
+
+
+def test_a_match_recorded_with_field1_names_resumes_under_them(tmp_path: Path) -> None:
+    short = new_match(C_BOT, RANDOM_PY, [C_BOT], games=4, seed=6, time_control=TIME)
+    play_match(short, tmp_path / "m", jobs=1)
+    described = tmp_path / "m" / "match.json"
+    assert orjson.loads(described.read_bytes())["field_names"] == ["random_bot"]
+    # As a match before the field was named: field1 in its games and no field_names.
+    old = orjson.loads(described.read_bytes())
+    del old["field_names"]
+    described.write_bytes(orjson.dumps(old))
+    games = tmp_path / "m" / "games.jsonl"
+    games.write_text(games.read_text().replace('"random_bot"', '"field1"'))
+    longer = new_match(C_BOT, RANDOM_PY, [C_BOT], games=8, seed=6, time_control=TIME)
+    resumed = play_match(longer, tmp_path / "m", jobs=1, resume=True)
+    assert (resumed.resumed, resumed.played) == (4, 4)
+    assert {name for line in lines(tmp_path / "m") for name in line["names"]} == \
+        {CANDIDATE, BASELINE, "field1"}
+    assert orjson.loads(described.read_bytes())["field_names"] == ["field1"]
+
+
 def test_partnership_units_give_the_tested_program_a_whole_team() -> None:
     match = new_match(GREEDY, RANDOM_PY, [C_BOT], game="partnership-blackout")
     first, second = unit_games(match, 0)[0], unit_games(match, 1)[0]
-    assert first.seats == (CANDIDATE, "field1", CANDIDATE, "field1")
-    assert second.seats == ("field1", CANDIDATE, "field1", CANDIDATE)
-    assert second.entrants == ["field1", CANDIDATE]
+    assert first.seats == (CANDIDATE, "random_bot", CANDIDATE, "random_bot")
+    assert second.seats == ("random_bot", CANDIDATE, "random_bot", CANDIDATE)
+    assert second.entrants == ["random_bot", CANDIDATE]
 
 
 def test_field_score_is_the_share_of_the_field_finished_above() -> None:
@@ -154,8 +184,8 @@ def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
     assert len(report.scores) == 4
     assert all(score in (0.0, 0.25, 0.5, 0.75, 1.0) for score in report.scores)
     entrants = {tuple(line["result"]["entrants"]) for line in lines(tmp_path / "m")}
-    assert entrants == {(CANDIDATE, "field1"), ("field1", CANDIDATE), (BASELINE, "field1"),
-                        ("field1", BASELINE)}
+    assert entrants == {(CANDIDATE, "random_bot"), ("random_bot", CANDIDATE),
+                        (BASELINE, "random_bot"), ("random_bot", BASELINE)}
 
 
 def test_a_crashing_candidate_loses_its_units_and_the_match_goes_on(tmp_path: Path) -> None:
