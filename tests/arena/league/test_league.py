@@ -375,7 +375,8 @@ def test_export_never_overwrites_what_the_league_did_not_write(league: Path, tmp
 
 
 @pytest.mark.slow
-def test_a_league_run_shows_progress_and_logs_only_bots_that_wrote_to_stderr(tmp_path: Path) -> None:
+def test_a_league_run_shows_progress_with_the_leader_and_logs_only_bots_that_wrote_to_stderr(
+        tmp_path: Path) -> None:
     path = tmp_path / "quiet"
     done = arena("league", "init", path, "--game", "blackout", "--players", "3", "--option", "deals=2")
     assert done.returncode == 0, done.stderr
@@ -389,7 +390,8 @@ def test_a_league_run_shows_progress_and_logs_only_bots_that_wrote_to_stderr(tmp
     lines = done.stderr.splitlines()  # not a terminal: a line at each tenth of the run
     assert len(lines) >= 2 and all(" games/s  " in line and " left  " in line for line in lines)
     assert lines[-1].startswith("[########################] 12/12 games  ")
-    assert lines[-1].endswith(" left  0 faults")
+    assert " left  0 faults  leader " in lines[-1]  # the top of the table after the last game
+    assert lines[-1].split("  leader ")[1].split(" (")[0] in {"one", "two", "chatty"}
     logs = sorted((path / "logs").iterdir())
     assert logs and all(log.name.startswith("chatty@1-") for log in logs)  # the others said nothing
     assert all("chatty says hi" in log.read_text() for log in logs)
