@@ -94,7 +94,7 @@ def check_bot_command(
     results = check_bot(argv, games=game, seed=seed,
                         time_control=TimeControl(start_ms, move_ms, bank_ms),
                         limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
-                        on_step=_print_step, workdir=workdir, sandbox=box)
+                        on_step=_print_step, workdir=workdir, sandbox=box, on_note=typer.echo)
     passed = sum(result.passed for result in results)
     typer.echo(f"{passed} of {len(results)} steps passed")
     if passed < len(results):
