@@ -207,6 +207,16 @@ def test_a_bot_that_does_not_say_hello_in_time_is_rejected(league: Path, tmp_pat
     assert "check-bot step 'start and hello' failed" in out and "no hello reply within 500 ms" in out
 
 
+def test_a_bot_printing_garbage_is_shown_the_line_it_sent(league: Path, tmp_path: Path) -> None:
+    chatty = own_bot(tmp_path, "chatty", program=MISBEHAVING / "garbage_line.py")
+    done = arena("league", "submit", league, chatty)
+    assert done.returncode == 1
+    first, *report = done.stdout.splitlines()
+    assert first.startswith("rejected: check-bot step 'play blackout' failed: malformed: reply is "
+                            "not JSON") and first.endswith("; it sent: thinking... this is not JSON {")
+    assert "        received: thinking... this is not JSON {" in report  # as check-bot shows it
+
+
 def test_archives_are_accepted_with_the_bot_at_the_top_or_in_one_directory(
         league: Path, tmp_path: Path) -> None:
     source = own_bot(tmp_path, "zipped")
