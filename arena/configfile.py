@@ -9,6 +9,7 @@ laughs" file fails at once. A message quotes at most a short prefix of a value (
 
 from __future__ import annotations
 
+import difflib
 import re
 import reprlib
 import shlex
@@ -52,8 +53,7 @@ class Where:
         unknown = sorted(str(k) for k in value if k not in allowed)
         if unknown:
             prefix = f"{key}." if key else ""
-            raise self.error(f"{prefix}{unknown[0]}",
-                             f"unknown key (allowed: {', '.join(sorted(allowed))})")
+            raise self.error(f"{prefix}{unknown[0]}", unknown_key(unknown[0], allowed))
         return value
 
     def integer(self, value: object, key: str, low: int, high: int | None = None) -> int:
@@ -82,6 +82,16 @@ class Where:
             raise self.error(key, f"{shown(name)}: use letters, digits, '-', '_', '.', "
                                   "starting with a letter or digit (64 at most)")
         return name
+
+
+def unknown_key(key: str, allowed: set[str]) -> str:
+    """The problem with an unknown key: the allowed key it is most likely a typo of
+    (``unknown key; did you mean rounds?``), else every allowed key."""
+    close = difflib.get_close_matches(key, sorted(allowed), n=1, cutoff=0.6) \
+        if len(key) <= 2 * max(map(len, allowed), default=0) else []
+    if close:
+        return f"unknown key; did you mean {close[0]}?"
+    return f"unknown key (allowed: {', '.join(sorted(allowed))})"
 
 
 SHOWN_LENGTH = 60

@@ -44,7 +44,8 @@ def test_every_starter_bot_has_a_manifest_that_loads(target: str) -> None:
 @pytest.mark.parametrize(("text", "key", "problem"), [
     ("run: python3 random_bot.py\n", "name", "missing (required)"),
     ("name: x\n", "run", "missing (required)"),
-    ("name: x\nrun: python3 random_bot.py\nlanguge: py\n", "languge", "unknown key"),
+    ("name: x\nrun: python3 random_bot.py\nlanguge: py\n", "languge",
+     "unknown key; did you mean language?"),
     ("name: x\nrun: python3 nothere.py\n", "run", "no such file 'nothere.py'"),
     ("name: x y\nrun: python3 random_bot.py\n", "name", "use letters"),
     ("name: x\nrun: python3 random_bot.py\ngames: [chess]\n", "games[0]", "chess"),
