@@ -290,15 +290,30 @@ def command(where: Where, raw: object, key: str) -> tuple[str, ...]:
     raise where.error(key, f"expected a command (a string or a list of words), got {kind(raw)}")
 
 
-def check_program(where: Where, argv: tuple[str, ...], workdir: str | None, key: str) -> None:
-    """The program and any script path in ``argv`` must exist, so a typo fails before any game."""
+FROM_ARENA = "the directory arena runs in"
+"""Where relative paths given to the arena are resolved from (``docs/tournaments.md``)."""
+
+
+def resolved_from(path: str, base: str | Path, what: str = FROM_ARENA) -> str:
+    """`` (resolved from WHAT, BASE)`` for a relative ``path``, so a message about a missing file
+    says where the arena looked; empty for an absolute one."""
+    return "" if Path(path).is_absolute() else f" (resolved from {what}, {base})"
+
+
+def check_program(where: Where, argv: tuple[str, ...], workdir: str | None, key: str, *,
+                  base_is: str = FROM_ARENA, hint: str = "") -> None:
+    """The program and any script path in ``argv`` must exist, so a typo fails before any game.
+
+    A missing file's message says where relative paths were resolved from (``base_is``, the
+    directory) and ends with ``hint`` (e.g. ``: does `build:` create it?``)."""
     base = Path(workdir) if workdir else Path.cwd()
     program = argv[0]
     if "/" in program:
         if not (base / program).exists():
-            raise where.error(key, f"no such file '{program}'")
+            raise where.error(key, f"no such file '{program}'"
+                                   f"{resolved_from(program, base, base_is)}{hint}")
     elif shutil.which(program) is None:
         raise where.error(key, f"'{program}' is not a program on PATH")
     for arg in argv[1:]:
         if not arg.startswith("-") and arg.endswith(SCRIPT_SUFFIXES) and not (base / arg).exists():
-            raise where.error(key, f"no such file '{arg}'")
+            raise where.error(key, f"no such file '{arg}'{resolved_from(arg, base, base_is)}")

@@ -169,11 +169,10 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
         raise ConfigError(f"--games: {games}: a match needs at least 2 games (one unit)")
     if seed < 0:
         raise ConfigError(f"--seed: must be 0 or more, got {seed}")
+    tested = bot_command(candidate, "CANDIDATE", sandbox), bot_command(baseline, "BASELINE", sandbox)
     fields = [resolve_bot(bot, f"--field[{i + 1}]") for i, bot in enumerate(field)]
     return Match(
-        game=game, players=seats, options=resolved,
-        candidate=bot_command(candidate, "CANDIDATE", sandbox),
-        baseline=bot_command(baseline, "BASELINE", sandbox),
+        game=game, players=seats, options=resolved, candidate=tested[0], baseline=tested[1],
         field=tuple(bot.command(sandbox) for bot in fields), field_names=field_labels(fields),
         games=games, sprt=sprt, seed=seed, time_control=time_control)
 
