@@ -11,9 +11,9 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.plans.match import BASELINE, CANDIDATE, field_score, new_match, unit_games
-from arena.ratings.sprt import Decision, SprtBounds
+from arena.ratings.sprt import Decision, SprtBounds, match_stats
 from arena.ratings.table import table_for_paths
-from arena.runs.match import play_match
+from arena.runs.match import MatchReport, play_match, progress_line, summary, verdict
 from arena.settings import TimeControl
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -172,8 +172,34 @@ def test_the_command_prints_progress_and_the_verdict(tmp_path: Path) -> None:
                            "--out", str(tmp_path / "m")],
                           cwd=ROOT, capture_output=True, text=True, timeout=200, check=False)
     assert done.returncode == 0, done.stderr
-    assert "H1 accepted" in done.stdout
+    assert "stronger (30 Elo likelier than 0): H1 accepted, estimate +" in done.stdout
     assert "LLR" in done.stderr and "games  Elo" in done.stderr
+
+
+@pytest.mark.parametrize("scores", [[1.0], [0.0], [0.5], [1.0, 1.0], [0.0, 0.0, 0.0],
+                                    [1.0, 0.9, 1.0], [0.5, 0.6], [0.2, 0.3, 0.25]])
+def test_a_progress_line_never_shows_an_infinite_interval(scores: list[float]) -> None:
+    match = new_match(C_BOT, RANDOM_PY, [C_BOT], games=100, sprt=SprtBounds(0, 30))
+    report = MatchReport(match, Path("m"), scores=scores,
+                         stats=match_stats(scores, match.sprt))
+    line = progress_line(report)
+    assert "inf" not in line and "nan" not in line, line
+    assert "inf" not in summary(report) and "nan" not in summary(report)
+
+
+def test_the_verdict_says_what_was_tested() -> None:
+    bounds = SprtBounds(0, 30)
+    equal = match_stats([0.4, 0.6] * 200, bounds)  # +0 Elo: H0
+    assert verdict(equal, bounds) == (
+        f"not 30 Elo stronger (0 likelier than 30): H0 accepted, estimate +0.0 +- "
+        f"{equal.margin:.1f}")
+    better = match_stats([0.9, 0.7] * 30, bounds)
+    assert verdict(better, bounds).startswith("stronger (30 Elo likelier than 0): H1 accepted, "
+                                              "estimate +240.8 +- ")
+    early = match_stats([0.9, 0.7] * 10, bounds)  # beyond the bound, but fewer than 40 units
+    assert verdict(early, bounds).startswith("no decision: the test decides from 40 units on, "
+                                             "and --games allowed 20; estimate +240.8 +- ")
+    assert verdict(better, SprtBounds(10, 30)).startswith("more than 10 Elo stronger")
 
 
 def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
