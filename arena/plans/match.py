@@ -221,8 +221,8 @@ def field_score(result: Mapping[str, Any], entrant: int) -> float:
     return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
 
 
-def score_of_unit(match: Match, unit: int, candidate: Mapping[str, Any],
-                  baseline: Mapping[str, Any]) -> float:
-    """The unit's score from its two games' result objects."""
-    entrant = tested_entrant(match, unit)
+def score_of_unit(candidate: Mapping[str, Any], baseline: Mapping[str, Any]) -> float:
+    """The unit's score from its two games' result objects; the tested entrant is where the
+    candidate sits in its game's entrants (the baseline sits in the same place in the other)."""
+    entrant = list(candidate["entrants"]).index(CANDIDATE)
     return unit_score(field_score(candidate, entrant), field_score(baseline, entrant))

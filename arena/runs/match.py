@@ -67,7 +67,7 @@ class _Units:
             pair = (self.results.get(f"u{unit:05d}-c"), self.results.get(f"u{unit:05d}-b"))
             if pair[0] is None or pair[1] is None:
                 break
-            report.scores.append(score_of_unit(self.match, unit, pair[0], pair[1]))
+            report.scores.append(score_of_unit(pair[0], pair[1]))
             report.stats = match_stats(report.scores, self.match.sprt)
             moved = True
         return moved
@@ -228,6 +228,27 @@ def estimate(stats: MatchStats) -> str:
     if math.isfinite(upper):
         return f"{_signed(elo)} (95%: below {_signed(upper)})"
     return f"{_signed(elo)} (no finite interval yet)"
+
+
+def paired_estimate(directory: Path) -> str | None:
+    """For a match's results directory (its ``match.json``), the match's own paired estimate of
+    candidate against baseline from the complete units in ``games.jsonl``; None for other
+    results. ``arena table`` adds it: its bootstrap over a match's few large sets often gives
+    unbounded intervals where the paired estimate is finite."""
+    if not (directory / "match.json").is_file() or not (directory / "games.jsonl").is_file():
+        return None
+    finished = read_finished(directory / "games.jsonl")
+    scores: list[float] = []
+    while (f"u{len(scores):05d}-c" in finished) and (f"u{len(scores):05d}-b" in finished):
+        unit = len(scores)
+        scores.append(score_of_unit(finished[f"u{unit:05d}-c"]["result"],
+                                    finished[f"u{unit:05d}-b"]["result"]))
+    if not scores:
+        return None
+    stats = match_stats(scores)
+    return (f"{directory} is a match: candidate against baseline on the same deals, "
+            f"{stats.units} units: Elo {estimate(stats)}, LOS {100 * stats.los:.1f}% (arena "
+            f"match's paired estimate; the table rates every entrant from pairwise outcomes)")
 
 
 def progress_line(report: MatchReport) -> str:

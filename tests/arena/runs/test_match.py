@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -200,6 +201,25 @@ def test_the_verdict_says_what_was_tested() -> None:
     assert verdict(early, bounds).startswith("no decision: the test decides from 40 units on, "
                                              "and --games allowed 20; estimate +240.8 +- ")
     assert verdict(better, SprtBounds(10, 30)).startswith("more than 10 Elo stronger")
+
+
+def test_table_on_a_match_gives_finite_intervals_or_says_why_not(tmp_path: Path) -> None:
+    match = new_match(GREEDY, RANDOM_PY, [C_BOT], games=24, seed=5, time_control=TIME,
+                      options={"deals": 3})
+    play_match(match, tmp_path / "m", jobs=2)
+    done = subprocess.run([ARENA, "table", str(tmp_path / "m")], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line.split()[:1] in
+            (["1"], ["2"], ["3"])]
+    unbounded = [row[1] for row in rows if "-inf" in row or "+inf" in row]
+    if unbounded:  # then the table says which and why
+        assert f"inf: no finite interval for {', '.join(unbounded)}: more than 2.5% of the " \
+               f"resamples had no finite fit." in done.stdout
+    # and the match's own paired estimate, finite, follows
+    assert re.search(rf"note: {re.escape(str(tmp_path / 'm'))} is a match: candidate against "
+                     r"baseline on the same deals, 12 units: Elo [+-]\d+\.\d \+- \d+\.\d, LOS ",
+                     done.stderr), done.stderr
 
 
 def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
