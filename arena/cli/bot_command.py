@@ -15,6 +15,11 @@ try:  # typer vendors click from 0.2x on; older versions use click itself
 except ImportError:  # pragma: no cover
     from click.exceptions import NoSuchOption  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
 
+MEMORY_HELP = ("Resident-memory limit of each bot process (with its children), MB; the bot is "
+               "killed past it. Reserved address space does not count: a JVM, Go or node bot "
+               "runs with its defaults.")
+"""``--memory-mb``'s help, one text for every command that starts bots."""
+
 HINT = ("if it belongs to the bot's command, quote the command (\"java -cp dir Bot\") "
         "or put -- before it (-- java -cp dir Bot)")
 

@@ -11,6 +11,7 @@ import engine
 from arena.bots.manifest import build_bot, is_bot_target
 from arena.bots.resolve import resolve_manifest
 from arena.bots.sandbox import SANDBOX_HELP, bwrap_problem, choose_sandbox, visibility_report
+from arena.cli.bot_command import MEMORY_HELP
 from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.settings import Limits, SandboxMode, TimeControl
 
@@ -32,8 +33,7 @@ def check_bot_command(
         help="Extra time per game a decision may draw on, ms (not in the time step).")] = 10000,
     start_ms: Annotated[int, typer.Option(help="Time from start to the hello reply, ms.")] = 10000,
     memory_mb: Annotated[int, typer.Option(
-        help="Resident-memory limit of each bot process (with its children), MB; the bot is "
-             "killed past it.", min=16)] = Limits().memory_mb or 2048,
+        help=MEMORY_HELP, min=16)] = Limits().memory_mb or 2048,
     quit_grace_ms: Annotated[int, typer.Option(
         help="Time a bot has to exit after quit before it is killed, ms.",
         min=0)] = Limits().quit_grace_ms,

@@ -10,6 +10,7 @@ import typer
 
 import engine
 from arena.bots.sandbox import SANDBOX_HELP, choose_sandbox
+from arena.cli.bot_command import MEMORY_HELP
 from arena.game.options_text import option_defaults
 from arena.game.play import parse_option_pairs, play_one
 from arena.game.transcript import game_report
@@ -39,7 +40,7 @@ def play_command(
     start_ms: Annotated[int, typer.Option(
         help="Time from start to the hello reply, ms.", min=1)] = 10000,
     memory_mb: Annotated[int, typer.Option(
-        help="Address-space limit of each bot process, MB.", min=16)] = Limits().memory_mb or 2048,
+        help=MEMORY_HELP, min=16)] = Limits().memory_mb or 2048,
     policy: Annotated[FaultPolicy, typer.Option(
         help="What a fault costs: forfeit (placed last) or substitute (result stands).")] =
         FaultPolicy.FORFEIT,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -149,3 +150,13 @@ def test_an_unknown_option_says_to_quote_the_bot_command(command: list[str]) -> 
     text = " ".join(done.stderr.replace("│", " ").split())  # one line, whatever the box
     assert "No such option" in text
     assert "quote the command" in text and "put -- before it" in text
+
+
+@pytest.mark.parametrize("command", ["play", "check-bot"])
+def test_memory_mb_is_described_as_resident_memory(command: str) -> None:
+    program = Path(sys.executable).with_name("arena")  # wide: no line break inside a word
+    done = subprocess.run([str(program), command, "--help"], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "COLUMNS": "300"})
+    text = " ".join(done.stdout.replace("│", " ").split())
+    assert "--memory-mb" in text and "Resident-memory limit of each bot process" in text
+    assert "Address-space limit" not in text
