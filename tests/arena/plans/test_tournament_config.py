@@ -301,3 +301,14 @@ def test_requires_leaves_out_a_bot_and_its_teams(tmp_path: Path) -> None:
     assert tournament.left_out == (f"{path}: bots[2] (bot2) left out: requires "
                                    "'no-such-program-xyz', which is not on PATH (and with it "
                                    "teams[1], bot2+bot3)",)
+
+
+def test_the_docs_list_every_bot_key_once() -> None:
+    """docs/tournaments.md's bot keys table, read against the keys the loader allows (it once
+    listed build twice)."""
+    from arena.plans.tournament import BOT_KEYS
+
+    docs = (REPO / "docs" / "tournaments.md").read_text()
+    table = docs.split("### Bots", 1)[1].split("| key | type | meaning |", 1)[1].split("\n\n")[0]
+    keys = [line.split("`")[1] for line in table.splitlines() if line.startswith("| `")]
+    assert sorted(keys) == sorted(BOT_KEYS)
