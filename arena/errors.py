@@ -21,6 +21,11 @@ class ResultsError(ArenaError):
     """A results file that cannot be read (missing, or not results)."""
 
 
+class StorageError(ArenaError):
+    """A file or database the arena keeps that cannot be written now: a full disk, a lock another
+    process held past the wait allowed. Nothing committed before it is lost."""
+
+
 class RunInterrupted(ArenaError):
     """Ctrl-C or SIGTERM stopped a run; the message says what was saved and how to resume."""
 

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from arena.errors import ResultsError
+from arena.ratings.model import check_result
 
 RESULTS_FILE = "games.jsonl"
 """A results directory's file of finished games, one JSON line each."""
@@ -128,5 +129,9 @@ def read_finished(path: Path, repair: bool = True,
         if not (isinstance(entry, dict) and isinstance(entry.get("id"), str)
                 and isinstance(entry.get("result"), dict)):
             raise ResultsError(f"{path}:{number}: not a game result line (no 'id' or 'result')")
+        try:  # here, where the line is known, not when the table is rated at the end
+            check_result(entry["result"])
+        except ResultsError as error:
+            raise ResultsError(f"{path}:{number}: result: {error}") from None
         finished[entry["id"]] = entry
     return finished

@@ -12,6 +12,57 @@ from arena.errors import ConfigError
 
 
 @dataclass(frozen=True)
+class Range:
+    """The values an integer setting may take, stated once: the tournament file's reader, the
+    command line's options (typer's ``min``/``max``) and docs/tournaments.md's table all use it,
+    so the three cannot drift. Every bound is finite: a value past it would exhaust memory or
+    overflow a system call long after the run began."""
+
+    key: str
+    """The setting's key in a tournament file (``time.move_ms``), or its option's name."""
+    low: int
+    high: int
+
+    def __str__(self) -> str:
+        return f"{self.low}..{self.high}"
+
+    def check(self, value: int, where: str) -> int:
+        """``value`` if it is in range, else ConfigError ``WHERE: VALUE is out of range (LOW..HIGH)``."""
+        if not self.low <= value <= self.high:
+            raise ConfigError(f"{where}: {value} is out of range ({self})")
+        return value
+
+
+MAX_GAMES = 10_000_000
+"""The most games one run may schedule: a schedule is built in memory (about 400 bytes a game)."""
+
+ROUNDS = Range("rounds", 1, MAX_GAMES)
+MAX_TABLES = Range("max_tables", 1, 1_000_000)
+SEED = Range("seed", 0, 2**64 - 1)
+"""Seeds are 64-bit: they are written to records and sent to bots as JSON integers."""
+JOBS = Range("jobs", 1, 256)
+LIVE_BOTS = Range("max_live_bots", 1, 1_000)
+"""Bot processes one worker keeps alive (each holds three pipes); the low bound in a tournament
+file is the number of players."""
+START_MS = Range("time.start_ms", 1, 3_600_000)
+MOVE_MS = Range("time.move_ms", 1, 3_600_000)
+BANK_MS = Range("time.bank_ms", 0, 86_400_000)
+MEMORY_MB = Range("limits.memory_mb", 16, 1 << 20)
+CPU_SECONDS = Range("limits.cpu_seconds", 1, 31_536_000)
+FILE_MB = Range("limits.file_mb", 1, 1 << 20)
+QUIT_GRACE_MS = Range("limits.quit_grace_ms", 0, 600_000)
+RESAMPLES = Range("resamples", 0, 1_000_000)
+GAMES = Range("games", 1, MAX_GAMES)
+"""Games a command plays (``match --games``, ``league run --games``)."""
+MINUTES = Range("minutes", 0, 525_600)
+"""``league run --minutes``: at most a year."""
+
+TOURNAMENT_RANGES = (ROUNDS, MAX_TABLES, SEED, JOBS, LIVE_BOTS, START_MS, MOVE_MS, BANK_MS,
+                     MEMORY_MB, CPU_SECONDS, FILE_MB, QUIT_GRACE_MS)
+"""The ranges of a tournament file's integer keys (docs/tournaments.md lists each)."""
+
+
+@dataclass(frozen=True)
 class Limits:
     """Resource limits of each bot process, and the grace it has to exit (None: no limit).
 

@@ -49,7 +49,7 @@ from engine.errors import (
     ReplayError,
 )
 from engine.game import GameInfo
-from engine.options import BoolOption, ChoiceOption, IntOption, Option, resolve
+from engine.options import POINTS, BoolOption, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
 from engine.state import (
     JUST_PLAYED,
@@ -83,8 +83,8 @@ def option_spec(players: int) -> dict[str, Option]:
                                       "turn, or always"),
         "hook": BoolOption(False, "the last bidder may not make the bids add up to the hand size"),
         "must_trump": BoolOption(False, "a player void in the suit led must trump if able"),
-        "points_per_trick": IntOption(1, 1, None, "points for each trick of an exact bid"),
-        "bonus": IntOption(10, 0, None, "points added to every exact bid"),
+        "points_per_trick": IntOption(1, 1, POINTS, "points for each trick of an exact bid"),
+        "bonus": IntOption(10, 0, POINTS, "points added to every exact bid"),
         "zero_bid": ChoiceOption(("as_one_trick", "bonus_only"),
                                  "an exact zero bid scores points_per_trick + bonus, or bonus alone"),
         "scoring": ChoiceOption(("classic", "penalty"),

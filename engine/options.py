@@ -12,6 +12,10 @@ from typing import Any
 
 from engine.errors import OptionError
 
+POINTS = 1_000_000
+"""The largest score option (in either sign): with every integer option bounded, every total a
+game can reach fits a 64-bit integer, as its record (JSON) and the ratings (numpy) need."""
+
 
 @dataclass(frozen=True)
 class IntOption:

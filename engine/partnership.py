@@ -47,7 +47,7 @@ from engine.cards import (
 from engine.chance import Preset, check_deal, check_dealer
 from engine.errors import IllegalActionError, InvalidActionError, OptionError, ReplayError
 from engine.game import GameInfo
-from engine.options import ChoiceOption, IntOption, Option, resolve
+from engine.options import POINTS, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
 from engine.state import (
     JUST_PLAYED,
@@ -71,16 +71,19 @@ _SPADE_BITS: Final = RANK_BITS << (SPADES * 16)
 Call = int | str
 Action = Call | Card
 
+MAX_DEALS: Final = 10_000
+"""The most deals a game may be set to last (``max_deals``): each is a line of its record."""
+
 OPTIONS: Final[dict[str, Option]] = {
-    "target": IntOption(100, 1, None, "the game ends after a deal in which a team reaches this total"),
-    "max_deals": IntOption(200, 1, None, "the game ends after this many deals (void deals count)"),
+    "target": IntOption(100, 1, POINTS, "the game ends after a deal in which a team reaches this total"),
+    "max_deals": IntOption(200, 1, MAX_DEALS, "the game ends after this many deals (void deals count)"),
     "spade_lead": ChoiceOption(("only_if_only_spades", "after_broken", "any"),
                                "when a spade may be led by a hand that holds another suit"),
-    "made": IntOption(10, None, None, "a NUMBER contract made (per contracted trick with per_trick)"),
-    "overtrick": IntOption(1, None, None, "each trick over a made NUMBER contract"),
-    "all_tricks": IntOption(40, None, None, "a NUMBER contract that takes all 13 tricks"),
-    "nil": IntOption(40, None, None, "a ZERO contract made (neither partner takes a trick)"),
-    "fail": IntOption(-10, None, None,
+    "made": IntOption(10, -POINTS, POINTS, "a NUMBER contract made (per contracted trick with per_trick)"),
+    "overtrick": IntOption(1, -POINTS, POINTS, "each trick over a made NUMBER contract"),
+    "all_tricks": IntOption(40, -POINTS, POINTS, "a NUMBER contract that takes all 13 tricks"),
+    "nil": IntOption(40, -POINTS, POINTS, "a ZERO contract made (neither partner takes a trick)"),
+    "fail": IntOption(-10, -POINTS, POINTS,
                       "a contract missed (per contracted trick for NUMBER with per_trick)"),
     "contract_points": ChoiceOption(("flat", "per_trick"),
                                     "made and fail score once, or once per contracted trick"),

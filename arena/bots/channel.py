@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from time import perf_counter
 
 from arena.bots.faults import FaultKind
+from arena.bots.memory import process_tree
 from arena.bots.stderr import CHUNK, CHUNKS_PER_DRAIN, StderrSink
 
 NOTHING_RECEIVED = "nothing received: did the bot flush stdout after writing?"
@@ -167,6 +168,8 @@ class Channel:
             remaining = deadline - perf_counter()
             if remaining <= 0:
                 self.buf = buf
+                if self._stdout_abandoned():  # no EOF came, but nothing of the bot's can write
+                    raise ChannelError(FaultKind.CRASH, "closed its stdout", buf)
                 allowance = max(0.0, deadline - start)
                 detail = f"no reply within {allowance * 1000:.0f} ms"
                 if not buf:
@@ -192,6 +195,32 @@ class Channel:
                     buf += _read_available(out_fd)
                 else:
                     self.flush_outbox()
+
+    def _stdout_abandoned(self) -> bool:
+        """Whether the bot closed its stdout although the pipe has not reached EOF.
+
+        Under bubblewrap the sandbox's own processes (``bwrap``, outside and as pid 1 inside)
+        keep a copy of the pipe's write end, so a bot that closes its stdout gives no EOF and
+        would be a timeout ("flush?") where, unsandboxed, it is a crash. So: does any process of
+        the bot's tree other than bwrap still hold the write end? Not knowing (a process whose
+        descriptors cannot be read) counts as holding it.
+        """
+        try:
+            pipe = f"pipe:[{os.fstat(self.out_fd).st_ino}]"
+        except OSError:
+            return False
+        for pid in process_tree(self.pid):
+            try:
+                if _read_file(f"/proc/{pid}/comm").strip() == b"bwrap":
+                    continue
+                for fd in os.listdir(f"/proc/{pid}/fd"):
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == pipe:
+                        return False
+            except PermissionError:
+                return False
+            except OSError:  # exited meanwhile, or the descriptor was closed while listed
+                continue
+        return True
 
     def close(self) -> None:
         """Forget the descriptors this channel owns (the pidfd; the pipes close with the process)."""
@@ -268,3 +297,8 @@ def _read_available(fd: int) -> bytes:
             break
         chunks.append(data)
     return b"".join(chunks)
+
+
+def _read_file(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(4096)

@@ -23,6 +23,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 INTERVAL = 0.05
@@ -93,16 +94,26 @@ os.register_at_fork(after_in_child=_forget_thread)
 def resident_bytes(pid: int) -> int:
     """Resident memory of ``pid`` and all its descendants, in bytes (0 if it is gone)."""
     total = 0
+    for current in process_tree(pid):
+        try:
+            total += int(_read(f"/proc/{current}/statm").split()[1]) * _PAGE
+        except (OSError, ValueError, IndexError):  # exited meanwhile
+            continue
+    return total
+
+
+def process_tree(pid: int) -> Iterator[int]:
+    """``pid`` and its descendants that are alive (``/proc/PID/task/TID/children``)."""
     pending = [pid]
     while pending:
         current = pending.pop()
         try:
-            total += int(_read(f"/proc/{current}/statm").split()[1]) * _PAGE
-            for task in os.listdir(f"/proc/{current}/task"):
-                pending.extend(map(int, _read(f"/proc/{current}/task/{task}/children").split()))
-        except (OSError, ValueError, IndexError):  # exited meanwhile
+            children = [int(child) for task in os.listdir(f"/proc/{current}/task")
+                        for child in _read(f"/proc/{current}/task/{task}/children").split()]
+        except (OSError, ValueError):  # exited meanwhile
             continue
-    return total
+        yield current
+        pending.extend(children)
 
 
 def _read(path: str) -> bytes:

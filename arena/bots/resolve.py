@@ -91,13 +91,19 @@ def resolve_bot(text: str, key: str, base: str | None = None) -> ResolvedBot:
     (split like a shell would). ConfigError naming ``key`` when it cannot run."""
     if is_bot_target(_absolute(text, base)) and not text.startswith("-"):
         return resolve_manifest(text, base)
+    return resolve_command(split_command(text, key), base=base, check=_Plain(key), key=key)
+
+
+def split_command(text: str, key: str) -> tuple[str, ...]:
+    """A command line split into words as a shell would (nothing expanded); ConfigError naming
+    ``key`` when it cannot be split or is empty."""
     try:
         argv = tuple(shlex.split(text))
     except ValueError as error:
         raise ConfigError(f"{key}: cannot split {text!r}: {error}") from None
     if not argv:
         raise ConfigError(f"{key}: empty command")
-    return resolve_command(argv, base=base, check=_Plain(key), key=key)
+    return argv
 
 
 class _Plain(Where):
@@ -108,8 +114,3 @@ class _Plain(Where):
 
     def error(self, key: str, problem: str) -> ConfigError:
         return ConfigError(f"{key}: {problem}")
-
-
-def resolve_directory(directory: str | os.PathLike[str]) -> Path:
-    """A directory the arena keeps (a league, a results directory) as an absolute path."""
-    return Path(_absolute(directory, None))

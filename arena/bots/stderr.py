@@ -32,8 +32,8 @@ MAX_PENDING_NOTES = 16
 class StderrSink:
     """Drains one bot's stderr pipe into its log file (capped) and keeps the last bytes in memory."""
 
-    __slots__ = ("_log_started", "_log_wanted", "_pending_notes", "fd", "log_cap", "log_fd",
-                 "log_path", "log_size", "name", "silent_log", "tail")
+    __slots__ = ("_log_failed", "_log_started", "_log_wanted", "_pending_notes", "fd", "log_cap",
+                 "log_fd", "log_path", "log_size", "name", "silent_log", "tail")
 
     def __init__(self, name: str, log_path: str | os.PathLike[str] | None, log_cap: int,
                  silent_log: bool = True) -> None:
@@ -50,12 +50,13 @@ class StderrSink:
         self.log_size = 0
         self.tail = b""
         self._log_started = False
+        self._log_failed = False
 
     def open_log(self) -> None:
         """Open the log file: fresh the first time, appended to (same cap) on restarts; without
         ``silent_log``, only make sure it can be written, and open it at the first stderr bytes.
         BotStartError when it cannot be."""
-        if self.log_path is None or self.log_fd >= 0:
+        if self.log_path is None or self.log_fd >= 0 or self._log_failed:
             return
         try:
             directory = os.path.dirname(os.fspath(self.log_path))
@@ -125,7 +126,7 @@ class StderrSink:
             if self.log_fd >= 0 and self.log_size <= self.log_cap:
                 room = self.log_cap - self.log_size
                 if room:
-                    self.log_size += os.write(self.log_fd, data[:room])
+                    self._write(data[:room])
                 if len(data) > room:  # the note takes the size past the cap: nothing more is written
                     self.note(f"truncated: stderr over {self.log_cap} bytes, the rest is discarded",
                               force=True)
@@ -140,8 +141,16 @@ class StderrSink:
             return
         data = (("\n" if self.log_size else "") + f"[arena] {text}\n").encode()
         if force or self.log_size + len(data) <= self.log_cap:
-            os.write(self.log_fd, data)
-            self.log_size += len(data)
+            self._write(data)
+
+    def _write(self, data: bytes) -> None:
+        """Append to the log; a log that cannot be written (a full disk) is given up, not the game:
+        the tail in memory is kept for fault reports, and the results' own writer says the rest."""
+        try:
+            self.log_size += os.write(self.log_fd, data)
+        except OSError:
+            self.close_log()
+            self._log_failed = True  # not reopened when the bot restarts either
 
     def text(self) -> str:
         """The last ~2 KB the bot wrote to stderr, decoded (undecodable bytes replaced)."""

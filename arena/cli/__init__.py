@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 import typer
@@ -59,3 +60,19 @@ def main() -> None:
     except KeyboardInterrupt as interrupt:
         print(f"arena: {interrupt or 'interrupted'}", file=sys.stderr)
         sys.exit(130)
+    except OSError as error:  # the net under every command: a full disk, a path not writable
+        print(f"arena: error: {os_error_text(error)}", file=sys.stderr)
+        sys.exit(2)
+    except sqlite3.Error as error:  # a league database damaged past what arena.league.store says
+        print(f"arena: error: league database: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
+def os_error_text(error: OSError) -> str:
+    """``PATH: STRERROR`` (the path the call named, when it named one), for one line."""
+    text = error.strerror or str(error)
+    if error.filename is not None:
+        text = f"{error.filename}: {text}"
+    if error.filename2 is not None:
+        text += f" (to {error.filename2})"
+    return text

@@ -13,7 +13,17 @@ from arena.bots.resolve import resolve_manifest
 from arena.bots.sandbox import SANDBOX_HELP, bwrap_problem, choose_sandbox, visibility_report
 from arena.cli.bot_command import MEMORY_HELP
 from arena.game.checkbot import StepResult, bot_argv, check_bot
-from arena.settings import Limits, SandboxMode, TimeControl
+from arena.settings import (
+    BANK_MS,
+    MEMORY_MB,
+    MOVE_MS,
+    QUIT_GRACE_MS,
+    SEED,
+    START_MS,
+    Limits,
+    SandboxMode,
+    TimeControl,
+)
 
 
 def check_bot_command(
@@ -27,16 +37,21 @@ def check_bot_command(
     game: Annotated[list[str] | None, typer.Option(
         "--game", "-g", help=f"Check only this game ({' or '.join(engine.GAMES)}); "
                              "repeatable. Default: every game.", show_default=False)] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the first game (each game adds 1).")] = 1,
-    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.")] = 1000,
+    # each game adds 1 to the seed: the last must still be a 64-bit seed
+    seed: Annotated[int, typer.Option(help="Seed of the first game (each game adds 1).",
+                                      min=SEED.low, max=SEED.high - 10)] = 1,
+    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.",
+                                         min=MOVE_MS.low, max=MOVE_MS.high)] = 1000,
     bank_ms: Annotated[int, typer.Option(
-        help="Extra time per game a decision may draw on, ms (not in the time step).")] = 10000,
-    start_ms: Annotated[int, typer.Option(help="Time from start to the hello reply, ms.")] = 10000,
+        help="Extra time per game a decision may draw on, ms (not in the time step).",
+        min=BANK_MS.low, max=BANK_MS.high)] = 10000,
+    start_ms: Annotated[int, typer.Option(help="Time from start to the hello reply, ms.",
+                                          min=START_MS.low, max=START_MS.high)] = 10000,
     memory_mb: Annotated[int, typer.Option(
-        help=MEMORY_HELP, min=16)] = Limits().memory_mb or 2048,
+        help=MEMORY_HELP, min=MEMORY_MB.low, max=MEMORY_MB.high)] = Limits().memory_mb or 2048,
     quit_grace_ms: Annotated[int, typer.Option(
         help="Time a bot has to exit after quit before it is killed, ms.",
-        min=0)] = Limits().quit_grace_ms,
+        min=QUIT_GRACE_MS.low, max=QUIT_GRACE_MS.high)] = Limits().quit_grace_ms,
     sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
     sandbox_report: Annotated[bool, typer.Option(
         help="Print what the bot would see inside its sandbox (files, network, processes) "

@@ -7,15 +7,15 @@ from typing import Annotated
 
 import typer
 
-from arena.errors import RunInterrupted
+from arena.errors import ConfigError, RunInterrupted
 from arena.game.play import parse_option_pairs
 from arena.league.settings import SANDBOXES, LeagueSettings
 from arena.league.status import EXPORT_DIR, export_games, league_status, league_table
 from arena.league.store import Store
 from arena.league.submit import LOCK_WAIT, submit
-from arena.ratings.model import RESAMPLES
+from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.runs.progress import Progress
-from arena.settings import check_cluster_address
+from arena.settings import GAMES, JOBS, MINUTES, RESAMPLES, SEED, check_cluster_address
 
 app = typer.Typer(help="A league: submitted bots, games scheduled where the ranking is least "
                        "certain, a table that is always current (docs/league.md).",
@@ -35,7 +35,8 @@ def init_command(
     sandbox: Annotated[str, typer.Option(
         help=f"How builds, checks and games are isolated ({', '.join(SANDBOXES)}; "
              "docs/sandbox.md).")] = "none",
-    seed: Annotated[int, typer.Option(help="Seed of the league's deals.", min=0)] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the league's deals.", min=SEED.low,
+                                      max=SEED.high)] = 1,
     cluster: Annotated[str | None, typer.Option(
         help="Play the league's games on the Dask cluster whose scheduler is at this address "
              "(docs/cluster.md); `league run --cluster` overrides it.", show_default=False)] = None,
@@ -43,7 +44,11 @@ def init_command(
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), sandbox, seed,
                                       cluster)
-    Store.create(league, settings.stored()).close()
+    try:
+        Store.create(league, settings.stored()).close()
+    except OSError as error:
+        raise ConfigError(f"{error.filename or league}: cannot create the league: "
+                          f"{error.strerror or error}") from None
     typer.echo(f"league created in {league}: {settings.game}, {settings.players} players; "
                f"add bots with: arena league submit {league} BOT_DIR")
 
@@ -85,12 +90,15 @@ def submit_command(
 def run_command(
     league: League,
     games: Annotated[int | None, typer.Option(help="Play this many games, then stop.",
-                                              min=1, show_default=False)] = None,
+                                              min=GAMES.low, max=GAMES.high,
+                                              show_default=False)] = None,
     minutes: Annotated[float | None, typer.Option(
-        help="Play for about this long (checked between batches of games).", min=0.0,
+        help="Play for about this long (checked between batches of games).",
+        min=float(MINUTES.low), max=float(MINUTES.high),
         show_default=False)] = None,
     jobs: Annotated[int | None, typer.Option(
-        help="Games played in parallel (default: the number of CPUs).", min=1,
+        help="Games played in parallel (default: the number of CPUs).", min=JOBS.low,
+        max=JOBS.high,
         show_default=False)] = None,
     cluster: Annotated[str | None, typer.Option(
         help="Play on the Dask cluster whose scheduler is at this address (default: the league's "
@@ -131,8 +139,10 @@ def table_command(
     crosstable: Annotated[bool, typer.Option(
         "--crosstable", help="Add the head-to-head matrix (pairwise score %).")] = False,
     resamples: Annotated[int, typer.Option(
-        help="Bootstrap resamples for the intervals and LOS (0: none).", min=0)] = RESAMPLES,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.", min=0)] = 0,
+        help="Bootstrap resamples for the intervals and LOS (0: none).", min=RESAMPLES.low,
+        max=RESAMPLES.high)] = DEFAULT_RESAMPLES,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.", min=SEED.low,
+                                      max=SEED.high)] = 0,
 ) -> None:
     """The ratings of the active entrants, from their games together (as arena table rates)."""
     typer.echo(league_table(league, fmt=fmt, resamples=resamples, seed=seed,
@@ -171,5 +181,9 @@ def export_command(
 ) -> None:
     """Write every game, old versions' too, as a tournament's games.jsonl (for arena table)."""
     path = out if out is not None else league / EXPORT_DIR / "games.jsonl"
-    count = export_games(league, path, force=force)
+    try:
+        count = export_games(league, path, force=force)
+    except OSError as error:  # a full disk is often seen only at close, where no file is named
+        raise ConfigError(f"--out: {path}: cannot write the export: "
+                          f"{error.strerror or error}") from None
     typer.echo(f"{count} games written to {path}")

@@ -14,7 +14,17 @@ from arena.game.play import parse_option_pairs
 from arena.plans.match import new_match
 from arena.ratings.sprt import parse_sprt
 from arena.runs.match import MatchProgress, play_match, summary
-from arena.settings import SandboxMode, TimeControl, available_cpus, check_cluster_address
+from arena.settings import (
+    BANK_MS,
+    GAMES,
+    JOBS,
+    MOVE_MS,
+    SEED,
+    SandboxMode,
+    TimeControl,
+    available_cpus,
+    check_cluster_address,
+)
 
 
 def match_command(
@@ -38,14 +48,15 @@ def match_command(
         "--option", "-o", help="A game option as name=value, e.g. -o hook=true; repeatable.")] = None,
     games: Annotated[int, typer.Option(
         help="Most games to play (two per unit); the match stops earlier when --sprt decides.",
-        min=2)] = 1000,
+        min=2, max=GAMES.high)] = 1000,
     sprt: Annotated[str | None, typer.Option(
         help="Stop as soon as a sequential test decides: elo0=E0,elo1=E1,alpha=A,beta=B "
              "(defaults elo0=0, elo1=10, alpha=beta=0.05; see docs/match.md).",
         show_default=False)] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the deals and of the bots' seeds.")] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the deals and of the bots' seeds.",
+                                      min=SEED.low, max=SEED.high)] = 1,
     jobs: Annotated[int | None, typer.Option(
-        help="Games played in parallel (default: the number of CPUs).", min=1,
+        help="Games played in parallel (default: the number of CPUs).", min=JOBS.low, max=JOBS.high,
         show_default=False)] = None,
     cluster: Annotated[str | None, typer.Option(
         help="Play the games on the Dask cluster whose scheduler is at this address "
@@ -54,9 +65,11 @@ def match_command(
     out: Annotated[Path, typer.Option(help="Results directory.")] = Path("results/match"),
     resume: Annotated[bool, typer.Option(
         help="Continue the match already in --out: its games are kept, not played again.")] = False,
-    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.", min=1)] = 1000,
+    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.",
+                                         min=MOVE_MS.low, max=MOVE_MS.high)] = 1000,
     bank_ms: Annotated[int, typer.Option(
-        help="Extra time per game a decision may draw on, ms.", min=0)] = 10000,
+        help="Extra time per game a decision may draw on, ms.", min=BANK_MS.low,
+        max=BANK_MS.high)] = 10000,
     sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
     force: Annotated[bool, typer.Option(
         help="Write into --out even if it is a directory the arena did not make (it never "

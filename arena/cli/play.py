@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 import orjson
 import typer
@@ -11,10 +13,22 @@ import typer
 import engine
 from arena.bots.sandbox import SANDBOX_HELP, choose_sandbox
 from arena.cli.bot_command import MEMORY_HELP
+from arena.errors import ConfigError
 from arena.game.options_text import option_defaults
 from arena.game.play import parse_option_pairs, play_one
 from arena.game.transcript import game_report
-from arena.settings import FaultPolicy, Limits, SandboxMode, TimeControl
+from arena.settings import (
+    BANK_MS,
+    MEMORY_MB,
+    MOVE_MS,
+    QUIT_GRACE_MS,
+    SEED,
+    START_MS,
+    FaultPolicy,
+    Limits,
+    SandboxMode,
+    TimeControl,
+)
 
 
 def play_command(
@@ -27,20 +41,24 @@ def play_command(
              "A bot directory with a bot.yaml (or a NAME.bot.yaml file) is built and run "
              "from its directory.",
         show_default=False)],
-    seed: Annotated[int, typer.Option(help="Seed of the deals (and of the bots' own seeds).")] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the deals (and of the bots' own seeds).",
+                                      min=SEED.low, max=SEED.high)] = 1,
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-o", help="A game option as name=value, e.g. -o hook=true; repeatable. "
         "Defaults (by player count where they differ; `arena rules GAME` says what each sets): "
         + "; ".join(f"{name}: {option_defaults(name)}" for name in engine.GAMES) + ".")] = None,
     log: Annotated[Path | None, typer.Option(
         help="Write the full game record (with faults) as JSON to this file.")] = None,
-    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.", min=1)] = 1000,
+    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.",
+                                         min=MOVE_MS.low, max=MOVE_MS.high)] = 1000,
     bank_ms: Annotated[int, typer.Option(
-        help="Extra time per game a decision may draw on, ms.", min=0)] = 10000,
+        help="Extra time per game a decision may draw on, ms.", min=BANK_MS.low,
+        max=BANK_MS.high)] = 10000,
     start_ms: Annotated[int, typer.Option(
-        help="Time from start to the hello reply, ms.", min=1)] = 10000,
+        help="Time from start to the hello reply, ms.", min=START_MS.low,
+        max=START_MS.high)] = 10000,
     memory_mb: Annotated[int, typer.Option(
-        help=MEMORY_HELP, min=16)] = Limits().memory_mb or 2048,
+        help=MEMORY_HELP, min=MEMORY_MB.low, max=MEMORY_MB.high)] = Limits().memory_mb or 2048,
     policy: Annotated[FaultPolicy, typer.Option(
         help="What a fault costs: forfeit (placed last) or substitute (result stands).")] =
         FaultPolicy.FORFEIT,
@@ -48,7 +66,7 @@ def play_command(
         help="Save each bot's stderr to seatN-LABEL.stderr.log in this directory.")] = None,
     quit_grace_ms: Annotated[int, typer.Option(
         help="Time a bot has to exit after quit before it is killed, ms.",
-        min=0)] = Limits().quit_grace_ms,
+        min=QUIT_GRACE_MS.low, max=QUIT_GRACE_MS.high)] = Limits().quit_grace_ms,
     sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
 ) -> None:
     """Play one game between bot programs and print it deal by deal.
@@ -68,12 +86,46 @@ def play_command(
     if note is not None:
         typer.echo(note, err=True)
     if stderr_dir is not None:
-        stderr_dir.mkdir(parents=True, exist_ok=True)
-    record = play_one(game, bots, seed=seed, options=parse_option_pairs(option or []),
-                      time_control=TimeControl(start_ms, move_ms, bank_ms), policy=policy,
-                      limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
-                      log_dir=stderr_dir, sandbox=box)
-    typer.echo(game_report(record))
+        try:
+            stderr_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(f"--stderr-dir: {stderr_dir}: cannot create: "
+                              f"{error.strerror or error}") from None
+    # The record's file is opened before the game, so a path that cannot be written costs no game.
+    with ExitStack() as stack:
+        handle = None if log is None else stack.enter_context(_output(log, "--log"))
+        record = play_one(game, bots, seed=seed, options=parse_option_pairs(option or []),
+                          time_control=TimeControl(start_ms, move_ms, bank_ms), policy=policy,
+                          limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
+                          log_dir=stderr_dir, sandbox=box)
+        typer.echo(game_report(record))
+        if handle is not None:
+            try:
+                handle.write(orjson.dumps(record, option=orjson.OPT_INDENT_2))
+                handle.flush()
+            except OSError as error:
+                raise ConfigError(f"--log: {log}: cannot write the record: "
+                                  f"{error.strerror or error} (the game is printed above)") from None
     if log is not None:
-        log.write_bytes(orjson.dumps(record, option=orjson.OPT_INDENT_2))
         typer.echo(f"\nrecord written to {log}")
+
+
+@contextmanager
+def _output(path: Path, option: str) -> Iterator[BinaryIO]:
+    """``path`` opened for writing, or ConfigError naming ``option``; removed again if the work
+    that was to fill it fails, so a failed game leaves no empty record behind."""
+    try:
+        handle = path.open("wb")
+    except OSError as error:
+        raise ConfigError(f"{option}: {path}: cannot write: {error.strerror or error}") from None
+    try:
+        yield handle
+    except BaseException:
+        with suppress(OSError):
+            handle.close()
+            if path.is_file():
+                path.unlink()
+        raise
+    finally:
+        with suppress(OSError):  # a failed write is said above; a second failure adds nothing
+            handle.close()

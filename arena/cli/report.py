@@ -8,10 +8,11 @@ from typing import Annotated
 
 import typer
 
-from arena.ratings.model import RESAMPLES
+from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.report.games import find_game
 from arena.report.show import show_game
 from arena.report.site import write_report
+from arena.settings import RESAMPLES, SEED
 
 
 def report_command(
@@ -24,9 +25,11 @@ def report_command(
         "--out", "-o", help="Directory to write the site into (created; files in it are replaced).",
         show_default=False)],
     resamples: Annotated[
-        int, typer.Option(help="Bootstrap resamples for the ranking's intervals (0: none).")
-    ] = RESAMPLES,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.")] = 0,
+        int, typer.Option(help="Bootstrap resamples for the ranking's intervals (0: none).",
+                          min=RESAMPLES.low, max=RESAMPLES.high)
+    ] = DEFAULT_RESAMPLES,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.",
+                                      min=SEED.low, max=SEED.high)] = 0,
 ) -> None:
     """Write a static web report of finished games: ranking, plots, per-entrant pages, replays.
 

@@ -10,6 +10,7 @@ import typer
 from arena.errors import ConfigError
 from arena.plans.preview import preview_file
 from arena.runs.run import run_tournament
+from arena.settings import JOBS, LIVE_BOTS, RESAMPLES
 
 
 def run_command(
@@ -19,7 +20,7 @@ def run_command(
         help="Results directory (default: results/<tournament name>/).")] = None,
     jobs: Annotated[int | None, typer.Option(
         help="Games played in parallel, one pinned CPU each (default: the file's jobs, "
-             "else the number of CPUs).", min=1)] = None,
+             "else the number of CPUs).", min=JOBS.low, max=JOBS.high)] = None,
     resume: Annotated[bool, typer.Option(
         help="Continue an interrupted run: finished games are kept and not played again. Also "
              "extends a finished run whose file gained rounds or bots (added at the end); any "
@@ -31,11 +32,11 @@ def run_command(
         help="Write into --out even if it is a directory the arena did not make (it never "
              "deletes files it did not write).")] = False,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the rating intervals.",
-                                           min=0)] = 1000,
+                                           min=RESAMPLES.low, max=RESAMPLES.high)] = 1000,
     max_live_bots: Annotated[int | None, typer.Option(
         help="Bot processes each worker keeps alive at most; the least recently used are closed "
              "and restarted when next needed (default: the file's max_live_bots, else 24).",
-        min=1)] = None,
+        min=LIVE_BOTS.low, max=LIVE_BOTS.high)] = None,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Only check the file and print what would be played: tables, games, "
                           "games per entrant, pair meetings, whether the field is connected, a "

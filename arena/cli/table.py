@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
-from arena.ratings.model import RESAMPLES
+from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.ratings.table import table_for_paths
 from arena.runs.match import paired_estimate
+from arena.settings import RESAMPLES, SEED
 
 
 def table_command(
@@ -31,9 +32,11 @@ def table_command(
         bool, typer.Option("--crosstable", help="Add the head-to-head matrix (pairwise score %).")
     ] = False,
     resamples: Annotated[
-        int, typer.Option(help="Bootstrap resamples for the intervals and LOS (0: none).")
-    ] = RESAMPLES,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.")] = 0,
+        int, typer.Option(help="Bootstrap resamples for the intervals and LOS (0: none).",
+                          min=RESAMPLES.low, max=RESAMPLES.high)
+    ] = DEFAULT_RESAMPLES,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.",
+                                      min=SEED.low, max=SEED.high)] = 0,
 ) -> None:
     """Rate the entrants of finished games: Elo, 95% interval, score, place, faults, LOS."""
     output = table_for_paths(paths, fmt=fmt, anchor=anchor, crosstable=crosstable,

@@ -65,10 +65,11 @@ def _worker_main(cpu: int | None, settings: RunSettings, chunks: Any, results: A
     lock held that blocks the others. Ctrl-C is the runner's to handle (ignored here); SIGTERM,
     from the runner or from the kernel when the runner dies, kills this worker's bots and exits.
     """
-    if cpu is not None:
-        os.sched_setaffinity(0, {cpu})
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _kill_bots_and_exit)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # blocked by start_workers
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
     _stop_with_parent(parent)
     try:
         while not stop.is_set():
@@ -87,6 +88,27 @@ def _worker_main(cpu: int | None, settings: RunSettings, chunks: Any, results: A
     finally:
         close_batch_bots()
         results.close()
+
+
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+"""Signals that stop a run: the runner turns them into KeyboardInterrupt, a worker has its own."""
+
+
+def start_workers(workers: Sequence[Any]) -> None:
+    """Start each worker process with ``STOP_SIGNALS`` blocked; it unblocks them once its own
+    handlers are in place.
+
+    A forked worker inherits the runner's handlers, which raise KeyboardInterrupt; a worker stopped
+    (SIGTERM at the end of a run) or interrupted (Ctrl-C reaches the whole process group) before
+    it had replaced them printed a KeyboardInterrupt traceback, in a run that had succeeded. Blocked,
+    the signal waits until the worker's own handler can take it.
+    """
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        for worker in workers:
+            worker.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _kill_bots_and_exit(signum: int, frame: object) -> None:
@@ -129,8 +151,7 @@ def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> It
                                     args=(cpus[i % len(cpus)] if cpus else None, settings,
                                           chunks, sender, stop, os.getpid()))
                for i, (_, sender) in enumerate(pipes)]
-    for worker in workers:
-        worker.start()
+    start_workers(workers)
     readers = {}
     for (reader, sender), worker in zip(pipes, workers, strict=True):
         sender.close()  # the worker's copy is the only one: its exit is EOF here

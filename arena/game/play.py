@@ -16,7 +16,7 @@ from arena.bots.resolve import ResolvedBot, resolve_manifest
 from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
 from arena.game.referee import play_game, result_of
-from arena.game.seats import SEAT_NAME, command_label, game_seats, log_file_name
+from arena.game.seats import command_label, game_seats, given_name, log_file_name
 from arena.settings import FaultPolicy, Limits, TimeControl
 
 
@@ -101,9 +101,7 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
 def _bot_target(text: str) -> tuple[str | None, ResolvedBot | None]:
     """A seat's given name (``NAME=``) and its bot directory or manifest, resolved; (name, None)
     when the seat is a command."""
-    name, sep, rest = text.partition("=")
-    given = name if sep and SEAT_NAME.fullmatch(name) else None
-    target = rest if given is not None else text
+    given, target = given_name(text)
     return given, resolve_manifest(target) if is_bot_target(target) else None
 
 

@@ -8,12 +8,12 @@ that run the same command, which are one entrant and share one name.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import engine
+from arena.bots.resolve import split_command
 from arena.errors import ConfigError
 from engine.game import GameInfo
 
@@ -48,16 +48,15 @@ def parse_seat(text: str) -> tuple[str | None, tuple[str, ...]]:
     The text before the first ``=`` is a name only when it is a valid name (no spaces or ``/``),
     so ``python3 bot.py --depth=3`` stays a bare command.
     """
+    given, command = given_name(text)
+    return given, split_command(command, f"bot command {text!r}")
+
+
+def given_name(text: str) -> tuple[str | None, str]:
+    """A seat's ``NAME=`` prefix, if it is a valid name, and the rest (the bot's command or
+    directory); ``(None, text)`` without one."""
     name, sep, rest = text.partition("=")
-    given = name if sep and SEAT_NAME.fullmatch(name) else None
-    command = rest if given is not None else text
-    try:
-        argv = tuple(shlex.split(command))
-    except ValueError as error:
-        raise ConfigError(f"bot command {text!r}: {error}") from None
-    if not argv:
-        raise ConfigError(f"bot command {text!r}: empty")
-    return given, argv
+    return (name, rest) if sep and SEAT_NAME.fullmatch(name) else (None, text)
 
 
 def player_count_text(game_name: str) -> str:

@@ -13,25 +13,27 @@ A database written by a newer arena is refused rather than guessed at.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from arena.errors import ConfigError
+from arena.errors import ConfigError, StorageError
 
 DATABASE = "league.db"
 BOTS_DIR = "bots"
 LOGS_DIR = "logs"
 STAGING_DIR = "staging"
 SUBMISSIONS_LOG = "submissions.jsonl"
-BUSY_TIMEOUT = 30.0
-"""Seconds a connection waits for another's write transaction (they are all short)."""
+BUSY_TIMEOUT = 10.0
+"""Seconds a connection waits for another's write transaction (they are all short: one game, one
+accepted bot), then StorageError, one line: a lock held longer is a process stuck, not busy."""
 WAL_PAGES = 10_000
 """WAL pages (4 KB) between automatic checkpoints: a WAL of up to ~40 MB."""
 
@@ -195,14 +197,27 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """One write transaction, taken at once (BEGIN IMMEDIATE), committed or rolled back."""
-        self.db.execute("BEGIN IMMEDIATE")
+        """One write transaction, taken at once (BEGIN IMMEDIATE), committed or rolled back.
+
+        StorageError, one line, when the write lock is not had within ``BUSY_TIMEOUT`` or the
+        database cannot be written (a full disk): the transaction is rolled back, nothing lost."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            raise self._unwritable(error) from None
         try:
             yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
+            self.db.execute("COMMIT")
+        except BaseException as error:
+            if self.db.in_transaction:
+                with suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+            if isinstance(error, sqlite3.OperationalError):
+                raise self._unwritable(error) from None
             raise
-        self.db.execute("COMMIT")
+
+    def _unwritable(self, error: sqlite3.OperationalError) -> StorageError:
+        return storage_error(self.directory / DATABASE, error, "nothing was changed")
 
     # -- settings and bots ---------------------------------------------------------------------
 
@@ -356,13 +371,31 @@ def _is_empty(path: Path) -> bool:
     return path.stat().st_size == 0 and (not wal.exists() or wal.stat().st_size == 0)
 
 
+def storage_error(path: Path, error: sqlite3.OperationalError, consequence: str) -> StorageError:
+    """One line for a database that cannot be opened or written: a lock held past the wait, a
+    full disk (SQLite says only "disk I/O error" when it cannot even create its WAL index)."""
+    if "locked" in str(error) or "busy" in str(error):
+        return StorageError(f"{path}: another process has held the league's write lock for "
+                            f"{BUSY_TIMEOUT:.0f} s (a stuck league command?); {consequence}: "
+                            f"try again")
+    try:
+        full = shutil.disk_usage(path.parent).free == 0
+    except OSError:
+        full = False
+    why = f"{error} (no space left on its disk)" if full else str(error)
+    return StorageError(f"{path}: cannot write: {why}; {consequence}")
+
+
 def _connect(path: Path) -> sqlite3.Connection:
-    connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
-    connection.execute("PRAGMA synchronous = NORMAL")
-    # Checkpoints copy the WAL into the database (with fsyncs): every 1000 pages by default, which
-    # is every ~250 games of ~10 KB and doubles the cost of storing one (bench/league.py).
-    connection.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES}")
-    connection.execute("PRAGMA foreign_keys = ON")
+    try:
+        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
+        connection.execute("PRAGMA synchronous = NORMAL")
+        # Checkpoints copy the WAL into the database (with fsyncs): every 1000 pages by default,
+        # which is every ~250 games of ~10 KB and doubles the cost of storing one (bench/league.py).
+        connection.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES}")
+        connection.execute("PRAGMA foreign_keys = ON")
+    except sqlite3.OperationalError as error:
+        raise storage_error(path, error, "the league was not opened") from None
     return connection
 
 

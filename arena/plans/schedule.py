@@ -32,7 +32,9 @@ import numpy as np
 
 import engine
 from arena.connectivity import is_connected, minimum_tables
+from arena.errors import ConfigError
 from arena.plans.tournament import Tournament
+from arena.settings import MAX_GAMES
 from arena.work import GameSpec
 from engine.seeding import derive_seed
 
@@ -40,7 +42,9 @@ T = TypeVar("T")
 
 
 def schedule(tournament: Tournament) -> list[GameSpec]:
-    """Every game of the tournament, in a stable order."""
+    """Every game of the tournament, in a stable order; ConfigError, before anything is built,
+    for a schedule of more than ``MAX_GAMES`` games."""
+    check_size(tournament)
     if tournament.format == "gauntlet":
         tables = _gauntlet_tables(tournament)
     elif tournament.has_teams:
@@ -58,6 +62,51 @@ def schedule(tournament: Tournament) -> list[GameSpec]:
                     options=tournament.options, seats=tuple(seats), seed=seed,
                     round=round_number, table=index, rotation=rotation))
     return games
+
+
+def games_per_round(tournament: Tournament) -> int:
+    """How many games one round of ``tournament``'s schedule holds, counted without building it."""
+    teams = len(tournament.teams) or len(tournament.bots)
+    if tournament.format == "gauntlet":
+        challengers = len(tournament.challengers)
+        if tournament.has_teams:
+            return challengers * teams * 2
+        size = tournament.players
+        return challengers * table_count(len(tournament.bots), size - 1, tournament.max_tables) * size
+    if tournament.has_teams:
+        return math.comb(teams, 2) * 2
+    return table_count(len(tournament.bots), tournament.players, tournament.max_tables) \
+        * tournament.players
+
+
+def check_size(tournament: Tournament) -> None:
+    """ConfigError naming the key to lower when the schedule would exceed ``MAX_GAMES`` games."""
+    per_round = games_per_round(tournament)
+    total = per_round * tournament.rounds
+    if total <= MAX_GAMES:
+        return
+    if per_round > MAX_GAMES:
+        key = "max_tables" if not tournament.has_teams else "bots"
+        raise ConfigError(f"{tournament.path}: {key}: one round is {per_round} games: a run "
+                          f"schedules at most {MAX_GAMES}")
+    raise ConfigError(f"{tournament.path}: rounds: {tournament.rounds} rounds of {per_round} games "
+                      f"are {total} games: a run schedules at most {MAX_GAMES} "
+                      f"(at most {MAX_GAMES // per_round} rounds here)")
+
+
+def table_count(n: int, size: int, max_tables: int) -> int:
+    """How many tables ``sample_tables`` gives ``n`` bots at ``size``-player tables (its docstring
+    says why): every combination, the cyclic design, or the greedy sample's rounded count."""
+    every = math.comb(n, size)
+    if every <= max_tables:
+        return every
+    if max_tables >= n:
+        return n * (max_tables // n)
+    step = n // math.gcd(n, size)
+    count = max(step, max_tables // step * step)
+    if count < minimum_tables(n, size):
+        count = -(-minimum_tables(n, size) // step) * step
+    return count
 
 
 def stable_combinations(items: Sequence[T], size: int) -> list[tuple[T, ...]]:

@@ -26,9 +26,22 @@ from arena.configfile import kind as _kind
 from arena.connectivity import minimum_tables
 from arena.errors import ConfigError
 from arena.settings import (
+    BANK_MS,
+    CPU_SECONDS,
+    FILE_MB,
+    JOBS,
+    LIVE_BOTS,
     MAX_LIVE_BOTS,
+    MAX_TABLES,
+    MEMORY_MB,
+    MOVE_MS,
+    QUIT_GRACE_MS,
+    ROUNDS,
+    SEED,
+    START_MS,
     FaultPolicy,
     Limits,
+    Range,
     SandboxMode,
     TimeControl,
     check_cluster_address,
@@ -171,7 +184,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     policy = top.get("fault_policy", "forfeit")
     if policy not in [p.value for p in FaultPolicy]:
         raise where.error("fault_policy", f"{_kind(policy)} is not one of forfeit, substitute")
-    max_tables = where.integer(top.get("max_tables", 200), "max_tables", 1)
+    max_tables = _in(where, top.get("max_tables", 200), MAX_TABLES)
     if info.teams is None:  # team games play every pairing of teams: always connected
         _check_connectable(where, max_tables, len(bots), players)
     defaults = TimeControl()
@@ -179,37 +192,43 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     return Tournament(
         path=path, name=name, game=game_name, players=players, options=options, bots=bots,
         teams=teams, schedule=schedule,
-        rounds=where.integer(top.get("rounds", 1), "rounds", 1),
+        rounds=_in(where, top.get("rounds", 1), ROUNDS),
         max_tables=max_tables,
-        seed=where.integer(top.get("seed", 1), "seed", 0),
+        seed=_in(where, top.get("seed", 1), SEED),
         time=TimeControl(
-            start_ms=where.integer(time.get("start_ms", defaults.start_ms), "time.start_ms", 1),
-            move_ms=where.integer(time.get("move_ms", defaults.move_ms), "time.move_ms", 1),
-            bank_ms=where.integer(time.get("bank_ms", defaults.bank_ms), "time.bank_ms", 0)),
+            start_ms=_in(where, time.get("start_ms", defaults.start_ms), START_MS),
+            move_ms=_in(where, time.get("move_ms", defaults.move_ms), MOVE_MS),
+            bank_ms=_in(where, time.get("bank_ms", defaults.bank_ms), BANK_MS)),
         limits=Limits(
-            memory_mb=_optional(where, limits, "memory_mb", base_limits.memory_mb, 16),
-            cpu_seconds=_optional(where, limits, "cpu_seconds", base_limits.cpu_seconds, 1),
-            file_mb=_optional(where, limits, "file_mb", base_limits.file_mb, 1),
-            quit_grace_ms=where.integer(limits.get("quit_grace_ms", base_limits.quit_grace_ms),
-                                        "limits.quit_grace_ms", 0)),
+            memory_mb=_optional(where, limits, "memory_mb", base_limits.memory_mb, MEMORY_MB),
+            cpu_seconds=_optional(where, limits, "cpu_seconds", base_limits.cpu_seconds,
+                                  CPU_SECONDS),
+            file_mb=_optional(where, limits, "file_mb", base_limits.file_mb, FILE_MB),
+            quit_grace_ms=_in(where, limits.get("quit_grace_ms", base_limits.quit_grace_ms),
+                              QUIT_GRACE_MS)),
         fault_policy=FaultPolicy(policy),
-        jobs=None if top.get("jobs") is None else where.integer(top["jobs"], "jobs", 1, 256),
+        jobs=None if top.get("jobs") is None else _in(where, top["jobs"], JOBS),
         format=fmt,
         challengers=challengers,
         left_out=tuple(left_out.values()),
-        max_live_bots=_optional_key(where, top, "max_live_bots", MAX_LIVE_BOTS,
+        max_live_bots=_optional_key(where, top, LIVE_BOTS, MAX_LIVE_BOTS,
                                     players),  # every seat of a table needs a live bot
         cluster=None if top.get("cluster") is None else _cluster(where, top["cluster"]),
         sandbox=sandbox_mode(top.get("sandbox", "none"), f"{path}: sandbox"),
     )
 
 
-def _optional_key(where: _Where, top: dict[str, Any], key: str, default: int | None,
+def _in(where: _Where, value: object, bounds: Range, low: int | None = None) -> int:
+    """``value`` as an integer in ``bounds`` (from ``low`` instead, when given)."""
+    return where.integer(value, bounds.key, bounds.low if low is None else low, bounds.high)
+
+
+def _optional_key(where: _Where, top: dict[str, Any], bounds: Range, default: int | None,
                   low: int) -> int | None:
     """A top-level integer that ``null`` turns off."""
-    if key not in top:
+    if bounds.key not in top:
         return default
-    return None if top[key] is None else where.integer(top[key], key, low)
+    return None if top[bounds.key] is None else _in(where, top[bounds.key], bounds, low)
 
 
 def _cluster(where: _Where, raw: object) -> str:
@@ -227,11 +246,11 @@ def _check_connectable(where: _Where, max_tables: int, bots: int, players: int) 
 
 
 def _optional(where: _Where, section: dict[str, Any], key: str, default: int | None,
-              low: int) -> int | None:
+              bounds: Range) -> int | None:
     if key not in section:
         return default
     value = section[key]
-    return None if value is None else where.integer(value, f"limits.{key}", low)
+    return None if value is None else _in(where, value, bounds)
 
 
 def _challengers(where: _Where, fmt: str, raw: object,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ResultsError
+from arena.report.record_check import record_problem
 from arena.resultsfile import ReadNotes, result_lines, results_file
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -65,7 +66,7 @@ class GameReader:
         keys: set[str] = set()
         count = 0
         for path, number, line, record in result_lines(self.paths, self.notes):
-            problem = _record_problem(record)
+            problem = record_problem(record)
             if problem:
                 raise ResultsError(f"{path}:{number}: {problem}")
             key = base = _UNSAFE.sub("_", str(record["id"]))
@@ -96,17 +97,3 @@ def find_game(path: str | os.PathLike[str], game_id: str) -> dict[str, Any]:
     known = [game.record["id"] for game in read.games[:3]]
     raise ResultsError(f"{results_file(Path(path))}: no game with id {game_id!r} "
                        f"(ids look like {', '.join(known)})")
-
-
-def _record_problem(record: object) -> str | None:
-    if not isinstance(record, dict):
-        return "not a game record (not a JSON object)"
-    for key in ("id", "game", "names", "deals", "scores", "result"):
-        if key not in record:
-            what = "a bare result object, not a game record" if "entrants" in record else \
-                "not a game record"
-            return f"{what}: no {key!r}"
-    result = record["result"]
-    if not isinstance(result, dict) or "entrants" not in result:
-        return "not a game record: 'result' has no 'entrants'"
-    return None

@@ -58,11 +58,24 @@ class ReportWritten:
 
 def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
                  resamples: int = RESAMPLES, seed: int = 0) -> ReportWritten:
-    """Read the games in ``paths`` and write the site into ``out_dir``; returns the index page."""
+    """Read the games in ``paths`` and write the site into ``out_dir``; returns the index page.
+
+    ConfigError naming ``--out`` and the file when the site cannot be written (a full disk, a
+    directory that cannot hold files)."""
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError(f"--out: {out_dir} exists and is not a directory")
     for path in paths:  # a missing input fails before anything is written
         results_file(Path(path))
+    try:
+        return _write_site(paths, out_dir, resamples, seed)
+    except OSError as error:
+        where = error.filename2 or error.filename or out_dir  # a copy's target is filename2
+        raise ConfigError(f"--out: {where}: cannot write the report: "
+                          f"{error.strerror or error}") from None
+
+
+def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resamples: int,
+                seed: int) -> ReportWritten:
     (out_dir / "games").mkdir(parents=True, exist_ok=True)
     (out_dir / "data").mkdir(exist_ok=True)
     _copy_static(out_dir / "static")
@@ -81,7 +94,7 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
         listed.append(_Listed(game.key, str(record["id"]), result["entrants"], result["scores"],
                               result.get("ranks", record["places"]), len(record.get("faults", ()))))
         # The seed goes again as a string: JavaScript numbers hold 53 bits, seeds 64.
-        (out_dir / "games" / f"{game.key}.js").write_bytes(
+        _write(out_dir / "games" / f"{game.key}.js",
             b"arenaGame(" + (game.line or orjson.dumps(record)) + b", "
             + orjson.dumps(str(record.get("seed", ""))) + b");\n")
     ratings = rate(results, resamples=resamples, seed=seed)
@@ -90,15 +103,25 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
     title = (f"{', '.join(names)}: " if names else "") + \
         f"{len(results)} games of {' and '.join(sorted(kinds))}"
     heading = f"Ranking: {', '.join(names)}" if names else "Ranking"
-    (out_dir / "index.html").write_text(_index(title, results, ratings, pages, heading),
-                                        encoding="utf-8")
+    _write(out_dir / "index.html", _index(title, results, ratings, pages, heading).encode())
     for place, row in enumerate(ratings.standings, 1):
         text = _entrant_page(title, stats[row.name], row.pairwise_score, place, pages)
-        (out_dir / pages[row.name]).write_text(text, encoding="utf-8")
-    (out_dir / "games.html").write_text(_games_page(title), encoding="utf-8")
-    (out_dir / "data" / "games.js").write_bytes(_games_data(listed, ratings, pages))
-    (out_dir / "replay.html").write_text(_replay_page(title), encoding="utf-8")
+        _write(out_dir / pages[row.name], text.encode())
+    _write(out_dir / "games.html", _games_page(title).encode())
+    _write(out_dir / "data" / "games.js", _games_data(listed, ratings, pages))
+    _write(out_dir / "replay.html", _replay_page(title).encode())
     return ReportWritten(out_dir / "index.html", len(results), reader.notes.messages())
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write a file of the site; an OSError names the file even when closing it failed (a full
+    disk is often seen only then, and Python's error then names no file)."""
+    try:
+        path.write_bytes(data)
+    except OSError as error:
+        if error.filename is None:
+            raise OSError(error.errno, error.strerror, str(path)) from None
+        raise
 
 
 def _copy_static(target: Path) -> None:

@@ -58,20 +58,36 @@ class ResultsWriter:
         self.last_sync = time.monotonic()
 
     def append(self, line: bytes) -> None:
-        """Write one game's serialised line (one write: a kill leaves at most one partial line)."""
-        self.handle.write(line)
-        self.handle.flush()
-        now = time.monotonic()
-        if now - self.last_sync >= FSYNC_INTERVAL:
-            os.fsync(self.handle.fileno())
-            self.last_sync = now
+        """Write one game's serialised line (one write: a kill leaves at most one partial line).
+
+        ResultsError when it cannot be written (a full disk): the lines before it are saved, and
+        a partial line is what ``--resume`` drops."""
+        try:
+            self.handle.write(line)
+            self.handle.flush()
+            now = time.monotonic()
+            if now - self.last_sync >= FSYNC_INTERVAL:
+                os.fsync(self.handle.fileno())
+                self.last_sync = now
+        except OSError as error:
+            raise self._failed(error) from None
 
     def close(self) -> None:
-        """Flush, fsync and close."""
-        if not self.handle.closed:
+        """Flush, fsync and close; ResultsError if what was written cannot be kept."""
+        if self.handle.closed:
+            return
+        try:
             self.handle.flush()
             os.fsync(self.handle.fileno())
-            self.handle.close()
+        except OSError as error:
+            raise self._failed(error) from None
+        finally:
+            with contextlib.suppress(OSError):  # a failed flush is said above, not twice
+                self.handle.close()
+
+    def _failed(self, error: OSError) -> ResultsError:
+        return ResultsError(f"{self.path}: cannot write: {error.strerror or error}; the games "
+                            "written before are saved (--resume plays the rest)")
 
 
 def is_arena_dir(out_dir: Path) -> bool:
@@ -126,8 +142,12 @@ def results_dir(out_dir: Path, *, description: str, content: bytes, resume: bool
                                   f"--restart to discard them, or --out for another directory")
             if has_results and saved.is_file() and check is not None:
                 check(saved)
-            (out_dir / LOGS).mkdir(exist_ok=True)
-            _write_description(saved, content)
+            try:
+                (out_dir / LOGS).mkdir(exist_ok=True)
+                _write_description(saved, content)
+            except OSError as error:
+                raise ConfigError(f"{error.filename or out_dir}: cannot write results there: "
+                                  f"{error.strerror or error}") from None
             yield games
         finally:
             with contextlib.suppress(OSError):
@@ -149,11 +169,15 @@ def _lock(out_dir: Path, handle: Any) -> None:
             who += f" ({str(holder['command'])[:120]})"
         raise ConfigError(f"{out_dir}: another arena run is writing these results: {who}; wait "
                           f"for it to end, stop it, or use another --out") from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(orjson.dumps({"arena": "results", "pid": os.getpid(),
-                               "command": " ".join(sys.argv), "since": time.time()}) + b"\n")
-    handle.flush()
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(orjson.dumps({"arena": "results", "pid": os.getpid(),
+                                   "command": " ".join(sys.argv), "since": time.time()}) + b"\n")
+        handle.flush()
+    except OSError as error:
+        raise ConfigError(f"{out_dir / MARKER}: cannot write results there: "
+                          f"{error.strerror or error}") from None
 
 
 def _remove_arena_files(out_dir: Path) -> None:
@@ -171,5 +195,9 @@ def _remove_arena_files(out_dir: Path) -> None:
 def _write_description(path: Path, content: bytes) -> None:
     """Write the run's description through a temporary file (an interrupted write leaves the old)."""
     partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(content)
+    try:
+        partial.write_bytes(content)
+    except OSError:
+        partial.unlink(missing_ok=True)  # a full disk: leave no half copy behind
+        raise
     os.replace(partial, path)

@@ -516,3 +516,23 @@ def test_sandbox_report_names_what_the_bot_sees() -> None:
     assert done.returncode == 0, done.stderr
     assert f"bot directory (read-only): {ROOT / 'bots' / 'python'}" in done.stdout
     assert "network: none" in done.stdout
+
+
+@pytest.mark.parametrize("sandboxed", [
+    pytest.param(False, id="no sandbox"), pytest.param(True, id="bwrap", marks=needs_bwrap)])
+def test_a_bot_that_closes_its_stdout_is_the_same_crash_with_and_without_the_sandbox(
+        sandboxed: bool) -> None:
+    # under bwrap the sandbox's own processes keep the pipe open, so no EOF comes: it was a
+    # timeout "did the bot flush stdout?" there and a crash without the sandbox
+    bot = BotProcess("closer", ["python3", "closes_stdout.py", "1"], cwd=MISBEHAVING,
+                     sandbox=Sandbox() if sandboxed else None, start_timeout=30)
+    bot.start()
+    try:
+        with pytest.raises(BotFaultError) as error:
+            bot.request(ACT, 2.0)
+        fault = error.value.fault
+        assert (fault.kind, fault.detail) == (FaultKind.CRASH,
+                                              "closed its stdout but kept running (killed)")
+    finally:
+        bot.close()
+    assert not bot.is_running

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 import yaml
 
-from arena.plans.schedule import sample_tables, schedule
+from arena.connectivity import minimum_tables
+from arena.plans.schedule import sample_tables, schedule, table_count
 from arena.plans.tournament import Tournament, load_tournament
 from arena.work import GameSpec
 
@@ -290,3 +291,13 @@ def test_demo_schedules_are_stable() -> None:
     assert len(partnership) == 3 * 2 * 6
     assert partnership[0].seats == ("greedy", "random-py", "greedy", "random-py")
     assert partnership[0].seed == 1810465599723791112
+
+
+def test_table_count_is_the_number_of_tables_sample_tables_gives() -> None:
+    # the size check before a schedule is built counts its games with table_count
+    for n in (3, 4, 5, 7, 9, 12, 17):
+        for size in range(3, min(n, 7) + 1):
+            for limit in sorted({1, 2, n - 1, n, n + 1, 2 * n, math.comb(n, size)}):
+                if limit >= minimum_tables(n, size):
+                    tables = sample_tables([f"b{i}" for i in range(n)], size, limit, seed=1)
+                    assert len(tables) == table_count(n, size, limit), (n, size, limit)

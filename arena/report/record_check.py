@@ -1,0 +1,184 @@
+"""What a game record must hold for `arena report` and `arena show` to read it (docs/records.md).
+
+``record_problem`` checks the fields the readers use, their types, lengths and seat numbers, so a
+damaged line (by hand, by another tool, or a fuzzer) is one error naming its file, line and field
+instead of a traceback deep in a page being written. It does not replay the game: that is
+``engine.replay``'s job, and too slow for a league export of a hundred thousand games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import engine
+from arena.errors import ResultsError
+from arena.ratings.model import check_result
+
+_INT = (int,)
+_NUMBER = (int, float)
+
+
+class _Bad(Exception):
+    """A field that is not what the readers need; the message names it."""
+
+
+def record_problem(record: object) -> str | None:
+    """What is wrong with ``record`` as a game record (one line), or None."""
+    if not isinstance(record, dict):
+        return "not a game record (not a JSON object)"
+    for key in ("id", "game", "names", "deals", "scores", "result"):
+        if key not in record:
+            what = "a bare result object, not a game record" if "entrants" in record else \
+                "not a game record"
+            return f"{what}: no {key!r}"
+    try:
+        _check(record)
+    except _Bad as bad:
+        return str(bad)
+    return None
+
+
+def _check(record: dict[str, Any]) -> None:
+    if not isinstance(record["id"], str | int):
+        raise _Bad(f"'id' must be a string, not {_kind(record['id'])}")
+    if record["game"] not in engine.GAMES:
+        raise _Bad(f"'game' must be one of {', '.join(engine.GAMES)}, not {_kind(record['game'])}")
+    info = engine.game(record["game"]).info
+    names = record["names"]
+    if not (isinstance(names, list) and len(names) in info.player_counts
+            and all(isinstance(n, str) for n in names)):
+        low, high = min(info.player_counts), max(info.player_counts)
+        counts = str(low) if low == high else f"{low} to {high}"
+        raise _Bad(f"'names' must be a list of {counts} bot names, not {_kind(names)}")
+    players = len(names)
+    entrants = len(info.entrants(names))
+    result = record["result"]
+    try:
+        check_result(result)
+    except ResultsError as error:
+        raise _Bad(f"result: {error}") from None
+    if len(result["entrants"]) != entrants:
+        raise _Bad(f"result: 'entrants' must list {entrants} entrants for {players} seats of "
+                   f"{record['game']}, not {len(result['entrants'])}")
+    _numbers(record["scores"], "'scores'", entrants, _INT)
+    if "ranks" not in result:
+        _numbers(record.get("places"), "'places'", entrants, _INT)
+    if info.teams is not None:
+        teams = record.get("teams")
+        if not (isinstance(teams, list) and len(teams) == len(info.teams)
+                and all(isinstance(t, list) and t and all(_is_seat(s, players) for s in t)
+                        for t in teams)):
+            raise _Bad(f"'teams' must be {len(info.teams)} lists of seats, not {_kind(teams)}")
+    for index, fault in enumerate(_list(record.get("faults", []), "'faults'")):
+        _fault(fault, f"faults[{index}]", players)
+    control = record.get("time_control")
+    if control is not None and not (isinstance(control, dict) and isinstance(
+            control.get("bank_ms", 0), (*_NUMBER, type(None)))):
+        raise _Bad(f"'time_control' must be an object with a number bank_ms, not {_kind(control)}")
+    if "bank_used_ms" in record:
+        used = _list(record["bank_used_ms"], "'bank_used_ms'")
+        _numbers(used, "'bank_used_ms'", min(len(used), players), _NUMBER)
+        if len(used) > players:
+            raise _Bad(f"'bank_used_ms' has {len(used)} entries for {players} seats")
+    auction = "calls" if "call" in info.decision_kinds else "bids"
+    for index, deal in enumerate(_list(record["deals"], "'deals'")):
+        _deal(deal, f"deals[{index}]", players, entrants, auction)
+
+
+def _deal(deal: object, where: str, players: int, entrants: int, auction: str) -> None:
+    if not isinstance(deal, dict):
+        raise _Bad(f"{where}: a deal must be an object, not {_kind(deal)}")
+    for key in ("deal", "dealer", "hands", auction, "plays", "tricks", "scores", "totals"):
+        if key not in deal:
+            raise _Bad(f"{where}: no {key!r}")
+    if not isinstance(deal["deal"], int):
+        raise _Bad(f"{where}.deal must be a number, not {_kind(deal['deal'])}")
+    if not _is_seat(deal["dealer"], players):
+        raise _Bad(f"{where}.dealer must be a seat (0 to {players - 1}), not {_kind(deal['dealer'])}")
+    hands = deal["hands"]
+    if not (isinstance(hands, list) and len(hands) == players and all(
+            isinstance(h, list) and all(isinstance(c, str) for c in h) for h in hands)):
+        raise _Bad(f"{where}.hands must be {players} lists of cards, not {_kind(hands)}")
+    said = _actions(deal[auction], f"{where}.{auction}", players,
+                    _INT if auction == "bids" else (int, str))
+    if auction == "bids":  # every seat bids once a deal; the tables show each seat's bid
+        if sorted(said) != list(range(players)):
+            raise _Bad(f"{where}.bids must hold one bid of each seat")
+        if not isinstance(deal.get("hand_size"), int):
+            raise _Bad(f"{where}.hand_size must be a number, not {_kind(deal.get('hand_size'))}")
+        if not isinstance(deal.get("trump_card"), str | None):
+            raise _Bad(f"{where}.trump_card must be a card or null, not {_kind(deal['trump_card'])}")
+    else:
+        contract = deal.get("contract")
+        if contract is not None and not (
+                isinstance(contract, dict) and _is_seat(contract.get("team"), entrants)
+                and isinstance(contract.get("kind"), str)
+                and (contract["kind"] == "zero" or isinstance(contract.get("tricks"), int))):
+            raise _Bad(f"{where}.contract must be null or a team's contract, not {_kind(contract)}")
+    _actions(deal["plays"], f"{where}.plays", players, (str,))
+    _numbers(deal["tricks"], f"{where}.tricks", players, _INT)
+    _numbers(deal["scores"], f"{where}.scores", entrants, _INT)
+    _numbers(deal["totals"], f"{where}.totals", entrants, _INT)
+    for key in ("bid_ms", "call_ms", "play_ms"):
+        times = deal.get(key)
+        if times is not None and not (isinstance(times, list) and all(
+                t is None or (isinstance(t, _NUMBER) and not isinstance(t, bool)) for t in times)):
+            raise _Bad(f"{where}.{key} must be a list of numbers or nulls, not {_kind(times)}")
+
+
+def _fault(fault: object, where: str, players: int) -> None:
+    if not isinstance(fault, dict):
+        raise _Bad(f"{where}: a fault must be an object, not {_kind(fault)}")
+    if not _is_seat(fault.get("seat"), players):
+        raise _Bad(f"{where}.seat must be a seat (0 to {players - 1}), not {_kind(fault.get('seat'))}")
+    for key in ("bot", "kind", "detail"):
+        if not isinstance(fault.get(key), str):
+            raise _Bad(f"{where}.{key} must be a string, not {_kind(fault.get(key))}")
+    for key in ("deal", "decision"):
+        if not isinstance(fault.get(key), int) or isinstance(fault.get(key), bool):
+            raise _Bad(f"{where}.{key} must be a number, not {_kind(fault.get(key))}")
+    for key in ("received", "stderr_tail", "sent"):
+        if not isinstance(fault.get(key, ""), str | None):
+            raise _Bad(f"{where}.{key} must be a string, not {_kind(fault[key])}")
+
+
+def _actions(actions: object, where: str, players: int, values: tuple[type, ...]) -> list[int]:
+    """The seats of a list of ``[seat, value]`` pairs, each checked."""
+    seats = []
+    for pair in _list(actions, where):
+        if not (isinstance(pair, list) and len(pair) == 2 and _is_seat(pair[0], players)
+                and isinstance(pair[1], values) and not isinstance(pair[1], bool)):
+            raise _Bad(f"{where} must be [seat, action] pairs (seats 0 to {players - 1}), "
+                       f"not {_kind(pair)}")
+        seats.append(pair[0])
+    return seats
+
+
+def _numbers(value: object, where: str, count: int, types: tuple[type, ...]) -> None:
+    if not (isinstance(value, list) and len(value) == count
+            and all(isinstance(v, types) and not isinstance(v, bool) for v in value)):
+        raise _Bad(f"{where} must be a list of {count} numbers, not {_kind(value)}")
+
+
+def _list(value: object, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise _Bad(f"{where} must be a list, not {_kind(value)}")
+    return value
+
+
+def _is_seat(value: object, players: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < players
+
+
+def _kind(value: object) -> str:
+    """The value in a few characters, for the message (a damaged line may hold megabytes: no
+    whole ``repr`` is built)."""
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, str):
+        return repr(value[:40]) + ("..." if len(value) > 40 else "")
+    text = repr(value)  # a number, a bool or null: short, except a huge integer
+    return text if len(text) <= 40 else text[:37] + "..."
