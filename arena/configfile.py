@@ -9,6 +9,7 @@ laughs" file fails at once. A message quotes at most a short prefix of a value (
 
 from __future__ import annotations
 
+import difflib
 import re
 import reprlib
 import shlex
@@ -52,8 +53,7 @@ class Where:
         unknown = sorted(str(k) for k in value if k not in allowed)
         if unknown:
             prefix = f"{key}." if key else ""
-            raise self.error(f"{prefix}{unknown[0]}",
-                             f"unknown key (allowed: {', '.join(sorted(allowed))})")
+            raise self.error(f"{prefix}{unknown[0]}", unknown_key(unknown[0], allowed))
         return value
 
     def integer(self, value: object, key: str, low: int, high: int | None = None) -> int:
@@ -82,6 +82,16 @@ class Where:
             raise self.error(key, f"{shown(name)}: use letters, digits, '-', '_', '.', "
                                   "starting with a letter or digit (64 at most)")
         return name
+
+
+def unknown_key(key: str, allowed: set[str]) -> str:
+    """The problem with an unknown key: the allowed key it is most likely a typo of
+    (``unknown key; did you mean rounds?``), else every allowed key."""
+    close = difflib.get_close_matches(key, sorted(allowed), n=1, cutoff=0.6) \
+        if len(key) <= 2 * max(map(len, allowed), default=0) else []
+    if close:
+        return f"unknown key; did you mean {close[0]}?"
+    return f"unknown key (allowed: {', '.join(sorted(allowed))})"
 
 
 SHOWN_LENGTH = 60
@@ -280,15 +290,30 @@ def command(where: Where, raw: object, key: str) -> tuple[str, ...]:
     raise where.error(key, f"expected a command (a string or a list of words), got {kind(raw)}")
 
 
-def check_program(where: Where, argv: tuple[str, ...], workdir: str | None, key: str) -> None:
-    """The program and any script path in ``argv`` must exist, so a typo fails before any game."""
+FROM_ARENA = "the directory arena runs in"
+"""Where relative paths given to the arena are resolved from (``docs/tournaments.md``)."""
+
+
+def resolved_from(path: str, base: str | Path, what: str = FROM_ARENA) -> str:
+    """`` (resolved from WHAT, BASE)`` for a relative ``path``, so a message about a missing file
+    says where the arena looked; empty for an absolute one."""
+    return "" if Path(path).is_absolute() else f" (resolved from {what}, {base})"
+
+
+def check_program(where: Where, argv: tuple[str, ...], workdir: str | None, key: str, *,
+                  base_is: str = FROM_ARENA, hint: str = "") -> None:
+    """The program and any script path in ``argv`` must exist, so a typo fails before any game.
+
+    A missing file's message says where relative paths were resolved from (``base_is``, the
+    directory) and ends with ``hint`` (e.g. ``: does `build:` create it?``)."""
     base = Path(workdir) if workdir else Path.cwd()
     program = argv[0]
     if "/" in program:
         if not (base / program).exists():
-            raise where.error(key, f"no such file '{program}'")
+            raise where.error(key, f"no such file '{program}'"
+                                   f"{resolved_from(program, base, base_is)}{hint}")
     elif shutil.which(program) is None:
         raise where.error(key, f"'{program}' is not a program on PATH")
     for arg in argv[1:]:
         if not arg.startswith("-") and arg.endswith(SCRIPT_SUFFIXES) and not (base / arg).exists():
-            raise where.error(key, f"no such file '{arg}'")
+            raise where.error(key, f"no such file '{arg}'{resolved_from(arg, base, base_is)}")

@@ -43,3 +43,16 @@ def test_no_tracked_file_names_an_absolute_path_of_a_machine() -> None:
                  for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
                  if MACHINE_PATH.search(line)]
     assert offenders == []
+
+
+def test_no_document_describes_the_old_address_space_memory_limit() -> None:
+    """The memory limit counts resident memory; the address-space cap is only a backstop. Docs,
+    starter-bot READMEs and tournament files once told JVM authors to fit a 2048 MB address space
+    (-XX:CompressedClassSpaceSize): that advice must not come back."""
+    old = re.compile(r"address[- ]space limit|\d+ MB (?:of )?address|CompressedClassSpaceSize",
+                     re.IGNORECASE)
+    offenders = [f"{path.relative_to(ROOT)}:{number}"
+                 for path in _tracked_text_files() if path.suffix in {".md", ".yaml"}
+                 for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+                 if old.search(line)]
+    assert offenders == []

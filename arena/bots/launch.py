@@ -15,6 +15,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 
 from arena.bots.sandbox import Sandbox
+from arena.configfile import FROM_ARENA, resolved_from
 from arena.settings import Limits
 
 
@@ -54,7 +55,12 @@ def spawn_failure(name: str, argv: Sequence[str], cwd: str | os.PathLike[str] | 
             return f"{where}: no such working directory '{cwd}'"
         return f"{where}: working directory '{cwd}': {error.strerror}"
     if isinstance(error, FileNotFoundError):
-        return f"{where}: no such file '{missing}'"
+        path = os.fspath(missing)
+        if "/" not in str(path):  # a program looked up on PATH, not a path
+            return f"{where}: no such file '{missing}'"
+        base = os.fspath(cwd) if cwd is not None else os.getcwd()
+        what = FROM_ARENA if cwd is None else "its working directory"
+        return f"{where}: no such file '{missing}'{resolved_from(str(path), base, what)}"
     if isinstance(error, PermissionError):
         return f"{where}: '{missing}' is not executable"
     return f"{where}: {error.strerror or error}"

@@ -38,6 +38,8 @@ MANIFEST = "bot.yaml"
 NAMED_SUFFIX = ".bot.yaml"
 """The suffix of a named manifest, for a directory holding several bots."""
 KEYS = {"name", "run", "build", "version", "language", "author", "games"}
+MANIFEST_DIRECTORY = "the manifest's directory"
+"""Where the words of ``run`` and ``build`` are resolved from."""
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,31}")
 """Versions become directory names in a league."""
 TEXT_LIMITS = {"language": 32, "author": 100, "games": 64}
@@ -122,7 +124,8 @@ def load_manifest(target: str | Path) -> Manifest:
                         language=_optional_text(where, raw, "language"),
                         author=_optional_text(where, raw, "author"), games=games)
     if build is None:  # with a build command, the program may not exist until it has run
-        check_program(where, run, str(manifest.directory), "run")
+        check_program(where, run, str(manifest.directory), "run", base_is=MANIFEST_DIRECTORY,
+                      hint=": build it, or add a `build:` that makes it")
     return manifest
 
 
@@ -165,4 +168,6 @@ def build_bot(manifest: Manifest, directory: Path | None = None,
     workdir = os.path.abspath(directory if directory is not None else manifest.directory)
     if manifest.build is not None:
         run_build(manifest.build, workdir, workdir, f"{manifest.path}: build", sandbox, timeout)
-    check_program(where, manifest.run, workdir, "run")
+    check_program(where, manifest.run, workdir, "run", base_is=MANIFEST_DIRECTORY,
+                  hint=": build it, or add a `build:` that makes it" if manifest.build is None
+                  else ": does `build:` create it?")

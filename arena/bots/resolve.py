@@ -21,7 +21,7 @@ from pathlib import Path
 
 from arena.bots.manifest import Manifest, is_bot_target, load_manifest
 from arena.bots.sandbox import Sandbox, sandbox_layout
-from arena.configfile import Where, check_program
+from arena.configfile import FROM_ARENA, Where, check_program
 from arena.errors import ConfigError
 from arena.work import BotCommand
 
@@ -81,7 +81,8 @@ def resolve_command(argv: tuple[str, ...], workdir: str | None = None, *, base: 
         raise ConfigError(f"{key}: empty command")
     here = _absolute(workdir if workdir is not None else ".", base)
     if check is not None:
-        check_program(check, argv, here, key)
+        check_program(check, argv, here, key,
+                      base_is=FROM_ARENA if workdir is None else "its workdir")
     return ResolvedBot(argv, here, sandbox_layout(argv, here).bot_dir)
 
 

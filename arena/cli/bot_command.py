@@ -12,6 +12,11 @@ from typer.core import TyperCommand
 
 from arena.cli.usage import NoSuchOption
 
+MEMORY_HELP = ("Resident-memory limit of each bot process (with its children), MB; the bot is "
+               "killed past it. Reserved address space does not count: a JVM, Go or node bot "
+               "runs with its defaults.")
+"""``--memory-mb``'s help, one text for every command that starts bots."""
+
 HINT = ("if it belongs to the bot's command, quote the command (\"java -cp dir Bot\") "
         "or put -- before it (-- java -cp dir Bot)")
 

@@ -11,6 +11,7 @@ import engine
 from arena.bots.manifest import build_bot, is_bot_target
 from arena.bots.resolve import resolve_manifest
 from arena.bots.sandbox import SANDBOX_HELP, bwrap_problem, choose_sandbox, visibility_report
+from arena.cli.bot_command import MEMORY_HELP
 from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.settings import (
     BANK_MS,
@@ -47,8 +48,7 @@ def check_bot_command(
     start_ms: Annotated[int, typer.Option(help="Time from start to the hello reply, ms.",
                                           min=START_MS.low, max=START_MS.high)] = 10000,
     memory_mb: Annotated[int, typer.Option(
-        help="Resident-memory limit of each bot process (with its children), MB; the bot is "
-             "killed past it.", min=MEMORY_MB.low, max=MEMORY_MB.high)] = Limits().memory_mb or 2048,
+        help=MEMORY_HELP, min=MEMORY_MB.low, max=MEMORY_MB.high)] = Limits().memory_mb or 2048,
     quit_grace_ms: Annotated[int, typer.Option(
         help="Time a bot has to exit after quit before it is killed, ms.",
         min=QUIT_GRACE_MS.low, max=QUIT_GRACE_MS.high)] = Limits().quit_grace_ms,
@@ -109,7 +109,7 @@ def check_bot_command(
     results = check_bot(argv, games=game, seed=seed,
                         time_control=TimeControl(start_ms, move_ms, bank_ms),
                         limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
-                        on_step=_print_step, workdir=workdir, sandbox=box)
+                        on_step=_print_step, workdir=workdir, sandbox=box, on_note=typer.echo)
     passed = sum(result.passed for result in results)
     typer.echo(f"{passed} of {len(results)} steps passed")
     if passed < len(results):

@@ -109,14 +109,19 @@ def run_command(
     Newcomers play first, then the neighbours in the table whose order is least certain; nobody
     starves. Ctrl-C (or a kill) loses at most the games in progress: run again to continue.
     """
-    from arena.league.run import expected_games, run_league
+    from arena.league.run import LeagueRunReport, expected_games, run_league
+    from arena.work import Finished
 
     progress = Progress(games or 0)
+
+    def show(game: Finished, report: LeagueRunReport) -> None:
+        progress.show_leader(report.leader)
+        progress.update(game.faults, report.played, expected_games(report, games, minutes))
+
     try:
         report = run_league(league, games=games, minutes=minutes, jobs=jobs,
                             cluster=None if cluster is None else check_cluster_address(cluster),
-                            on_game=lambda game, report: progress.update(
-                                game.faults, report.played, expected_games(report, games, minutes)))
+                            on_game=show)
     except KeyboardInterrupt:
         progress.finish()
         raise RunInterrupted(f"interrupted: every finished game is saved in {league}; "

@@ -12,6 +12,7 @@ import typer
 
 import engine
 from arena.bots.sandbox import SANDBOX_HELP, choose_sandbox
+from arena.cli.bot_command import MEMORY_HELP
 from arena.errors import ConfigError
 from arena.game.options_text import option_defaults
 from arena.game.play import parse_option_pairs, play_one
@@ -57,8 +58,7 @@ def play_command(
         help="Time from start to the hello reply, ms.", min=START_MS.low,
         max=START_MS.high)] = 10000,
     memory_mb: Annotated[int, typer.Option(
-        help="Resident-memory limit of each bot process (with its children), MB.",
-        min=MEMORY_MB.low, max=MEMORY_MB.high)] = Limits().memory_mb or 2048,
+        help=MEMORY_HELP, min=MEMORY_MB.low, max=MEMORY_MB.high)] = Limits().memory_mb or 2048,
     policy: Annotated[FaultPolicy, typer.Option(
         help="What a fault costs: forfeit (placed last) or substitute (result stands).")] =
         FaultPolicy.FORFEIT,

@@ -10,6 +10,7 @@ import typer
 
 from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.ratings.table import table_for_paths
+from arena.runs.match import paired_estimate
 from arena.settings import RESAMPLES, SEED
 
 
@@ -43,3 +44,7 @@ def table_command(
     for note in output.notes:
         print(f"arena: note: {note}", file=sys.stderr)
     sys.stdout.write(output.text)
+    for path in paths:
+        paired = paired_estimate(path if path.is_dir() else path.parent)
+        if paired is not None:
+            print(f"arena: note: {paired}", file=sys.stderr)

@@ -40,6 +40,7 @@ uses it, as a tournament restarts a faulted bot before its next game.
 
 from __future__ import annotations
 
+import random
 import shlex
 import signal
 from collections.abc import Callable, Mapping, Sequence
@@ -80,6 +81,11 @@ QUIT = "quit"
 """The names of the steps (step 2 is ``play GAME``, once per game)."""
 
 _DETAIL_CHARS = 120
+
+SLOW_CHECK_SECONDS = 60.0
+"""A check expected to take longer than this says so early (``on_note``)."""
+ANSWERS_BEFORE_ESTIMATE = 8
+"""Answers timed before the check's length is estimated from them."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +135,7 @@ def check_bot(
     on_step: Callable[[StepResult], None] | None = None,
     workdir: str | None = None,
     sandbox: Sandbox | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> list[StepResult]:
     """Take the bot ``argv`` through every step of the check; the results in order.
 
@@ -136,6 +143,11 @@ def check_bot(
     as soon as its step ends. ``workdir``: the bot's working directory (a bot
     directory's). Raises ConfigError / OptionError for bad input before starting
     anything; nothing the bot does raises. With ``sandbox`` every process of the bot runs in it.
+
+    ``on_note`` gets what is worth knowing beyond PASS and FAIL: early, that the check will take
+    minutes (the bot's answers so far times the decisions the check asks for); at the end, that
+    the slowest decision took over half of ``move_ms`` (a loaded machine turns that into
+    timeouts).
     """
     argv = list(argv)
     if not argv:
@@ -146,11 +158,46 @@ def check_bot(
             raise ConfigError(f"check-bot: no check for game {name!r} (it is not for {PLAYERS} players)")
     check = _Check(argv, chosen, seed, time_control, limits, on_step, sandbox)
     check.workdir = workdir
+    check.on_note = on_note
     try:
         check.run()
     finally:
         check.close_everything()
+    slow = slow_decision_note(check.answered, time_control.move_ms)
+    if slow is not None and on_note is not None:
+        on_note(slow)
     return check.results
+
+
+def slow_decision_note(answers: Sequence[float], move_ms: int) -> str | None:
+    """A warning when the slowest answer (seconds) took over half of ``move_ms``, else None."""
+    if not answers or max(answers) * 1000 <= move_ms / 2:
+        return None
+    slowest_ms = max(answers) * 1000
+    over = sum(1 for t in answers if t * 1000 > move_ms / 2)
+    return (f"warning: the slowest decision took {slowest_ms:.0f} ms, over half of move_ms "
+            f"{move_ms} ({over} of {len(answers)} decisions were): on a busy tournament machine "
+            f"that becomes timeouts; answer faster, or agree on a larger move_ms")
+
+
+def expected_decisions(games: Sequence[str], seed: int) -> int:
+    """About how many decisions a check of ``games`` asks for: step 2 plays each game once, step 3
+    the other game (or the same), step 4 the first game and step 5 the first game twice; counted
+    by playing those games with random legal actions in the engine (milliseconds)."""
+    order = [*games, games[-1] if len(games) == 1 else games[1], *[games[0]] * 3]
+    total = 0
+    for index, name in enumerate(order):
+        rules = engine.game(name)
+        state = rules.new_game(PLAYERS, seed + index, rules.info.short_options)
+        chooser = random.Random(seed + index)
+        while not state.is_over:
+            state = rules.apply(state, chooser.choice(rules.legal_actions(state)))
+            total += 1
+    return total
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} minutes" if seconds >= 90 else f"{seconds:.0f} s"
 
 
 class _CheckedBot(BotProcess):
@@ -168,6 +215,8 @@ class _CheckedBot(BotProcess):
         """The seconds each ``act`` of the current game took to answer."""
         self.needs_restart = False
         """It faulted in its last game: restart it before the next (as a tournament does)."""
+        self.on_answer: Callable[[float], None] | None = None
+        """Told the seconds of every answered act (the check's estimate of its own length)."""
 
     def start(self) -> None:
         self.needs_restart = False
@@ -211,6 +260,8 @@ class _CheckedBot(BotProcess):
             self.squeezed = reply
         if is_act:
             self.answer_seconds.append(reply.elapsed)
+            if self.on_answer is not None:
+                self.on_answer(reply.elapsed)
         return reply
 
 
@@ -236,6 +287,10 @@ class _Check:
         self.games_played = 0
         self.workdir: str | None = None
         self.sandbox = sandbox
+        self.on_note: Callable[[str], None] | None = None
+        self.answered: list[float] = []
+        """Seconds of every act answered in the check, for its notes."""
+        self.estimated = False
 
     # -- the steps ------------------------------------------------------------------------------
 
@@ -424,8 +479,25 @@ class _Check:
     def new_bot(self) -> _CheckedBot:
         bot = _CheckedBot(self.name, self.argv, cwd=self.workdir, limits=self.limits,
                           start_timeout=self.time_control.start_ms / 1000, sandbox=self.sandbox)
+        bot.on_answer = self.answer
         self.processes.append(bot)
         return bot
+
+    def answer(self, seconds: float) -> None:
+        """Time one answer; once enough are in, say early when the whole check will be long."""
+        self.answered.append(seconds)
+        if self.estimated or len(self.answered) < ANSWERS_BEFORE_ESTIMATE:
+            return
+        self.estimated = True
+        mean = sum(self.answered) / len(self.answered)
+        decisions = expected_decisions(self.games, self.seed)
+        left = mean * max(0, decisions - len(self.answered))
+        if left > SLOW_CHECK_SECONDS and self.on_note is not None:
+            hint = "--game checks one game; " if len(self.games) > 1 else ""
+            self.on_note(f"note: this check will take about {_minutes(left)} more: the bot has "
+                         f"taken {mean * 1000:.0f} ms a decision so far, and the check asks for "
+                         f"about {decisions} decisions ({hint}--move-ms does not shorten a "
+                         f"bot's thinking)")
 
     def started_bot(self, what: str) -> _CheckedBot:
         bot = self.new_bot()

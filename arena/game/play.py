@@ -119,7 +119,13 @@ def _for_dir(sandbox: Sandbox | None, bot_dir: str | None) -> Sandbox | None:
 
 
 def _manifest_names(names: list[str], manifests: Sequence[Manifest | None]) -> list[str]:
-    """Seat names with each bot directory's seats named after its manifest (copies numbered)."""
+    """Seat names with each bot directory's seats named after its manifest (copies numbered).
+
+    A manifest's name competes only with the names that stay (commands' labels, given names) and
+    with the manifests renamed before it, never with its own seats' labels: ``name: gobot`` with
+    ``run: ./gobot`` is labelled ``gobot``, not ``gobot-2``.
+    """
+    kept = {name for name, manifest in zip(names, manifests, strict=True) if manifest is None}
     renamed: dict[str, str] = {}
     for seat, manifest in enumerate(manifests):
         if manifest is None:
@@ -127,7 +133,7 @@ def _manifest_names(names: list[str], manifests: Sequence[Manifest | None]) -> l
         label = names[seat]  # distinct per program, shared by partners running one program
         if label not in renamed:
             name, n = manifest.name, 2
-            while name in names or name in renamed.values():
+            while name in kept or name in renamed.values():
                 name, n = f"{manifest.name}-{n}", n + 1
             renamed[label] = name
         names[seat] = renamed[label]

@@ -14,6 +14,7 @@ finished and every other seat's result stands.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -132,7 +133,8 @@ class _Match:
         self.game = game
         self.bots = bots
         self.move = time_control.move_ms / 1000
-        self.banks = [time_control.bank_ms / 1000] * len(bots)
+        self.bank = time_control.bank_ms / 1000  # seconds, like self.move
+        self.banks = [self.bank] * len(bots)
         self.fallback = random.Random(derive_seed(seed, "fallback"))
         self.faulted: set[int] = set()
         self.faults: list[dict[str, Any]] = []
@@ -179,6 +181,18 @@ class _Match:
                 for message in (messages if seat == 0 else game.events(state, seat)):
                     bot.hold(message)
 
+    def with_bank(self, seat: int, fault: Fault) -> Fault:
+        """A timeout after earlier decisions drew on the bank says so: the bot was not allowed
+        ``move_ms`` plus the whole bank, and a slow bot needs to know where its time went."""
+        full = self.bank
+        left = max(0.0, self.banks[seat])
+        if fault.kind is not FaultKind.TIMEOUT or full - left < 0.0005:
+            return fault
+        detail = (f"{fault.detail}; bank used up: {left * 1000:.0f} ms of the {full * 1000:.0f} ms "
+                  f"bank were left (earlier decisions over move_ms {self.move * 1000:.0f} drew "
+                  f"{(full - left) * 1000:.0f} ms)")
+        return dataclasses.replace(fault, detail=detail)
+
     def step(self, state: Any) -> Any:
         """The state after the seat to act has acted: its bot's action, or the fallback's."""
         self.decisions += 1
@@ -198,7 +212,7 @@ class _Match:
         except BotFaultError as error:
             elapsed = error.fault.elapsed
             self.times.append(None if elapsed is None else round(elapsed * 1000, 1))
-            self.fault(seat, error.fault, state)
+            self.fault(seat, self.with_bank(seat, error.fault), state)
             return game.apply(state, self.fallback.choice(legal))
         self.times.append(round(reply.elapsed * 1000, 1))
         self.banks[seat] -= max(0.0, reply.elapsed - self.move)

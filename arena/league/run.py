@@ -23,7 +23,7 @@ from arena.errors import ConfigError
 from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
 from arena.league.settings import LeagueSettings
-from arena.league.standings import matchmaker_entrants
+from arena.league.standings import leader, matchmaker_entrants
 from arena.league.store import LOGS_DIR, Bot, PlannedSet, Store, game_id_of
 from arena.runs.record import play_and_record
 from arena.settings import available_cpus
@@ -45,6 +45,22 @@ class LeagueRunReport:
     total: int = 0
     started: float = field(default_factory=time.monotonic)
     """``time.monotonic()`` when the run began."""
+    leader: str | None = None
+    """Who tops the table (``standings.leader``), for progress; refreshed by ``refresh_leader``."""
+    leader_at: float = 0.0
+    leader_cost: float = 0.0
+
+    def refresh_leader(self, store: Store, *, now: bool = False) -> None:
+        """Look at the table again when ``now``, when nobody led yet, or when enough time has
+        passed: at least a second, and ten times what the last look took (rating a big league
+        each game would cost more than its games)."""
+        since = time.monotonic() - self.leader_at
+        if not now and self.leader is not None and since < max(1.0, 10 * self.leader_cost):
+            return
+        began = time.monotonic()
+        self.leader = leader(store)
+        self.leader_at = time.monotonic()
+        self.leader_cost = self.leader_at - began
 
 
 def run_league(directory: Path, *, games: int | None = None, minutes: float | None = None,
@@ -91,6 +107,7 @@ def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int
     """Plan (or take up) a batch of sets and play it, storing each game as it ends."""
     bots = store.bots_by_id()
     tasks, seats, places = _next_batch(store, settings, bots, workers)
+    report.refresh_leader(store)
     if games is not None:
         tasks = tasks[:games - report.played]  # the rest stays open for the next run
     directories = {bots[b].key: (bots[b].run, store.directory / bots[b].dir)
@@ -105,6 +122,7 @@ def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int
         _record(store, game, seats, places, bots)
         report.played += 1
         report.faults += game.faults
+        report.refresh_leader(store, now=report.played == games)
         if on_game is not None:
             on_game(game, report)
         return False

@@ -10,7 +10,7 @@ import orjson
 from arena.errors import ArenaError
 from arena.league.matchmaker import Entrant
 from arena.league.store import Store
-from arena.ratings.model import rate
+from arena.ratings.model import Flag, rate
 
 MATCHMAKER_RESAMPLES = 200
 """Bootstrap resamples behind the intervals the matchmaker reads (enough to rank uncertainty)."""
@@ -54,3 +54,22 @@ def matchmaker_entrants(store: Store, seed: int = 0) -> list[Entrant]:
                                 None if row is None else row.lower,
                                 None if row is None else row.upper))
     return entrants
+
+
+def leader(store: Store) -> str | None:
+    """The active entrant at the top of the table now, as ``NAME (Elo R)`` (``NAME (won every
+    pairing)`` without a finite rating); None before the league's games can rate anyone. The fit
+    alone, without the bootstrap: cheap enough to ask between two batches of games."""
+    results = active_results(store)
+    if not results:
+        return None
+    try:
+        ratings = rate(results, resamples=0)
+    except (ArenaError, ValueError):
+        return None
+    top = next((row for row in ratings.standings if row.place == 1), None)
+    if top is None:
+        return None
+    if top.rating is not None:
+        return f"{top.name} (Elo {top.rating:.0f})"
+    return f"{top.name} (won every pairing)" if top.flag is Flag.TOP else None

@@ -147,8 +147,10 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
     lines: list[str] = []
 
     def step(result: StepResult) -> None:
-        detail = result.detail.splitlines()[0] if result.detail else ""
-        lines.append(f"{result.status}  {result.name}: {detail}")
+        first, *more = result.detail.splitlines() or [""]
+        lines.append(f"{result.status}  {result.name}: {first}")
+        if result.status == "FAIL":  # what was sent and came back, the stderr: as check-bot shows
+            lines.extend(f"      {line}" for line in more)
         if on_step is not None:
             on_step(result)
 
@@ -159,10 +161,18 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
     failed = [r for r in results if not r.passed and not r.skipped]
     if failed or not all(r.passed for r in results):
         first = (failed or [r for r in results if not r.passed])[0]
-        raise Rejected(f"check-bot step '{first.name}' failed: "
-                       f"{first.detail.splitlines()[0] if first.detail else 'no detail'}")
+        raise Rejected(f"check-bot step '{first.name}' failed: {_reason(first.detail)}")
     with _submit_lock(store, wait, on_wait):
         _store(store, manifest, copy, submission)
+
+
+def _reason(detail: str) -> str:
+    """A failed step's reason on one line: its first line, and the line the bot sent when there
+    was one (a bot printing debug text on stdout is told which text)."""
+    first, *more = detail.splitlines() or ["no detail"]
+    received = next((line.split(":", 1)[1].strip() for line in more
+                     if line.startswith("received:")), None)
+    return first if received in (None, "(nothing)") else f"{first}; it sent: {received}"
 
 
 def _store(store: Store, manifest: Manifest, copy: Path, submission: Submission) -> None:

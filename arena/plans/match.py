@@ -24,12 +24,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import engine
-from arena.bots.resolve import resolve_bot
+from arena.bots.resolve import ResolvedBot, resolve_bot
 from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
+from arena.game.seats import UNSAFE, command_label
 from arena.ratings.sprt import SprtBounds, unit_score
 from arena.settings import FaultPolicy, Limits, TimeControl
 from arena.work import BotCommand, GameSpec, RunSettings
@@ -68,10 +70,13 @@ class Match:
         """The most units the match plays (two games each)."""
         return self.games // 2
 
-    @property
-    def field_names(self) -> tuple[str, ...]:
-        """The field bots' names, in the order given: field1, field2..."""
-        return tuple(f"field{i + 1}" for i in range(len(self.field)))
+    field_names: tuple[str, ...] = ()
+    """The field bots' names in the results, in the order given (``field_labels``); empty: the
+    names matches had before they were named after their bots, ``field1``, ``field2``..."""
+
+    def __post_init__(self) -> None:
+        if not self.field_names:
+            object.__setattr__(self, "field_names", legacy_field_names(len(self.field)))
 
     def settings(self, log_dir: str | None = None) -> RunSettings:
         """The workers' settings: every program by name."""
@@ -87,6 +92,39 @@ class Match:
                 "field": [_program(bot) for bot in self.field], "seed": self.seed,
                 "sprt": None if self.sprt is None else vars(self.sprt),
                 "time": vars(self.time_control), "policy": self.policy.value}
+
+    def description(self) -> dict[str, Any]:
+        """``match.json``: the identity, and the field's names in the results (not part of the
+        identity: a resumed match keeps the names its first games were recorded under)."""
+        return {**self.identity(), "field_names": list(self.field_names)}
+
+
+def legacy_field_names(count: int) -> tuple[str, ...]:
+    """``field1``, ``field2``...: the field's names in matches recorded before they were named
+    after their bots (their ``match.json`` has no ``field_names``)."""
+    return tuple(f"field{i + 1}" for i in range(count))
+
+
+def field_labels(field: Sequence[ResolvedBot]) -> tuple[str, ...]:
+    """The field bots' names: a bot directory's manifest name, else its program's file name
+    (``bots/c/random_bot`` is ``random_bot``); one program given twice, or two programs of one
+    name, are numbered (``random_bot``, ``random_bot-2``); never ``candidate`` or ``baseline``."""
+    taken = {CANDIDATE, BASELINE}
+    names: list[str] = []
+    for bot in field:
+        base = bot.name or _program_name(bot.argv)
+        name, n = base, 2
+        while name in taken:
+            name, n = f"{base}-{n}", n + 1
+        taken.add(name)
+        names.append(name)
+    return tuple(names)
+
+
+def _program_name(argv: Sequence[str]) -> str:
+    """A name usable in file names from a command: its script's or program's stem."""
+    stem = Path(command_label(argv)).name
+    return UNSAFE.sub("_", stem).lstrip("_.-")[:64] or "field"
 
 
 def _program(command: BotCommand) -> dict[str, object]:
@@ -131,11 +169,11 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
         raise ConfigError(f"--games: {games}: a match needs at least 2 games (one unit)")
     if seed < 0:
         raise ConfigError(f"--seed: must be 0 or more, got {seed}")
+    tested = bot_command(candidate, "CANDIDATE", sandbox), bot_command(baseline, "BASELINE", sandbox)
+    fields = [resolve_bot(bot, f"--field[{i + 1}]") for i, bot in enumerate(field)]
     return Match(
-        game=game, players=seats, options=resolved,
-        candidate=bot_command(candidate, "CANDIDATE", sandbox),
-        baseline=bot_command(baseline, "BASELINE", sandbox),
-        field=tuple(bot_command(bot, f"--field[{i + 1}]", sandbox) for i, bot in enumerate(field)),
+        game=game, players=seats, options=resolved, candidate=tested[0], baseline=tested[1],
+        field=tuple(bot.command(sandbox) for bot in fields), field_names=field_labels(fields),
         games=games, sprt=sprt, seed=seed, time_control=time_control)
 
 
@@ -183,8 +221,8 @@ def field_score(result: Mapping[str, Any], entrant: int) -> float:
     return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
 
 
-def score_of_unit(match: Match, unit: int, candidate: Mapping[str, Any],
-                  baseline: Mapping[str, Any]) -> float:
-    """The unit's score from its two games' result objects."""
-    entrant = tested_entrant(match, unit)
+def score_of_unit(candidate: Mapping[str, Any], baseline: Mapping[str, Any]) -> float:
+    """The unit's score from its two games' result objects; the tested entrant is where the
+    candidate sits in its game's entrants (the baseline sits in the same place in the other)."""
+    entrant = list(candidate["entrants"]).index(CANDIDATE)
     return unit_score(field_score(candidate, entrant), field_score(baseline, entrant))

@@ -15,6 +15,17 @@ class TournamentSandboxes:
     by_bot: dict[str, Sandbox | None]
     notes: tuple[str, ...]
 
+    def describe(self) -> str:
+        """Whether the bots ran sandboxed, for a run's closing lines: ``sandbox: bwrap, every
+        bot``, ``sandbox: none ...`` or which bots ran in which."""
+        boxed = [name for name, box in self.by_bot.items() if box is not None]
+        bare = [name for name, box in self.by_bot.items() if box is None]
+        if not bare:
+            return "sandbox: bwrap, every bot (docs/sandbox.md)"
+        if not boxed:
+            return "sandbox: none; the bots ran as your user, unconfined"
+        return f"sandbox: bwrap for {', '.join(boxed)}; none for {', '.join(bare)}"
+
 
 def tournament_sandboxes(tournament: Tournament) -> TournamentSandboxes:
     """Resolve every bot's ``sandbox`` setting (its own, else the tournament's).

@@ -15,9 +15,10 @@ from typing import Any
 
 import engine
 from arena.bots.build import run_build
+from arena.bots.manifest import MANIFEST_DIRECTORY
 from arena.bots.resolve import ResolvedBot, resolve_command, resolve_manifest
 from arena.bots.sandbox import Sandbox, sandbox_mode
-from arena.configfile import NAME, read_yaml
+from arena.configfile import NAME, read_yaml, resolved_from
 from arena.configfile import Where as _Where
 from arena.configfile import check_program as _check_program
 from arena.configfile import command as _command
@@ -291,7 +292,8 @@ def _bots(where: _Where, raw: object, section: str = "bots") -> tuple[BotSpec, .
         if workdir is not None:
             workdir = where.text(workdir, f"{key}.workdir")
             if not Path(workdir).is_dir():
-                raise where.error(f"{key}.workdir", f"no such directory '{workdir}'")
+                raise where.error(f"{key}.workdir", f"no such directory '{workdir}'"
+                                                    f"{resolved_from(workdir, Path.cwd())}")
         argv = _command(where, entry["cmd"], f"{key}.cmd")
         build = None if entry.get("build") is None else _command(where, entry["build"], f"{key}.build")
         # with a build command, the program may not exist until it has run; a bot that requires
@@ -392,4 +394,6 @@ def build_bots(tournament: Tournament, sandboxes: dict[str, Sandbox | None] | No
             run_build(bot.build, bot.workdir, bot.resolved.bot_dir, f"{tournament.path}: {key}.build",
                       (sandboxes or {}).get(bot.name))
             built.add((bot.build, bot.workdir))
-        _check_program(_Where(tournament.path), bot.argv, bot.workdir, f"{key}.cmd")
+        _check_program(_Where(tournament.path), bot.argv, bot.workdir, f"{key}.cmd",
+                       base_is="its workdir" if bot.resolved.manifest is None else MANIFEST_DIRECTORY,
+                       hint=": does `build:` create it?")

@@ -357,6 +357,16 @@ def _notes(ratings: Ratings) -> list[str]:
             f"every pairing it drew); they widen the intervals"
             + ("" if ratings.anchor else " (with --anchor, only the affected entrants' ones)")
             + ".")
+    unbounded = [s.name for s in ratings.standings if s.rating is not None
+                 and s.lower is not None and s.upper is not None
+                 and not (math.isfinite(s.lower) and math.isfinite(s.upper))]
+    if unbounded:
+        share = 100 * (1 - ratings.confidence) / 2
+        notes.append(
+            f"inf: no finite interval for {', '.join(unbounded)}: more than {share:g}% of the "
+            f"resamples had no finite fit. Few duplicate sets (a match's units are sets of two "
+            f"games) or an entrant that almost always wins or loses do that; more games narrow "
+            f"it.")
     flags = {s.flag for s in ratings.standings if s.flag is not None}
     notes += [_FLAG_NOTES[flag] for flag in Flag if flag in flags]
     return notes

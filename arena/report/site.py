@@ -6,7 +6,8 @@ Layout of the output directory:
   heatmap, the ratings as games accumulate;
 - ``entrant-N.html``: one page per entrant (N = its place in the table);
 - ``games.html``: every game, filterable by entrant (its rows come from ``data/games.js``);
-- ``replay.html?game=KEY``: the replay viewer, which loads ``games/KEY.js`` for that game only;
+- ``replay.html?game=KEY``: the replay viewer, which loads ``games/KEY.js`` for that game only
+  (``&deal=N&step=K``: at deal N's decision K);
 - ``static/``: the style sheet and the two scripts.
 
 Everything is a file next to the pages, loaded by ``<script src>`` and ``<link>``: no server, no
@@ -28,7 +29,10 @@ from urllib.parse import quote
 
 import orjson
 
+from arena.configfile import NAME, read_yaml
 from arena.errors import ConfigError
+from arena.league.status import EXPORT_DIR
+from arena.league.store import DATABASE
 from arena.ratings.model import RESAMPLES, Ratings, rate
 from arena.report.games import GameReader
 from arena.report.stats import EntrantStats, add_game, bank_summary
@@ -95,8 +99,11 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
             + orjson.dumps(str(record.get("seed", ""))) + b");\n")
     ratings = rate(results, resamples=resamples, seed=seed)
     pages = {row.name: f"entrant-{place}.html" for place, row in enumerate(ratings.standings, 1)}
-    title = f"{len(results)} games of {' and '.join(sorted(kinds))}"
-    _write(out_dir / "index.html", _index(title, results, ratings, pages).encode())
+    names = list(dict.fromkeys(n for n in (results_name(Path(p)) for p in paths) if n is not None))
+    title = (f"{', '.join(names)}: " if names else "") + \
+        f"{len(results)} games of {' and '.join(sorted(kinds))}"
+    heading = f"Ranking: {', '.join(names)}" if names else "Ranking"
+    _write(out_dir / "index.html", _index(title, results, ratings, pages, heading).encode())
     for place, row in enumerate(ratings.standings, 1):
         text = _entrant_page(title, stats[row.name], row.pairwise_score, place, pages)
         _write(out_dir / pages[row.name], text.encode())
@@ -146,8 +153,29 @@ def _number(value: float | None, digits: int = 1, scale: float = 1.0) -> str:
     return f"{value * scale:.{digits}f}"
 
 
+def results_name(path: Path) -> str | None:
+    """What the results in ``path`` are: ``tournament NAME`` (the name in its copy of the
+    tournament file), ``match DIR`` (a match's results directory), ``league NAME`` (a league's
+    export folder); None when nothing says."""
+    directory = path if path.is_dir() else path.parent
+    described = directory / "tournament.yaml"
+    if described.is_file():
+        try:
+            raw = read_yaml(described, "tournament file")
+        except ConfigError:
+            raw = None
+        name = raw.get("name") if isinstance(raw, dict) else None
+        if isinstance(name, str) and NAME.fullmatch(name):
+            return f"tournament {name}"
+    if (directory / "match.json").is_file():
+        return f"match {directory.resolve().name}"
+    if directory.name == EXPORT_DIR and (directory.parent / DATABASE).is_file():
+        return f"league {directory.parent.resolve().name}"
+    return None
+
+
 def _index(title: str, results: Sequence[dict[str, Any]], ratings: Ratings,
-           pages: dict[str, str]) -> str:
+           pages: dict[str, str], heading: str = "Ranking") -> str:
     rows = []
     for s in ratings.standings:
         interval = ""
@@ -180,7 +208,7 @@ def _index(title: str, results: Sequence[dict[str, Any]], ratings: Ratings,
             f'<h2>Ratings as games accumulate</h2><p class="note">Each point is the fit of the '
             f'games up to it (in file order), no resampling: has the order settled?</p>'
             f'{_progress_plot(results, ratings)}')
-    return _page(title, "Ranking", body)
+    return _page(title, heading, body)
 
 
 def _crosstable(ratings: Ratings) -> str:
@@ -282,16 +310,15 @@ def _faults(stats: EntrantStats) -> str:
     kinds = ", ".join(f"{kind}: {count}" for kind, count in stats.faults_by_kind().items())
     rows = []
     for fault in sorted(stats.faults, key=lambda f: (f.kind, f.game_id))[:500]:
-        link = (f"replay.html?game={_url(fault.game)}&amp;deal={fault.deal}"
-                f"&amp;decision={fault.decision}")
+        link = f"replay.html?game={_url(fault.game)}&amp;deal={fault.deal}&amp;step={fault.step}"
         rows.append(f'<tr><td>{_e(fault.kind)}</td><td><a href="{link}">{_e(fault.game_id)}</a>'
                     f'</td><td class="num">{fault.seat}</td><td class="num">{fault.deal}</td>'
-                    f'<td class="num">{fault.decision}</td><td>{_e(fault.detail)}</td></tr>')
+                    f'<td class="num">{fault.step}</td><td>{_e(fault.detail)}</td></tr>')
     more = (f'<p class="note">The first 500 of {len(stats.faults)} faults.</p>'
             if len(stats.faults) > 500 else "")
     return (f'<h2>Faults</h2><p id="fault-kinds">{_e(kinds)}</p>{more}<div class="scroll">'
             '<table id="faults"><thead><tr><th>kind</th><th>game</th><th>seat</th><th>deal</th>'
-            '<th>decision</th><th>detail</th></tr></thead><tbody>' + "".join(rows)
+            '<th>decision in deal</th><th>detail</th></tr></thead><tbody>' + "".join(rows)
             + '</tbody></table></div>')
 
 

@@ -20,13 +20,14 @@ from arena.report.games import Game
 
 @dataclass(frozen=True)
 class FaultRef:
-    """One fault of an entrant, with where to see it: the game's key, deal and decision."""
+    """One fault of an entrant, with where to see it: the game's key, its deal, and its decision
+    within that deal (from 1; 0: before the deal's first decision)."""
 
     game: str
     game_id: str
     seat: int
     deal: int
-    decision: int
+    step: int
     kind: str
     detail: str
 
@@ -112,11 +113,24 @@ def add_game(stats: dict[str, EntrantStats], game: Game) -> None:
     if bank:
         for seat, used in enumerate(record.get("bank_used_ms", ())):
             seat_rows[seat].bank_shares.append(used / bank)
+    firsts = _first_decisions(record)
     for fault in record.get("faults", ()):
         seat = fault["seat"]
-        seat_rows[seat].faults.append(FaultRef(game.key, str(record["id"]), seat,
-                                               fault.get("deal", 0), fault.get("decision", 0),
+        deal, decision = fault.get("deal", 0), fault.get("decision", 0)
+        step = max(0, decision - firsts.get(deal, decision) + 1) if decision else 0
+        seat_rows[seat].faults.append(FaultRef(game.key, str(record["id"]), seat, deal, step,
                                                fault["kind"], fault.get("detail", "")))
+
+
+def _first_decisions(record: dict[str, Any]) -> dict[int, int]:
+    """Each deal's first game-wide decision number (records number faults game-wide; the report
+    numbers decisions within their deal, as its replay viewer does)."""
+    firsts: dict[int, int] = {}
+    before = 0
+    for deal in record.get("deals", ()):
+        firsts[deal.get("deal", 0)] = before + 1
+        before += sum(len(deal.get(key, ())) for key in ("bids", "calls", "plays"))
+    return firsts
 
 
 def _blackout_bids(deal: dict[str, Any], seat_rows: list[EntrantStats]) -> None:

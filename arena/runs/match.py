@@ -10,17 +10,19 @@ same unit however many jobs play it, and a resumed match reaches the same decisi
 from __future__ import annotations
 
 import json
+import math
 import shlex
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.configfile import NAME
 from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.executors.batch import preflight
-from arena.plans.match import GAME_ID, Match, score_of_unit, unit_games
-from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, match_stats
+from arena.plans.match import GAME_ID, Match, legacy_field_names, score_of_unit, unit_games
+from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, SprtBounds, match_stats
 from arena.runs.progress import StatusLine
 from arena.runs.record import play_and_record
 from arena.runs.results import ResultsWriter, read_finished, results_dir
@@ -65,7 +67,7 @@ class _Units:
             pair = (self.results.get(f"u{unit:05d}-c"), self.results.get(f"u{unit:05d}-b"))
             if pair[0] is None or pair[1] is None:
                 break
-            report.scores.append(score_of_unit(self.match, unit, pair[0], pair[1]))
+            report.scores.append(score_of_unit(pair[0], pair[1]))
             report.stats = match_stats(report.scores, self.match.sprt)
             moved = True
         return moved
@@ -82,10 +84,33 @@ def play_match(match: Match, out_dir: Path, *, jobs: int = 1, resume: bool = Fal
     ``on_unit(report)`` is called whenever a unit completes (for progress). Ctrl-C raises
     RunInterrupted saying how to resume.
     """
-    identity = json.dumps(match.identity(), indent=2) + "\n"
-    with results_dir(out_dir, description="match.json", content=identity.encode(), resume=resume,
+    if resume:
+        match = replace(match, field_names=_recorded_field_names(match, out_dir / "match.json"))
+    description = json.dumps(match.description(), indent=2) + "\n"
+    with results_dir(out_dir, description="match.json", content=description.encode(), resume=resume,
                      force=force, check=lambda saved: _check_same(match, saved)) as path:
         return _play(match, path, jobs, on_unit, cluster)
+
+
+def _recorded_field_names(match: Match, described: Path) -> tuple[str, ...]:
+    """The field's names a resumed match's games were recorded under: those in its ``match.json``,
+    ``field1``, ``field2``... for a match recorded before fields were named after their bots, and
+    the match's own when there is nothing to resume (or it is not this match: ``_check_same``
+    says so)."""
+    try:
+        before = json.loads(described.read_text())
+    except (OSError, ValueError):
+        return match.field_names
+    if not isinstance(before, dict) or not isinstance(before.get("field"), list) \
+            or len(before["field"]) != len(match.field):
+        return match.field_names
+    names = before.get("field_names")
+    if names is None:
+        return legacy_field_names(len(match.field))
+    if isinstance(names, list) and len(names) == len(match.field) \
+            and all(isinstance(name, str) and NAME.fullmatch(name) for name in names):
+        return tuple(names)
+    return match.field_names
 
 
 def _play(match: Match, path: Path, jobs: int, on_unit: Callable[[MatchReport], None] | None,
@@ -149,30 +174,88 @@ def summary(report: MatchReport) -> str:
     """The closing text: what was played, the estimate and the test's verdict."""
     match, stats = report.match, report.stats
     games = 2 * stats.units
+    interval = (f" (95%: {_signed(stats.elo_lower)} .. {_signed(stats.elo_upper)})"
+                if math.isfinite(stats.margin) else "")
     lines = [f"match: candidate {shlex.join(match.candidate.argv)!r} vs baseline "
-             f"{shlex.join(match.baseline.argv)!r}, {match.game}, {match.players} players; "
+             f"{shlex.join(match.baseline.argv)!r}, {match.game}, {match.players} players, "
+             f"field {', '.join(match.field_names)}; "
              f"{stats.units} units ({games} games; {report.played} played now, {report.resumed} "
              f"from before) in {report.seconds:.1f} s, {report.faults} faults; results in "
              f"{report.out_dir}/",
-             f"Elo {_signed(stats.elo)} +- {stats.margin:.1f} (95%: {_signed(stats.elo_lower)} .. "
-             f"{_signed(stats.elo_upper)}), LOS {100 * stats.los:.1f}%, mean unit score "
+             f"Elo {estimate(stats)}{interval}, LOS {100 * stats.los:.1f}%, mean unit score "
              f"{stats.mean:.4f}"]
     bounds = match.sprt
     if bounds is not None and stats.llr is not None:
-        verdict = {Decision.H1: f"H1 accepted: the candidate is stronger (elo1 = {bounds.elo1:g})",
-                   Decision.H0: f"H0 accepted: the candidate is not stronger (elo0 = {bounds.elo0:g})",
-                   Decision.NONE: "no decision within --games"}[stats.decision]
         lines.append(f"SPRT elo0={bounds.elo0:g} elo1={bounds.elo1:g} alpha={bounds.alpha:g} "
                      f"beta={bounds.beta:g}: LLR {stats.llr:.2f} in [{bounds.lower:.2f}, "
-                     f"{bounds.upper:.2f}]: {verdict}")
+                     f"{bounds.upper:.2f}]: {verdict(stats, bounds)}")
     return "\n".join(lines)
+
+
+def verdict(stats: MatchStats, bounds: SprtBounds) -> str:
+    """What the test decided, in the words of what it tested: ``not 30 Elo stronger: H0
+    accepted, estimate +4.8 +- 11.6``."""
+    elo0, elo1 = bounds.elo0, bounds.elo1
+    if stats.decision is Decision.H1:
+        what = ("stronger" if elo0 == 0 else f"more than {elo0:g} Elo stronger" if elo0 > 0
+                else f"not {-elo0:g} Elo weaker")
+        return f"{what} ({elo1:g} Elo likelier than {elo0:g}): H1 accepted, estimate {estimate(stats)}"
+    if stats.decision is Decision.H0:
+        return (f"not {elo1:g} Elo stronger ({elo0:g} likelier than {elo1:g}): H0 accepted, "
+                f"estimate {estimate(stats)}")
+    if stats.units < MIN_UNITS and stats.llr is not None \
+            and not bounds.lower < stats.llr < bounds.upper:
+        return (f"no decision: the test decides from {MIN_UNITS} units on, and --games allowed "
+                f"{stats.units}; estimate {estimate(stats)}")
+    return f"no decision within --games (the LLR stayed between its bounds); estimate {estimate(stats)}"
+
+
+def estimate(stats: MatchStats) -> str:
+    """The Elo estimate with its 95% interval's half width, never ``+- inf``: an interval open on
+    one side is said as a bound, and one unit gives no interval at all."""
+    elo, lower, upper, units = stats.elo, stats.elo_lower, stats.elo_upper, stats.units
+    few = f"no interval from {units} unit{'s' if units != 1 else ''}"
+    if not math.isfinite(elo):  # a mean unit score of 1 or 0
+        side, bound, word = ("won", lower, "above") if elo > 0 else ("lost", upper, "below")
+        shown = f"95%: {word} {_signed(bound)}" if units >= 2 and math.isfinite(bound) else few
+        return f"every unit {side} so far ({shown})"
+    if units < 2:
+        return f"{_signed(elo)} ({few})"
+    if math.isfinite(lower) and math.isfinite(upper):
+        return f"{_signed(elo)} +- {stats.margin:.1f}"
+    if math.isfinite(lower):
+        return f"{_signed(elo)} (95%: above {_signed(lower)})"
+    if math.isfinite(upper):
+        return f"{_signed(elo)} (95%: below {_signed(upper)})"
+    return f"{_signed(elo)} (no finite interval yet)"
+
+
+def paired_estimate(directory: Path) -> str | None:
+    """For a match's results directory (its ``match.json``), the match's own paired estimate of
+    candidate against baseline from the complete units in ``games.jsonl``; None for other
+    results. ``arena table`` adds it: its bootstrap over a match's few large sets often gives
+    unbounded intervals where the paired estimate is finite."""
+    if not (directory / "match.json").is_file() or not (directory / "games.jsonl").is_file():
+        return None
+    finished = read_finished(directory / "games.jsonl")
+    scores: list[float] = []
+    while (f"u{len(scores):05d}-c" in finished) and (f"u{len(scores):05d}-b" in finished):
+        unit = len(scores)
+        scores.append(score_of_unit(finished[f"u{unit:05d}-c"]["result"],
+                                    finished[f"u{unit:05d}-b"]["result"]))
+    if not scores:
+        return None
+    stats = match_stats(scores)
+    return (f"{directory} is a match: candidate against baseline on the same deals, "
+            f"{stats.units} units: Elo {estimate(stats)}, LOS {100 * stats.los:.1f}% (arena "
+            f"match's paired estimate; the table rates every entrant from pairwise outcomes)")
 
 
 def progress_line(report: MatchReport) -> str:
     """One status line: games, Elo +- interval, LLR and bounds."""
     stats, bounds = report.stats, report.match.sprt
-    text = (f"{2 * stats.units}/{report.match.units * 2} games  Elo {_signed(stats.elo)} "
-            f"+- {stats.margin:.1f}  LOS {100 * stats.los:.1f}%")
+    text = (f"{2 * stats.units}/{report.match.units * 2} games  Elo {estimate(stats)}  "
+            f"LOS {100 * stats.los:.1f}%")
     if bounds is not None and stats.llr is not None:
         llr = f"{stats.llr:.2f}" if stats.units >= MIN_UNITS else f"(from {MIN_UNITS} units)"
         text += f"  LLR {llr} [{bounds.lower:.2f}, {bounds.upper:.2f}]"
@@ -180,7 +263,8 @@ def progress_line(report: MatchReport) -> str:
 
 
 def _signed(value: float) -> str:
-    return f"{value:+.1f}" if value == value and abs(value) != float("inf") else str(value)
+    text = f"{value:+.1f}"
+    return "+0.0" if text == "-0.0" else text
 
 
 class MatchProgress(StatusLine):

@@ -44,7 +44,8 @@ class StatusLine:
 
 
 class Progress(StatusLine):
-    """Games done of total, games per second, time left, faults (and a cluster's workers)."""
+    """Games done of total, games per second, time left, faults (and a cluster's workers, a
+    league's leader)."""
 
     def __init__(self, total: int, already: int = 0, faults: int = 0,
                  stream: TextIO | None = None) -> None:
@@ -55,10 +56,15 @@ class Progress(StatusLine):
         self.faults = faults
         self.start = time.monotonic()
         self.workers: int | None = None
+        self.leader: str | None = None
 
     def show_workers(self, count: int) -> None:
         """Show ``count`` workers in use (a cluster's, which come and go) from the next redraw."""
         self.workers = count
+
+    def show_leader(self, leader: str | None) -> None:
+        """Show who leads the table (a league's), from the next redraw; None: nobody yet."""
+        self.leader = leader
 
     def update(self, faults: int, done: int, total: int) -> None:
         """Count one finished game and its faults; ``total`` may change (a run bounded by time
@@ -79,8 +85,9 @@ class Progress(StatusLine):
         bar = "#" * filled + "." * (width - filled)
         eta = "--:--" if left == float("inf") else _clock(left)
         workers = "" if self.workers is None else f"  {self.workers} workers"
+        leader = "" if self.leader is None else f"  leader {self.leader}"
         return (f"[{bar}] {self.done}/{self.total} games  {rate:,.1f} games/s  "
-                f"{eta} left  {self.faults} faults{workers}")
+                f"{eta} left  {self.faults} faults{workers}{leader}")
 
 
 def _clock(seconds: float) -> str:

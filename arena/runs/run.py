@@ -169,7 +169,7 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
     results = report.results
     head = (f"{tournament.name}: {report.total} games ({report.played} played now, "
             f"{report.resumed} from before) in {report.seconds:.1f} s, {report.faults} faults; "
-            f"results in {out_dir}/")
+            f"results in {out_dir}/\n{sandboxes.describe()}")
     if tournament.challengers:
         head += (f"\ngauntlet: challengers {', '.join(b.name for b in tournament.challengers)} "
                  f"rated against the field ({', '.join(b.name for b in tournament.bots)}); "

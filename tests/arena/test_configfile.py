@@ -127,3 +127,17 @@ def test_run_dry_run_of_a_tournament_alias_bomb_is_one_line_at_once(tmp_path: Pa
     assert done.returncode == 2
     assert done.stderr == (f"arena: error: {path}: line 1: more than 100,000 values once aliases "
                            f"are expanded\n")
+
+
+@pytest.mark.parametrize(("key", "problem"), [
+    ("round", "unknown key; did you mean rounds?"),
+    ("Rounds", "unknown key; did you mean rounds?"),
+    ("seeds", "unknown key; did you mean seed?"),
+    ("colour", "unknown key (allowed: name, rounds, seed)"),
+    ("r" * 5000, "unknown key (allowed: name, rounds, seed)"),
+])
+def test_an_unknown_key_suggests_the_allowed_key_it_is_a_typo_of(key: str, problem: str) -> None:
+    where = Where(Path("t.yaml"))
+    with pytest.raises(ConfigError) as caught:
+        where.mapping({key: 1}, "", {"name", "rounds", "seed"})
+    assert str(caught.value) == f"t.yaml: {key}: {problem}"

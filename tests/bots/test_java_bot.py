@@ -19,7 +19,7 @@ pytestmark = [
 
 ROOT = Path(__file__).resolve().parents[2]
 JVM_FLAGS = ["-Xmx128m", "-XX:CompressedClassSpaceSize=64m", "-XX:+UseSerialGC"]
-"""What tournaments/demo.yaml gives the JVM to fit the 2048 MB address-space limit."""
+"""Flags that keep a JVM small (the resident-memory limit needs none: see the default test)."""
 
 
 @pytest.fixture(scope="module")

@@ -57,7 +57,24 @@ def _java_bot() -> list[str]:
     return ["java", "-Xmx128m", "-XX:+UseSerialGC", "-cp", str(classes), "Bot"]
 
 
+GO_BUILD_ENV = {"GOCACHE": "/tmp/gocache", "GOPATH": "/tmp/gopath", "GOFLAGS": "-buildvcs=false",
+                "GOTOOLCHAIN": "local"}
+"""What bots/go/bot.yaml's build sets: caches outside the home directory, no VCS stamp."""
+
+
+@functools.cache
+def _go_program() -> Path:
+    """Builds the Go bot once per session, as its bot.yaml does, into a directory of its own."""
+    if shutil.which("go") is None:
+        pytest.skip("go is not installed (Debian: golang-go): the Go starter bot is not tested")
+    out = Path(tempfile.mkdtemp(prefix="arena-go-bot-")) / "bot"
+    subprocess.run(["go", "build", "-o", str(out), "."], cwd=ROOT / "bots/go", check=True,
+                   capture_output=True, timeout=300, env={**os.environ, **GO_BUILD_ENV})
+    return out
+
+
 BOTS = {
+    "go-random": lambda c: [str(_go_program())],
     "python-random": lambda c: [sys.executable, str(ROOT / "bots/python/random_bot.py")],
     "python-greedy": lambda c: [sys.executable, str(ROOT / "bots/python/greedy_bot.py")],
     "js-random": lambda c: [*_needs_node(), str(ROOT / "bots/js/random_bot.js")],
@@ -65,7 +82,7 @@ BOTS = {
     "c-first": lambda c: [str(c / "first_bot")],
     "java-random": lambda c: _java_bot(),
 }
-RANDOM_BOTS = ["python-random", "js-random", "c-random", "java-random"]
+RANDOM_BOTS = ["python-random", "js-random", "c-random", "java-random", "go-random"]
 
 
 class BotProcess:
@@ -313,3 +330,23 @@ def test_greedy_bot_logs_nothing_on_a_normal_game(start) -> None:
     bot.send({"type": "quit"})
     bot.wait_exit()
     assert bot.stderr_tail() == ""  # no decision fell back to the first legal action
+
+
+def test_the_go_bot_builds_from_its_manifest_and_passes_check_bot_sandboxed(tmp_path: Path) -> None:
+    """bots/go as a user gets it: built by its bot.yaml (in the sandbox where bwrap works, as
+    root too: Go's caches must not need the home directory), then checked step by step."""
+    if shutil.which("go") is None:
+        pytest.skip("go is not installed (Debian: golang-go): the Go starter bot is not tested")
+    from arena.bots.sandbox import bwrap_problem
+
+    bot = tmp_path / "go"
+    shutil.copytree(ROOT / "bots/go", bot, ignore=shutil.ignore_patterns("bot"))
+    for path in [tmp_path, bot, *bot.iterdir()]:  # a sandboxed bot may run as a uid of its own
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    sandbox = "none" if bwrap_problem() is not None else "bwrap"
+    done = subprocess.run([str(Path(sys.executable).with_name("arena")), "check-bot", str(bot),
+                           "--sandbox", sandbox, "--move-ms", "5000", "--start-ms", "30000"],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().endswith("7 of 7 steps passed")
+    assert (bot / "bot").is_file()

@@ -2,7 +2,10 @@
 // fetch() of local files fails from file://), which calls arenaGame(record) with the game record.
 // Deal by deal, decision by decision: buttons and the arrow keys (left/right: one decision,
 // up/down: one deal); every hand face up, or one seat's view (its own hand only).
-// ?deal=N&decision=K opens at game-wide decision K of deal N (the fault links use it).
+// ?deal=N&step=K opens deal N at its decision K (0: as dealt); the "link" beside the stepper is
+// that address for the decision shown. Decisions are numbered within their deal everywhere here:
+// the stepper, the list and the faults. (?decision=K, a game-wide number as in the records, still
+// opens the decision it names.)
 "use strict";
 (function () {
   const SUIT = { C: "♣", D: "♦", H: "♥", S: "♠" };
@@ -79,10 +82,20 @@
     let s = 0;
     let view = "all";
     const wantedDeal = Number(params.get("deal"));
-    if (wantedDeal >= 1 && wantedDeal <= deals.length) {
-      d = wantedDeal - 1;
+    const wanted = deals.findIndex((x) => x.deal.deal === wantedDeal);
+    if (wanted >= 0) {
+      d = wanted;
+      const step = Number(params.get("step"));
       const decision = Number(params.get("decision"));
-      if (decision >= deals[d].first) s = Math.min(deals[d].steps, decision - deals[d].first + 1);
+      if (params.has("step") && step >= 0) s = Math.min(deals[d].steps, Math.floor(step));
+      else if (decision >= deals[d].first) s = Math.min(deals[d].steps, decision - deals[d].first + 1);
+    }
+    function stepOf(fault) { // a fault's game-wide decision as [deal index, decision in that deal]
+      const at = deals.findIndex((x) => x.deal.deal === fault.deal);
+      return at < 0 ? [-1, 0] : [at, Math.max(0, Math.min(deals[at].steps, fault.decision - deals[at].first + 1))];
+    }
+    function address(dealNumber, step) {
+      return "replay.html?game=" + encodeURIComponent(key) + "&deal=" + dealNumber + "&step=" + step;
     }
 
     const viewSelect = el("select", { id: "view" }, el("option", { value: "all" }, "all hands"));
@@ -94,6 +107,7 @@
       el("span", { id: "position" }),
       el("button", { id: "next", title: "forward one decision (→)" }, "▶"),
       el("button", { id: "next-deal", title: "next deal (↓)" }, "deal »"),
+      el("a", { id: "permalink", title: "a link to this deal and decision" }, "link"),
       el("label", {}, "view ", viewSelect));
     const header = el("div", { id: "deal-info", class: "deal-info" });
     const table = el("div", { id: "table", class: "table-seats" });
@@ -148,7 +162,8 @@
       root.dataset.steps = String(p.steps);
       root.dataset.view = view;
       document.getElementById("position").textContent = "deal " + deal.deal + "/" + deals.length
-        + " · " + (s === 0 ? "dealt" : over ? "deal over" : "decision " + s + "/" + p.steps);
+        + " · " + (s === 0 ? "dealt" : "decision " + s + "/" + p.steps + (over ? ", deal over" : ""));
+      document.getElementById("permalink").href = address(deal.deal, s);
       document.getElementById("prev").disabled = d === 0 && s === 0;
       document.getElementById("next").disabled = d === deals.length - 1 && over;
 
@@ -212,11 +227,11 @@
 
       log.replaceChildren();
       for (let i = 0; i < s; i++) {
-        const number = p.first + i;
+        const number = p.first + i; // game-wide, as faults record it; the list shows i + 1
         const auction = i < p.auction.length;
         const [seat, value] = auction ? p.auction[i] : p.plays[i - p.auction.length];
         const time = auction ? p.auctionMs[i] : p.playMs[i - p.auction.length];
-        const item = el("li", { class: i === s - 1 ? "last" : "", value: number },
+        const item = el("li", { class: i === s - 1 ? "last" : "", value: i + 1 },
           "seat " + seat + " (" + record.names[seat] + ") " + (auction ? (isBlackout ? "bids " : "calls ") : "plays "),
           auction ? String(value) : card(value),
           el("span", { class: "ms" }, time === null && (p.auctionMs.length || p.playMs.length) ? " fallback" : " " + ms(time)));
@@ -251,13 +266,14 @@
         const list = el("ul", {});
         for (const fault of gameFaults) {
           const here = fault.deal === deal.deal;
-          const link = el("a", { href: "#" }, "deal " + fault.deal + ", decision " + fault.decision);
+          const [target, step] = stepOf(fault);
+          const link = el("a", { href: address(fault.deal, step) },
+            "deal " + fault.deal + ", decision " + step);
           link.addEventListener("click", (event) => {
             event.preventDefault();
-            const target = deals.findIndex((x) => x.deal.deal === fault.deal);
             if (target >= 0) {
               d = target;
-              s = Math.max(0, Math.min(deals[d].steps, fault.decision - deals[d].first + 1));
+              s = step;
               render();
             }
           });

@@ -44,7 +44,8 @@ def test_every_starter_bot_has_a_manifest_that_loads(target: str) -> None:
 @pytest.mark.parametrize(("text", "key", "problem"), [
     ("run: python3 random_bot.py\n", "name", "missing (required)"),
     ("name: x\n", "run", "missing (required)"),
-    ("name: x\nrun: python3 random_bot.py\nlanguge: py\n", "languge", "unknown key"),
+    ("name: x\nrun: python3 random_bot.py\nlanguge: py\n", "languge",
+     "unknown key; did you mean language?"),
     ("name: x\nrun: python3 nothere.py\n", "run", "no such file 'nothere.py'"),
     ("name: x y\nrun: python3 random_bot.py\n", "name", "use letters"),
     ("name: x\nrun: python3 random_bot.py\ngames: [chess]\n", "games[0]", "chess"),
@@ -74,6 +75,33 @@ def test_a_failing_build_names_the_manifest_and_the_output(tmp_path: Path) -> No
     expected = r"bot.yaml: build: exited with 3; the end of its output:\n  \| no compiler"
     with pytest.raises(ConfigError, match=expected):
         build_bot(load_manifest(directory))
+
+
+def test_a_run_program_missing_says_where_it_was_looked_for_and_what_would_make_it(
+        tmp_path: Path) -> None:
+    unbuilt = bot_dir(tmp_path, "name: gobot\nrun: ./gobot\n", "unbuilt")
+    done = arena("check-bot", str(unbuilt))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.stderr == (f"arena: error: {unbuilt / 'bot.yaml'}: run: no such file './gobot' "
+                           f"(resolved from the manifest's directory, {unbuilt}): build it, or add "
+                           f"a `build:` that makes it\n")
+    wrong_output = bot_dir(tmp_path, "name: gobot\nrun: ./gobot\nbuild: [sh, -c, 'touch bot']\n",
+                           "wrong")  # builds ./bot, runs ./gobot
+    done = arena("play", "blackout", str(wrong_output), str(wrong_output), str(wrong_output))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.stderr.endswith("run: no such file './gobot' (resolved from the manifest's "
+                                f"directory, {wrong_output}): does `build:` create it?\n")
+
+
+@pytest.mark.parametrize("command", [["play", "blackout", "bots/nope", "bots/nope", "bots/nope"],
+                                     ["match", "bots/nope", "bots/nope", "--field", "bots/nope"],
+                                     ["check-bot", "--game", "blackout", "bots/nope"]])
+def test_a_missing_relative_path_says_it_was_resolved_from_where_arena_runs(
+        tmp_path: Path, command: list[str]) -> None:
+    done = arena(*command, cwd=tmp_path)
+    text = done.stdout + done.stderr
+    assert "no such file 'bots/nope' (resolved from the directory arena runs in, " \
+           f"{tmp_path})" in text, text
 
 
 def test_check_bot_takes_a_bot_directory_and_runs_it_from_there(tmp_path: Path) -> None:

@@ -6,8 +6,10 @@ time: the small --move-ms values only make the timeouts of the slow bot quick to
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -87,6 +89,7 @@ def test_every_starter_bot_passes_every_step(bot: str, c_bot: str) -> None:
     assert "bids" in found["play blackout"][1] and "plays" in found["play blackout"][1]
     assert "calls" in found["play partnership-blackout"][1]
     assert result.stdout.rstrip().endswith("7 of 7 steps passed")
+    assert "warning:" not in result.stdout and "note:" not in result.stdout  # quick: no notes
 
 
 # bot and its arguments, extra check-bot options, the step that fails, what that step must say
@@ -140,6 +143,36 @@ def test_an_act_that_misses_its_one_millisecond_is_recorded_and_the_bot_restarte
     assert result.returncode == 0, result.stdout + result.stderr
     status, text = steps(result.stdout)["time limit and restart"]
     assert status == "PASS" and "recorded as a timeout" in text and "restarted" in text
+
+
+def test_a_decision_over_half_of_move_ms_is_warned_about() -> None:
+    # Each process sleeps 0.7 s before its first act: within move_ms 1000, but without a margin.
+    result = arena("check-bot", "--game", "blackout", "--move-ms", "1000",
+                   f"{PYTHON} {MISBEHAVING}/slow.py 0.7 1")
+    warning = [line for line in result.stdout.splitlines() if line.startswith("warning: ")]
+    assert len(warning) == 1, result.stdout
+    assert "the slowest decision took " in warning[0] and "over half of move_ms 1000" in warning[0]
+
+
+def test_a_slow_bot_hears_early_that_the_check_will_take_minutes() -> None:
+    program = Path(sys.executable).with_name("arena")
+    check = subprocess.Popen([str(program), "check-bot", "--game", "blackout", "--",
+                              sys.executable, f"{MISBEHAVING}/thinks.py", "0.5"],
+                             cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert check.stdout is not None
+        lines = []
+        for line in check.stdout:  # the note comes after a few answers, long before the end
+            lines.append(line)
+            if line.startswith(("note: ", "PASS  play", "FAIL  play")):
+                break
+        assert lines[-1].startswith("note: this check will take about "), lines
+        taken = re.search(r"the bot has taken (\d+) ms a decision so far", lines[-1])
+        assert taken is not None and int(taken.group(1)) >= 500, lines
+        assert "--move-ms does not shorten a bot's thinking" in lines[-1]
+    finally:
+        check.send_signal(signal.SIGINT)
+        check.wait(timeout=60)
 
 
 def test_a_missing_command_is_one_error_line_and_exit_2() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -42,6 +43,38 @@ def test_named_seats_and_distinct_labels_for_copies(tmp_path: Path) -> None:
                  "--log", str(log))
     assert done.returncode == 0, done.stderr
     assert orjson.loads(log.read_bytes())["names"] == ["me", "c/random_bot", "c/random_bot-2"]
+
+
+def compiled_bot(root: Path, name: str) -> Path:
+    """A bot directory in the shape of a compiled bot: ``name: NAME`` runs ``./NAME``."""
+    bot = root / name
+    bot.mkdir()
+    shutil.copy(ROOT / C_BOT, bot / name)
+    (bot / "bot.yaml").write_text(f"name: {name}\nrun: ./{name}\n")
+    return bot
+
+
+def test_a_bot_named_after_its_program_keeps_its_name_and_copies_are_numbered(
+        tmp_path: Path) -> None:
+    gobot = compiled_bot(tmp_path, "gobot")
+    log = tmp_path / "game.json"
+    done = arena("play", "blackout", str(gobot), C_BOT, "bots/c/first_bot", "-o", "deals=1",
+                 "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    assert orjson.loads(log.read_bytes())["names"] == ["gobot", "c/random_bot", "c/first_bot"]
+    done = arena("play", "blackout", str(gobot), str(gobot), C_BOT, "-o", "deals=1",
+                 "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    assert orjson.loads(log.read_bytes())["names"] == ["gobot", "gobot-2", "c/random_bot"]
+
+
+def test_a_named_seat_takes_a_bot_directory(tmp_path: Path) -> None:
+    gobot = compiled_bot(tmp_path, "gobot")
+    log = tmp_path / "game.json"
+    done = arena("play", "blackout", f"mine={gobot}", f"old={gobot / 'bot.yaml'}", C_BOT,
+                 "-o", "deals=1", "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    assert orjson.loads(log.read_bytes())["names"] == ["mine", "old", "c/random_bot"]
 
 
 def test_partners_running_one_command_share_a_label() -> None:
@@ -117,3 +150,13 @@ def test_an_unknown_option_says_to_quote_the_bot_command(command: list[str]) -> 
     text = " ".join(done.stderr.replace("│", " ").split())  # one line, whatever the box
     assert "No such option" in text
     assert "quote the command" in text and "put -- before it" in text
+
+
+@pytest.mark.parametrize("command", ["play", "check-bot"])
+def test_memory_mb_is_described_as_resident_memory(command: str) -> None:
+    program = Path(sys.executable).with_name("arena")  # wide: no line break inside a word
+    done = subprocess.run([str(program), command, "--help"], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "COLUMNS": "300"})
+    text = " ".join(done.stdout.replace("│", " ").split())
+    assert "--memory-mb" in text and "Resident-memory limit of each bot process" in text
+    assert "Address-space limit" not in text

@@ -325,7 +325,7 @@ def test_one_slow_decision_within_move_plus_bank_is_not_a_timeout(start):
     assert outcome.record["faults"] == []
 
 
-def test_slow_decisions_time_out_once_the_bank_is_spent(start, tmp_path):
+def test_slow_decisions_time_out_once_the_bank_is_spent_and_are_told_so(start, tmp_path):
     log = tmp_path / "slow.jsonl"
     bots = [start(f"good{seat}", misbehaving("well_behaved")) for seat in range(3)]
     slow = start("slow", [sys.executable, "-S", str(SPY), str(log), str(DELAY_MS / 1000)])
@@ -348,6 +348,13 @@ def test_slow_decisions_time_out_once_the_bank_is_spent(start, tmp_path):
     assert MOVE_MS <= allowances[-1] < MOVE_MS + BANK_MS
     stated = int(re.match(r"no reply within (\d+) ms", fault["detail"]).group(1))
     assert abs(stated - allowances[-1]) <= 1  # the act's time_ms is what it was allowed
+    # It is told where its time went: the bank, drawn down by the earlier slow decisions.
+    used = re.search(r"; bank used up: (\d+) ms of the (\d+) ms bank were left \(earlier "
+                     r"decisions over move_ms (\d+) drew (\d+) ms\)$", fault["detail"])
+    assert used is not None, fault["detail"]
+    left, bank, move, drawn = map(int, used.groups())
+    assert (bank, move) == (BANK_MS, MOVE_MS) and abs(left + drawn - BANK_MS) <= 1
+    assert abs(MOVE_MS + left - allowances[-1]) <= 1
     engine.replay(record)
 
 

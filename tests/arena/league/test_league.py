@@ -207,6 +207,16 @@ def test_a_bot_that_does_not_say_hello_in_time_is_rejected(league: Path, tmp_pat
     assert "check-bot step 'start and hello' failed" in out and "no hello reply within 500 ms" in out
 
 
+def test_a_bot_printing_garbage_is_shown_the_line_it_sent(league: Path, tmp_path: Path) -> None:
+    chatty = own_bot(tmp_path, "chatty", program=MISBEHAVING / "garbage_line.py")
+    done = arena("league", "submit", league, chatty)
+    assert done.returncode == 1
+    first, *report = done.stdout.splitlines()
+    assert first.startswith("rejected: check-bot step 'play blackout' failed: malformed: reply is "
+                            "not JSON") and first.endswith("; it sent: thinking... this is not JSON {")
+    assert "        received: thinking... this is not JSON {" in report  # as check-bot shows it
+
+
 def test_archives_are_accepted_with_the_bot_at_the_top_or_in_one_directory(
         league: Path, tmp_path: Path) -> None:
     source = own_bot(tmp_path, "zipped")
@@ -375,7 +385,8 @@ def test_export_never_overwrites_what_the_league_did_not_write(league: Path, tmp
 
 
 @pytest.mark.slow
-def test_a_league_run_shows_progress_and_logs_only_bots_that_wrote_to_stderr(tmp_path: Path) -> None:
+def test_a_league_run_shows_progress_with_the_leader_and_logs_only_bots_that_wrote_to_stderr(
+        tmp_path: Path) -> None:
     path = tmp_path / "quiet"
     done = arena("league", "init", path, "--game", "blackout", "--players", "3", "--option", "deals=2")
     assert done.returncode == 0, done.stderr
@@ -389,7 +400,8 @@ def test_a_league_run_shows_progress_and_logs_only_bots_that_wrote_to_stderr(tmp
     lines = done.stderr.splitlines()  # not a terminal: a line at each tenth of the run
     assert len(lines) >= 2 and all(" games/s  " in line and " left  " in line for line in lines)
     assert lines[-1].startswith("[########################] 12/12 games  ")
-    assert lines[-1].endswith(" left  0 faults")
+    assert " left  0 faults  leader " in lines[-1]  # the top of the table after the last game
+    assert lines[-1].split("  leader ")[1].split(" (")[0] in {"one", "two", "chatty"}
     logs = sorted((path / "logs").iterdir())
     assert logs and all(log.name.startswith("chatty@1-") for log in logs)  # the others said nothing
     assert all("chatty says hi" in log.read_text() for log in logs)

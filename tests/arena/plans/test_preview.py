@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from arena.plans.schedule import schedule
@@ -81,3 +83,18 @@ def test_format_without_dry_run_is_refused() -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.startswith("arena: error: --format applies only with --dry-run")
+
+
+def test_the_docs_show_the_demo_file_and_its_dry_run_as_they_are() -> None:
+    """docs/tournaments.md copies tournaments/demo.yaml and its --dry-run: the copies must not
+    drift from the file (the dry run is compared where every demo bot's programs exist)."""
+    docs = (ROOT / "docs" / "tournaments.md").read_text()
+    shown = docs.split("This is `tournaments/demo.yaml`, which `make demo` runs:\n\n```yaml\n")[1]
+    assert shown.split("```")[0] == (ROOT / "tournaments" / "demo.yaml").read_text()
+    command = "$ arena run tournaments/demo.yaml --dry-run --jobs 2\n"
+    example = docs.split(command)[1].split("```")[0]
+    if not all(shutil.which(program) for program in ("javac", "java", "go")):
+        pytest.skip("the dry run shows every demo bot: javac, java and go are needed to compare it")
+    done = dry_run("tournaments/demo.yaml", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == example

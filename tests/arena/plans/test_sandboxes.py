@@ -41,6 +41,7 @@ def test_sandboxed_build_writes_only_its_bot_directory_and_the_games_run(tmp_pat
     lines = (tmp_path / "out" / "games.jsonl").read_bytes().splitlines()
     assert lines and all(orjson.loads(line)["faults"] == [] for line in lines)
     assert "0 faults" in summary
+    assert summary.splitlines()[1] == "sandbox: bwrap, every bot (docs/sandbox.md)"
 
 
 def test_a_bots_own_setting_overrides_the_tournaments(tmp_path: Path) -> None:
@@ -53,6 +54,7 @@ def test_a_bots_own_setting_overrides_the_tournaments(tmp_path: Path) -> None:
     assert chosen.by_bot["a"] is None
     assert chosen.by_bot["b"] is not None and chosen.by_bot["c"] is not None
     assert chosen.notes == ()
+    assert chosen.describe() == "sandbox: bwrap for b, c; none for a"  # said at the run's end
 
 
 def test_a_manifest_bots_directory_is_its_sandboxs_bot_directory(tmp_path: Path) -> None:
@@ -75,3 +77,12 @@ def test_a_manifest_bots_directory_is_its_sandboxs_bot_directory(tmp_path: Path)
     run_tournament(file, out=tmp_path / "out", jobs=1, resamples=0)
     lines = (tmp_path / "out" / "games.jsonl").read_bytes().splitlines()
     assert lines and all(orjson.loads(line)["faults"] == [] for line in lines)
+
+
+def test_a_run_without_a_sandbox_says_so(tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    bot = ROOT / "bots" / "c" / "random_bot"
+    file.write_text("name: t\ngame: blackout\nplayers: 3\noptions: {deals: 1}\nbots:\n"
+                    + "".join(f"  - {{name: b{n}, cmd: {bot}}}\n" for n in range(3)))
+    summary = run_tournament(file, out=tmp_path / "out", jobs=1, resamples=0)
+    assert summary.splitlines()[1] == "sandbox: none; the bots ran as your user, unconfined"

@@ -66,10 +66,12 @@ def error_of(path: Path) -> str:
 
 # (case id, the file's contents, the key the message must name, the problem it must state)
 CASES: list[tuple[str, dict[str, Any], str, str]] = [
-    ("unknown top-level key", valid(round=3), "round", "unknown key"),
-    ("unknown bot key", valid(bots=bots_with(1, cmdd=PY_BOT)), "bots[1].cmdd", "unknown key"),
-    ("unknown time key", valid(time={"move": 100}), "time.move", "unknown key"),
-    ("unknown limits key", valid(limits={"ram": 100}), "limits.ram", "unknown key"),
+    ("unknown top-level key", valid(round=3), "round", "unknown key; did you mean rounds?"),
+    ("unknown bot key", valid(bots=bots_with(1, cmdd=PY_BOT)), "bots[1].cmdd",
+     "unknown key; did you mean cmd?"),
+    ("unknown time key", valid(time={"move": 100}), "time.move", "unknown key; did you mean move_ms?"),
+    ("unknown limits key, nothing close", valid(limits={"ram": 100}), "limits.ram",
+     "unknown key (allowed: "),
     ("players not an integer", valid(players="four"), "players", "expected an integer"),
     ("players too few", valid(players=2), "players", "2 is out of range (3..7)"),
     ("players too many", valid(players=8), "players", "8 is out of range (3..7)"),
@@ -299,3 +301,14 @@ def test_requires_leaves_out_a_bot_and_its_teams(tmp_path: Path) -> None:
     assert tournament.left_out == (f"{path}: bots[2] (bot2) left out: requires "
                                    "'no-such-program-xyz', which is not on PATH (and with it "
                                    "teams[1], bot2+bot3)",)
+
+
+def test_the_docs_list_every_bot_key_once() -> None:
+    """docs/tournaments.md's bot keys table, read against the keys the loader allows (it once
+    listed build twice)."""
+    from arena.plans.tournament import BOT_KEYS
+
+    docs = (REPO / "docs" / "tournaments.md").read_text()
+    table = docs.split("### Bots", 1)[1].split("| key | type | meaning |", 1)[1].split("\n\n")[0]
+    keys = [line.split("`")[1] for line in table.splitlines() if line.startswith("| `")]
+    assert sorted(keys) == sorted(BOT_KEYS)

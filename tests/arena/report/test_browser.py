@@ -156,6 +156,45 @@ def test_fault_links_open_the_replay_where_the_fault_happened(page, site, blacko
     wait_for(page, lambda d: d.execute_script(
         "return document.getElementById('replay').dataset.step !== undefined"))
     assert page.find_element(By.CSS_SELECTOR, "#log li.last .fault").text.startswith("fault: crash")
+    # the entrant page's decision is the viewer's: the fault sits at that decision of its deal
+    step = int(state(page)["step"])
+    assert int(page.find_element(By.CSS_SELECTOR, "#log li.last").get_attribute("value")) == step
+    fault_line = page.find_element(By.CSS_SELECTOR, "#faults li.fault a").text
+    assert fault_line == f"deal {state(page)['deal']}, decision {step}"
+
+
+def test_a_replay_opens_at_a_linked_deal_and_decision_numbered_alike_everywhere(
+        page, site, blackout_results):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    record = records(blackout_results)[0]
+    deal = record["deals"][2]
+    steps = len(deal["bids"]) + len(deal["plays"])
+    open_replay(page, site, f"game={record['id']}&deal={deal['deal']}&step=5")
+    assert state(page) == {"deal": str(deal["deal"]), "step": "5", "steps": str(steps),
+                           "view": "all"}
+    # the stepper, the list and the link count decisions within the deal, from 1
+    assert page.find_element(By.ID, "position").text == \
+        f"deal {deal['deal']}/{len(record['deals'])} · decision 5/{steps}"
+    numbers = [int(li.get_attribute("value")) for li in page.find_elements(By.CSS_SELECTOR, "#log li")]
+    assert numbers == [1, 2, 3, 4, 5]
+    link = page.find_element(By.ID, "permalink").get_attribute("href")
+    assert link.endswith(f"/replay.html?game={record['id']}&deal={deal['deal']}&step=5")
+    page.find_element(By.TAG_NAME, "body").click()
+    press(page, Keys.ARROW_RIGHT)
+    assert page.find_element(By.ID, "permalink").get_attribute("href").endswith(
+        f"&deal={deal['deal']}&step=6")
+    page.get(link)  # the link opens where it was taken
+    wait_for(page, lambda d: d.execute_script(
+        "return document.getElementById('replay').dataset.step === '5'"))
+    assert state(page)["deal"] == str(deal["deal"])
+
+
+def test_the_index_names_the_tournament(page, site):
+    from selenium.webdriver.common.by import By
+    page.get((site / "index.html").as_uri())
+    assert page.find_element(By.TAG_NAME, "h1").text == "Ranking: tournament report-test"
+    assert page.title.startswith("Ranking: tournament report-test · tournament report-test: 8 games")
 
 
 def test_game_list_filters_by_entrant(page, site, blackout_results):

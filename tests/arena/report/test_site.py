@@ -12,7 +12,7 @@ import pytest
 
 from arena.errors import ResultsError
 from arena.report.games import find_game, read_games
-from arena.report.site import write_report
+from arena.report.site import results_name, write_report
 from arena.report.stats import entrant_stats
 
 ARENA = [sys.executable, "-c", "from arena.cli import main; main()"]
@@ -125,3 +125,21 @@ def test_cli_report_prints_the_index_and_errors_are_one_line(blackout_results, t
     assert failed.returncode == 2
     assert failed.stderr.strip().splitlines() == [f"arena: error: {tmp_path / 'nothing'}: "
                                                   "no such file or directory"]
+
+
+def test_the_report_is_named_after_its_tournament_match_or_league(blackout_results, tmp_path):
+    assert results_name(blackout_results) == "tournament report-test"
+    assert results_name(blackout_results / "games.jsonl") == "tournament report-test"
+    match = tmp_path / "v2-vs-v1"
+    match.mkdir()
+    (match / "match.json").write_text("{}")
+    assert results_name(match) == "match v2-vs-v1"
+    export = tmp_path / "friends" / "export"
+    export.mkdir(parents=True)
+    (tmp_path / "friends" / "league.db").write_bytes(b"")
+    assert results_name(export / "games.jsonl") == "league friends"
+    assert results_name(tmp_path) is None
+    written = write_report([blackout_results], tmp_path / "site", resamples=0)
+    index = written.index.read_text()
+    assert "<h1>Ranking: tournament report-test</h1>" in index
+    assert '<span class="what">tournament report-test: 8 games of blackout</span>' in index

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,9 +12,9 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.plans.match import BASELINE, CANDIDATE, field_score, new_match, unit_games
-from arena.ratings.sprt import Decision, SprtBounds
+from arena.ratings.sprt import Decision, SprtBounds, match_stats
 from arena.ratings.table import table_for_paths
-from arena.runs.match import play_match
+from arena.runs.match import MatchReport, play_match, progress_line, summary, verdict
 from arena.settings import TimeControl
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -42,18 +43,48 @@ def test_a_unit_is_two_games_on_the_same_deals_with_the_same_field() -> None:
         assert len(differ) == 1
         seat = differ[0]
         assert (with_candidate.seats[seat], with_baseline.seats[seat]) == (CANDIDATE, BASELINE)
-        assert [n for n in with_candidate.seats if n != CANDIDATE] == ["field1", "field2", "field3"]
+        assert [n for n in with_candidate.seats if n != CANDIDATE] == ["random_bot", "random_bot-2",
+                                                                       "random_bot-3"]
         tested.append(seat)
     assert tested == [0, 1, 2, 3, 0, 1, 2, 3]  # the tested seat rotates
     assert len({unit_games(match, u)[0].seed for u in range(8)}) == 8
 
 
+def test_the_field_is_named_after_its_bots_each_name_once(tmp_path: Path) -> None:
+    bot = tmp_path / "gobot"
+    bot.mkdir()
+    (bot / "bot.yaml").write_text(f"name: candidate\nrun: {C_BOT}\n")
+    (bot / "first.bot.yaml").write_text(f"name: first\nrun: {ROOT / 'bots' / 'c' / 'first_bot'}\n")
+    match = new_match(GREEDY, RANDOM_PY, [str(bot), str(bot / "first.bot.yaml"), GREEDY])
+    assert match.field_names == ("candidate-2", "first", "greedy_bot")
+    assert set(unit_games(match, 0)[0].seats) == {CANDIDATE, "candidate-2", "first", "greedy_bot"}
+
+
+def test_a_match_recorded_with_field1_names_resumes_under_them(tmp_path: Path) -> None:
+    short = new_match(C_BOT, RANDOM_PY, [C_BOT], games=4, seed=6, time_control=TIME)
+    play_match(short, tmp_path / "m", jobs=1)
+    described = tmp_path / "m" / "match.json"
+    assert orjson.loads(described.read_bytes())["field_names"] == ["random_bot"]
+    # As a match before the field was named: field1 in its games and no field_names.
+    old = orjson.loads(described.read_bytes())
+    del old["field_names"]
+    described.write_bytes(orjson.dumps(old))
+    games = tmp_path / "m" / "games.jsonl"
+    games.write_text(games.read_text().replace('"random_bot"', '"field1"'))
+    longer = new_match(C_BOT, RANDOM_PY, [C_BOT], games=8, seed=6, time_control=TIME)
+    resumed = play_match(longer, tmp_path / "m", jobs=1, resume=True)
+    assert (resumed.resumed, resumed.played) == (4, 4)
+    assert {name for line in lines(tmp_path / "m") for name in line["names"]} == \
+        {CANDIDATE, BASELINE, "field1"}
+    assert orjson.loads(described.read_bytes())["field_names"] == ["field1"]
+
+
 def test_partnership_units_give_the_tested_program_a_whole_team() -> None:
     match = new_match(GREEDY, RANDOM_PY, [C_BOT], game="partnership-blackout")
     first, second = unit_games(match, 0)[0], unit_games(match, 1)[0]
-    assert first.seats == (CANDIDATE, "field1", CANDIDATE, "field1")
-    assert second.seats == ("field1", CANDIDATE, "field1", CANDIDATE)
-    assert second.entrants == ["field1", CANDIDATE]
+    assert first.seats == (CANDIDATE, "random_bot", CANDIDATE, "random_bot")
+    assert second.seats == ("random_bot", CANDIDATE, "random_bot", CANDIDATE)
+    assert second.entrants == ["random_bot", CANDIDATE]
 
 
 def test_field_score_is_the_share_of_the_field_finished_above() -> None:
@@ -142,8 +173,53 @@ def test_the_command_prints_progress_and_the_verdict(tmp_path: Path) -> None:
                            "--out", str(tmp_path / "m")],
                           cwd=ROOT, capture_output=True, text=True, timeout=200, check=False)
     assert done.returncode == 0, done.stderr
-    assert "H1 accepted" in done.stdout
+    assert "stronger (30 Elo likelier than 0): H1 accepted, estimate +" in done.stdout
     assert "LLR" in done.stderr and "games  Elo" in done.stderr
+
+
+@pytest.mark.parametrize("scores", [[1.0], [0.0], [0.5], [1.0, 1.0], [0.0, 0.0, 0.0],
+                                    [1.0, 0.9, 1.0], [0.5, 0.6], [0.2, 0.3, 0.25]])
+def test_a_progress_line_never_shows_an_infinite_interval(scores: list[float]) -> None:
+    match = new_match(C_BOT, RANDOM_PY, [C_BOT], games=100, sprt=SprtBounds(0, 30))
+    report = MatchReport(match, Path("m"), scores=scores,
+                         stats=match_stats(scores, match.sprt))
+    line = progress_line(report)
+    assert "inf" not in line and "nan" not in line, line
+    assert "inf" not in summary(report) and "nan" not in summary(report)
+
+
+def test_the_verdict_says_what_was_tested() -> None:
+    bounds = SprtBounds(0, 30)
+    equal = match_stats([0.4, 0.6] * 200, bounds)  # +0 Elo: H0
+    assert verdict(equal, bounds) == (
+        f"not 30 Elo stronger (0 likelier than 30): H0 accepted, estimate +0.0 +- "
+        f"{equal.margin:.1f}")
+    better = match_stats([0.9, 0.7] * 30, bounds)
+    assert verdict(better, bounds).startswith("stronger (30 Elo likelier than 0): H1 accepted, "
+                                              "estimate +240.8 +- ")
+    early = match_stats([0.9, 0.7] * 10, bounds)  # beyond the bound, but fewer than 40 units
+    assert verdict(early, bounds).startswith("no decision: the test decides from 40 units on, "
+                                             "and --games allowed 20; estimate +240.8 +- ")
+    assert verdict(better, SprtBounds(10, 30)).startswith("more than 10 Elo stronger")
+
+
+def test_table_on_a_match_gives_finite_intervals_or_says_why_not(tmp_path: Path) -> None:
+    match = new_match(GREEDY, RANDOM_PY, [C_BOT], games=24, seed=5, time_control=TIME,
+                      options={"deals": 3})
+    play_match(match, tmp_path / "m", jobs=2)
+    done = subprocess.run([ARENA, "table", str(tmp_path / "m")], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line.split()[:1] in
+            (["1"], ["2"], ["3"])]
+    unbounded = [row[1] for row in rows if "-inf" in row or "+inf" in row]
+    if unbounded:  # then the table says which and why
+        assert f"inf: no finite interval for {', '.join(unbounded)}: more than 2.5% of the " \
+               f"resamples had no finite fit." in done.stdout
+    # and the match's own paired estimate, finite, follows
+    assert re.search(rf"note: {re.escape(str(tmp_path / 'm'))} is a match: candidate against "
+                     r"baseline on the same deals, 12 units: Elo [+-]\d+\.\d \+- \d+\.\d, LOS ",
+                     done.stderr), done.stderr
 
 
 def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
@@ -154,8 +230,8 @@ def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
     assert len(report.scores) == 4
     assert all(score in (0.0, 0.25, 0.5, 0.75, 1.0) for score in report.scores)
     entrants = {tuple(line["result"]["entrants"]) for line in lines(tmp_path / "m")}
-    assert entrants == {(CANDIDATE, "field1"), ("field1", CANDIDATE), (BASELINE, "field1"),
-                        ("field1", BASELINE)}
+    assert entrants == {(CANDIDATE, "random_bot"), ("random_bot", CANDIDATE),
+                        (BASELINE, "random_bot"), ("random_bot", BASELINE)}
 
 
 def test_a_crashing_candidate_loses_its_units_and_the_match_goes_on(tmp_path: Path) -> None:

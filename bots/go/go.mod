@@ -1,0 +1,3 @@
+module blackout-arena/bots/go
+
+go 1.19
