@@ -62,6 +62,7 @@ from engine.state import (
     replay_step,
 )
 from engine.trick import SUIT_NAMES, shuffled_prefix, trick_winner
+from engine.wire import PLAY_EVENT, cards_json, dumps, extend_plays, hand_json, ints_json, trick_json
 
 NAME: Final = "blackout"
 PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
@@ -133,6 +134,7 @@ class Rules:
         "hook",
         "must_trump",
         "options",
+        "options_json",
         "penalty",
         "players",
         "ppt",
@@ -146,6 +148,7 @@ class Rules:
                  preset: Preset | None = None) -> None:
         self.players = players
         self.options = options
+        self.options_json = dumps(options)  # the views' copy, as JSON text
         self.seed = seed
         self.preset = preset
         self.sizes = hand_sizes(players, options)
@@ -231,7 +234,8 @@ class Phase:
     Shared by every state of one deal's play, so that a play copies few fields.
     """
 
-    __slots__ = ("bids", "deal", "exact", "history", "kind", "rules", "totals", "view_base")
+    __slots__ = ("bids", "deal", "exact", "history", "kind", "rules", "totals", "view_base",
+                 "view_head")
 
     def __init__(self, rules: Rules, deal: Deal, bids: tuple[tuple[int, int], ...],
                  totals: tuple[int, ...], exact: tuple[int, ...],
@@ -244,6 +248,7 @@ class Phase:
         self.history = history
         self.kind = kind
         self.view_base: dict[str, Any] | None = None  # the view's fields fixed for this phase
+        self.view_head: str | None = None  # the same as JSON text, up to the seat's own value
 
 
 DealSummary = tuple[Deal, tuple[tuple[int, int], ...], tuple[tuple[int, Card], ...],
@@ -291,6 +296,7 @@ def _start_deal(rules: Rules, deal: Deal, totals: tuple[int, ...], exact: tuple[
     state.last_events = events + (("deal_start",),)
     state.legal = None
     state.plays_seen = None
+    state.plays_text = None
     return state
 
 
@@ -380,6 +386,7 @@ def apply(state: State, action: Action) -> State:
     new.played = (state.played, seat, card)
     new.legal = None
     new.plays_seen = state.plays_seen
+    new.plays_text = state.plays_text
     if len(trick) < players:
         new.trick = trick
         new.leader = state.leader
@@ -499,36 +506,90 @@ def view(state: State, seat: int) -> dict[str, Any]:
     }
 
 
+def view_json(state: State, seat: int) -> str:
+    """``view(state, seat)`` as compact JSON text, built from cached pieces (``engine.wire``)."""
+    phase = state.phase
+    head = phase.view_head
+    if head is None:
+        deal = phase.deal
+        rules = phase.rules
+        trump_card = "null" if deal.trump_card is None else f'"{NAME_OF[deal.trump_card]}"'
+        trump = "null" if deal.trump is None else f'"{SUITS[deal.trump]}"'
+        head = phase.view_head = (
+            f'{{"game":"{NAME}","players":{rules.players},"options":{rules.options_json},'
+            f'"deal":{deal.number},"deals":{len(rules.sizes)},"hand_size":{deal.size},'
+            f'"dealer":{deal.dealer},"trump_card":{trump_card},"trump":{trump},'
+            f'"bids":{dumps(phase.bids)},"totals":{ints_json(phase.totals)},"seat":'
+        )
+    plays = state.plays_text = extend_plays(state.plays_text, state.played)
+    hand = "[]" if state.to_act is None else hand_json(state.masks[seat])
+    return (f'{head}{seat},"hand":{hand},"plays":[{plays[1]}],"trick":{trick_json(state.trick)},'
+            f'"leader":{state.leader},"tricks_won":{ints_json(state.tricks_won)}}}')
+
+
+def legal_json(state: State) -> str:
+    """``legal_actions(state)`` in wire form, as compact JSON text."""
+    legal = state.legal if state.legal is not None else legal_actions(state)
+    if state.phase.kind == "play":
+        return cards_json(legal)
+    return ints_json(legal)
+
+
 def events(state: State, seat: int) -> list[dict[str, Any]]:
     """The protocol messages the last transition produced, as ``seat`` may see them."""
-    messages: list[dict[str, Any]] = []
-    for event in state.last_events:
-        kind = event[0]
-        if kind == "play":
-            played = state.played if event is JUST_PLAYED[0] else event
-            assert played is not None
-            _, seat_played, card = played
-            messages.append({"type": "event", "event": "play", "seat": seat_played,
-                             "card": NAME_OF[card]})
-        elif kind == "bid":
-            messages.append({"type": "event", "event": "bid", "seat": event[1], "bid": event[2]})
-        elif kind == "trick":
-            messages.append({"type": "event", "event": "trick", "winner": event[1],
-                             "cards": plays_json(event[2])})
-        elif kind == "deal_end":
-            deal, bids, _, won, scores, totals = state.history[-1]
-            messages.append({"type": "event", "event": "deal_end", "deal": deal.number,
-                             "bids": [list(b) for b in bids], "tricks": list(won),
-                             "scores": list(scores), "totals": list(totals)})
-        elif kind == "deal_start":
-            deal = state.deal
-            messages.append({
-                "type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
-                "hand": names_json(state.hand(seat)),
-                "trump_card": None if deal.trump_card is None else str(deal.trump_card),
-                "trump": None if deal.trump is None else SUITS[deal.trump],
-            })
-    return messages
+    return [_event_message(state, event, seat) for event in state.last_events]
+
+
+def _event_message(state: State, event: tuple[Any, ...], seat: int) -> dict[str, Any]:
+    kind = event[0]
+    if kind == "play":
+        played = state.played if event is JUST_PLAYED[0] else event
+        assert played is not None
+        _, seat_played, card = played
+        return {"type": "event", "event": "play", "seat": seat_played, "card": NAME_OF[card]}
+    if kind == "bid":
+        return {"type": "event", "event": "bid", "seat": event[1], "bid": event[2]}
+    if kind == "trick":
+        return {"type": "event", "event": "trick", "winner": event[1], "cards": plays_json(event[2])}
+    if kind == "deal_end":
+        deal, bids, _, won, scores, totals = state.history[-1]
+        return {"type": "event", "event": "deal_end", "deal": deal.number,
+                "bids": [list(b) for b in bids], "tricks": list(won),
+                "scores": list(scores), "totals": list(totals)}
+    deal = state.deal  # deal_start
+    return {
+        "type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
+        "hand": names_json(state.hand(seat)),
+        "trump_card": None if deal.trump_card is None else str(deal.trump_card),
+        "trump": None if deal.trump is None else SUITS[deal.trump],
+    }
+
+
+def events_json(state: State, seat: int) -> str:
+    """``events(state, seat)`` as JSON lines, each ending in a newline."""
+    return "".join([_event_line(state, event, seat) for event in state.last_events])
+
+
+def shared_events_json(state: State) -> str | None:
+    """The JSON lines of the last transition's events when every seat sees the same (None when a
+    deal starts: each seat sees its own hand)."""
+    last = state.last_events
+    if last is JUST_PLAYED:  # the most frequent transition: one play, a line from a table
+        _, seat, card = state.played  # type: ignore[misc]
+        return PLAY_EVENT[seat][card]
+    if last[-1][0] == "deal_start":
+        return None
+    return "".join([_event_line(state, event, 0) for event in last])
+
+
+def _event_line(state: State, event: tuple[Any, ...], seat: int) -> str:
+    kind = event[0]
+    if kind == "play":
+        _, seat_played, card = state.played if event is JUST_PLAYED[0] else event  # type: ignore[misc]
+        return PLAY_EVENT[seat_played][card]
+    if kind == "trick":
+        return f'{{"type":"event","event":"trick","winner":{event[1]},"cards":{trick_json(event[2])}}}\n'
+    return dumps(_event_message(state, event, seat)) + "\n"
 
 
 # --- Results and records ----------------------------------------------------------------------

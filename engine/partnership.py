@@ -60,12 +60,14 @@ from engine.state import (
     replay_step,
 )
 from engine.trick import SUIT_NAMES, plays_in_order, shuffled_prefix, trick_winner
+from engine.wire import PLAY_EVENT, cards_json, dumps, extend_plays, hand_json, ints_json, trick_json
 
 NAME: Final = "partnership-blackout"
 PLAYER_COUNTS: Final = (4,)
 TEAMS: Final = ((0, 2), (1, 3))
 NUMBERS: Final = tuple(range(1, 13))
 LEGAL_CALLS: Final[tuple[int | str, ...]] = (*NUMBERS, "pass", "zero")
+_LEGAL_CALLS_JSON: Final = dumps(LEGAL_CALLS)
 _SPADE_BITS: Final = RANK_BITS << (SPADES * 16)
 
 Call = int | str
@@ -110,11 +112,12 @@ info: Final = GameInfo(
 class Rules:
     """The per-game constants every state of one game shares."""
 
-    __slots__ = ("first_dealer", "options", "players", "preset", "seed")
+    __slots__ = ("first_dealer", "options", "options_json", "players", "preset", "seed")
 
     def __init__(self, seed: int, options: dict[str, Any], preset: Preset | None = None) -> None:
         self.players = 4
         self.options = options
+        self.options_json = dumps(options)  # the views' copy, as JSON text
         self.seed = seed
         self.preset = preset
         self.first_dealer = random.Random(derive_seed(seed, "partnership-dealer")).randrange(4)
@@ -176,7 +179,8 @@ DealSummary = tuple[Deal, tuple[tuple[int, Call], ...], Contract | None,
 class Phase:
     """The parts of a state that change only between plays: deal, calls, contract, totals."""
 
-    __slots__ = ("calls", "contract", "deal", "history", "kind", "rules", "totals", "view_base")
+    __slots__ = ("calls", "contract", "deal", "history", "kind", "rules", "totals", "view_base",
+                 "view_head")
 
     def __init__(self, rules: Rules, deal: Deal, calls: tuple[tuple[int, Call], ...],
                  contract: Contract | None, totals: tuple[int, ...],
@@ -189,6 +193,7 @@ class Phase:
         self.history = history
         self.kind = kind
         self.view_base: dict[str, Any] | None = None  # the view's fields fixed for this phase
+        self.view_head: str | None = None  # the same as JSON text, up to the seat's own value
 
 
 class State(TrickState):
@@ -227,6 +232,7 @@ def _start_deal(rules: Rules, deal: Deal, totals: tuple[int, ...],
     state.last_events = events + (("deal_start",),)
     state.legal = None
     state.plays_seen = None
+    state.plays_text = None
     return state
 
 
@@ -299,6 +305,7 @@ def apply(state: State, action: Action) -> State:
     new.played = (state.played, seat, card)
     new.legal = None
     new.plays_seen = state.plays_seen
+    new.plays_text = state.plays_text
     if len(trick) < 4:
         new.trick = trick
         new.leader = state.leader
@@ -466,35 +473,84 @@ def view(state: State, seat: int) -> dict[str, Any]:
     }
 
 
+def view_json(state: State, seat: int) -> str:
+    """``view(state, seat)`` as compact JSON text, built from cached pieces (``engine.wire``)."""
+    phase = state.phase
+    head = phase.view_head
+    if head is None:
+        head = phase.view_head = (
+            f'{{"game":"{NAME}","players":4,"options":{phase.rules.options_json},'
+            f'"teams":[[0,2],[1,3]],"deal":{phase.deal.number},"dealer":{phase.deal.dealer},'
+            f'"trump_card":null,"trump":"S","calls":{dumps(phase.calls)},'
+            f'"contract":{dumps(contract_json(phase.contract))},"totals":{ints_json(phase.totals)},'
+            f'"seat":'
+        )
+    plays = state.plays_text = extend_plays(state.plays_text, state.played)
+    hand = "[]" if state.to_act is None else hand_json(state.masks[seat])
+    return (f'{head}{seat},"hand":{hand},"plays":[{plays[1]}],"trick":{trick_json(state.trick)},'
+            f'"leader":{state.leader},"tricks_won":{ints_json(state.tricks_won)}}}')
+
+
+def legal_json(state: State) -> str:
+    """``legal_actions(state)`` in wire form, as compact JSON text."""
+    legal = state.legal if state.legal is not None else legal_actions(state)
+    if state.phase.kind == "play":
+        return cards_json(legal)  # type: ignore[arg-type]
+    return _LEGAL_CALLS_JSON
+
+
 def events(state: State, seat: int) -> list[dict[str, Any]]:
     """The protocol messages the last transition produced, as ``seat`` may see them."""
-    messages: list[dict[str, Any]] = []
-    for event in state.last_events:
-        kind = event[0]
-        if kind == "play":
-            played = state.played if event is JUST_PLAYED[0] else event
-            assert played is not None
-            _, seat_played, card = played
-            messages.append({"type": "event", "event": "play", "seat": seat_played,
-                             "card": NAME_OF[card]})
-        elif kind == "call":
-            messages.append({"type": "event", "event": "call", "seat": event[1],
-                             "call": event[2], "skipped": event[3]})
-        elif kind == "trick":
-            messages.append({"type": "event", "event": "trick", "winner": event[1],
-                             "cards": plays_json(event[2])})
-        elif kind == "deal_end":
-            deal, calls, contract, _, won, scores, deal_totals = state.phase.history[-1]
-            messages.append({"type": "event", "event": "deal_end", "deal": deal.number,
-                             "calls": [list(c) for c in calls],
-                             "contract": contract_json(contract), "tricks": list(won),
-                             "scores": list(scores), "totals": list(deal_totals)})
-        elif kind == "deal_start":
-            deal = state.phase.deal
-            messages.append({"type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
-                             "hand": names_json(state.hand(seat)), "trump_card": None,
-                             "trump": "S"})
-    return messages
+    return [_event_message(state, event, seat) for event in state.last_events]
+
+
+def _event_message(state: State, event: tuple[Any, ...], seat: int) -> dict[str, Any]:
+    kind = event[0]
+    if kind == "play":
+        played = state.played if event is JUST_PLAYED[0] else event
+        assert played is not None
+        _, seat_played, card = played
+        return {"type": "event", "event": "play", "seat": seat_played, "card": NAME_OF[card]}
+    if kind == "call":
+        return {"type": "event", "event": "call", "seat": event[1], "call": event[2],
+                "skipped": event[3]}
+    if kind == "trick":
+        return {"type": "event", "event": "trick", "winner": event[1], "cards": plays_json(event[2])}
+    if kind == "deal_end":
+        deal, calls, contract, _, won, scores, deal_totals = state.phase.history[-1]
+        return {"type": "event", "event": "deal_end", "deal": deal.number,
+                "calls": [list(c) for c in calls], "contract": contract_json(contract),
+                "tricks": list(won), "scores": list(scores), "totals": list(deal_totals)}
+    deal = state.phase.deal  # deal_start
+    return {"type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
+            "hand": names_json(state.hand(seat)), "trump_card": None, "trump": "S"}
+
+
+def events_json(state: State, seat: int) -> str:
+    """``events(state, seat)`` as JSON lines, each ending in a newline."""
+    return "".join([_event_line(state, event, seat) for event in state.last_events])
+
+
+def shared_events_json(state: State) -> str | None:
+    """The JSON lines of the last transition's events when every seat sees the same (None when a
+    deal starts: each seat sees its own hand)."""
+    last = state.last_events
+    if last is JUST_PLAYED:  # the most frequent transition: one play, a line from a table
+        _, seat, card = state.played  # type: ignore[misc]
+        return PLAY_EVENT[seat][card]
+    if last[-1][0] == "deal_start":
+        return None
+    return "".join([_event_line(state, event, 0) for event in last])
+
+
+def _event_line(state: State, event: tuple[Any, ...], seat: int) -> str:
+    kind = event[0]
+    if kind == "play":
+        _, seat_played, card = state.played if event is JUST_PLAYED[0] else event  # type: ignore[misc]
+        return PLAY_EVENT[seat_played][card]
+    if kind == "trick":
+        return f'{{"type":"event","event":"trick","winner":{event[1]},"cards":{trick_json(event[2])}}}\n'
+    return dumps(_event_message(state, event, seat)) + "\n"
 
 
 # --- Results and records ----------------------------------------------------------------------
