@@ -29,9 +29,6 @@ from engine.errors import EngineError
 from engine.game import Game
 from engine.seeding import derive_seed
 
-_dumps = orjson.dumps
-_LINE = orjson.OPT_APPEND_NEWLINE
-
 
 @dataclass(frozen=True)
 class GameOutcome:
@@ -159,25 +156,21 @@ class _Match:
     def broadcast_events(self, state: Any) -> None:
         """Queue for every seat what the last transition showed it; written with its next message.
 
-        Only ``deal_start`` differs between seats (each sees its own hand): the other events are
-        serialised once and the same bytes go to every seat.
+        Only ``deal_start`` differs between seats (each sees its own hand): otherwise the engine
+        renders the events once and the same bytes go to every seat.
         """
-        game = self.game
         faulted = self.faulted
-        messages = game.events(state, 0)
-        for message in messages:  # a plain loop: all() over a generator costs ~0.4 us here
-            if message["type"] != "event":
-                break
-        else:
-            shared = b"".join([_dumps(m, option=_LINE) for m in messages])
+        shared = self.game.shared_events_json(state)
+        if shared is not None:
+            data = shared.encode()
             for seat, bot in enumerate(self.bots):
                 if seat not in faulted:
-                    bot.hold_line(shared)
+                    bot.hold_line(data)
             return
+        events_json = self.game.events_json
         for seat, bot in enumerate(self.bots):  # a deal starts: each seat sees its own hand
             if seat not in faulted:
-                for message in (messages if seat == 0 else game.events(state, seat)):
-                    bot.hold(message)
+                bot.hold_line(events_json(state, seat).encode())
 
     def step(self, state: Any) -> Any:
         """The state after the seat to act has acted: its bot's action, or the fallback's."""
@@ -190,11 +183,12 @@ class _Match:
             return game.apply(state, self.fallback.choice(legal))
         bot = self.bots[seat]
         allowance = self.move + max(0.0, self.banks[seat])
-        message = {"type": "act", "kind": state.kind,
-                   "legal": engine.actions_to_json(legal),
-                   "view": game.view(state, seat), "time_ms": int(allowance * 1000)}
+        # The act as orjson would write {"type", "kind", "legal", "view", "time_ms"} (the id is
+        # the process layer's), from the engine's cached JSON text instead of dicts.
+        head = (f'{{"type":"act","kind":"{state.kind}","legal":{game.legal_json(state)},'
+                f'"view":{game.view_json(state, seat)},"time_ms":{int(allowance * 1000)}').encode()
         try:
-            reply = bot.request(message, allowance)
+            reply = bot.request_line(head, allowance)
         except BotFaultError as error:
             elapsed = error.fault.elapsed
             self.times.append(None if elapsed is None else round(elapsed * 1000, 1))
@@ -206,9 +200,9 @@ class _Match:
             return game.apply(state, game.parse_action(state, reply.message.get("action")))
         except EngineError as error:
             received = reply.message if "action" in reply.message else "(no action)"
-            self.fault(seat, Fault.illegal(bot.name, str(error), orjson.dumps(message),
-                                           orjson.dumps(received), bot.stderr_tail(),
-                                           reply.elapsed), state)
+            sent = b'%b,"id":%d}' % (head, reply.message["id"])
+            self.fault(seat, Fault.illegal(bot.name, str(error), sent, orjson.dumps(received),
+                                           bot.stderr_tail(), reply.elapsed), state)
             return game.apply(state, self.fallback.choice(legal))
 
 
