@@ -62,7 +62,16 @@ from engine.state import (
     replay_step,
 )
 from engine.trick import SUIT_NAMES, shuffled_prefix, trick_winner
-from engine.wire import PLAY_EVENT, cards_json, dumps, extend_plays, hand_json, ints_json, trick_json
+from engine.wire import (
+    PLAY_EVENT,
+    cards_json,
+    dumps,
+    extend_plays,
+    hand_json,
+    ints_json,
+    pairs_json,
+    trick_json,
+)
 
 NAME: Final = "blackout"
 PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
@@ -519,7 +528,7 @@ def view_json(state: State, seat: int) -> str:
             f'{{"game":"{NAME}","players":{rules.players},"options":{rules.options_json},'
             f'"deal":{deal.number},"deals":{len(rules.sizes)},"hand_size":{deal.size},'
             f'"dealer":{deal.dealer},"trump_card":{trump_card},"trump":{trump},'
-            f'"bids":{dumps(phase.bids)},"totals":{ints_json(phase.totals)},"seat":'
+            f'"bids":{pairs_json(phase.bids)},"totals":{ints_json(phase.totals)},"seat":'
         )
     plays = state.plays_text = extend_plays(state.plays_text, state.played)
     hand = "[]" if state.to_act is None else hand_json(state.masks[seat])
@@ -589,7 +598,18 @@ def _event_line(state: State, event: tuple[Any, ...], seat: int) -> str:
         return PLAY_EVENT[seat_played][card]
     if kind == "trick":
         return f'{{"type":"event","event":"trick","winner":{event[1]},"cards":{trick_json(event[2])}}}\n'
-    return dumps(_event_message(state, event, seat)) + "\n"
+    if kind == "bid":
+        return f'{{"type":"event","event":"bid","seat":{event[1]:d},"bid":{event[2]:d}}}\n'
+    if kind == "deal_end":
+        deal, bids, _, won, scores, totals = state.history[-1]
+        return (f'{{"type":"event","event":"deal_end","deal":{deal.number},"bids":{pairs_json(bids)},'
+                f'"tricks":{ints_json(won)},"scores":{ints_json(scores)},'
+                f'"totals":{ints_json(totals)}}}\n')
+    deal = state.deal  # deal_start
+    trump_card = "null" if deal.trump_card is None else f'"{NAME_OF[deal.trump_card]}"'
+    trump = "null" if deal.trump is None else f'"{SUITS[deal.trump]}"'
+    return (f'{{"type":"deal_start","deal":{deal.number},"dealer":{deal.dealer},'
+            f'"hand":{hand_json(state.masks[seat])},"trump_card":{trump_card},"trump":{trump}}}\n')
 
 
 # --- Results and records ----------------------------------------------------------------------

@@ -60,7 +60,17 @@ from engine.state import (
     replay_step,
 )
 from engine.trick import SUIT_NAMES, plays_in_order, shuffled_prefix, trick_winner
-from engine.wire import PLAY_EVENT, cards_json, dumps, extend_plays, hand_json, ints_json, trick_json
+from engine.wire import (
+    PLAY_EVENT,
+    cards_json,
+    dumps,
+    extend_plays,
+    hand_json,
+    ints_json,
+    pairs_json,
+    trick_json,
+    value_json,
+)
 
 NAME: Final = "partnership-blackout"
 PLAYER_COUNTS: Final = (4,)
@@ -481,8 +491,8 @@ def view_json(state: State, seat: int) -> str:
         head = phase.view_head = (
             f'{{"game":"{NAME}","players":4,"options":{phase.rules.options_json},'
             f'"teams":[[0,2],[1,3]],"deal":{phase.deal.number},"dealer":{phase.deal.dealer},'
-            f'"trump_card":null,"trump":"S","calls":{dumps(phase.calls)},'
-            f'"contract":{dumps(contract_json(phase.contract))},"totals":{ints_json(phase.totals)},'
+            f'"trump_card":null,"trump":"S","calls":{pairs_json(phase.calls)},'
+            f'"contract":{_contract_text(phase.contract)},"totals":{ints_json(phase.totals)},'
             f'"seat":'
         )
     plays = state.plays_text = extend_plays(state.plays_text, state.played)
@@ -550,7 +560,25 @@ def _event_line(state: State, event: tuple[Any, ...], seat: int) -> str:
         return PLAY_EVENT[seat_played][card]
     if kind == "trick":
         return f'{{"type":"event","event":"trick","winner":{event[1]},"cards":{trick_json(event[2])}}}\n'
-    return dumps(_event_message(state, event, seat)) + "\n"
+    if kind == "call":
+        return (f'{{"type":"event","event":"call","seat":{event[1]},"call":{value_json(event[2])},'
+                f'"skipped":{value_json(event[3])}}}\n')
+    if kind == "deal_end":
+        deal, calls, contract, _, won, scores, deal_totals = state.phase.history[-1]
+        return (f'{{"type":"event","event":"deal_end","deal":{deal.number},'
+                f'"calls":{pairs_json(calls)},"contract":{_contract_text(contract)},'
+                f'"tricks":{ints_json(won)},"scores":{ints_json(scores)},'
+                f'"totals":{ints_json(deal_totals)}}}\n')
+    deal = state.phase.deal  # deal_start
+    return (f'{{"type":"deal_start","deal":{deal.number},"dealer":{deal.dealer},'
+            f'"hand":{hand_json(state.masks[seat])},"trump_card":null,"trump":"S"}}\n')
+
+
+def _contract_text(contract: Contract | None) -> str:
+    if contract is None:
+        return "null"
+    team, kind, tricks = contract
+    return f'{{"team":{team},"kind":"{kind}","tricks":{tricks}}}'
 
 
 # --- Results and records ----------------------------------------------------------------------

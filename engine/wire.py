@@ -76,6 +76,20 @@ def ints_json(values: tuple[int, ...] | list[int]) -> str:
     return "[" + ",".join(map(str, values)) + "]"
 
 
+def pairs_json(pairs: tuple[tuple[int, int | str], ...]) -> str:
+    """``((seat, value), ...)`` (bids or calls: ints, or strings that need no escaping) as JSON."""
+    return "[" + ",".join([f"[{seat},{value_json(value)}]" for seat, value in pairs]) + "]"
+
+
+def value_json(value: int | str | None) -> str:
+    """An int, a plain word (a call such as ``pass``; no escaping needed) or None as JSON."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return f"{value:d}"
+
+
 def extend_plays(seen: tuple[Plays, str] | None, head: Plays) -> tuple[Plays, str]:
     """The deal's plays up to ``head`` as JSON list items (no brackets), extending ``seen``.
 
