@@ -62,16 +62,7 @@ from engine.state import (
     replay_step,
 )
 from engine.trick import SUIT_NAMES, shuffled_prefix, trick_winner
-from engine.wire import (
-    PLAY_EVENT,
-    cards_json,
-    dumps,
-    extend_plays,
-    hand_json,
-    ints_json,
-    pairs_json,
-    trick_json,
-)
+from engine.wire import PLAY_EVENT, hand_json, ints_json, pairs_json, trick_json
 
 NAME: Final = "blackout"
 PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
@@ -143,7 +134,6 @@ class Rules:
         "hook",
         "must_trump",
         "options",
-        "options_json",
         "penalty",
         "players",
         "ppt",
@@ -157,7 +147,6 @@ class Rules:
                  preset: Preset | None = None) -> None:
         self.players = players
         self.options = options
-        self.options_json = dumps(options)  # the views' copy, as JSON text
         self.seed = seed
         self.preset = preset
         self.sizes = hand_sizes(players, options)
@@ -243,8 +232,7 @@ class Phase:
     Shared by every state of one deal's play, so that a play copies few fields.
     """
 
-    __slots__ = ("bids", "deal", "exact", "history", "kind", "rules", "totals", "view_base",
-                 "view_head")
+    __slots__ = ("bids", "deal", "exact", "history", "kind", "rules", "totals", "view_base")
 
     def __init__(self, rules: Rules, deal: Deal, bids: tuple[tuple[int, int], ...],
                  totals: tuple[int, ...], exact: tuple[int, ...],
@@ -257,7 +245,6 @@ class Phase:
         self.history = history
         self.kind = kind
         self.view_base: dict[str, Any] | None = None  # the view's fields fixed for this phase
-        self.view_head: str | None = None  # the same as JSON text, up to the seat's own value
 
 
 DealSummary = tuple[Deal, tuple[tuple[int, int], ...], tuple[tuple[int, Card], ...],
@@ -305,7 +292,6 @@ def _start_deal(rules: Rules, deal: Deal, totals: tuple[int, ...], exact: tuple[
     state.last_events = events + (("deal_start",),)
     state.legal = None
     state.plays_seen = None
-    state.plays_text = None
     return state
 
 
@@ -395,7 +381,6 @@ def apply(state: State, action: Action) -> State:
     new.played = (state.played, seat, card)
     new.legal = None
     new.plays_seen = state.plays_seen
-    new.plays_text = state.plays_text
     if len(trick) < players:
         new.trick = trick
         new.leader = state.leader
@@ -513,35 +498,6 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "leader": state.leader,
         "tricks_won": list(state.tricks_won),
     }
-
-
-def view_json(state: State, seat: int) -> str:
-    """``view(state, seat)`` as compact JSON text, built from cached pieces (``engine.wire``)."""
-    phase = state.phase
-    head = phase.view_head
-    if head is None:
-        deal = phase.deal
-        rules = phase.rules
-        trump_card = "null" if deal.trump_card is None else f'"{NAME_OF[deal.trump_card]}"'
-        trump = "null" if deal.trump is None else f'"{SUITS[deal.trump]}"'
-        head = phase.view_head = (
-            f'{{"game":"{NAME}","players":{rules.players},"options":{rules.options_json},'
-            f'"deal":{deal.number},"deals":{len(rules.sizes)},"hand_size":{deal.size},'
-            f'"dealer":{deal.dealer},"trump_card":{trump_card},"trump":{trump},'
-            f'"bids":{pairs_json(phase.bids)},"totals":{ints_json(phase.totals)},"seat":'
-        )
-    plays = state.plays_text = extend_plays(state.plays_text, state.played)
-    hand = "[]" if state.to_act is None else hand_json(state.masks[seat])
-    return (f'{head}{seat},"hand":{hand},"plays":[{plays[1]}],"trick":{trick_json(state.trick)},'
-            f'"leader":{state.leader},"tricks_won":{ints_json(state.tricks_won)}}}')
-
-
-def legal_json(state: State) -> str:
-    """``legal_actions(state)`` in wire form, as compact JSON text."""
-    legal = state.legal if state.legal is not None else legal_actions(state)
-    if state.phase.kind == "play":
-        return cards_json(legal)
-    return ints_json(legal)
 
 
 def events(state: State, seat: int) -> list[dict[str, Any]]:

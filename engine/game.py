@@ -149,12 +149,6 @@ class Game(Protocol):
     def events(self, state: Any, seat: int) -> list[dict[str, Any]]:
         """The protocol messages the last transition produced, as ``seat`` may see them."""
 
-    def view_json(self, state: Any, seat: int) -> str:
-        """``view(state, seat)`` as compact JSON text (what a compact encoder gives for it)."""
-
-    def legal_json(self, state: Any) -> str:
-        """``legal_actions(state)`` in wire form, as compact JSON text."""
-
     def events_json(self, state: Any, seat: int) -> str:
         """``events(state, seat)`` as compact JSON lines, each ending in a newline."""
 

@@ -60,24 +60,13 @@ from engine.state import (
     replay_step,
 )
 from engine.trick import SUIT_NAMES, plays_in_order, shuffled_prefix, trick_winner
-from engine.wire import (
-    PLAY_EVENT,
-    cards_json,
-    dumps,
-    extend_plays,
-    hand_json,
-    ints_json,
-    pairs_json,
-    trick_json,
-    value_json,
-)
+from engine.wire import PLAY_EVENT, hand_json, ints_json, pairs_json, trick_json, value_json
 
 NAME: Final = "partnership-blackout"
 PLAYER_COUNTS: Final = (4,)
 TEAMS: Final = ((0, 2), (1, 3))
 NUMBERS: Final = tuple(range(1, 13))
 LEGAL_CALLS: Final[tuple[int | str, ...]] = (*NUMBERS, "pass", "zero")
-_LEGAL_CALLS_JSON: Final = dumps(LEGAL_CALLS)
 _SPADE_BITS: Final = RANK_BITS << (SPADES * 16)
 
 Call = int | str
@@ -122,12 +111,11 @@ info: Final = GameInfo(
 class Rules:
     """The per-game constants every state of one game shares."""
 
-    __slots__ = ("first_dealer", "options", "options_json", "players", "preset", "seed")
+    __slots__ = ("first_dealer", "options", "players", "preset", "seed")
 
     def __init__(self, seed: int, options: dict[str, Any], preset: Preset | None = None) -> None:
         self.players = 4
         self.options = options
-        self.options_json = dumps(options)  # the views' copy, as JSON text
         self.seed = seed
         self.preset = preset
         self.first_dealer = random.Random(derive_seed(seed, "partnership-dealer")).randrange(4)
@@ -189,8 +177,7 @@ DealSummary = tuple[Deal, tuple[tuple[int, Call], ...], Contract | None,
 class Phase:
     """The parts of a state that change only between plays: deal, calls, contract, totals."""
 
-    __slots__ = ("calls", "contract", "deal", "history", "kind", "rules", "totals", "view_base",
-                 "view_head")
+    __slots__ = ("calls", "contract", "deal", "history", "kind", "rules", "totals", "view_base")
 
     def __init__(self, rules: Rules, deal: Deal, calls: tuple[tuple[int, Call], ...],
                  contract: Contract | None, totals: tuple[int, ...],
@@ -203,7 +190,6 @@ class Phase:
         self.history = history
         self.kind = kind
         self.view_base: dict[str, Any] | None = None  # the view's fields fixed for this phase
-        self.view_head: str | None = None  # the same as JSON text, up to the seat's own value
 
 
 class State(TrickState):
@@ -242,7 +228,6 @@ def _start_deal(rules: Rules, deal: Deal, totals: tuple[int, ...],
     state.last_events = events + (("deal_start",),)
     state.legal = None
     state.plays_seen = None
-    state.plays_text = None
     return state
 
 
@@ -315,7 +300,6 @@ def apply(state: State, action: Action) -> State:
     new.played = (state.played, seat, card)
     new.legal = None
     new.plays_seen = state.plays_seen
-    new.plays_text = state.plays_text
     if len(trick) < 4:
         new.trick = trick
         new.leader = state.leader
@@ -481,32 +465,6 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "leader": state.leader,
         "tricks_won": list(state.tricks_won),
     }
-
-
-def view_json(state: State, seat: int) -> str:
-    """``view(state, seat)`` as compact JSON text, built from cached pieces (``engine.wire``)."""
-    phase = state.phase
-    head = phase.view_head
-    if head is None:
-        head = phase.view_head = (
-            f'{{"game":"{NAME}","players":4,"options":{phase.rules.options_json},'
-            f'"teams":[[0,2],[1,3]],"deal":{phase.deal.number},"dealer":{phase.deal.dealer},'
-            f'"trump_card":null,"trump":"S","calls":{pairs_json(phase.calls)},'
-            f'"contract":{_contract_text(phase.contract)},"totals":{ints_json(phase.totals)},'
-            f'"seat":'
-        )
-    plays = state.plays_text = extend_plays(state.plays_text, state.played)
-    hand = "[]" if state.to_act is None else hand_json(state.masks[seat])
-    return (f'{head}{seat},"hand":{hand},"plays":[{plays[1]}],"trick":{trick_json(state.trick)},'
-            f'"leader":{state.leader},"tricks_won":{ints_json(state.tricks_won)}}}')
-
-
-def legal_json(state: State) -> str:
-    """``legal_actions(state)`` in wire form, as compact JSON text."""
-    legal = state.legal if state.legal is not None else legal_actions(state)
-    if state.phase.kind == "play":
-        return cards_json(legal)  # type: ignore[arg-type]
-    return _LEGAL_CALLS_JSON
 
 
 def events(state: State, seat: int) -> list[dict[str, Any]]:

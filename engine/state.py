@@ -35,7 +35,6 @@ class TrickState:
         "phase",
         "played",
         "plays_seen",
-        "plays_text",
         "to_act",
         "trick",
         "tricks_won",
@@ -52,8 +51,6 @@ class TrickState:
     legal: tuple[Any, ...] | None  # memo of the game's legal_actions(self), filled on first call
     plays_seen: tuple[Plays, tuple[tuple[int, str], ...]] | None
     """The last plays list a view named, carried from state to state: (its head, its names)."""
-    plays_text: tuple[Plays, str] | None
-    """The same for the view's JSON text (``engine.wire``): (its head, its JSON list items)."""
 
     @property
     def rules(self) -> Any:
@@ -143,7 +140,6 @@ def copy_state(state: S) -> S:
     new.last_events = state.last_events
     new.legal = None
     new.plays_seen = state.plays_seen
-    new.plays_text = state.plays_text
     return new
 
 

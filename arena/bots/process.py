@@ -101,13 +101,6 @@ class BotProcess:
     though the caller should restart it when the game allows.
     """
 
-    _request_is_own = True
-    """Whether ``request`` is this class's own (``request_line`` then skips building the dict)."""
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._request_is_own = cls.request is BotProcess.request
-
     def __init__(
         self,
         name: str,
@@ -359,28 +352,7 @@ class BotProcess:
         rid = self._next_id
         self._next_id = rid + 1
         message["id"] = rid
-        return self._ask(orjson.dumps(message, option=_APPEND_NEWLINE), rid, timeout)
-
-    def request_line(self, head: bytes, timeout: float) -> Reply:
-        """``request`` for a message the caller has already serialised, all but its id.
-
-        ``head`` is the message's compact JSON object without its closing brace; the fresh id is
-        appended as its last field (``,"id":N}``), so the line is byte for byte what ``request``
-        writes for the same dict. The referee renders each act from cached text this way rather
-        than building a dict to be serialised. A subclass that overrides ``request`` is still
-        given every request, as the dict.
-        """
-        if not self._request_is_own:
-            message: dict[str, Any] = orjson.loads(head + b"}")
-            return self.request(message, timeout)
-        if not self._running:
-            raise self._fault(FaultKind.CRASH, "is not running", b"", b"", None)
-        rid = self._next_id
-        self._next_id = rid + 1
-        return self._ask(b'%b,"id":%d}\n' % (head, rid), rid, timeout)
-
-    def _ask(self, data: bytes, rid: int, timeout: float) -> Reply:
-        """Write ``data`` (request ``rid``'s line) after the held messages; read and check its reply."""
+        data = orjson.dumps(message, option=_APPEND_NEWLINE)
         debug = self.logger.isEnabledFor(_DEBUG)
         if debug:
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))

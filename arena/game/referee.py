@@ -183,12 +183,11 @@ class _Match:
             return game.apply(state, self.fallback.choice(legal))
         bot = self.bots[seat]
         allowance = self.move + max(0.0, self.banks[seat])
-        # The act as orjson would write {"type", "kind", "legal", "view", "time_ms"} (the id is
-        # the process layer's), from the engine's cached JSON text instead of dicts.
-        head = (f'{{"type":"act","kind":"{state.kind}","legal":{game.legal_json(state)},'
-                f'"view":{game.view_json(state, seat)},"time_ms":{int(allowance * 1000)}').encode()
+        message = {"type": "act", "kind": state.kind,
+                   "legal": engine.actions_to_json(legal),
+                   "view": game.view(state, seat), "time_ms": int(allowance * 1000)}
         try:
-            reply = bot.request_line(head, allowance)
+            reply = bot.request(message, allowance)
         except BotFaultError as error:
             elapsed = error.fault.elapsed
             self.times.append(None if elapsed is None else round(elapsed * 1000, 1))
@@ -200,8 +199,8 @@ class _Match:
             return game.apply(state, game.parse_action(state, reply.message.get("action")))
         except EngineError as error:
             received = reply.message if "action" in reply.message else "(no action)"
-            sent = b'%b,"id":%d}' % (head, reply.message["id"])
-            self.fault(seat, Fault.illegal(bot.name, str(error), sent, orjson.dumps(received),
+            self.fault(seat, Fault.illegal(bot.name, str(error), orjson.dumps(message),
+                                           orjson.dumps(received),
                                            bot.stderr_tail(), reply.elapsed), state)
             return game.apply(state, self.fallback.choice(legal))
 
