@@ -67,7 +67,7 @@ def pairs_json(pairs: tuple[tuple[int, int | str], ...]) -> str:
     return "[" + ",".join([f"[{seat},{value_json(value)}]" for seat, value in pairs]) + "]"
 
 
-def value_json(value: int | str | None) -> str:
+def value_json(value: object) -> str:
     """An int, a plain word (a call such as ``pass``; no escaping needed) or None as JSON."""
     if value is None:
         return "null"
