@@ -11,9 +11,10 @@ measured, since orjson is faster than Python string building for a 700-byte obje
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
-from engine.cards import NAME_OF, NAMES, RANK_BITS
+from engine.cards import NAME_OF, NAMES, RANK_BITS, Card
 
 MAX_SEATS: Final = 8
 PLAY_JSON: Final[tuple[tuple[str, ...], ...]] = tuple(
@@ -74,3 +75,13 @@ def value_json(value: object) -> str:
     if isinstance(value, str):
         return f'"{value}"'
     return f"{value:d}"
+
+
+def action_to_json(action: object) -> object:
+    """The wire form of an engine action: a card's name, else the int or string itself."""
+    return NAME_OF[action] if isinstance(action, Card) else action
+
+
+def actions_to_json(actions: Sequence[object]) -> list[object]:
+    """The wire form of a list of legal actions."""
+    return [NAME_OF[action] if isinstance(action, Card) else action for action in actions]

@@ -28,6 +28,7 @@ from arena.settings import FaultPolicy, TimeControl
 from engine.errors import EngineError
 from engine.game import Game
 from engine.seeding import derive_seed
+from engine.wire import actions_to_json
 
 
 @dataclass(frozen=True)
@@ -182,9 +183,10 @@ class _Match:
             self.times.append(None)
             return game.apply(state, self.fallback.choice(legal))
         bot = self.bots[seat]
-        allowance = self.move + max(0.0, self.banks[seat])
-        message = {"type": "act", "kind": state.kind,
-                   "legal": engine.actions_to_json(legal),
+        bank = self.banks[seat]
+        move = self.move
+        allowance = move + bank if bank > 0.0 else move
+        message = {"type": "act", "kind": state.kind, "legal": actions_to_json(legal),
                    "view": game.view(state, seat), "time_ms": int(allowance * 1000)}
         try:
             reply = bot.request(message, allowance)
@@ -193,8 +195,10 @@ class _Match:
             self.times.append(None if elapsed is None else round(elapsed * 1000, 1))
             self.fault(seat, error.fault, state)
             return game.apply(state, self.fallback.choice(legal))
-        self.times.append(round(reply.elapsed * 1000, 1))
-        self.banks[seat] -= max(0.0, reply.elapsed - self.move)
+        elapsed = reply.elapsed
+        self.times.append(round(elapsed * 1000, 1))
+        if elapsed > move:  # the bank pays what the move allowance does not
+            self.banks[seat] = bank - (elapsed - move)
         try:
             return game.apply(state, game.parse_action(state, reply.message.get("action")))
         except EngineError as error:
