@@ -22,7 +22,7 @@ bots:
 # never imported: `make test` says so and tests the pure engine alone until `make compiled`.
 ENGINE_HASH = $(shell cat $$(LC_ALL=C ls engine/*.py) | sha256sum | cut -c1-16)
 COMPILED = build/compiled/$(ENGINE_HASH)
-MYPYC_MODULES := engine/state.py engine/trick.py engine/wire.py engine/blackout.py engine/partnership.py
+MYPYC_MODULES := engine/cards.py engine/state.py engine/trick.py engine/wire.py engine/blackout.py engine/partnership.py
 # What runs against the compiled build too: the engine, the referee (golden, hidden information,
 # faults) and the process layer.
 COMPILED_TESTS := tests/engine tests/arena/game tests/arena/bots/test_process.py

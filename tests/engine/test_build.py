@@ -14,11 +14,11 @@ import os
 from pathlib import Path
 
 import engine
-from engine import blackout, partnership, state, trick, wire
+from engine import blackout, cards, partnership, state, trick, wire
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / "engine"
-HOT_MODULES = (blackout, partnership, state, trick, wire)
+HOT_MODULES = (blackout, cards, partnership, state, trick, wire)
 """The modules ``make compiled`` compiles with mypyc (the Makefile's MYPYC_MODULES)."""
 
 
