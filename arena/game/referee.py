@@ -133,6 +133,8 @@ class _Match:
         self.banks = [time_control.bank_ms / 1000] * len(bots)
         self.fallback = random.Random(derive_seed(seed, "fallback"))
         self.faulted: set[int] = set()
+        self.holds = [bot.hold_line for bot in bots]
+        """Each seat's ``hold_line`` while it has not faulted (the events' hot loop)."""
         self.faults: list[dict[str, Any]] = []
         self.decisions = 0
         self.times: list[float | None] = []  # ms of each decision in order; None: the fallback's
@@ -140,6 +142,8 @@ class _Match:
     def fault(self, seat: int, fault: Fault, state: Any) -> None:
         """Record ``fault`` against ``seat``; the seat plays by fallback from now on."""
         self.faulted.add(seat)
+        self.holds = [bot.hold_line for index, bot in enumerate(self.bots)
+                      if index not in self.faulted]
         entry = fault.with_seat(seat).to_json()
         entry["deal"] = state.deal_number
         entry["decision"] = self.decisions
@@ -160,14 +164,13 @@ class _Match:
         Only ``deal_start`` differs between seats (each sees its own hand): otherwise the engine
         renders the events once and the same bytes go to every seat.
         """
-        faulted = self.faulted
         shared = self.game.shared_events_json(state)
         if shared is not None:
             data = shared.encode()
-            for seat, bot in enumerate(self.bots):
-                if seat not in faulted:
-                    bot.hold_line(data)
+            for hold in self.holds:
+                hold(data)
             return
+        faulted = self.faulted
         events_json = self.game.events_json
         for seat, bot in enumerate(self.bots):  # a deal starts: each seat sees its own hand
             if seat not in faulted:
