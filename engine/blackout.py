@@ -196,7 +196,7 @@ class Rules:
 class Deal:
     """The constants of one deal: its number, dealer, the hands as dealt and the turned card."""
 
-    __slots__ = ("dealer", "dealt", "masks", "number", "size", "trump", "trump_card", "trump_suit")
+    __slots__ = ("dealer", "masks", "number", "size", "trump", "trump_card", "trump_suit")
 
     def __init__(self, number: int, dealer: int, size: int, masks: tuple[int, ...],
                  trump_card: Card | None) -> None:
@@ -205,10 +205,14 @@ class Deal:
         self.size = size
         self.masks = masks
         """Each seat's hand as dealt, as a bitmask."""
-        self.dealt: tuple[tuple[Card, ...], ...] = tuple([cards_of(mask) for mask in masks])
         self.trump_card = trump_card
         self.trump: int | None = None if trump_card is None else trump_card >> 4
         self.trump_suit: int = NO_TRUMP if trump_card is None else trump_card >> 4
+
+    @property
+    def dealt(self) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's hand as dealt, low to high by suit."""
+        return tuple([cards_of(mask) for mask in self.masks])
 
 
 def deal_all(rules: Rules) -> tuple[Deal, ...]:

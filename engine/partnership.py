@@ -159,14 +159,18 @@ Contract = tuple[int, str, int]
 class Deal:
     """The constants of one deal: its number, dealer and the hands as dealt."""
 
-    __slots__ = ("dealer", "dealt", "masks", "number")
+    __slots__ = ("dealer", "masks", "number")
 
     def __init__(self, number: int, dealer: int, masks: tuple[int, ...]) -> None:
         self.number = number
         self.dealer = dealer
         self.masks = masks
         """Each seat's hand as dealt, as a bitmask."""
-        self.dealt: tuple[tuple[Card, ...], ...] = tuple([cards_of(mask) for mask in masks])
+
+    @property
+    def dealt(self) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's hand as dealt, low to high by suit."""
+        return tuple([cards_of(mask) for mask in self.masks])
 
 
 def deal_cards(rules: Rules, number: int) -> Deal:

@@ -78,8 +78,10 @@ def dealt_masks(cards: list[int], dealer: int, players: int, count: int) -> list
     """Each seat's hand as a bitmask when ``count`` of ``cards`` are dealt one at a time from
     dealer+1 (the i-th card goes to seat dealer+1+i)."""
     masks = [0] * players
-    seat = dealer
-    for i in range(count):
-        seat = seat + 1 if seat + 1 < players else 0
-        masks[seat] |= 1 << cards[i]
+    for offset in range(players):
+        # The cards are distinct, so the sum of their bits is their union.
+        masks[(dealer + 1 + offset) % players] = sum(map(_BIT.__getitem__, cards[offset:count:players]))
     return masks
+
+
+_BIT: Final[tuple[int, ...]] = tuple(1 << value for value in range(64))
