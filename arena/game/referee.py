@@ -133,8 +133,10 @@ class _Match:
         self.banks = [time_control.bank_ms / 1000] * len(bots)
         self.fallback = random.Random(derive_seed(seed, "fallback"))
         self.faulted: set[int] = set()
-        self.holds = [bot.hold_line for bot in bots]
-        """Each seat's ``hold_line`` while it has not faulted (the events' hot loop)."""
+        self.shared: list[bytes] = []
+        """The event lines shown to every seat alike, in order, as the engine rendered them."""
+        self.handed = [0] * len(bots)
+        """How many of ``shared`` each seat's bot has been handed (``catch_up``)."""
         self.faults: list[dict[str, Any]] = []
         self.decisions = 0
         self.times: list[float | None] = []  # ms of each decision in order; None: the fallback's
@@ -142,8 +144,6 @@ class _Match:
     def fault(self, seat: int, fault: Fault, state: Any) -> None:
         """Record ``fault`` against ``seat``; the seat plays by fallback from now on."""
         self.faulted.add(seat)
-        self.holds = [bot.hold_line for index, bot in enumerate(self.bots)
-                      if index not in self.faulted]
         entry = fault.with_seat(seat).to_json()
         entry["deal"] = state.deal_number
         entry["decision"] = self.decisions
@@ -153,6 +153,7 @@ class _Match:
         """Write an information message to a seat's bot now, unless the seat has faulted."""
         if seat in self.faulted:
             return
+        self.catch_up(seat)
         try:
             self.bots[seat].send(message)
         except BotFaultError as error:
@@ -162,19 +163,28 @@ class _Match:
         """Queue for every seat what the last transition showed it; written with its next message.
 
         Only ``deal_start`` differs between seats (each sees its own hand): otherwise the engine
-        renders the events once and the same bytes go to every seat.
+        renders the events once, and the same bytes are kept in ``shared`` until each seat's next
+        message hands them to its bot in one piece (``catch_up``), instead of to every bot at
+        every decision.
         """
         shared = self.game.shared_events_json(state)
         if shared is not None:
-            data = shared.encode()
-            for hold in self.holds:
-                hold(data)
+            self.shared.append(shared.encode())
             return
         faulted = self.faulted
         events_json = self.game.events_json
         for seat, bot in enumerate(self.bots):  # a deal starts: each seat sees its own hand
             if seat not in faulted:
+                self.catch_up(seat)
                 bot.hold_line(events_json(state, seat).encode())
+
+    def catch_up(self, seat: int) -> None:
+        """Hand the seat's bot the shared event lines it has not been handed yet."""
+        shared = self.shared
+        start = self.handed[seat]
+        if start < len(shared):
+            self.handed[seat] = len(shared)
+            self.bots[seat].hold_line(b"".join(shared[start:]))
 
     def step(self, state: Any) -> Any:
         """The state after the seat to act has acted: its bot's action, or the fallback's."""
@@ -186,6 +196,11 @@ class _Match:
             self.times.append(None)
             return game.apply(state, self.fallback.choice(legal))
         bot = self.bots[seat]
+        shared = self.shared
+        start = self.handed[seat]
+        if start < len(shared):  # catch_up, inline: once per decision
+            self.handed[seat] = len(shared)
+            bot.hold_line(b"".join(shared[start:]))
         bank = self.banks[seat]
         move = self.move
         allowance = move + bank if bank > 0.0 else move
