@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint bench bots clean compiled test-compiled
+.PHONY: test demo lint bench bots clean compiled test-compiled compiled-path
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,12 @@ compiled: $(STAMP)
 			>build/compiled/tmp/compiled_first.py && \
 		mv build/compiled/tmp $(COMPILED) && echo "compiled engine in $(COMPILED)"; \
 	else echo "compiled engine up to date in $(COMPILED)"; fi
+
+# The directory to put first on PYTHONPATH to run the arena on the compiled engine; fails when
+# there is no build of the current sources.
+compiled-path:
+	@test -d $(COMPILED) || { echo "no compiled build of these engine sources: run 'make compiled'" >&2; exit 1; }
+	@echo $(CURDIR)/$(COMPILED)
 
 # The compiled build's own run: its directory first on the path, ahead of the working directory's
 # sources (the plugin compiled_first, loaded in every test process before any test module);
