@@ -23,7 +23,7 @@ import orjson
 
 import engine
 from arena.bots.faults import BotFaultError, Fault, FaultKind
-from arena.bots.process import BotProcess
+from arena.bots.process import BotProcess, Reply
 from arena.settings import FaultPolicy, TimeControl
 from engine.errors import EngineError
 from engine.game import Game
@@ -71,9 +71,7 @@ def play_game(
             continue
         match.send(seat, {**start, "seat": seat, "seed": bot_seed(seed, seat)}, state)
     match.broadcast_events(state)
-    while state.to_act is not None:
-        state = match.step(state)
-        match.broadcast_events(state)
+    state = match.play(state)
     scores = game.totals(state)
     places = game.places(state)
     for seat in range(players):
@@ -186,45 +184,70 @@ class _Match:
             self.handed[seat] = len(shared)
             self.bots[seat].hold_line(b"".join(shared[start:]))
 
-    def step(self, state: Any) -> Any:
-        """The state after the seat to act has acted: its bot's action, or the fallback's."""
-        self.decisions += 1
+    def play(self, state: Any) -> Any:
+        """Every decision from ``state`` to the end of the game; returns the final state.
+
+        Each decision: the seat to act is handed the shared events it has not seen, then asked
+        (an ``act`` with the legal actions, its view and its time); its action is applied, or the
+        fallback's after a fault. The loop keeps what it uses in locals: it runs 400 times a game.
+        """
         game = self.game
-        seat = state.to_act
-        legal = game.legal_actions(state)
-        if seat in self.faulted:
-            self.times.append(None)
-            return game.apply(state, self.fallback.choice(legal))
-        bot = self.bots[seat]
-        shared = self.shared
-        start = self.handed[seat]
-        if start < len(shared):  # catch_up, inline: once per decision
-            self.handed[seat] = len(shared)
-            bot.hold_line(b"".join(shared[start:]))
-        bank = self.banks[seat]
+        legal_actions, view, apply, parse_action = (game.legal_actions, game.view, game.apply,
+                                                    game.parse_action)
+        shared_events_json = game.shared_events_json
+        bots, banks, handed, shared, faulted = (self.bots, self.banks, self.handed, self.shared,
+                                                self.faulted)
+        record_time = self.times.append
         move = self.move
-        allowance = move + bank if bank > 0.0 else move
-        message = {"type": "act", "kind": state.kind, "legal": actions_to_json(legal),
-                   "view": game.view(state, seat), "time_ms": int(allowance * 1000)}
-        try:
-            reply = bot.request(message, allowance)
-        except BotFaultError as error:
-            elapsed = error.fault.elapsed
-            self.times.append(None if elapsed is None else round(elapsed * 1000, 1))
-            self.fault(seat, error.fault, state)
-            return game.apply(state, self.fallback.choice(legal))
-        elapsed = reply.elapsed
-        self.times.append(round(elapsed * 1000, 1))
-        if elapsed > move:  # the bank pays what the move allowance does not
-            self.banks[seat] = bank - (elapsed - move)
-        try:
-            return game.apply(state, game.parse_action(state, reply.message.get("action")))
-        except EngineError as error:
-            received = reply.message if "action" in reply.message else "(no action)"
-            self.fault(seat, Fault.illegal(bot.name, str(error), orjson.dumps(message),
-                                           orjson.dumps(received),
-                                           bot.stderr_tail(), reply.elapsed), state)
-            return game.apply(state, self.fallback.choice(legal))
+        while True:
+            seat = state.to_act
+            if seat is None:
+                return state
+            self.decisions += 1
+            legal = legal_actions(state)
+            if seat in faulted:
+                record_time(None)
+                state = apply(state, self.fallback.choice(legal))
+            else:
+                bot = bots[seat]
+                start = handed[seat]
+                if start < len(shared):  # catch_up, inline
+                    handed[seat] = len(shared)
+                    bot.hold_line(b"".join(shared[start:]))
+                bank = banks[seat]
+                allowance = move + bank if bank > 0.0 else move
+                message = {"type": "act", "kind": state.kind, "legal": actions_to_json(legal),
+                           "view": view(state, seat), "time_ms": int(allowance * 1000)}
+                try:
+                    reply = bot.request(message, allowance)
+                except BotFaultError as error:
+                    elapsed = error.fault.elapsed
+                    record_time(None if elapsed is None else round(elapsed * 1000, 1))
+                    self.fault(seat, error.fault, state)
+                    state = apply(state, self.fallback.choice(legal))
+                else:
+                    elapsed = reply.elapsed
+                    record_time(round(elapsed * 1000, 1))
+                    if elapsed > move:  # the bank pays what the move allowance does not
+                        banks[seat] = bank - (elapsed - move)
+                    try:
+                        state = apply(state, parse_action(state, reply.message.get("action")))
+                    except EngineError as error:
+                        self.illegal(seat, bot, error, message, reply, state)
+                        state = apply(state, self.fallback.choice(legal))
+            lines = shared_events_json(state)
+            if lines is not None:
+                shared.append(lines.encode())
+            else:
+                self.broadcast_events(state)
+
+    def illegal(self, seat: int, bot: BotProcess, error: EngineError, message: dict[str, Any],
+                reply: Reply, state: Any) -> None:
+        """Record an illegal-action fault: the engine's verdict on the bot's reply."""
+        received = reply.message if "action" in reply.message else "(no action)"
+        self.fault(seat, Fault.illegal(bot.name, str(error), orjson.dumps(message),
+                                       orjson.dumps(received), bot.stderr_tail(), reply.elapsed),
+                   state)
 
 
 def result_of(record: Mapping[str, Any], entrants: Sequence[str], policy: FaultPolicy) -> dict[str, Any]:
