@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint bench bots clean
+.PHONY: test demo lint bench bots clean compiled test-compiled compiled-path
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,9 +15,51 @@ $(STAMP): pyproject.toml
 bots:
 	$(MAKE) --no-print-directory -C bots/c
 
+# The optional compiled engine (`make compiled`): mypyc (it ships with mypy, in the dev extra)
+# compiles the engine's hot modules into $(COMPILED), a directory named by the hash of the engine's
+# sources. It is used only where asked for (the test run below, `python -m bench versus`), with
+# $(COMPILED) first on the path; edited sources hash to another directory, so a stale build is
+# never imported: `make test` says so and tests the pure engine alone until `make compiled`.
+ENGINE_HASH = $(shell cat $$(LC_ALL=C ls engine/*.py) | sha256sum | cut -c1-16)
+COMPILED = build/compiled/$(ENGINE_HASH)
+MYPYC_MODULES := engine/cards.py engine/state.py engine/trick.py engine/wire.py engine/blackout.py engine/partnership.py
+# What runs against the compiled build too: the engine, the referee (golden, hidden information,
+# faults) and the process layer.
+COMPILED_TESTS := tests/engine tests/arena/game tests/arena/bots/test_process.py
+
 # Lint and types first: CI runs `make test`, so a lint or type error fails CI like a test does.
 test: $(STAMP) bots lint
 	$(PY) -m pytest -q -n auto  # one test process per CPU (pytest-xdist)
+	@if [ -d $(COMPILED) ]; then $(MAKE) --no-print-directory test-compiled; \
+	elif [ -d build/compiled ]; then echo "note: build/compiled holds no build of these engine sources" \
+		"(run 'make compiled' to test it too): tested the pure engine only"; fi
+
+compiled: $(STAMP)
+	@if [ ! -d $(COMPILED) ]; then \
+		rm -rf build/compiled && mkdir -p build/compiled/tmp && \
+		cp -r engine build/compiled/tmp/engine && rm -rf build/compiled/tmp/engine/__pycache__ && \
+		(cd build/compiled/tmp && ../../../$(VENV)/bin/mypyc $(MYPYC_MODULES) >mypyc.log 2>&1 \
+			|| { tail -20 mypyc.log; exit 1; }) && \
+		rm -rf build/compiled/tmp/build build/compiled/tmp/mypyc.log && \
+		printf '"""Put this build first on the path (pytest -p compiled_first)."""\nimport os\nimport sys\n\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n' \
+			>build/compiled/tmp/compiled_first.py && \
+		mv build/compiled/tmp $(COMPILED) && echo "compiled engine in $(COMPILED)"; \
+	else echo "compiled engine up to date in $(COMPILED)"; fi
+
+# The directory to put first on PYTHONPATH to run the arena on the compiled engine; fails when
+# there is no build of the current sources.
+compiled-path:
+	@test -d $(COMPILED) || { echo "no compiled build of these engine sources: run 'make compiled'" >&2; exit 1; }
+	@echo $(CURDIR)/$(COMPILED)
+
+# The compiled build's own run: its directory first on the path, ahead of the working directory's
+# sources (the plugin compiled_first, loaded in every test process before any test module);
+# ARENA_COMPILED=1 makes tests/engine/test_build.py check that the compiled modules, of these very
+# sources, are the ones imported.
+test-compiled: $(STAMP) bots
+	@test -d $(COMPILED) || { echo "no compiled build of these engine sources: run 'make compiled'"; exit 1; }
+	ARENA_COMPILED=1 PYTHONPATH=$(CURDIR)/$(COMPILED) $(PY) -m pytest -q -n auto -p compiled_first \
+		$(COMPILED_TESTS)
 
 demo: $(STAMP) bots
 	$(VENV)/bin/arena run tournaments/demo.yaml --restart
@@ -27,10 +69,12 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
+# The benchmarks measure the compiled engine too (bench.versus): built first, when it can be.
 bench: $(STAMP) bots
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
+	-$(MAKE) --no-print-directory compiled
 	$(PY) -m bench
 
 clean:  # build products only: results/ holds users' tournament results and is never deleted here
-	rm -rf $(VENV)
+	rm -rf $(VENV) build
 	$(MAKE) --no-print-directory -C bots/c clean

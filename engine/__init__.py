@@ -10,14 +10,14 @@ it, never compare names. Randomness comes only from the seed passed to ``new_gam
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from engine import blackout, partnership
-from engine.cards import NAME_OF, Card
 from engine.chance import Preset, PresetDeal
 from engine.errors import OptionError, PresetError, ReplayError, UnknownGameError
 from engine.game import Game, GameInfo, GameState
+from engine.wire import action_to_json, actions_to_json
 
 __all__ = ["DEFAULT_GAME", "GAMES", "Game", "GameInfo", "GameState", "Preset", "PresetDeal", "ReplayError",
            "action_to_json", "actions_to_json", "game", "replay"]
@@ -44,13 +44,3 @@ def replay(record: Mapping[str, Any]) -> GameState:
         raise ReplayError(f"record: {error}") from None
     except (KeyError, TypeError, ValueError) as error:
         raise ReplayError(f"record: malformed ({type(error).__name__}: {error})") from None
-
-
-def action_to_json(action: object) -> object:
-    """The wire form of an engine action: a card's name, else the int or string itself."""
-    return NAME_OF[action] if isinstance(action, Card) else action
-
-
-def actions_to_json(actions: Sequence[object]) -> list[object]:
-    """The wire form of a list of legal actions (all of one kind)."""
-    return [NAME_OF[a] if isinstance(a, Card) else a for a in actions]

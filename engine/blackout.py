@@ -52,27 +52,51 @@ from engine.game import GameInfo
 from engine.options import POINTS, BoolOption, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
 from engine.state import (
+    DEAL_END,
+    DEAL_START,
     JUST_PLAYED,
+    PLAY_EVENT_KEY,
+    Event,
     TrickState,
-    copy_state,
     expect,
     names_json,
     plays_json,
     plays_view,
     replay_step,
 )
-from engine.trick import SUIT_NAMES, shuffled_prefix, trick_winner
+from engine.trick import (
+    NO_TRUMP,
+    SUIT_NAMES,
+    Plays,
+    Trick,
+    dealt_masks,
+    plays_in_order,
+    shuffled_prefix,
+    trick_winner,
+)
+from engine.wire import PLAY_EVENT, hand_json, ints_json, pairs_json, trick_json
 
 NAME: Final = "blackout"
 PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
 DEFAULT_DEALS: Final = {3: 15, 4: 13, 5: 10, 6: 8, 7: 7}
 
-Action = int | Card
+Action = int
+"""A bid (an int) or a card (a ``Card``, itself an int)."""
+
+
+_SPECS: dict[int, dict[str, Option]] = {}
 
 
 def option_spec(players: int) -> dict[str, Option]:
     """The options of a ``players``-player game, defaults first."""
-    _check_players(players)
+    spec = _SPECS.get(players)
+    if spec is None:
+        _check_players(players)
+        spec = _SPECS[players] = _option_spec(players)
+    return dict(spec)  # a copy: the options are frozen values, the dict is the caller's
+
+
+def _option_spec(players: int) -> dict[str, Option]:
     return {
         "deals": IntOption(DEFAULT_DEALS[players], 1, 52 // players,
                            "the largest hand size D (the default depends on the players)"),
@@ -114,7 +138,7 @@ info: Final = GameInfo(
 
 def hand_sizes(players: int, options: Mapping[str, Any]) -> tuple[int, ...]:
     """The hand size of every deal of the game, in order."""
-    top = options["deals"]
+    top: int = options["deals"]
     up = tuple(range(1, top + 1))
     if options["sequence"] == "down":
         return up[::-1]
@@ -148,15 +172,17 @@ class Rules:
         self.options = options
         self.seed = seed
         self.preset = preset
-        self.sizes = hand_sizes(players, options)
+        self.sizes: tuple[int, ...] = hand_sizes(players, options)
         self.ppt: int = options["points_per_trick"]
         self.bonus: int = options["bonus"]
-        self.zero_score = self.ppt + self.bonus if options["zero_bid"] == "as_one_trick" else self.bonus
-        self.penalty = options["scoring"] == "penalty"
+        self.zero_score: int = (self.ppt + self.bonus if options["zero_bid"] == "as_one_trick"
+                                else self.bonus)
+        self.penalty: bool = options["scoring"] == "penalty"
         self.hook: bool = options["hook"]
         self.must_trump: bool = options["must_trump"]
-        self.bid_ranges = {size: tuple(range(size + 1)) for size in set(self.sizes)}
-        self.deals = deal_all(self)
+        self.bid_ranges: dict[int, tuple[int, ...]] = {size: tuple(range(size + 1))
+                                                       for size in set(self.sizes)}
+        self.deals: tuple[Deal, ...] = deal_all(self)
 
     def deal_score(self, bid: int, tricks: int) -> int:
         """One player's score for one deal."""
@@ -170,16 +196,23 @@ class Rules:
 class Deal:
     """The constants of one deal: its number, dealer, the hands as dealt and the turned card."""
 
-    __slots__ = ("dealer", "dealt", "number", "size", "trump", "trump_card")
+    __slots__ = ("dealer", "masks", "number", "size", "trump", "trump_card", "trump_suit")
 
-    def __init__(self, number: int, dealer: int, size: int, dealt: tuple[tuple[Card, ...], ...],
+    def __init__(self, number: int, dealer: int, size: int, masks: tuple[int, ...],
                  trump_card: Card | None) -> None:
         self.number = number
         self.dealer = dealer
         self.size = size
-        self.dealt = dealt
+        self.masks = masks
+        """Each seat's hand as dealt, as a bitmask."""
         self.trump_card = trump_card
-        self.trump = None if trump_card is None else trump_card >> 4
+        self.trump: int | None = None if trump_card is None else trump_card >> 4
+        self.trump_suit: int = NO_TRUMP if trump_card is None else trump_card >> 4
+
+    @property
+    def dealt(self) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's hand as dealt, low to high by suit."""
+        return tuple([cards_of(mask) for mask in self.masks])
 
 
 def deal_all(rules: Rules) -> tuple[Deal, ...]:
@@ -201,28 +234,31 @@ def deal_all(rules: Rules) -> tuple[Deal, ...]:
     dealer = rng.randrange(players)
     if preset is not None and preset.dealer is not None:
         dealer = preset.dealer
+    no_trump_last = rules.options["no_trump_last"] == "always"
     deals = []
-    for number, size in enumerate(rules.sizes, start=1):
-        last = number == len(rules.sizes)
-        turn = players * size < 52 and not (last and rules.options["no_trump_last"] == "always")
-        cards = shuffled_prefix(rng, players * size + (1 if turn else 0))
-        if given_deals and number <= len(given_deals):
-            given = given_deals[number - 1]
+    count = len(rules.sizes)
+    for index in range(count):
+        number = index + 1
+        size = rules.sizes[index]
+        dealt = players * size
+        turn = dealt < 52 and not (number == count and no_trump_last)
+        cards = shuffled_prefix(rng, dealt + 1 if turn else dealt)
+        if number <= len(given_deals):
+            given = given_deals[index]
             check_deal(given, number, players, size, turn)
-            deals.append(Deal(number, dealer, size, given.hands, given.trump_card))
-            dealer = (dealer + 1) % players
-            continue
-        # Dealt one at a time from dealer+1: the i-th card goes to seat dealer+1+i.
-        dealt = tuple(
-            tuple(sorted(cards[(seat - dealer - 1) % players: players * size: players]))
-            for seat in range(players)
-        )
-        deals.append(Deal(number, dealer, size, dealt, cards[-1] if turn else None))
-        dealer = (dealer + 1) % players
+            masks = tuple([mask_of(hand) for hand in given.hands])
+            deals.append(Deal(number, dealer, size, masks, given.trump_card))
+        else:
+            masks = tuple(dealt_masks(cards, dealer, players, dealt))
+            deals.append(Deal(number, dealer, size, masks,
+                              CARD_BY_VALUE[cards[dealt]] if turn else None))
+        dealer = dealer + 1 if dealer + 1 < players else 0
     return tuple(deals)
 
 
-_CARDS = CARD_BY_VALUE
+DealSummary = tuple["Deal", tuple[tuple[int, int], ...], tuple[tuple[int, Card], ...],
+                    tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+"""A finished deal: the deal, its bids, its plays, tricks by seat, scores and totals by seat."""
 
 
 class Phase:
@@ -231,7 +267,8 @@ class Phase:
     Shared by every state of one deal's play, so that a play copies few fields.
     """
 
-    __slots__ = ("bids", "deal", "exact", "history", "kind", "rules", "totals", "view_base")
+    __slots__ = ("bids", "deal", "exact", "history", "kind", "playing", "rules", "totals",
+                 "view_base")
 
     def __init__(self, rules: Rules, deal: Deal, bids: tuple[tuple[int, int], ...],
                  totals: tuple[int, ...], exact: tuple[int, ...],
@@ -243,26 +280,82 @@ class Phase:
         self.exact = exact
         self.history = history
         self.kind = kind
-        self.view_base: dict[str, Any] | None = None  # the view's fields fixed for this phase
+        self.playing: bool = kind == "play"
+        self.view_base: dict[str, object] | None = None  # the view's fields fixed for this phase
 
-
-DealSummary = tuple[Deal, tuple[tuple[int, int], ...], tuple[tuple[int, Card], ...],
-                    tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-"""A finished deal: the deal, its bids, its plays, tricks by seat, scores and totals by seat."""
 
 class State(TrickState):
     """One moment of a Blackout game (see ``TrickState``); ``kind`` is "bid" or "play"."""
 
-    __slots__ = ()
-    phase: Phase
+    __slots__ = ("phase",)
+
+    def __init__(self, phase: Phase, masks: tuple[int, ...], played: Plays, current: Trick,
+                 leader: int, tricks_won: tuple[int, ...], to_act: int | None,
+                 last_events: tuple[Event, ...],
+                 plays_seen: tuple[Plays, tuple[tuple[int, str], ...]] | None) -> None:
+        self.phase = phase
+        self.masks = masks
+        self.played = played
+        self.current = current
+        self.leader = leader
+        self.tricks_won = tricks_won
+        self.to_act = to_act
+        self.last_events = last_events
+        self.legal = None
+        self.plays_seen = plays_seen
+
+    @property
+    def rules(self) -> Rules:
+        """The game's constants."""
+        return self.phase.rules
+
+    @property
+    def deal(self) -> Deal:
+        """The deal being played (the last one, once the game is over)."""
+        return self.phase.deal
+
+    @property
+    def deal_number(self) -> int:
+        """The deal being played (1 for the first; the last one once over)."""
+        return self.phase.deal.number
+
+    @property
+    def kind(self) -> str | None:
+        """The kind of action asked now ("bid" or "play"); None once the game is over."""
+        return self.phase.kind
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """The totals before this deal is scored (final totals once over)."""
+        return self.phase.totals
+
+    @property
+    def history(self) -> tuple[DealSummary, ...]:
+        """The finished deals."""
+        return self.phase.history
 
     @property
     def bids(self) -> tuple[tuple[int, int], ...]:
         """This deal's bids so far, in order, as (seat, bid)."""
         return self.phase.bids
 
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return self.phase.rules.players
 
-_new_state = object.__new__
+    @property
+    def options(self) -> dict[str, Any]:
+        """The game's options, defaults filled in."""
+        return self.phase.rules.options
+
+    @property
+    def seed(self) -> int:
+        """The game's seed."""
+        return self.phase.rules.seed
+
+    def __repr__(self) -> str:
+        return f"<blackout deal {self.deal_number} {self.kind or 'over'} seat {self.to_act}>"
 
 
 def new_game(players: int, seed: int, options: Mapping[str, object] | None = None, *,
@@ -278,40 +371,32 @@ def new_game(players: int, seed: int, options: Mapping[str, object] | None = Non
 
 
 def _start_deal(rules: Rules, deal: Deal, totals: tuple[int, ...], exact: tuple[int, ...],
-                history: tuple[DealSummary, ...], events: tuple[tuple[Any, ...], ...]) -> State:
-    state: State = _new_state(State)
+                history: tuple[DealSummary, ...], events: tuple[Event, ...]) -> State:
     first = (deal.dealer + 1) % rules.players
-    state.phase = Phase(rules, deal, (), totals, exact, history, "bid")
-    state.masks = tuple(mask_of(hand) for hand in deal.dealt)
-    state.played = None
-    state.trick = ()
-    state.leader = first
-    state.tricks_won = (0,) * rules.players
-    state.to_act = first
-    state.last_events = events + (("deal_start",),)
-    state.legal = None
-    state.plays_seen = None
-    return state
+    phase = Phase(rules, deal, (), totals, exact, history, "bid")
+    return State(phase, deal.masks, None, (), first, (0,) * rules.players, first,
+                 events + (DEAL_START,), None)
 
 
 def legal_actions(state: State) -> tuple[Action, ...]:
     """Every action the seat to act may take now (empty when the game is over)."""
-    legal = state.legal
-    if legal is not None:
-        return legal
+    memo = state.legal
+    if memo is not None:
+        return memo  # type: ignore[return-value]  # this game's memo holds only its actions
     seat = state.to_act
     if seat is None:
         return ()
     phase = state.phase
-    if phase.kind == "play":
-        mask = state.masks[seat]
-        trick = state.trick
-        if trick:
-            led = trick[0][1] >> 4
+    legal: tuple[int, ...]
+    if phase.playing:
+        mask: int = state.masks[seat]
+        current = state.current
+        if current:
+            led = current[0][1] >> 4
             legal = SUIT_CARDS[led][(mask >> (led << 4)) & RANK_BITS]
             if not legal:
-                trump = phase.deal.trump
-                if phase.rules.must_trump and trump is not None:
+                trump = phase.deal.trump_suit
+                if phase.rules.must_trump and trump != NO_TRUMP:
                     legal = SUIT_CARDS[trump][(mask >> (trump << 4)) & RANK_BITS]
                 if not legal:
                     legal = cards_of(mask)
@@ -325,10 +410,10 @@ def legal_actions(state: State) -> tuple[Action, ...]:
 
 def _legal_bids(state: State) -> tuple[int, ...]:
     phase = state.phase
-    bids: tuple[int, ...] = phase.rules.bid_ranges[phase.deal.size]
+    bids = phase.rules.bid_ranges[phase.deal.size]
     forbidden = _hooked_bid(state)
     if forbidden is not None:
-        return tuple(b for b in bids if b != forbidden)
+        return tuple([b for b in bids if b != forbidden])
     return bids
 
 
@@ -337,7 +422,7 @@ def _hooked_bid(state: State) -> int | None:
     phase = state.phase
     if not phase.rules.hook or len(phase.bids) != phase.rules.players - 1:
         return None
-    forbidden = phase.deal.size - sum(b for _, b in phase.bids)
+    forbidden = phase.deal.size - sum([b for _, b in phase.bids])
     return forbidden if forbidden >= 0 else None
 
 
@@ -355,52 +440,45 @@ def parse_action(state: State, raw: object) -> Action:
     raise InvalidActionError("the game is over: no action is asked for")
 
 
-def apply(state: State, action: Action) -> State:
+def apply(state: State, action: object) -> State:
     """The state after the seat to act takes ``action``; IllegalActionError if the rules forbid it."""
     phase = state.phase
-    if phase.kind != "play":
+    if not phase.playing:
         if phase.kind == "bid":
             return _bid(state, action)
         raise IllegalActionError(f"the game is over: no action {action} is allowed")
     # Playing a card: the hot path, kept in one function.
-    seat: int = state.to_act  # type: ignore[assignment]
-    legal = state.legal if state.legal is not None else legal_actions(state)
-    if action not in legal or type(action) is not Card:
-        if type(action) is bool or action not in legal:
-            raise _illegal_play(state, seat, action)
-        action = _CARDS[action]  # an int equal to a legal card is that card
-    card: Card = action
+    seat = state.to_act
+    assert seat is not None
+    legal = state.legal
+    if legal is None:
+        legal = legal_actions(state)
+    if type(action) is Card and action in legal:
+        card: int = action
+    elif type(action) is not bool and isinstance(action, int) and action in legal:
+        card = action  # an int equal to a legal card is that card
+    else:
+        raise _illegal_play(state, seat, action)
     masks = list(state.masks)  # list, set, tuple: half the cost of slicing and concatenating
-    mask = masks[seat] = masks[seat] & ~(1 << card)
-    trick = state.trick + ((seat, card),)
+    mask = masks[seat] & ~(1 << card)
+    masks[seat] = mask
+    trick = state.current + ((seat, card),)
     players = phase.rules.players
-    new: State = _new_state(State)
-    new.phase = phase
-    new.masks = tuple(masks)
-    new.played = (state.played, seat, card)
-    new.legal = None
-    new.plays_seen = state.plays_seen
+    played = (state.played, seat, card)
     if len(trick) < players:
-        new.trick = trick
-        new.leader = state.leader
-        new.tricks_won = state.tricks_won
-        new.to_act = (seat + 1) % players
-        new.last_events = JUST_PLAYED
-        return new
-    winner = trick_winner(trick, phase.deal.trump)
+        return State(phase, tuple(masks), played, trick, state.leader, state.tricks_won,
+                     seat + 1 if seat + 1 < players else 0, JUST_PLAYED, state.plays_seen)
+    winner = trick_winner(trick, phase.deal.trump_suit)
     won = list(state.tricks_won)
     won[winner] += 1
-    new.tricks_won = tuple(won)
-    new.trick = ()
-    new.leader = winner
-    new.to_act = winner
-    new.last_events = (("play", seat, card), ("trick", winner, trick))
+    new = State(phase, tuple(masks), played, (), winner, tuple(won), winner,
+                (("play", seat, card), ("trick", winner, trick)), state.plays_seen)
     if mask:
         return new
     return _end_deal(new)
 
 
-def _bid(state: State, bid: Action) -> State:
+def _bid(state: State, bid: object) -> State:
     seat = state.to_act
     assert seat is not None
     if isinstance(bid, bool) or not isinstance(bid, int) or type(bid) is Card:
@@ -414,30 +492,30 @@ def _bid(state: State, bid: Action) -> State:
             f"seat {seat} bid {bid}: the hook forbids the last bid that makes the total {size}"
         )
     bids = phase.bids + ((seat, bid),)
-    done = len(bids) == phase.rules.players
-    new = copy_state(state)
-    new.phase = Phase(phase.rules, phase.deal, bids, phase.totals, phase.exact, phase.history,
+    players = phase.rules.players
+    done = len(bids) == players
+    new_phase = Phase(phase.rules, phase.deal, bids, phase.totals, phase.exact, phase.history,
                       "play" if done else "bid")
-    new.to_act = state.leader if done else (seat + 1) % phase.rules.players
-    new.last_events = (("bid", seat, bid),)
-    return new
+    return State(new_phase, state.masks, state.played, state.current, state.leader,
+                 state.tricks_won, state.leader if done else (seat + 1) % players,
+                 (("bid", seat, bid),), state.plays_seen)
 
 
-def _illegal_play(state: State, seat: int, card: object) -> Exception:
-    """The error that says why ``card`` may not be played by ``seat`` now."""
-    if type(card) is not Card:
-        found = CARD_BY_VALUE.get(card) if isinstance(card, int) else None
-        if found is None or isinstance(card, bool):
-            return InvalidActionError(f"seat {seat} played {card!r}: not a card")
+def _illegal_play(state: State, seat: int, action: object) -> Exception:
+    """The error that says why ``action`` may not be played by ``seat`` now."""
+    card = action if type(action) is Card else None
+    if card is None:
+        found = CARD_BY_VALUE.get(action) if type(action) is int else None
+        if found is None:
+            return InvalidActionError(f"seat {seat} played {action!r}: not a card")
         card = found
     hand = state.hand(seat)
     if card not in hand:
         return IllegalActionError(f"seat {seat} played {card}: not in its hand")
-    led = state.trick[0][1] >> 4
+    led = state.current[0][1] >> 4
     if card >> 4 != led and any(c >> 4 == led for c in hand):
         return IllegalActionError(f"seat {seat} played {card}: must follow {SUIT_NAMES[led]}")
-    trump = state.deal.trump
-    assert trump is not None
+    trump = state.phase.deal.trump_suit
     return IllegalActionError(
         f"seat {seat} played {card}: must trump ({SUIT_NAMES[trump]}) when void in "
         f"{SUIT_NAMES[led]}"
@@ -448,21 +526,23 @@ def _end_deal(state: State) -> State:
     """Score the finished deal in ``state`` and start the next deal, or end the game."""
     phase = state.phase
     rules = phase.rules
-    bid_by_seat = dict(phase.bids)
+    players = rules.players
+    bid_by_seat = [0] * players
+    for seat, bid in phase.bids:
+        bid_by_seat[seat] = bid
     won = state.tricks_won
-    scores = tuple(rules.deal_score(bid_by_seat[s], won[s]) for s in range(rules.players))
-    totals = tuple(t + s for t, s in zip(phase.totals, scores, strict=True))
-    exact = tuple(e + (bid_by_seat[s] == won[s]) for s, e in enumerate(phase.exact))
-    summary: DealSummary = (phase.deal, phase.bids, state.plays, won, scores, totals)
+    scores = tuple([rules.deal_score(bid_by_seat[s], won[s]) for s in range(players)])
+    totals = tuple([phase.totals[s] + scores[s] for s in range(players)])
+    exact = tuple([phase.exact[s] + (bid_by_seat[s] == won[s]) for s in range(players)])
+    summary: DealSummary = (phase.deal, phase.bids, plays_in_order(state.played), won, scores,
+                            totals)
     history = phase.history + (summary,)
-    events = state.last_events + (("deal_end",),)
+    events = state.last_events + (DEAL_END,)
     deal = phase.deal
     if deal.number == len(rules.sizes):
-        over = copy_state(state)
-        over.phase = Phase(rules, deal, phase.bids, totals, exact, history, None)
-        over.to_act = None
-        over.last_events = events
-        return over
+        over = Phase(rules, deal, phase.bids, totals, exact, history, None)
+        return State(over, state.masks, state.played, state.current, state.leader, won, None,
+                     events, state.plays_seen)
     return _start_deal(rules, rules.deals[deal.number], totals, exact, history, events)
 
 
@@ -480,20 +560,21 @@ def view(state: State, seat: int) -> dict[str, Any]:
     if base is None:
         deal = phase.deal
         rules = phase.rules
-        base = phase.view_base = {
+        base = {
             "game": NAME, "players": rules.players, "options": dict(rules.options),
             "deal": deal.number, "deals": len(rules.sizes), "hand_size": deal.size,
             "dealer": deal.dealer,
             "trump_card": None if deal.trump_card is None else NAME_OF[deal.trump_card],
             "trump": None if deal.trump is None else SUITS[deal.trump],
-            "bids": [list(b) for b in phase.bids], "totals": list(phase.totals),
+            "bids": [[s, b] for s, b in phase.bids], "totals": list(phase.totals),
         }
+        phase.view_base = base
     return {
         **base,
         "seat": seat,
         "hand": [] if state.to_act is None else names_of(state.masks[seat]),
         "plays": plays_view(state),
-        "trick": plays_json(state.trick),
+        "trick": plays_json(state.current),
         "leader": state.leader,
         "tricks_won": list(state.tricks_won),
     }
@@ -501,34 +582,82 @@ def view(state: State, seat: int) -> dict[str, Any]:
 
 def events(state: State, seat: int) -> list[dict[str, Any]]:
     """The protocol messages the last transition produced, as ``seat`` may see them."""
-    messages: list[dict[str, Any]] = []
-    for event in state.last_events:
-        kind = event[0]
-        if kind == "play":
-            played = state.played if event is JUST_PLAYED[0] else event
-            assert played is not None
-            _, seat_played, card = played
-            messages.append({"type": "event", "event": "play", "seat": seat_played,
-                             "card": NAME_OF[card]})
-        elif kind == "bid":
-            messages.append({"type": "event", "event": "bid", "seat": event[1], "bid": event[2]})
-        elif kind == "trick":
-            messages.append({"type": "event", "event": "trick", "winner": event[1],
-                             "cards": plays_json(event[2])})
-        elif kind == "deal_end":
-            deal, bids, _, won, scores, totals = state.history[-1]
-            messages.append({"type": "event", "event": "deal_end", "deal": deal.number,
-                             "bids": [list(b) for b in bids], "tricks": list(won),
-                             "scores": list(scores), "totals": list(totals)})
-        elif kind == "deal_start":
-            deal = state.deal
-            messages.append({
-                "type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
-                "hand": names_json(state.hand(seat)),
-                "trump_card": None if deal.trump_card is None else str(deal.trump_card),
-                "trump": None if deal.trump is None else SUITS[deal.trump],
-            })
-    return messages
+    return [_event_message(state, event, seat) for event in state.last_events]
+
+
+def _played(state: State, event: Event) -> tuple[int, int]:
+    """(seat, card) of a play event (the shared one stands for the head of ``played``)."""
+    if event is PLAY_EVENT_KEY:
+        node = state.played
+        assert node is not None
+        return node[1], node[2]
+    seat: int = event[1]  # type: ignore[assignment]
+    card: int = event[2]  # type: ignore[assignment]
+    return seat, card
+
+
+def _event_message(state: State, event: Event, seat: int) -> dict[str, Any]:
+    kind = event[0]
+    if kind == "play":
+        seat_played, card = _played(state, event)
+        return {"type": "event", "event": "play", "seat": seat_played, "card": NAME_OF[card]}
+    if kind == "bid":
+        return {"type": "event", "event": "bid", "seat": event[1], "bid": event[2]}
+    if kind == "trick":
+        trick: Trick = event[2]  # type: ignore[assignment]
+        return {"type": "event", "event": "trick", "winner": event[1], "cards": plays_json(trick)}
+    if kind == "deal_end":
+        deal, bids, _, won, scores, totals = state.phase.history[-1]
+        return {"type": "event", "event": "deal_end", "deal": deal.number,
+                "bids": [[s, b] for s, b in bids], "tricks": list(won),
+                "scores": list(scores), "totals": list(totals)}
+    deal = state.phase.deal  # deal_start
+    return {
+        "type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
+        "hand": names_json(state.hand(seat)),
+        "trump_card": None if deal.trump_card is None else str(deal.trump_card),
+        "trump": None if deal.trump is None else SUITS[deal.trump],
+    }
+
+
+def events_json(state: State, seat: int) -> str:
+    """``events(state, seat)`` as JSON lines, each ending in a newline."""
+    return "".join([_event_line(state, event, seat) for event in state.last_events])
+
+
+def shared_events_json(state: State) -> str | None:
+    """The JSON lines of the last transition's events when every seat sees the same (None when a
+    deal starts: each seat sees its own hand)."""
+    last = state.last_events
+    if last is JUST_PLAYED:  # the most frequent transition: one play, a line from a table
+        node = state.played
+        assert node is not None
+        return PLAY_EVENT[node[1]][node[2]]
+    if last[-1] is DEAL_START:
+        return None
+    return "".join([_event_line(state, event, 0) for event in last])
+
+
+def _event_line(state: State, event: Event, seat: int) -> str:
+    kind = event[0]
+    if kind == "play":
+        seat_played, card = _played(state, event)
+        return PLAY_EVENT[seat_played][card]
+    if kind == "trick":
+        trick: Trick = event[2]  # type: ignore[assignment]
+        return f'{{"type":"event","event":"trick","winner":{event[1]},"cards":{trick_json(trick)}}}\n'
+    if kind == "bid":
+        return f'{{"type":"event","event":"bid","seat":{event[1]:d},"bid":{event[2]:d}}}\n'
+    if kind == "deal_end":
+        deal, bids, _, won, scores, totals = state.phase.history[-1]
+        return (f'{{"type":"event","event":"deal_end","deal":{deal.number},"bids":{pairs_json(bids)},'
+                f'"tricks":{ints_json(won)},"scores":{ints_json(scores)},'
+                f'"totals":{ints_json(totals)}}}\n')
+    deal = state.phase.deal  # deal_start
+    trump_card = "null" if deal.trump_card is None else f'"{NAME_OF[deal.trump_card]}"'
+    trump = "null" if deal.trump is None else f'"{SUITS[deal.trump]}"'
+    return (f'{{"type":"deal_start","deal":{deal.number},"dealer":{deal.dealer},'
+            f'"hand":{hand_json(state.masks[seat])},"trump_card":{trump_card},"trump":{trump}}}\n')
 
 
 # --- Results and records ----------------------------------------------------------------------

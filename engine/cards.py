@@ -3,20 +3,33 @@
 A card is an ``int`` subclass, ``suit * 16 + rank`` (rank 0 is the two, 12 the ace; suits C D H S
 are 0..3), so it hashes, compares and indexes as fast as an int inside the referee's hot loops while
 still printing as ``"TD"``. There are exactly 52 instances; ``Card.parse`` and ``CARD_BY_VALUE``
-return them, so ``is`` works too.
+return them, so ``is`` works too. (mypyc cannot make an ``int`` subclass a native class: ``Card``
+stays a Python class in the compiled build, while the rest of this module compiles.)
 """
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Callable
+from typing import Final, TypeVar
 
 from engine.errors import InvalidActionError
+
+_T = TypeVar("_T")
+
+try:  # mypyc (``make compiled``) reads this decorator; the pure package does without it
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover (mypy_extensions comes with mypy, in the dev extra)
+    def mypyc_attr(*_: object, **__: object) -> Callable[[_T], _T]:  # type: ignore[misc]
+        """A no-op stand-in for ``mypy_extensions.mypyc_attr``."""
+        return lambda cls: cls
+
 
 SUITS: Final = "CDHS"
 RANKS: Final = "23456789TJQKA"
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 
 
+@mypyc_attr(native_class=False)
 class Card(int):
     """One of the 52 cards; ``str(card)`` is its two-character name, e.g. ``"QS"``."""
 

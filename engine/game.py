@@ -149,6 +149,12 @@ class Game(Protocol):
     def events(self, state: Any, seat: int) -> list[dict[str, Any]]:
         """The protocol messages the last transition produced, as ``seat`` may see them."""
 
+    def events_json(self, state: Any, seat: int) -> str:
+        """``events(state, seat)`` as compact JSON lines, each ending in a newline."""
+
+    def shared_events_json(self, state: Any) -> str | None:
+        """The last transition's event lines when every seat sees the same; None when not."""
+
     def totals(self, state: Any) -> list[int]:
         """The running (final, once over) scores, indexed as ``info.score_by`` says."""
 

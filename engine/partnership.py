@@ -50,16 +50,28 @@ from engine.game import GameInfo
 from engine.options import POINTS, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
 from engine.state import (
+    DEAL_END,
+    DEAL_START,
     JUST_PLAYED,
+    PLAY_EVENT_KEY,
+    Event,
     TrickState,
-    copy_state,
     expect,
     names_json,
     plays_json,
     plays_view,
     replay_step,
 )
-from engine.trick import SUIT_NAMES, plays_in_order, shuffled_prefix, trick_winner
+from engine.trick import (
+    SUIT_NAMES,
+    Plays,
+    Trick,
+    dealt_masks,
+    plays_in_order,
+    shuffled_prefix,
+    trick_winner,
+)
+from engine.wire import PLAY_EVENT, hand_json, ints_json, pairs_json, trick_json, value_json
 
 NAME: Final = "partnership-blackout"
 PLAYER_COUNTS: Final = (4,)
@@ -150,12 +162,18 @@ Contract = tuple[int, str, int]
 class Deal:
     """The constants of one deal: its number, dealer and the hands as dealt."""
 
-    __slots__ = ("dealer", "dealt", "number")
+    __slots__ = ("dealer", "masks", "number")
 
-    def __init__(self, number: int, dealer: int, dealt: tuple[tuple[Card, ...], ...]) -> None:
+    def __init__(self, number: int, dealer: int, masks: tuple[int, ...]) -> None:
         self.number = number
         self.dealer = dealer
-        self.dealt = dealt
+        self.masks = masks
+        """Each seat's hand as dealt, as a bitmask."""
+
+    @property
+    def dealt(self) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's hand as dealt, low to high by suit."""
+        return tuple([cards_of(mask) for mask in self.masks])
 
 
 def deal_cards(rules: Rules, number: int) -> Deal:
@@ -164,10 +182,9 @@ def deal_cards(rules: Rules, number: int) -> Deal:
     dealer = (rules.first_dealer + number - 1) % 4
     preset = rules.preset
     if preset is not None and number <= len(preset.deals):
-        return Deal(number, dealer, preset.deals[number - 1].hands)
+        return Deal(number, dealer, tuple([mask_of(hand) for hand in preset.deals[number - 1].hands]))
     cards = shuffled_prefix(random.Random(derive_seed(rules.seed, "partnership-deal", number)), 52)
-    dealt = tuple(tuple(sorted(cards[(seat - dealer - 1) % 4::4])) for seat in range(4))
-    return Deal(number, dealer, dealt)
+    return Deal(number, dealer, tuple(dealt_masks(cards, dealer, 4, 52)))
 
 
 DealSummary = tuple[Deal, tuple[tuple[int, Call], ...], Contract | None,
@@ -179,7 +196,8 @@ DealSummary = tuple[Deal, tuple[tuple[int, Call], ...], Contract | None,
 class Phase:
     """The parts of a state that change only between plays: deal, calls, contract, totals."""
 
-    __slots__ = ("calls", "contract", "deal", "history", "kind", "rules", "totals", "view_base")
+    __slots__ = ("calls", "contract", "deal", "history", "kind", "playing", "rules", "totals",
+                 "view_base")
 
     def __init__(self, rules: Rules, deal: Deal, calls: tuple[tuple[int, Call], ...],
                  contract: Contract | None, totals: tuple[int, ...],
@@ -191,18 +209,79 @@ class Phase:
         self.totals = totals
         self.history = history
         self.kind = kind
-        self.view_base: dict[str, Any] | None = None  # the view's fields fixed for this phase
+        self.playing: bool = kind == "play"
+        self.view_base: dict[str, object] | None = None  # the view's fields fixed for this phase
 
 
 class State(TrickState):
     """One moment of a Partnership Blackout game (see ``TrickState``); ``kind`` is "call" or
     "play"."""
 
-    __slots__ = ()
-    phase: Phase
+    __slots__ = ("phase",)
 
+    def __init__(self, phase: Phase, masks: tuple[int, ...], played: Plays, current: Trick,
+                 leader: int, tricks_won: tuple[int, ...], to_act: int | None,
+                 last_events: tuple[Event, ...],
+                 plays_seen: tuple[Plays, tuple[tuple[int, str], ...]] | None) -> None:
+        self.phase = phase
+        self.masks = masks
+        self.played = played
+        self.current = current
+        self.leader = leader
+        self.tricks_won = tricks_won
+        self.to_act = to_act
+        self.last_events = last_events
+        self.legal = None
+        self.plays_seen = plays_seen
 
-_new_state = object.__new__
+    @property
+    def rules(self) -> Rules:
+        """The game's constants."""
+        return self.phase.rules
+
+    @property
+    def deal(self) -> Deal:
+        """The deal being played (the last one, once the game is over)."""
+        return self.phase.deal
+
+    @property
+    def deal_number(self) -> int:
+        """The deal being played (1 for the first; the last one once over)."""
+        return self.phase.deal.number
+
+    @property
+    def kind(self) -> str | None:
+        """The kind of action asked now ("call" or "play"); None once the game is over."""
+        return self.phase.kind
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Each team's total before this deal is scored (final totals once over)."""
+        return self.phase.totals
+
+    @property
+    def history(self) -> tuple[DealSummary, ...]:
+        """The finished deals."""
+        return self.phase.history
+
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return 4
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The game's options, defaults filled in."""
+        return self.phase.rules.options
+
+    @property
+    def seed(self) -> int:
+        """The game's seed."""
+        return self.phase.rules.seed
+
+    def __repr__(self) -> str:
+        return (f"<partnership deal {self.deal_number} {self.kind or 'over'} "
+                f"seat {self.to_act}>")
 
 
 def new_game(players: int, seed: int, options: Mapping[str, object] | None = None, *,
@@ -217,37 +296,29 @@ def new_game(players: int, seed: int, options: Mapping[str, object] | None = Non
 
 
 def _start_deal(rules: Rules, deal: Deal, totals: tuple[int, ...],
-                history: tuple[DealSummary, ...], events: tuple[tuple[Any, ...], ...]) -> State:
-    state: State = _new_state(State)
+                history: tuple[DealSummary, ...], events: tuple[Event, ...]) -> State:
     first = (deal.dealer + 1) % 4
-    state.phase = Phase(rules, deal, (), None, totals, history, "call")
-    state.masks = tuple(mask_of(hand) for hand in deal.dealt)
-    state.played = None
-    state.trick = ()
-    state.leader = first
-    state.tricks_won = (0, 0, 0, 0)
-    state.to_act = first
-    state.last_events = events + (("deal_start",),)
-    state.legal = None
-    state.plays_seen = None
-    return state
+    phase = Phase(rules, deal, (), None, totals, history, "call")
+    return State(phase, deal.masks, None, (), first, (0, 0, 0, 0), first, events + (DEAL_START,),
+                 None)
 
 
 def legal_actions(state: State) -> tuple[Action, ...]:
     """Every action the seat to act may take now (empty when the game is over)."""
-    legal = state.legal
-    if legal is not None:
-        return legal
+    memo = state.legal
+    if memo is not None:
+        return memo
     seat = state.to_act
     if seat is None:
         return ()
-    if state.phase.kind == "call":
+    legal: tuple[Action, ...]
+    if not state.phase.playing:
         legal = LEGAL_CALLS
     else:
-        mask = state.masks[seat]
-        trick = state.trick
-        if trick:
-            led = trick[0][1] >> 4
+        mask: int = state.masks[seat]
+        current = state.current
+        if current:
+            led = current[0][1] >> 4
             legal = SUIT_CARDS[led][(mask >> (led << 4)) & RANK_BITS] or cards_of(mask)
         elif mask & ~_SPADE_BITS and not _spade_lead_allowed(state):
             legal = cards_of(mask & ~_SPADE_BITS)
@@ -263,7 +334,11 @@ def _spade_lead_allowed(state: State) -> bool:
     if rule == "any":
         return True
     if rule == "after_broken":
-        return any(card >> 4 == SPADES for _, card in plays_in_order(state.played))
+        node = state.played
+        while node is not None:
+            if node[2] >> 4 == SPADES:
+                return True
+            node = node[0]
     return False
 
 
@@ -273,67 +348,63 @@ def parse_action(state: State, raw: object) -> Action:
     if kind == "play":
         return raw if type(raw) is Card else Card.parse(raw)
     if kind == "call":
-        if raw in ("pass", "zero") or (isinstance(raw, int) and not isinstance(raw, bool)):
+        if raw == "pass" or raw == "zero":
+            return "pass" if raw == "pass" else "zero"
+        if isinstance(raw, int) and not isinstance(raw, bool):
             return raw
         raise InvalidActionError(f"{raw!r} is not a call (1..12, \"pass\" or \"zero\")")
     raise InvalidActionError("the game is over: no action is asked for")
 
 
-def apply(state: State, action: Action) -> State:
+def apply(state: State, action: object) -> State:
     """The state after the seat to act takes ``action``; IllegalActionError if the rules forbid it."""
     phase = state.phase
-    if phase.kind == "call":
-        return _call(state, action)
-    if phase.kind != "play":
+    if not phase.playing:
+        if phase.kind == "call":
+            return _call(state, action)
         raise IllegalActionError(f"the game is over: no action {action} is allowed")
-    seat: int = state.to_act  # type: ignore[assignment]
-    legal = state.legal if state.legal is not None else legal_actions(state)
-    if action not in legal or type(action) is not Card:
-        if type(action) is bool or action not in legal:
-            raise _illegal_play(state, seat, action)
-        action = CARD_BY_VALUE[action]  # type: ignore[index]  # an int equal to a legal card is it
-    card: Card = action
+    seat = state.to_act
+    assert seat is not None
+    legal = state.legal
+    if legal is None:
+        legal = legal_actions(state)
+    if type(action) is Card and action in legal:
+        card: int = action
+    elif type(action) is not bool and isinstance(action, int) and action in legal:
+        card = action  # an int equal to a legal card is that card
+    else:
+        raise _illegal_play(state, seat, action)
     masks = list(state.masks)  # list, set, tuple: half the cost of slicing and concatenating
-    mask = masks[seat] = masks[seat] & ~(1 << card)
-    trick = state.trick + ((seat, card),)
-    new: State = _new_state(State)
-    new.phase = phase
-    new.masks = tuple(masks)
-    new.played = (state.played, seat, card)
-    new.legal = None
-    new.plays_seen = state.plays_seen
+    mask = masks[seat] & ~(1 << card)
+    masks[seat] = mask
+    trick = state.current + ((seat, card),)
+    played = (state.played, seat, card)
     if len(trick) < 4:
-        new.trick = trick
-        new.leader = state.leader
-        new.tricks_won = state.tricks_won
-        new.to_act = (seat + 1) % 4
-        new.last_events = JUST_PLAYED
-        return new
+        return State(phase, tuple(masks), played, trick, state.leader, state.tricks_won,
+                     seat + 1 if seat < 3 else 0, JUST_PLAYED, state.plays_seen)
     winner = trick_winner(trick, SPADES)
     won = list(state.tricks_won)
     won[winner] += 1
-    new.tricks_won = tuple(won)
-    new.trick = ()
-    new.leader = winner
-    new.to_act = winner
-    new.last_events = (("play", seat, card), ("trick", winner, trick))
+    new = State(phase, tuple(masks), played, (), winner, tuple(won), winner,
+                (("play", seat, card), ("trick", winner, trick)), state.plays_seen)
     if mask:
         return new
     return _end_deal(new, phase.contract)
 
 
-def _illegal_play(state: State, seat: int, card: object) -> Exception:
-    """The error that says why ``card`` may not be played by ``seat`` now."""
-    if type(card) is not Card:
-        found = CARD_BY_VALUE.get(card) if isinstance(card, int) else None
-        if found is None or isinstance(card, bool):
-            return InvalidActionError(f"seat {seat} played {card!r}: not a card")
+def _illegal_play(state: State, seat: int, action: object) -> Exception:
+    """The error that says why ``action`` may not be played by ``seat`` now."""
+    card = action if type(action) is Card else None
+    if card is None:
+        found = CARD_BY_VALUE.get(action) if type(action) is int else None
+        if found is None:
+            return InvalidActionError(f"seat {seat} played {action!r}: not a card")
         card = found
     hand = state.hand(seat)
     if card not in hand:
         return IllegalActionError(f"seat {seat} played {card}: not in its hand")
-    if state.trick:
-        led = state.trick[0][1] >> 4
+    if state.current:
+        led = state.current[0][1] >> 4
         return IllegalActionError(f"seat {seat} played {card}: must follow {SUIT_NAMES[led]}")
     rule = state.phase.rules.options["spade_lead"]
     reason = ("spades are not broken" if rule == "after_broken"
@@ -341,31 +412,37 @@ def _illegal_play(state: State, seat: int, card: object) -> Exception:
     return IllegalActionError(f"seat {seat} led {card}: {reason}")
 
 
-def _call(state: State, call: Action) -> State:
-    seat: int = state.to_act  # type: ignore[assignment]
-    if call not in LEGAL_CALLS or type(call) is bool or type(call) is Card:
-        if isinstance(call, int) and not isinstance(call, bool) and type(call) is not Card:
-            raise IllegalActionError(f"seat {seat} called {call}: a number call is 1..12")
-        raise InvalidActionError(f"seat {seat} called {call!r}: not a call")
+def _call(state: State, action: object) -> State:
+    seat = state.to_act
+    assert seat is not None
+    if type(action) is str and (action == "pass" or action == "zero"):
+        call: Call = action
+    elif type(action) is int and 1 <= action <= 12:
+        call = action
+    elif isinstance(action, int) and not isinstance(action, bool) and type(action) is not Card:
+        raise IllegalActionError(f"seat {seat} called {action}: a number call is 1..12")
+    else:
+        raise InvalidActionError(f"seat {seat} called {action!r}: not a call")
     phase = state.phase
     calls = phase.calls + ((seat, call),)
     partner = (seat + 2) % 4
     called = {s for s, _ in calls}
-    skipped = partner if call in ("pass", "zero") and partner not in called else None
-    new = copy_state(state)
-    new.last_events = (("call", seat, call, skipped),)
+    skipped = partner if type(call) is str and partner not in called else None
+    events: tuple[Event, ...] = (("call", seat, call, skipped),)
     next_seat = _next_caller(phase.deal.dealer, calls)
     if next_seat is not None:
-        new.phase = Phase(phase.rules, phase.deal, calls, None, phase.totals, phase.history, "call")
-        new.to_act = next_seat
-        return new
+        new_phase = Phase(phase.rules, phase.deal, calls, None, phase.totals, phase.history, "call")
+        return State(new_phase, state.masks, state.played, state.current, state.leader,
+                     state.tricks_won, next_seat, events, state.plays_seen)
     contract = auction_winner(phase.deal.dealer, calls)
     if contract is None:  # PASS against PASS: a void deal
-        new.phase = Phase(phase.rules, phase.deal, calls, None, phase.totals, phase.history, "play")
-        return _end_deal(new, None)
-    new.phase = Phase(phase.rules, phase.deal, calls, contract, phase.totals, phase.history, "play")
-    new.to_act = state.leader
-    return new
+        new_phase = Phase(phase.rules, phase.deal, calls, None, phase.totals, phase.history, "play")
+        void = State(new_phase, state.masks, state.played, state.current, state.leader,
+                     state.tricks_won, state.to_act, events, state.plays_seen)
+        return _end_deal(void, None)
+    new_phase = Phase(phase.rules, phase.deal, calls, contract, phase.totals, phase.history, "play")
+    return State(new_phase, state.masks, state.played, state.current, state.leader,
+                 state.tricks_won, state.leader, events, state.plays_seen)
 
 
 def _next_caller(dealer: int, calls: Sequence[tuple[int, Call]]) -> int | None:
@@ -419,15 +496,13 @@ def _end_deal(state: State, contract: Contract | None) -> State:
     summary: DealSummary = (phase.deal, phase.calls, contract, plays_in_order(state.played), won,
                             tuple(scores), totals)
     history = phase.history + (summary,)
-    events = state.last_events + (("deal_end",),)
+    events = state.last_events + (DEAL_END,)
     options = rules.options
     reached = max(totals) >= options["target"] and totals[0] != totals[1]
     if reached or phase.deal.number >= options["max_deals"]:
-        over = copy_state(state)
-        over.phase = Phase(rules, phase.deal, phase.calls, contract, totals, history, None)
-        over.to_act = None
-        over.last_events = events
-        return over
+        over = Phase(rules, phase.deal, phase.calls, contract, totals, history, None)
+        return State(over, state.masks, state.played, state.current, state.leader, won, None,
+                     events, state.plays_seen)
     return _start_deal(rules, deal_cards(rules, phase.deal.number + 1), totals, history, events)
 
 
@@ -451,19 +526,20 @@ def view(state: State, seat: int) -> dict[str, Any]:
     phase = state.phase
     base = phase.view_base
     if base is None:
-        base = phase.view_base = {
+        base = {
             "game": NAME, "players": 4, "options": dict(phase.rules.options),
             "teams": [list(t) for t in TEAMS], "deal": phase.deal.number,
             "dealer": phase.deal.dealer, "trump_card": None, "trump": "S",
-            "calls": [list(c) for c in phase.calls], "contract": contract_json(phase.contract),
+            "calls": [[s, c] for s, c in phase.calls], "contract": contract_json(phase.contract),
             "totals": list(phase.totals),
         }
+        phase.view_base = base
     return {
         **base,
         "seat": seat,
         "hand": [] if state.to_act is None else names_of(state.masks[seat]),
         "plays": plays_view(state),
-        "trick": plays_json(state.trick),
+        "trick": plays_json(state.current),
         "leader": state.leader,
         "tricks_won": list(state.tricks_won),
     }
@@ -471,33 +547,86 @@ def view(state: State, seat: int) -> dict[str, Any]:
 
 def events(state: State, seat: int) -> list[dict[str, Any]]:
     """The protocol messages the last transition produced, as ``seat`` may see them."""
-    messages: list[dict[str, Any]] = []
-    for event in state.last_events:
-        kind = event[0]
-        if kind == "play":
-            played = state.played if event is JUST_PLAYED[0] else event
-            assert played is not None
-            _, seat_played, card = played
-            messages.append({"type": "event", "event": "play", "seat": seat_played,
-                             "card": NAME_OF[card]})
-        elif kind == "call":
-            messages.append({"type": "event", "event": "call", "seat": event[1],
-                             "call": event[2], "skipped": event[3]})
-        elif kind == "trick":
-            messages.append({"type": "event", "event": "trick", "winner": event[1],
-                             "cards": plays_json(event[2])})
-        elif kind == "deal_end":
-            deal, calls, contract, _, won, scores, deal_totals = state.phase.history[-1]
-            messages.append({"type": "event", "event": "deal_end", "deal": deal.number,
-                             "calls": [list(c) for c in calls],
-                             "contract": contract_json(contract), "tricks": list(won),
-                             "scores": list(scores), "totals": list(deal_totals)})
-        elif kind == "deal_start":
-            deal = state.phase.deal
-            messages.append({"type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
-                             "hand": names_json(state.hand(seat)), "trump_card": None,
-                             "trump": "S"})
-    return messages
+    return [_event_message(state, event, seat) for event in state.last_events]
+
+
+def _played(state: State, event: Event) -> tuple[int, int]:
+    """(seat, card) of a play event (the shared one stands for the head of ``played``)."""
+    if event is PLAY_EVENT_KEY:
+        node = state.played
+        assert node is not None
+        return node[1], node[2]
+    seat: int = event[1]  # type: ignore[assignment]
+    card: int = event[2]  # type: ignore[assignment]
+    return seat, card
+
+
+def _event_message(state: State, event: Event, seat: int) -> dict[str, Any]:
+    kind = event[0]
+    if kind == "play":
+        seat_played, card = _played(state, event)
+        return {"type": "event", "event": "play", "seat": seat_played, "card": NAME_OF[card]}
+    if kind == "call":
+        return {"type": "event", "event": "call", "seat": event[1], "call": event[2],
+                "skipped": event[3]}
+    if kind == "trick":
+        trick: Trick = event[2]  # type: ignore[assignment]
+        return {"type": "event", "event": "trick", "winner": event[1], "cards": plays_json(trick)}
+    if kind == "deal_end":
+        deal, calls, contract, _, won, scores, deal_totals = state.phase.history[-1]
+        return {"type": "event", "event": "deal_end", "deal": deal.number,
+                "calls": [[s, c] for s, c in calls], "contract": contract_json(contract),
+                "tricks": list(won), "scores": list(scores), "totals": list(deal_totals)}
+    deal = state.phase.deal  # deal_start
+    return {"type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
+            "hand": names_json(state.hand(seat)), "trump_card": None, "trump": "S"}
+
+
+def events_json(state: State, seat: int) -> str:
+    """``events(state, seat)`` as JSON lines, each ending in a newline."""
+    return "".join([_event_line(state, event, seat) for event in state.last_events])
+
+
+def shared_events_json(state: State) -> str | None:
+    """The JSON lines of the last transition's events when every seat sees the same (None when a
+    deal starts: each seat sees its own hand)."""
+    last = state.last_events
+    if last is JUST_PLAYED:  # the most frequent transition: one play, a line from a table
+        node = state.played
+        assert node is not None
+        return PLAY_EVENT[node[1]][node[2]]
+    if last[-1] is DEAL_START:
+        return None
+    return "".join([_event_line(state, event, 0) for event in last])
+
+
+def _event_line(state: State, event: Event, seat: int) -> str:
+    kind = event[0]
+    if kind == "play":
+        seat_played, card = _played(state, event)
+        return PLAY_EVENT[seat_played][card]
+    if kind == "trick":
+        trick: Trick = event[2]  # type: ignore[assignment]
+        return f'{{"type":"event","event":"trick","winner":{event[1]},"cards":{trick_json(trick)}}}\n'
+    if kind == "call":
+        return (f'{{"type":"event","event":"call","seat":{event[1]},"call":{value_json(event[2])},'
+                f'"skipped":{value_json(event[3])}}}\n')
+    if kind == "deal_end":
+        deal, calls, contract, _, won, scores, deal_totals = state.phase.history[-1]
+        return (f'{{"type":"event","event":"deal_end","deal":{deal.number},'
+                f'"calls":{pairs_json(calls)},"contract":{_contract_text(contract)},'
+                f'"tricks":{ints_json(won)},"scores":{ints_json(scores)},'
+                f'"totals":{ints_json(deal_totals)}}}\n')
+    deal = state.phase.deal  # deal_start
+    return (f'{{"type":"deal_start","deal":{deal.number},"dealer":{deal.dealer},'
+            f'"hand":{hand_json(state.masks[seat])},"trump_card":null,"trump":"S"}}\n')
+
+
+def _contract_text(contract: Contract | None) -> str:
+    if contract is None:
+        return "null"
+    team, kind, tricks = contract
+    return f'{{"team":{team},"kind":"{kind}","tricks":{tricks}}}'
 
 
 # --- Results and records ----------------------------------------------------------------------

@@ -1,90 +1,74 @@
 """What the states of both games share: the fields of a deal in play, and replay checks.
 
 A state is an immutable value split in two: a ``phase`` (the deal, its calls or bids, the totals:
-what changes only between plays) and the fields a play changes (hands as bitmasks, the linked list
-of plays, the trick, tricks won, whose turn). A play copies only the latter, which is what keeps
-``apply`` cheap.
+what changes only between plays; each game's own type) and the fields a play changes (hands as
+bitmasks, the linked list of plays, the trick, tricks won, whose turn). A play builds a new state
+sharing the phase, which is what keeps ``apply`` cheap.
+
+Cards inside a state are plain ints (``suit * 16 + rank``); what a caller reads (``trick``,
+``plays``, ``hand``) gives ``Card`` values. The classes are plain classes with typed fields, built
+by their constructors, so that mypyc compiles them to native classes (``make compiled``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Final, TypeVar
 
-from engine.cards import NAME_OF, Card, cards_of
+from engine.cards import CARD_BY_VALUE, NAME_OF, Card, cards_of
 from engine.errors import IllegalActionError, InvalidActionError, ReplayError
-from engine.trick import Plays, plays_in_order
+from engine.trick import Plays, Trick, plays_in_order
 
-JUST_PLAYED: tuple[tuple[str]] = (("play",),)
+Event = tuple[object, ...]
+"""One thing the last transition did: ``("play", seat, card)``, ``("trick", winner, trick)``,
+``("bid", seat, bid)``, ``("call", seat, call, skipped)``, ``("deal_end",)``, ``("deal_start",)``."""
+PLAY_EVENT_KEY: Final[Event] = ("play",)
+JUST_PLAYED: Final[tuple[Event, ...]] = (PLAY_EVENT_KEY,)
 """``last_events`` after a play that did not end a trick: the play is the head of ``played``.
 Shared, so the most frequent transition allocates no event tuples."""
+DEAL_START: Final[Event] = ("deal_start",)
+DEAL_END: Final[Event] = ("deal_end",)
+
+Action = int | str
+"""A bid or call (int, or a word such as ``pass``) or a card (a ``Card``, itself an int)."""
 
 
 class TrickState:
     """One moment of a trick-taking game. Immutable: each game's ``apply`` builds a new one.
 
     ``to_act`` is the seat to act (None when the game is over). Hands are bitmasks (bit ``card``);
-    ``hand(seat)`` gives the cards.
+    ``hand(seat)`` gives the cards. Each game's ``State`` adds its ``phase`` and what it knows.
     """
 
     __slots__ = (
+        "current",
         "last_events",
         "leader",
         "legal",
         "masks",
-        "phase",
         "played",
         "plays_seen",
         "to_act",
-        "trick",
         "tricks_won",
     )
 
-    phase: Any
     masks: tuple[int, ...]
     played: Plays
-    trick: tuple[tuple[int, Card], ...]
+    current: Trick
+    """The trick on the table as (seat, card) with plain int cards (``trick`` gives Cards)."""
     leader: int
     tricks_won: tuple[int, ...]
     to_act: int | None
-    last_events: tuple[tuple[Any, ...], ...]
-    legal: tuple[Any, ...] | None  # memo of the game's legal_actions(self), filled on first call
+    last_events: tuple[Event, ...]
+    legal: tuple[Action, ...] | None
+    """Memo of the game's ``legal_actions(self)``, filled on first call."""
     plays_seen: tuple[Plays, tuple[tuple[int, str], ...]] | None
     """The last plays list a view named, carried from state to state: (its head, its names)."""
 
     @property
-    def rules(self) -> Any:
-        """The game's constants."""
-        return self.phase.rules
-
-    @property
-    def deal(self) -> Any:
-        """The deal being played (the last one, once the game is over)."""
-        return self.phase.deal
-
-    @property
-    def deal_number(self) -> int:
-        """The deal being played (1 for the first; the last one once over)."""
-        number: int = self.phase.deal.number
-        return number
-
-    @property
-    def kind(self) -> str | None:
-        """The kind of action asked now ("bid", "call" or "play"); None once the game is over."""
-        kind: str | None = self.phase.kind
-        return kind
-
-    @property
-    def totals(self) -> tuple[int, ...]:
-        """The totals before this deal is scored (final totals once over)."""
-        totals: tuple[int, ...] = self.phase.totals
-        return totals
-
-    @property
-    def history(self) -> tuple[Any, ...]:
-        """The finished deals."""
-        history: tuple[Any, ...] = self.phase.history
-        return history
+    def trick(self) -> tuple[tuple[int, Card], ...]:
+        """The trick on the table so far, in order, as (seat, card)."""
+        return tuple([(seat, CARD_BY_VALUE[card]) for seat, card in self.current])
 
     @property
     def plays(self) -> tuple[tuple[int, Card], ...]:
@@ -96,51 +80,12 @@ class TrickState:
         return cards_of(self.masks[seat])
 
     @property
-    def players(self) -> int:
-        """The number of seats."""
-        players: int = self.phase.rules.players
-        return players
-
-    @property
-    def options(self) -> dict[str, Any]:
-        """The game's options, defaults filled in."""
-        options: dict[str, Any] = self.phase.rules.options
-        return options
-
-    @property
-    def seed(self) -> int:
-        """The game's seed."""
-        seed: int = self.phase.rules.seed
-        return seed
-
-    @property
     def is_over(self) -> bool:
         """Whether the game has ended."""
         return self.to_act is None
 
-    def __repr__(self) -> str:
-        return (f"<{type(self).__module__.rsplit('.', 1)[-1]} deal {self.deal.number} "
-                f"{self.kind or 'over'} seat {self.to_act}>")
-
 
 S = TypeVar("S", bound=TrickState)
-_new = object.__new__
-
-
-def copy_state(state: S) -> S:
-    """A copy of ``state`` to change before anyone sees it (the memo of legal actions is not kept)."""
-    new: S = _new(type(state))
-    new.phase = state.phase
-    new.masks = state.masks
-    new.played = state.played
-    new.trick = state.trick
-    new.leader = state.leader
-    new.tricks_won = state.tricks_won
-    new.to_act = state.to_act
-    new.last_events = state.last_events
-    new.legal = None
-    new.plays_seen = state.plays_seen
-    return new
 
 
 def plays_view(state: TrickState) -> tuple[tuple[int, str], ...]:
@@ -151,14 +96,18 @@ def plays_view(state: TrickState) -> tuple[tuple[int, str], ...]:
     """
     head = state.played
     seen = state.plays_seen
-    if seen is not None and seen[0] is head:
-        return seen[1]
-    known_head, known = seen if seen is not None else (None, ())
+    known_head: Plays = None
+    known: tuple[tuple[int, str], ...] = ()
+    if seen is not None:
+        if seen[0] is head:
+            return seen[1]
+        known_head, known = seen
     new: list[tuple[int, str]] = []
     node = head
     while node is not None and node is not known_head:
-        node, seat, card = node
+        earlier, seat, card = node
         new.append((seat, NAME_OF[card]))
+        node = earlier
     if node is not known_head:  # the named plays belong to an earlier deal
         known = ()
     new.reverse()
@@ -167,18 +116,19 @@ def plays_view(state: TrickState) -> tuple[tuple[int, str], ...]:
     return names
 
 
-def names_json(cards: Sequence[Card]) -> list[str]:
+def names_json(cards: Sequence[int]) -> list[str]:
     """Card names, for views and records."""
     return [NAME_OF[c] for c in cards]
 
 
-def plays_json(plays: Sequence[tuple[int, Card]]) -> list[list[Any]]:
+def plays_json(plays: Sequence[tuple[int, int]]) -> list[list[int | str]]:
     """``[[seat, "QS"], ...]`` from (seat, card) pairs."""
     return [[seat, NAME_OF[card]] for seat, card in plays]
 
 
 def replay_step(state: S, where: str, seat: int, raw: object,
-                parse_action: Callable[[S, object], Any], apply: Callable[[S, Any], S]) -> S:
+                parse_action: Callable[[S, object], Action],
+                apply: Callable[[S, object], S]) -> S:
     """One recorded action replayed: the right seat, a valid and legal action, else ReplayError."""
     if state.to_act != seat:
         raise ReplayError(f"{where}: seat {seat} acted but seat {state.to_act} was to act")

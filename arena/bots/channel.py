@@ -138,6 +138,17 @@ class Channel:
         scan = 0
         out_fd = self.out_fd
         exited = False
+        if not buf and not self.skipping:
+            # Pinned to one CPU with its bot, the write of the request has usually run the bot
+            # already (the woken reader preempts the writer), so its reply is waiting: read it
+            # without a poll first. stderr and the exit are seen at the next poll, as before.
+            try:
+                buf = os.read(out_fd, CHUNK)
+            except BlockingIOError:
+                pass
+            else:
+                if not buf:
+                    raise ChannelError(FaultKind.CRASH, "closed its stdout", buf)
         while True:
             if buf:
                 if self.skipping:  # the rest of an over-long line

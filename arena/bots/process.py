@@ -312,9 +312,10 @@ class BotProcess:
         self._held += data
 
     def hold_line(self, data: bytes) -> None:
-        """Queue an already serialised message line (ending in a newline), as ``hold`` does."""
+        """Queue already serialised message lines (each ending in a newline), as ``hold`` does."""
         if self.logger.isEnabledFor(_DEBUG):
-            self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
+            for line in data[:-1].split(b"\n"):
+                self.logger.debug(">> %s", line.decode("utf-8", "replace"))
         self._held += data
 
     def flush(self) -> None:

@@ -24,14 +24,12 @@ import orjson
 
 import engine
 from arena.bots.faults import BotFaultError, Fault, FaultKind
-from arena.bots.process import BotProcess
+from arena.bots.process import BotProcess, Reply
 from arena.settings import FaultPolicy, TimeControl
 from engine.errors import EngineError
 from engine.game import Game
 from engine.seeding import derive_seed
-
-_dumps = orjson.dumps
-_LINE = orjson.OPT_APPEND_NEWLINE
+from engine.wire import actions_to_json
 
 
 @dataclass(frozen=True)
@@ -74,9 +72,7 @@ def play_game(
             continue
         match.send(seat, {**start, "seat": seat, "seed": bot_seed(seed, seat)}, state)
     match.broadcast_events(state)
-    while state.to_act is not None:
-        state = match.step(state)
-        match.broadcast_events(state)
+    state = match.play(state)
     scores = game.totals(state)
     places = game.places(state)
     for seat in range(players):
@@ -137,6 +133,10 @@ class _Match:
         self.banks = [self.bank] * len(bots)
         self.fallback = random.Random(derive_seed(seed, "fallback"))
         self.faulted: set[int] = set()
+        self.shared: list[bytes] = []
+        """The event lines shown to every seat alike, in order, as the engine rendered them."""
+        self.handed = [0] * len(bots)
+        """How many of ``shared`` each seat's bot has been handed (``catch_up``)."""
         self.faults: list[dict[str, Any]] = []
         self.decisions = 0
         self.times: list[float | None] = []  # ms of each decision in order; None: the fallback's
@@ -153,6 +153,7 @@ class _Match:
         """Write an information message to a seat's bot now, unless the seat has faulted."""
         if seat in self.faulted:
             return
+        self.catch_up(seat)
         try:
             self.bots[seat].send(message)
         except BotFaultError as error:
@@ -161,25 +162,21 @@ class _Match:
     def broadcast_events(self, state: Any) -> None:
         """Queue for every seat what the last transition showed it; written with its next message.
 
-        Only ``deal_start`` differs between seats (each sees its own hand): the other events are
-        serialised once and the same bytes go to every seat.
+        Only ``deal_start`` differs between seats (each sees its own hand): otherwise the engine
+        renders the events once, and the same bytes are kept in ``shared`` until each seat's next
+        message hands them to its bot in one piece (``catch_up``), instead of to every bot at
+        every decision.
         """
-        game = self.game
-        faulted = self.faulted
-        messages = game.events(state, 0)
-        for message in messages:  # a plain loop: all() over a generator costs ~0.4 us here
-            if message["type"] != "event":
-                break
-        else:
-            shared = b"".join([_dumps(m, option=_LINE) for m in messages])
-            for seat, bot in enumerate(self.bots):
-                if seat not in faulted:
-                    bot.hold_line(shared)
+        shared = self.game.shared_events_json(state)
+        if shared is not None:
+            self.shared.append(shared.encode())
             return
+        faulted = self.faulted
+        events_json = self.game.events_json
         for seat, bot in enumerate(self.bots):  # a deal starts: each seat sees its own hand
             if seat not in faulted:
-                for message in (messages if seat == 0 else game.events(state, seat)):
-                    bot.hold(message)
+                self.catch_up(seat)
+                bot.hold_line(events_json(state, seat).encode())
 
     def with_bank(self, seat: int, fault: Fault) -> Fault:
         """A timeout after earlier decisions drew on the bank says so: the bot was not allowed
@@ -193,37 +190,78 @@ class _Match:
                   f"{(full - left) * 1000:.0f} ms)")
         return dataclasses.replace(fault, detail=detail)
 
-    def step(self, state: Any) -> Any:
-        """The state after the seat to act has acted: its bot's action, or the fallback's."""
-        self.decisions += 1
+    def catch_up(self, seat: int) -> None:
+        """Hand the seat's bot the shared event lines it has not been handed yet."""
+        shared = self.shared
+        start = self.handed[seat]
+        if start < len(shared):
+            self.handed[seat] = len(shared)
+            self.bots[seat].hold_line(b"".join(shared[start:]))
+
+    def play(self, state: Any) -> Any:
+        """Every decision from ``state`` to the end of the game; returns the final state.
+
+        Each decision: the seat to act is handed the shared events it has not seen, then asked
+        (an ``act`` with the legal actions, its view and its time); its action is applied, or the
+        fallback's after a fault. The loop keeps what it uses in locals: it runs 400 times a game.
+        """
         game = self.game
-        seat = state.to_act
-        legal = game.legal_actions(state)
-        if seat in self.faulted:
-            self.times.append(None)
-            return game.apply(state, self.fallback.choice(legal))
-        bot = self.bots[seat]
-        allowance = self.move + max(0.0, self.banks[seat])
-        message = {"type": "act", "kind": state.kind,
-                   "legal": engine.actions_to_json(legal),
-                   "view": game.view(state, seat), "time_ms": int(allowance * 1000)}
-        try:
-            reply = bot.request(message, allowance)
-        except BotFaultError as error:
-            elapsed = error.fault.elapsed
-            self.times.append(None if elapsed is None else round(elapsed * 1000, 1))
-            self.fault(seat, self.with_bank(seat, error.fault), state)
-            return game.apply(state, self.fallback.choice(legal))
-        self.times.append(round(reply.elapsed * 1000, 1))
-        self.banks[seat] -= max(0.0, reply.elapsed - self.move)
-        try:
-            return game.apply(state, game.parse_action(state, reply.message.get("action")))
-        except EngineError as error:
-            received = reply.message if "action" in reply.message else "(no action)"
-            self.fault(seat, Fault.illegal(bot.name, str(error), orjson.dumps(message),
-                                           orjson.dumps(received), bot.stderr_tail(),
-                                           reply.elapsed), state)
-            return game.apply(state, self.fallback.choice(legal))
+        legal_actions, view, apply, parse_action = (game.legal_actions, game.view, game.apply,
+                                                    game.parse_action)
+        shared_events_json = game.shared_events_json
+        bots, banks, handed, shared, faulted = (self.bots, self.banks, self.handed, self.shared,
+                                                self.faulted)
+        record_time = self.times.append
+        move = self.move
+        while True:
+            seat = state.to_act
+            if seat is None:
+                return state
+            self.decisions += 1
+            legal = legal_actions(state)
+            if seat in faulted:
+                record_time(None)
+                state = apply(state, self.fallback.choice(legal))
+            else:
+                bot = bots[seat]
+                start = handed[seat]
+                if start < len(shared):  # catch_up, inline
+                    handed[seat] = len(shared)
+                    bot.hold_line(b"".join(shared[start:]))
+                bank = banks[seat]
+                allowance = move + bank if bank > 0.0 else move
+                message = {"type": "act", "kind": state.kind, "legal": actions_to_json(legal),
+                           "view": view(state, seat), "time_ms": int(allowance * 1000)}
+                try:
+                    reply = bot.request(message, allowance)
+                except BotFaultError as error:
+                    elapsed = error.fault.elapsed
+                    record_time(None if elapsed is None else round(elapsed * 1000, 1))
+                    self.fault(seat, self.with_bank(seat, error.fault), state)
+                    state = apply(state, self.fallback.choice(legal))
+                else:
+                    elapsed = reply.elapsed
+                    record_time(round(elapsed * 1000, 1))
+                    if elapsed > move:  # the bank pays what the move allowance does not
+                        banks[seat] = bank - (elapsed - move)
+                    try:
+                        state = apply(state, parse_action(state, reply.message.get("action")))
+                    except EngineError as error:
+                        self.illegal(seat, bot, error, message, reply, state)
+                        state = apply(state, self.fallback.choice(legal))
+            lines = shared_events_json(state)
+            if lines is not None:
+                shared.append(lines.encode())
+            else:
+                self.broadcast_events(state)
+
+    def illegal(self, seat: int, bot: BotProcess, error: EngineError, message: dict[str, Any],
+                reply: Reply, state: Any) -> None:
+        """Record an illegal-action fault: the engine's verdict on the bot's reply."""
+        received = reply.message if "action" in reply.message else "(no action)"
+        self.fault(seat, Fault.illegal(bot.name, str(error), orjson.dumps(message),
+                                       orjson.dumps(received), bot.stderr_tail(), reply.elapsed),
+                   state)
 
 
 def result_of(record: Mapping[str, Any], entrants: Sequence[str], policy: FaultPolicy) -> dict[str, Any]:

@@ -1,0 +1,43 @@
+"""The event lines the games render (``events_json``, ``shared_events_json``) are, byte for byte,
+what a compact encoder gives for their dict forms, at every step of many random games."""
+
+from __future__ import annotations
+
+import random
+
+import orjson
+import pytest
+
+import engine
+
+OPTIONS = {
+    "blackout": [{}, {"deals": 4, "sequence": "up_down", "hook": True, "must_trump": True},
+                 {"deals": 3, "no_trump_last": "always", "scoring": "penalty"}],
+    "partnership-blackout": [{"max_deals": 4}, {"max_deals": 3, "spade_lead": "after_broken"}],
+}
+CASES = [(name, players, index) for name in sorted(engine.GAMES)
+         for players in engine.GAMES[name].info.player_counts for index in range(len(OPTIONS[name]))]
+
+
+def lines(messages: list[dict[str, object]]) -> bytes:
+    return b"".join(orjson.dumps(m, option=orjson.OPT_APPEND_NEWLINE) for m in messages)
+
+
+@pytest.mark.parametrize(("name", "players", "index"), CASES)
+def test_event_lines_are_the_compact_encoding_of_the_events(name: str, players: int, index: int) -> None:
+    game = engine.game(name)
+    for seed in range(3):
+        rng = random.Random(seed)
+        state = game.new_game(players, seed, OPTIONS[name][index])
+        while True:
+            per_seat = [lines(game.events(state, seat)) for seat in range(players)]
+            for seat in range(players):
+                assert game.events_json(state, seat).encode() == per_seat[seat]
+            shared = game.shared_events_json(state)
+            if shared is None:
+                assert any(m["type"] == "deal_start" for m in game.events(state, 0))
+            else:
+                assert all(shared.encode() == text for text in per_seat)
+            if state.is_over:
+                break
+            state = game.apply(state, rng.choice(game.legal_actions(state)))
