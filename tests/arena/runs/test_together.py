@@ -75,7 +75,10 @@ def test_relative_dir_bot_builds_and_plays_in_the_sandbox(tmp_path: Path) -> Non
 def _start_long_run(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     """A run that is still writing when the next command comes: Python bots, many rounds."""
     bots = "".join(f"  - {{name: p{n}, cmd: {sys.executable} -S {RANDOM_PY}}}\n" for n in range(3))
-    (tmp_path / "t.yaml").write_text(tournament_text(bots, rounds=400))
+    # full-length games (13 deals up and down: hundreds of decisions each), far more than the test
+    # waits for: minutes of work, stopped by the test with Ctrl-C
+    (tmp_path / "t.yaml").write_text(tournament_text(bots, rounds=2000).replace(
+        "options: {deals: 2}\n", ""))
     run = subprocess.Popen([ARENA, "run", "t.yaml", "--out", "out", "--jobs", "1", *args],
                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                            stdin=subprocess.DEVNULL)
