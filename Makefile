@@ -12,8 +12,18 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-bots:
+# The Python search bot imports the engine. A bot in the sandbox sees only its own directory, so
+# the engine is copied next to it (a link would point outside and vanish there); see bots/README.md.
+BOT_ENGINE := bots/python/engine
+
+bots: $(BOT_ENGINE)/.copied
 	$(MAKE) --no-print-directory -C bots/c
+
+$(BOT_ENGINE)/.copied: $(wildcard engine/*.py)
+	rm -rf $(BOT_ENGINE)
+	mkdir -p $(BOT_ENGINE)
+	cp engine/*.py $(BOT_ENGINE)/
+	touch $@
 
 # Lint and types first: CI runs `make test`, so a lint or type error fails CI like a test does.
 test: $(STAMP) bots lint
@@ -32,5 +42,5 @@ bench: $(STAMP) bots
 	$(PY) -m bench
 
 clean:  # build products only: results/ holds users' tournament results and is never deleted here
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(BOT_ENGINE)
 	$(MAKE) --no-print-directory -C bots/c clean
