@@ -3,7 +3,7 @@
 For each decision it deals the cards it cannot see many times over, each deal consistent with what
 its view shows (its hand, the cards played, the turned card, the suits each seat has shown out of,
 and the bids or calls: a deal is kept with a weight for how well each bid matches the hand it
-gives that seat, then the deals are drawn again by weight). In every such deal it plays each legal
+gives that seat, and of a few such deals one is kept, drawn by weight). In every such deal it plays each legal
 action and then the rest of the deal with a fast copy of the greedy bot's play (``Rollout``), on
 the engine's own rules (``engine.game(...).apply`` from a game started on those hands), and takes
 the action with the best mean outcome over the deals. Bids and calls are chosen the same way, the
@@ -44,7 +44,7 @@ NAME = "search-py"
 DEFAULT_SAMPLES = 24
 DEFAULT_MS = 400
 OVERSAMPLE = 3
-"""Deals drawn per sample kept: the kept ones are drawn again from these by their bid weights."""
+"""Deals drawn per sample kept: the kept one is drawn from these by their bid weights."""
 BID_SIGMA = 1.0
 """How far (in tricks) a seat's bid may stray from the greedy estimate of its hand, as a std dev."""
 SUIT_BITS = tuple(0x1FFF << (16 * suit) for suit in range(4))
@@ -231,15 +231,23 @@ def greedy_estimate(view: dict, hand: list[str], seat: int) -> float:
     return min(estimate, size)
 
 
-def draw_samples(rng: random.Random, position: Position, count: int) -> list[list[list[int]]]:
-    """``count`` deals for the search: drawn, weighed by the bids, and drawn again by weight."""
+def draw_sample(rng: random.Random, position: Position) -> list[list[int]]:
+    """One deal for the search: the best fit to the bids of ``OVERSAMPLE`` drawn, chosen by weight.
+
+    (Drawn one at a time, so a decision that runs out of time has spent none on unused deals.)
+    """
     if not any(seat != position.seat for seat, _ in position.auction):
-        return [deal_hidden(rng, position) for _ in range(count)]
-    pool = [deal_hidden(rng, position) for _ in range(count * OVERSAMPLE)]
+        return deal_hidden(rng, position)
+    pool = [deal_hidden(rng, position) for _ in range(OVERSAMPLE)]
     weights = [bid_weight(position, hands) for hands in pool]
     if sum(weights) <= 0:
-        return pool[:count]
-    return rng.choices(pool, weights, k=count)
+        return pool[0]
+    return rng.choices(pool, weights)[0]
+
+
+def draw_samples(rng: random.Random, position: Position, count: int) -> list[list[list[int]]]:
+    """``count`` deals for the search (``draw_sample``)."""
+    return [draw_sample(rng, position) for _ in range(count)]
 
 
 # --- the rollout policy: the greedy bot's play, on bitmasks --------------------------------------
@@ -386,7 +394,7 @@ class Search:
         if self.kind == "play":
             return distinct_cards(self.legal, self.position)
         if self.kind == "bid":
-            return [b for b in self.legal if abs(b - fallback) <= 3]
+            return [b for b in self.legal if abs(b - fallback) <= 2]
         numbers = [c for c in self.legal if isinstance(c, int) and abs(c - fallback) <= 1] \
             if isinstance(fallback, int) else [c for c in self.legal if isinstance(c, int)][:2]
         return [*numbers, *(c for c in ("pass", "zero") if c in self.legal)]
@@ -404,12 +412,11 @@ class Search:
         for _, card in position.plays:
             played |= 1 << card
         wire = {action: self.engine_action(action) for action in actions}
-        samples = draw_samples(self.rng, position, self.samples)
-        for done, hands in enumerate(samples):
+        for done in range(self.samples):
             if done and time.perf_counter() > self.deadline:
                 self.cut_short = True
                 break
-            state = position.start(hands)
+            state = position.start(draw_sample(self.rng, position))
             for action in actions:
                 totals[action] += self.margin(self.play_action(state, wire[action], played))
         return max(actions, key=lambda a: (totals[a], a == fallback))
