@@ -2,11 +2,11 @@
 
 For each decision it deals the cards it cannot see many times over, each deal consistent with what
 its view shows (its hand, the cards played, the turned card, the suits each seat has shown out of,
-and the bids or calls: a deal is kept with a weight for how well each bid matches the hand it
-gives that seat, and of a few such deals one is kept, drawn by weight). In every such deal it plays each legal
-action and then the rest of the deal with a fast copy of the greedy bot's play (``Rollout``), on
-the engine's own rules (``engine.game(...).apply`` from a game started on those hands), and takes
-the action with the best mean outcome over the deals. Bids and calls are chosen the same way, the
+and the bids or calls: of a few such deals one is kept, drawn by how well each bid matches the
+hand the deal gives that seat). In every kept deal it plays each legal action and then the rest
+of the deal with a fast copy of the greedy bot's play (``Rollout``), on the engine's own rules
+(``engine.game(...).apply`` from a game started on those hands), and takes the action with the
+best mean outcome over the deals. Bids and calls are chosen the same way, the
 other seats bidding or calling as the greedy bot does.
 
 The outcome it maximises is the deal's score margin: in Blackout its own score minus the mean of
@@ -14,9 +14,12 @@ the other seats' scores (a place depends on both), in Partnership Blackout its t
 the other team's.
 
 Budget, per decision: ``--samples N`` deals (default 24), and at most ``--ms M`` milliseconds
-(default 400, and never more than a third of the ``time_ms`` the arena allows): whichever ends
-first. Its random generator is seeded from ``game_start.seed``, so with the sample budget binding
-(as on an idle machine) a game replays; a decision that the time limit cut short says so on stderr.
+(default 400, and never more than a quarter of the ``time_ms`` the arena allows): whichever ends
+first. The clock is checked before every action's play-out, so a decision ends within one
+play-out of its limit; a sample cut short is dropped whole (every action is compared on the same
+deals), and with no complete sample the greedy choice is played. Its random generator is seeded
+from ``game_start.seed``, so with the sample budget binding (as on an idle machine) a game
+replays; a decision that the time limit cut short says so on stderr.
 
 The engine: ``import engine`` finds the copy that ``make bots`` puts next to this file
 (``bots/python/engine/``), so the bot works in the arena's sandbox, which shows a bot only its own
@@ -412,13 +415,21 @@ class Search:
         for _, card in position.plays:
             played |= 1 << card
         wire = {action: self.engine_action(action) for action in actions}
-        for done in range(self.samples):
-            if done and time.perf_counter() > self.deadline:
-                self.cut_short = True
-                break
+        done = 0
+        while done < self.samples and not self.cut_short:
             state = position.start(draw_sample(self.rng, position))
+            margins = []
             for action in actions:
-                totals[action] += self.margin(self.play_action(state, wire[action], played))
+                if time.perf_counter() > self.deadline:  # a sample counts whole or not at all
+                    self.cut_short = True
+                    break
+                margins.append(self.margin(self.play_action(state, wire[action], played)))
+            else:
+                for action, margin in zip(actions, margins, strict=True):
+                    totals[action] += margin
+                done += 1
+        if not done:
+            return fallback
         return max(actions, key=lambda a: (totals[a], a == fallback))
 
     def engine_action(self, action: object) -> object:
@@ -483,16 +494,21 @@ def distinct_cards(legal: list, position: Position) -> list[str]:
 # --- the message loop ----------------------------------------------------------------------------
 
 
-def decide(message: dict, rng: random.Random, samples: int, ms: int) -> object:
-    """The action for one ``act`` message: the search's, or the greedy bot's where it cannot run."""
+def decide(message: dict, rng: random.Random, samples: int, ms: int,
+           received: float | None = None) -> object:
+    """The action for one ``act`` message: the search's, or the greedy bot's where it cannot run.
+
+    The search stops ``ms`` milliseconds (at most a quarter of the ``time_ms`` allowed) after
+    ``received``, the moment the message was read (default: now).
+    """
+    allowed = min(ms, message.get("time_ms", ms) // 4)
+    deadline = (time.perf_counter() if received is None else received) + allowed / 1000
     legal = message["legal"]
     kind = message.get("kind", "")
     view = message.get("view") or {}
     fallback = greedy_bot.decide(kind, view, legal)
     if len(legal) == 1:
         return legal[0]
-    allowed = min(ms, message.get("time_ms", ms) // 3)
-    deadline = time.perf_counter() + allowed / 1000
     try:
         search = Search(view, kind, legal, rng, samples, deadline)
         action = search.run(fallback)
@@ -527,6 +543,7 @@ def main() -> None:
     flush = sys.stdout.flush
     while True:
         line = read()
+        received = time.perf_counter()
         if not line:
             return
         if not line.strip():
@@ -536,7 +553,7 @@ def main() -> None:
         if kind == "act":
             legal = message["legal"]
             try:
-                action = decide(message, rng, args.samples, args.ms)
+                action = decide(message, rng, args.samples, args.ms, received)
             except Exception as error:  # a bug here must not cost the game: log it, play safe
                 print(f"search: {type(error).__name__}: {error}; playing {legal[0]!r}",
                       file=sys.stderr, flush=True)
