@@ -12,8 +12,18 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-bots:
+# The Python search bot imports the engine. A bot in the sandbox sees only its own directory, so
+# the engine is copied next to it (a link would point outside and vanish there); see bots/README.md.
+BOT_ENGINE := bots/python/engine
+
+bots: $(BOT_ENGINE)/.copied
 	$(MAKE) --no-print-directory -C bots/c
+
+$(BOT_ENGINE)/.copied: $(wildcard engine/*.py)
+	rm -rf $(BOT_ENGINE)
+	mkdir -p $(BOT_ENGINE)
+	cp engine/*.py $(BOT_ENGINE)/
+	touch $@
 
 # The optional compiled engine (`make compiled`): mypyc (it ships with mypy, in the dev extra)
 # compiles the engine's hot modules into $(COMPILED), a directory named by the hash of the engine's
@@ -76,5 +86,5 @@ bench: $(STAMP) bots
 	$(PY) -m bench
 
 clean:  # build products only: results/ holds users' tournament results and is never deleted here
-	rm -rf $(VENV) build
+	rm -rf $(VENV) $(BOT_ENGINE) build
 	$(MAKE) --no-print-directory -C bots/c clean
