@@ -7,13 +7,15 @@ thread of the process including threads that have exited, one system call per pr
 
 The tree (the bot and its descendants: under bubblewrap, ``bwrap``, the sandbox's pid 1 and the
 bot below them) is walked through ``/proc`` as the memory watch walks it, but a walk costs about
-35 us, so it is kept: walked at the start, again whenever one of the kept processes' main
-threads shows a different list of children (one ``pread`` of an open ``children`` file each), and
-always before a decision is judged over its limit (``read(fresh=True)``). A process that leaves the
-tree keeps counting with the CPU time last read of it, so the total never goes down. Not counted:
-the CPU of a child that started and was reaped between two reads (it is in its parent's
-``cutime``, which the kernel only keeps in 10 ms ticks), and of a child forked by a thread other
-than its process's main thread until the next walk.
+35 us, so it is kept: walked at the start and after ``hello``, every ``WALK_EVERY`` readings,
+always before a decision is judged over its limit (``read(fresh=True)``), and whenever one of the
+kept processes' main threads shows a different list of children, looked at every
+``CHECK_EVERY`` readings (one ``pread`` of an open ``children`` file each: looking at every
+reading would cost a decision with a C bot over 10%). A child found late is not lost: its clock
+counts from its own start (what it used is charged to the decision that finds it). A process
+that leaves the tree keeps counting with the CPU time last read of it, so the total never goes
+down. Not counted: the CPU of a child that started and was reaped between two reads (it is
+in its parent's ``cutime``, which the kernel only keeps in 10 ms ticks).
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ from arena.bots.memory import process_tree
 _clock_ns = time.clock_gettime_ns
 _pread = os.pread
 
+WALK_EVERY = 64
+"""Readings between two walks of the whole tree: children forked by a thread other than a
+process's main thread are found by them (a JVM starts processes from another thread)."""
+CHECK_EVERY = 8
+"""Readings between two looks at the kept processes' main threads' children."""
+
 
 def process_clock(pid: int) -> int:
     """The clock id of ``pid``'s CPU time (the kernel's ``MAKE_PROCESS_CPUCLOCK(pid, SCHED)``)."""
@@ -36,7 +44,7 @@ def process_clock(pid: int) -> int:
 class TreeClock:
     """CPU time of one bot's process tree, in seconds since it was started; owned by its BotProcess."""
 
-    __slots__ = ("children", "clocks", "gone", "last", "pid")
+    __slots__ = ("children", "clocks", "gone", "last", "pid", "readings")
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
@@ -48,6 +56,7 @@ class TreeClock:
         """CPU ns last read of each process (kept for those that left the tree)."""
         self.gone = 0
         """CPU ns of processes that have left the tree."""
+        self.readings = 0
         self.walk()
 
     def walk(self) -> None:
@@ -87,10 +96,11 @@ class TreeClock:
                 return True
         return False
 
-    def read(self, check: bool = True, fresh: bool = False) -> float:
-        """Seconds of CPU the tree has used; ``check`` looks for new children first (walking the
-        tree again if there are), ``fresh`` walks it in any case (at a deadline)."""
-        if fresh or (check and self._changed()):
+    def read(self, fresh: bool = False) -> float:
+        """Seconds of CPU the tree has used; ``fresh`` walks the tree first (at a deadline)."""
+        readings = self.readings = self.readings + 1
+        if fresh or readings % WALK_EVERY == 0 or (readings % CHECK_EVERY == 0
+                                                    and self._changed()):
             self.walk()
         total = self.gone
         last = self.last

@@ -17,7 +17,9 @@ what a request means:
   exit status may add up to 0.1 s), unless the allowance is of CPU time (``cpu_limit``): then,
   when the allowance has passed in wall time, the bot's CPU time (``arena.bots.cputime``) decides:
   under the limit, the wait goes on, up to the wall cap. Every reply carries the CPU time the
-  bot's process tree used, read just before the write and just after the reply. A wait that woke
+  bot's process tree used since its previous reply: read once per request, just after the reply
+  (and at the deadline), not at the write: one reading per decision instead of two, and what a
+  bot does between two requests (the messages in between, pondering) counts toward the next. A wait that woke
   up much later than its deadline (``STALL``: the arena itself was not running) is counted in
   ``stalls`` and, under a wall allowance, the bot is given that time again.
 - Ids are the arena's: a reply that arrives after its request timed out is recognised by its id
@@ -171,9 +173,9 @@ class BotProcess:
         """Waits for this bot that woke up over ``STALL`` late: the arena was not running."""
         self.hello_cpu: float | None = None
         """CPU seconds the process tree used up to its ``hello`` reply."""
-        # The request being waited for: CPU time at its start, its CPU allowance (None: a wall
-        # allowance), its wall allowance and wall cap (absolute), time the arena stalled, and
-        # which limit ended it.
+        # The request being waited for: the tree's CPU time when the bot last replied (a
+        # request's CPU time counts from there), its CPU allowance (None: a wall allowance), its
+        # wall allowance and wall cap (absolute), time the arena stalled, which limit ended it.
         self._cpu_start = 0.0
         self._cpu_limit: float | None = None
         self._timeout = 0.0
@@ -236,6 +238,7 @@ class BotProcess:
         self._proc = proc
         self._channel = Channel(proc, self._sink, self.line_cap)
         self._tree = TreeClock(proc.pid)
+        self._cpu_start = 0.0  # the process's CPU clocks count from its start
         self._running = True
         _register(self, proc.pid)
         if self.sandbox is None:  # a sandbox sets them before its bot starts
@@ -246,6 +249,7 @@ class BotProcess:
         try:
             remaining = self.start_timeout - (perf_counter() - started)
             answer = self.request(hello, remaining)
+            self._cpu_start = self._tree.read(fresh=True)  # a launcher has started the bot by now
             reply = answer.message
             self.hello_cpu = answer.cpu
         except BotFaultError as error:
@@ -422,7 +426,7 @@ class BotProcess:
         self._stalled = 0.0
         self._limit = None
         self._timeout = timeout
-        cpu_start = self._cpu_start = tree.read(check=False)
+        cpu_start = self._cpu_start
         start = perf_counter()
         deadline = start + timeout
         self._cap = start + (cap if cap is not None else wall_cap(timeout))
@@ -453,7 +457,8 @@ class BotProcess:
             if type(got) is int:
                 if got == rid:
                     self._exchange = (data, line)
-                    cpu = tree.read() - cpu_start
+                    used = self._cpu_start = tree.read()
+                    cpu = used - cpu_start
                     charged = cpu if cpu_limit is not None else elapsed - self._stalled
                     # Reply(...) minus a Python call
                     return _new_tuple(Reply, (reply, elapsed, cpu, charged))
@@ -497,7 +502,8 @@ class BotProcess:
         where the bot is waiting rather than working (no thread of its tree runnable): then the
         reply was not flushed, or not written at all."""
         assert self._tree is not None
-        cpu = max(0.0, self._tree.read(fresh=True) - self._cpu_start)
+        total = self._tree.read(fresh=True)
+        cpu, self._cpu_start = max(0.0, total - self._cpu_start), total
         limit = self._limit or TimeLimit.WALL
         used = f"{cpu * 1000:.0f} ms of CPU"
         if limit is TimeLimit.CPU:
