@@ -234,7 +234,7 @@ class InProcessBot:
         self.hold(message)
         self._held.clear()
 
-    def request(self, message: dict[str, Any], timeout: float, *, cpu_limit: float | None = None,
+    def request(self, message: dict[str, Any], timeout: float, cpu_limit: float | None = None,
                 cap: float | None = None) -> Reply:
         message["id"] = self._next_id
         self._next_id += 1

@@ -25,9 +25,9 @@ from arena.work import BotCommand, GameSpec, RunSettings
 ROOT = Path(__file__).resolve().parents[1]
 BUSY = 16
 BUSY_LIMIT = 900  # seconds: a busy loop left behind by a crash ends by itself
-GAMES = 300
-CHUNKS = 3
-OPTIONS = {"deals": 5}
+GAMES = 500
+CHUNKS = 4
+OPTIONS: dict[str, object] = {}  # full games: 13 deals, 416 decisions
 ENTRANTS = {
     "random-c1": (str(ROOT / "bots" / "c" / "random_bot"),),
     "random-c2": (str(ROOT / "bots" / "c" / "random_bot"),),
@@ -84,7 +84,7 @@ def run() -> list[str]:
             process.kill()
             process.wait()
     lines = [f"clocks: {BUSY} busy loops, 4 C bots + the Python random bot, move_ms 20, no bank, "
-             f"jobs 2, {GAMES} games of {OPTIONS['deals']} deals under each clock (same games)"]
+             f"jobs 2, {GAMES} full 4-player games under each clock (the same games)"]
     for clock in (Clock.WALL, Clock.CPU):
         timeouts, stalls, decisions, seconds = totals[clock]
         lines.append(f"  clock {clock.value:4}: {timeouts:4d} timeouts, {stalls:4d} arena stalls, "

@@ -99,7 +99,7 @@ class StandIn:
         self.held += data
     def send(self, message):
         self.hold(message); self.held.clear()
-    def request(self, message, timeout, **clock):  # cpu_limit, cap: since issue 19
+    def request(self, message, timeout, cpu_limit=None, cap=None):  # the clock: since issue 19
         message["id"] = self.next_id; self.next_id += 1
         self.hold(message); self.held.clear()
         return Reply({"id": message["id"], "action": message["legal"][0]}, 0.0)

@@ -394,7 +394,7 @@ class BotProcess:
             self._held.clear()
         self._write(data, None)
 
-    def request(self, message: dict[str, Any], timeout: float, *, cpu_limit: float | None = None,
+    def request(self, message: dict[str, Any], timeout: float, cpu_limit: float | None = None,
                 cap: float | None = None) -> Reply:
         """Write ``message`` with a fresh ``id`` (set in the dict) and wait for its reply line.
 

@@ -240,7 +240,7 @@ class _CheckedBot(BotProcess):
         for line in data.splitlines():  # the referee's shared events: one message a line
             self.hold(orjson.loads(line))
 
-    def request(self, message: dict[str, Any], timeout: float, *, cpu_limit: float | None = None,
+    def request(self, message: dict[str, Any], timeout: float, cpu_limit: float | None = None,
                 cap: float | None = None) -> Reply:
         is_act = message.get("type") == "act"
         squeeze = is_act and self.squeeze_next_act

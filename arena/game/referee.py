@@ -81,7 +81,8 @@ def play_game(
     record = game.record(state, names)
     record["faults"] = match.faults
     attach_decision_times(record, match.times)
-    attach_decision_times(record, match.cpu_times, "_cpu_ms")
+    attach_decision_times(record, [None if cpu is None else round(cpu * 1000, 1)
+                                   for cpu in match.cpu_times], "_cpu_ms")
     record["time_control"] = {"move_ms": time_control.move_ms, "bank_ms": time_control.bank_ms}
     record["bank_used_ms"] = [round((time_control.bank_ms / 1000 - max(0.0, bank)) * 1000, 1)
                               for bank in match.banks]
@@ -149,7 +150,7 @@ class _Match:
         self.faults: list[dict[str, Any]] = []
         self.decisions = 0
         self.times: list[float | None] = []  # ms of each decision in order; None: the fallback's
-        self.cpu_times: list[float | None] = []  # CPU ms of each, likewise
+        self.cpu_times: list[float | None] = []  # CPU seconds of each, likewise
 
     def fault(self, seat: int, fault: Fault, state: Any) -> None:
         """Record ``fault`` against ``seat``; the seat plays by fallback from now on."""
@@ -253,17 +254,16 @@ class _Match:
                 message = {"type": "act", "kind": state.kind, "legal": actions_to_json(legal),
                            "view": view(state, seat), "time_ms": int(allowance * 1000)}
                 try:
-                    reply = bot.request(message, allowance, cpu_limit=allowance if is_cpu else None,
-                                        cap=cap)
+                    reply = bot.request(message, allowance, allowance if is_cpu else None, cap)
                 except BotFaultError as error:
                     elapsed, cpu = error.fault.elapsed, error.fault.cpu
                     record_time(None if elapsed is None else round(elapsed * 1000, 1))
-                    record_cpu(None if cpu is None else round(cpu * 1000, 1))
+                    record_cpu(cpu)
                     self.fault(seat, self.with_bank(seat, error.fault), state)
                     state = apply(state, self.fallback.choice(legal))
                 else:
                     record_time(round(reply.elapsed * 1000, 1))
-                    record_cpu(round(reply.cpu * 1000, 1))
+                    record_cpu(reply.cpu)
                     charged = reply.charged
                     if charged > move:  # the bank pays what the move allowance does not
                         banks[seat] = bank - (charged - move)
