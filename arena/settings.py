@@ -47,6 +47,7 @@ file is the number of players."""
 START_MS = Range("time.start_ms", 1, 3_600_000)
 MOVE_MS = Range("time.move_ms", 1, 3_600_000)
 BANK_MS = Range("time.bank_ms", 0, 86_400_000)
+WALL_MS = Range("time.wall_ms", 1, 86_400_000)
 MEMORY_MB = Range("limits.memory_mb", 16, 1 << 20)
 CPU_SECONDS = Range("limits.cpu_seconds", 1, 31_536_000)
 FILE_MB = Range("limits.file_mb", 1, 1 << 20)
@@ -58,7 +59,7 @@ MINUTES = Range("minutes", 0, 525_600)
 """``league run --minutes``: at most a year."""
 
 TOURNAMENT_RANGES = (ROUNDS, MAX_TABLES, SEED, JOBS, LIVE_BOTS, START_MS, MOVE_MS, BANK_MS,
-                     MEMORY_MB, CPU_SECONDS, FILE_MB, QUIT_GRACE_MS)
+                     WALL_MS, MEMORY_MB, CPU_SECONDS, FILE_MB, QUIT_GRACE_MS)
 """The ranges of a tournament file's integer keys (docs/tournaments.md lists each)."""
 
 
@@ -93,13 +94,43 @@ class Limits:
         return max(4 * self.memory_mb, _machine_memory_mb() + 4096)
 
 
+class Clock(enum.Enum):
+    """What a decision's time is: the CPU time of the bot's process tree, or wall time."""
+
+    CPU = "cpu"
+    WALL = "wall"
+
+
 @dataclass(frozen=True)
 class TimeControl:
-    """Time limits in milliseconds: to the ``hello`` reply, per decision, and an extra bank per game."""
+    """Time limits in milliseconds: to the ``hello`` reply, per decision, and an extra bank per game.
+
+    ``clock`` says what ``move_ms`` and the bank measure. Under ``cpu`` (the default) a decision is
+    charged the CPU time the bot's process tree used, so a busy machine costs a bot nothing; the
+    wall cap (``wall_ms``, default ``max(5000, 10 x (move_ms + bank_ms))``) still ends a decision
+    that blocks or sleeps. Under ``wall`` a decision is charged the time from the request to the
+    reply, as a bot that must answer in real time is.
+    """
 
     start_ms: int = 10_000
     move_ms: int = 1_000
     bank_ms: int = 10_000
+    clock: Clock = Clock.CPU
+    wall_ms: int | None = None
+    """The wall cap of a decision under ``clock: cpu``; None: the default."""
+
+    @property
+    def wall_cap_ms(self) -> int:
+        """The wall cap of a decision in ms: ``wall_ms``, or ``max(5000, 10 x (move + bank))``."""
+        if self.wall_ms is not None:
+            return self.wall_ms
+        return max(5_000, 10 * (self.move_ms + self.bank_ms))
+
+
+CLOCK_HELP = ("What move_ms and the bank measure: cpu, the CPU time of the bot's processes "
+              "(a busy machine costs a bot nothing), or wall, the time from request to reply.")
+WALL_MS_HELP = ("Under --clock cpu, the wall time after which a decision that blocks or sleeps "
+                "times out, ms (default: 10 x (move + bank), at least 5000).")
 
 
 class FaultPolicy(enum.Enum):

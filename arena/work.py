@@ -84,6 +84,8 @@ class Finished(NamedTuple):
     line: bytes
     result: dict[str, Any]
     faults: int
+    stalls: int = 0
+    """Waits for a bot that woke up late because the arena itself did not run (``stalls``)."""
 
     @property
     def id(self) -> str:
@@ -93,4 +95,5 @@ class Finished(NamedTuple):
 
 def finished_of(line: dict[str, Any]) -> Finished:
     """The runner's view of one result line."""
-    return Finished(orjson.dumps(line) + b"\n", line["result"], len(line.get("faults", ())))
+    return Finished(orjson.dumps(line) + b"\n", line["result"], len(line.get("faults", ())),
+                    sum(line.get("stalls", ())))

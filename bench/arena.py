@@ -35,6 +35,9 @@ decisions each) through ``play_game``, the same ``GAMES`` seeds in every batch:
   T - S - P_first is then what the process layer adds over raw os.write/os.read, and
   T - S - W the arena's I/O side per decision (process layer and pipe, real messages), to set
   against R like for like.
+- T0, the same as T with the bots' CPU clocks replaced by one that reads nothing: T / T0 is what
+  measuring each decision's CPU time (two readings of the bot's process tree) costs a decision.
+  Goal (issue 19): within 1.1x.
 - Python random bot: games per second of ``play_game`` with 4 persistent
   ``bots/python/random_bot.py`` processes (stdlib json), and its time per decision over R.
 
@@ -73,6 +76,7 @@ GAMES = 10
 """Games per batch for the arena figures (4,160 decisions)."""
 PY_GAMES = 4
 GOAL = 3.0
+CPU_GOAL = 1.1
 TIME = TimeControl(start_ms=30_000, move_ms=10_000, bank_ms=60_000)  # never binds here
 
 Batch = Callable[[], int]
@@ -218,6 +222,7 @@ class InProcessBot:
         self.last_fault = None
         self._held = bytearray()
         self._next_id = 0
+        self.stalls = 0
 
     def hold(self, message: dict[str, Any]) -> None:
         self._held += orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
@@ -229,7 +234,8 @@ class InProcessBot:
         self.hold(message)
         self._held.clear()
 
-    def request(self, message: dict[str, Any], timeout: float) -> Reply:
+    def request(self, message: dict[str, Any], timeout: float, cpu_limit: float | None = None,
+                cap: float | None = None) -> Reply:
         message["id"] = self._next_id
         self._next_id += 1
         self.hold(message)
@@ -347,9 +353,14 @@ def measure_games(echo_argv: list[str]) -> tuple[dict[str, Batch], float]:
     first = [BotProcess(f"first{seat}", [str(FIRST_BOT)]) for seat in range(4)]
     python = [BotProcess(f"random{seat}", [sys.executable, "-S", str(RANDOM_PY)])
               for seat in range(4)]
-    _CLOSERS.append(lambda: close_bots(first + python))
-    for bot in first + python:
+    unclocked = [BotProcess(f"unclocked{seat}", [str(FIRST_BOT)]) for seat in range(4)]
+    _CLOSERS.append(lambda: close_bots(first + python + unclocked))
+    for bot in first + python + unclocked:
         bot.start()
+    for bot in unclocked:
+        assert bot._tree is not None
+        bot._tree.close()
+        bot._tree = NoClock()  # type: ignore[assignment]
     writes = capture_writes(first, seeds)
     first_peers = RawPeers([str(FIRST_BOT)], 4)
     _CLOSERS.append(first_peers.close)
@@ -363,12 +374,26 @@ def measure_games(echo_argv: list[str]) -> tuple[dict[str, Batch], float]:
 
     batches: dict[str, Batch] = {
         "arena": lambda: play_games(first, seeds),
+        "unclocked": lambda: play_games(unclocked, seeds),
         "first": lambda: first_peers.replay(writes),
         "echo": lambda: echo_peers.replay(writes),
         "referee": lambda: play_games(stand_ins, seeds),
         "python": python_games,
     }
     return batches, sum(is_act for _, _, is_act in writes) / GAMES
+
+
+class NoClock:
+    """A bot's CPU clock that reads nothing (T0): what is left of T is all but the CPU readings."""
+
+    def read(self, fresh: bool = False) -> float:
+        return 0.0
+
+    def is_working(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
 
 
 _CLOSERS: list[Callable[[], None]] = []
@@ -407,6 +432,8 @@ def run() -> list[str]:
     raw, line, layer = figures["raw"], figures["line"], figures["layer"]
     arena, first, echo = figures["arena"], figures["first"], figures["echo"]
     referee, python = figures["referee"], figures["python"]
+    unclocked = figures["unclocked"]
+    cpu_verdict = "meets" if arena <= CPU_GOAL * unclocked else "MISSES"
     work = first - echo
     overhead = arena - work
     layer_extra = arena - referee - first
@@ -425,6 +452,8 @@ def run() -> list[str]:
         f"  per decision, full 4-player Blackout ({GAMES} games, {decisions:.0f} decisions each):",
         f"    T = play_game, 4 C first_bots          {us(arena)}  "
         f"({1 / (arena * decisions):,.0f} games/s)",
+        f"    T0 = T without reading CPU time        {us(unclocked)}  "
+        f"(T / T0 = {arena / unclocked:.3f}: {cpu_verdict} the goal <= {CPU_GOAL})",
         f"    P_first = same bytes raw to first_bot  {us(first)}",
         f"    P_echo  = same bytes raw to echo peer  {us(echo)}",
         f"    W = P_first - P_echo (first_bot's own) {us(work)}",

@@ -92,13 +92,14 @@ class StandIn:
     def __init__(self, name):
         self.name, self.is_running, self.last_fault = name, True, None
         self.held, self.next_id = bytearray(), 0
+        self.stalls = 0  # the referee reads it since issue 19
     def hold(self, message):
         self.held += orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
     def hold_line(self, data):
         self.held += data
     def send(self, message):
         self.hold(message); self.held.clear()
-    def request(self, message, timeout):
+    def request(self, message, timeout, cpu_limit=None, cap=None):  # the clock: since issue 19
         message["id"] = self.next_id; self.next_id += 1
         self.hold(message); self.held.clear()
         return Reply({"id": message["id"], "action": message["legal"][0]}, 0.0)

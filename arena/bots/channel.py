@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import select
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from time import perf_counter
 
 from arena.bots.faults import FaultKind
@@ -46,12 +46,19 @@ class ChannelError(Exception):
     """
 
     def __init__(self, kind: FaultKind, detail: str, received: bytes = b"",
-                 late: bool = False) -> None:
+                 late: bool = False, expired: bool = False) -> None:
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
         self.received = received
         self.late = late
+        self.expired = expired
+        """A timeout because the deadline passed (not a bot that stopped reading its input)."""
+
+
+AtDeadline = Callable[[float, float], float]
+"""Asked when a read's deadline has passed without a reply, with the time now and the deadline:
+the new deadline (a later one: keep waiting), or one not after now (the read times out)."""
 
 
 class Channel:
@@ -129,10 +136,11 @@ class Channel:
         except OSError:
             pass
 
-    def read_line(self, deadline: float, start: float) -> bytes:
+    def read_line(self, deadline: float, start: float, at_deadline: AtDeadline | None = None) -> bytes:
         """The next complete line from stdout (newline removed); ChannelError on any failure.
 
         ``start`` is when the request was written: a timeout names the allowance it had.
+        ``at_deadline`` may move the deadline when it passes (a CPU clock, an arena that stalled).
         """
         buf = self.buf
         scan = 0
@@ -176,7 +184,11 @@ class Channel:
             if exited:  # the process is gone and all it wrote has been read
                 self.buf = buf
                 raise ChannelError(FaultKind.CRASH, "exited", buf)
-            remaining = deadline - perf_counter()
+            now = perf_counter()
+            remaining = deadline - now
+            if remaining <= 0 and at_deadline is not None:
+                deadline = at_deadline(now, deadline)
+                remaining = deadline - now
             if remaining <= 0:
                 self.buf = buf
                 if self._stdout_abandoned():  # no EOF came, but nothing of the bot's can write
@@ -185,7 +197,7 @@ class Channel:
                 detail = f"no reply within {allowance * 1000:.0f} ms"
                 if not buf:
                     detail = f"{detail} ({NOTHING_RECEIVED})"
-                raise ChannelError(FaultKind.TIMEOUT, detail, buf, late=True)
+                raise ChannelError(FaultKind.TIMEOUT, detail, buf, late=True, expired=True)
             for fd, _ in self.poller.poll(int(remaining * 1000) + 1):
                 if fd == out_fd:
                     try:

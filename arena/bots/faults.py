@@ -31,6 +31,16 @@ class FaultKind(enum.Enum):
     CRASH = "crash"
 
 
+class TimeLimit(enum.Enum):
+    """Which limit ended a decision that timed out: its CPU allowance (``clock: cpu``), its
+    wall-time allowance (``clock: wall``), or the wall cap that ends a decision under ``cpu``
+    that blocks or sleeps."""
+
+    CPU = "cpu"
+    WALL = "wall"
+    WALL_CAP = "wall_cap"
+
+
 def snippet(data: bytes | str, limit: int = SNIPPET_CHARS) -> str:
     """Text of at most ``limit`` characters from a line, undecodable bytes replaced, cut noted."""
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
@@ -47,7 +57,8 @@ class Fault:
     was being timed); ``seat`` is filled in by the referee (``dataclasses.replace``) when it records
     the fault with its game. A crash carries how the process ended as data: ``exit_code`` (it
     exited by itself) or ``signal`` (the signal's name, e.g. "SIGKILL"), and ``memory_peak_mb``
-    when the arena killed it for going over its memory limit.
+    when the arena killed it for going over its memory limit. A timeout carries the bot's CPU
+    time over the request (``cpu``, seconds) and the limit that ended it (``limit``).
     """
 
     kind: FaultKind
@@ -61,6 +72,8 @@ class Fault:
     exit_code: int | None = None
     signal: str | None = None
     memory_peak_mb: float | None = None
+    cpu: float | None = None
+    limit: TimeLimit | None = None
 
     @classmethod
     def illegal(
@@ -91,6 +104,8 @@ class Fault:
             "exit_code": self.exit_code,
             "signal": self.signal,
             "memory_peak_mb": self.memory_peak_mb,
+            "cpu_ms": None if self.cpu is None else round(self.cpu * 1000, 3),
+            "limit": None if self.limit is None else self.limit.value,
         }
 
     def __str__(self) -> str:

@@ -14,8 +14,16 @@ what a request means:
 
 - The clock runs from just before the write to just after the read that completed the line; the
   caller never waits past its allowance (plus poll's 1 ms granularity; collecting a crashed bot's
-  exit status may add up to 0.1 s). Ids are the arena's: a reply that arrives after its request
-  timed out is recognised by its id and dropped, so a slow bot does not also earn a malformed fault.
+  exit status may add up to 0.1 s), unless the allowance is of CPU time (``cpu_limit``): then,
+  when the allowance has passed in wall time, the bot's CPU time (``arena.bots.cputime``) decides:
+  under the limit, the wait goes on, up to the wall cap. Every reply carries the CPU time the
+  bot's process tree used since its previous reply: read once per request, just after the reply
+  (and at the deadline), not at the write: one reading per decision instead of two, and what a
+  bot does between two requests (the messages in between, pondering) counts toward the next. A wait that woke
+  up much later than its deadline (``STALL``: the arena itself was not running) is counted in
+  ``stalls`` and, under a wall allowance, the bot is given that time again.
+- Ids are the arena's: a reply that arrives after its request timed out is recognised by its id
+  and dropped, so a slow bot does not also earn a malformed fault.
 - An over-long reply line is a malformed fault; the caller should restart the bot after it.
 - A UTF-8 byte-order mark before the first reply (``hello``) is ignored, as ``\\r\\n`` line ends
   are; it is looked for only when that first line fails to parse, so requests pay nothing for it.
@@ -44,8 +52,9 @@ import orjson
 
 import engine
 from arena.bots import launch, memory, registry
-from arena.bots.channel import Channel, ChannelError, wait_exits
-from arena.bots.faults import BotFaultError, Fault, FaultKind, snippet
+from arena.bots.channel import NOTHING_RECEIVED, Channel, ChannelError, wait_exits
+from arena.bots.cputime import TreeClock
+from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit, snippet
 from arena.bots.memory import MemoryUse
 from arena.bots.registry import install_signal_handlers, signal_name
 from arena.bots.sandbox import Sandbox, signal_of_status, start_hint
@@ -71,6 +80,11 @@ CRASH_GRACE = 0.1
 """Seconds to wait for a bot that closed its stdout to exit, to report its real exit status."""
 STDERR_LINES = 5
 """Lines of the bot's stderr that a failed start quotes."""
+STALL = 0.025
+"""Seconds past its deadline after which a wait counts as having woken up late: the arena itself
+was not running (poll's granularity and a busy machine's wake-up latency stay below it)."""
+BLOCKED_HINT = "blocked on input, or the reply is not flushed"
+"""Said with a timeout that used little CPU and received nothing: the bot was waiting, not working."""
 
 _BOM = b"\xef\xbb\xbf"
 _APPEND_NEWLINE = orjson.OPT_APPEND_NEWLINE
@@ -79,10 +93,19 @@ _QUIT = b'{"type":"quit"}\n'
 
 
 class Reply(NamedTuple):
-    """A bot's reply to a request: the decoded JSON object and the seconds it took."""
+    """A bot's reply to a request: the decoded JSON object, the wall seconds it took, the CPU
+    seconds the bot's process tree used meanwhile, and the seconds charged to the bot: the CPU
+    time under a CPU allowance, else the wall time less the time the arena itself stalled."""
 
     message: dict[str, Any]
     elapsed: float
+    cpu: float = 0.0
+    charged: float = 0.0
+
+
+def wall_cap(allowance: float) -> float:
+    """The default wall cap of a request with ``allowance`` seconds: 10 x, and at least 5 s."""
+    return max(5.0, 10 * allowance)
 
 
 _new_tuple = tuple.__new__
@@ -145,6 +168,20 @@ class BotProcess:
         self._exchange = (b"", b"")  # the last request answered and its reply line
         self._abandoned: set[int] = set()
         self._held = bytearray()  # information messages waiting for the next write
+        self._tree: TreeClock | None = None
+        self.stalls = 0
+        """Waits for this bot that woke up over ``STALL`` late: the arena was not running."""
+        self.hello_cpu: float | None = None
+        """CPU seconds the process tree used up to its ``hello`` reply."""
+        # The request being waited for: the tree's CPU time when the bot last replied (a
+        # request's CPU time counts from there), its CPU allowance (None: a wall allowance), its
+        # wall allowance and wall cap (absolute), time the arena stalled, which limit ended it.
+        self._cpu_start = 0.0
+        self._cpu_limit: float | None = None
+        self._timeout = 0.0
+        self._cap = 0.0
+        self._stalled = 0.0
+        self._limit: TimeLimit | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -200,6 +237,8 @@ class BotProcess:
             raise BotStartError(launch.spawn_failure(self.name, self.argv, self.cwd, error)) from None
         self._proc = proc
         self._channel = Channel(proc, self._sink, self.line_cap)
+        self._tree = TreeClock(proc.pid)
+        self._cpu_start = 0.0  # the process's CPU clocks count from its start
         self._running = True
         _register(self, proc.pid)
         if self.sandbox is None:  # a sandbox sets them before its bot starts
@@ -209,7 +248,10 @@ class BotProcess:
         hello = {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "games": list(self.games)}
         try:
             remaining = self.start_timeout - (perf_counter() - started)
-            reply = self.request(hello, remaining).message
+            answer = self.request(hello, remaining)
+            self._cpu_start = self._tree.read(fresh=True)  # a launcher has started the bot by now
+            reply = answer.message
+            self.hello_cpu = answer.cpu
         except BotFaultError as error:
             self.close(grace=0)
             raise BotStartError(self._handshake_failure(error.fault)) from None
@@ -227,7 +269,8 @@ class BotProcess:
         lines = _last_lines(fault.stderr_tail, STDERR_LINES)
         said = f" (stderr: {snippet(' | '.join(lines), 600)})" if lines else ""
         if fault.kind is FaultKind.TIMEOUT:
-            return f"{where}: no hello reply within {self.start_timeout * 1000:.0f} ms{said}"
+            return (f"{where}: no hello reply within {self.start_timeout * 1000:.0f} ms"
+                    f"{_timeout_note(fault)}{said}")
         if fault.kind is FaultKind.CRASH:
             hint = start_hint(fault.stderr_tail) if self.sandbox is not None else ""
             return f"{where}: exited before replying to hello: {fault.detail}{said}{hint}"
@@ -287,6 +330,9 @@ class BotProcess:
             _register(self, proc.pid)
             return
         self.returncode = proc.returncode
+        if self._tree is not None:
+            self._tree.close()
+            self._tree = None
         self._sink.drain(limit=CHUNKS_PER_DRAIN * 4)
         # Forget each descriptor before closing it: an interrupted close can be run again.
         channel.close()
@@ -348,13 +394,17 @@ class BotProcess:
             self._held.clear()
         self._write(data, None)
 
-    def request(self, message: dict[str, Any], timeout: float) -> Reply:
+    def request(self, message: dict[str, Any], timeout: float, cpu_limit: float | None = None,
+                cap: float | None = None) -> Reply:
         """Write ``message`` with a fresh ``id`` (set in the dict) and wait for its reply line.
 
         ``timeout`` is this request's allowance in seconds, measured from writing the message to
-        reading the complete reply line. Returns the reply object and the elapsed seconds; raises
-        BotFaultError for a timeout, a malformed reply (not one JSON object on one line, a missing
-        or wrong id, a line over ``line_cap``) or a crash.
+        reading the complete reply line. With ``cpu_limit`` (seconds of CPU) the bot may take
+        longer in wall time as long as its process tree has used less CPU than that, up to ``cap``
+        seconds of wall time (default ``wall_cap(timeout)``; it also bounds what a stall of the
+        arena gives back). Returns the reply object, the elapsed seconds, the CPU seconds and the
+        seconds charged; raises BotFaultError for a timeout, a malformed reply (not one JSON object
+        on one line, a missing or wrong id, a line over ``line_cap``) or a crash.
         """
         if not self._running:
             raise self._fault(FaultKind.CRASH, "is not running", b"", b"", None)
@@ -370,15 +420,22 @@ class BotProcess:
             payload = bytes(self._held) + data
             self._held.clear()
         channel = self._channel
-        assert channel is not None
+        tree = self._tree
+        assert channel is not None and tree is not None
+        self._cpu_limit = cpu_limit
+        self._stalled = 0.0
+        self._limit = None
+        self._timeout = timeout
+        cpu_start = self._cpu_start
         start = perf_counter()
         deadline = start + timeout
+        self._cap = start + (cap if cap is not None else wall_cap(timeout))
         while True:
             try:
                 if payload:  # written here, not through _write: one Python call less per request
                     channel.write(payload)
                     payload = b""
-                line = channel.read_line(deadline, start)
+                line = channel.read_line(deadline, start, self._at_deadline)
             except ChannelError as error:
                 raise self._channel_fault(error, rid, data, start) from None
             elapsed = perf_counter() - start
@@ -400,7 +457,11 @@ class BotProcess:
             if type(got) is int:
                 if got == rid:
                     self._exchange = (data, line)
-                    return _new_tuple(Reply, (reply, elapsed))  # Reply(...) minus a Python call
+                    used = self._cpu_start = tree.read()
+                    cpu = used - cpu_start
+                    charged = cpu if cpu_limit is not None else elapsed - self._stalled
+                    # Reply(...) minus a Python call
+                    return _new_tuple(Reply, (reply, elapsed, cpu, charged))
                 if got in self._abandoned:  # the late answer to a request that timed out
                     self._abandoned.discard(got)
                     self.logger.debug("dropped late reply to request %d", got)
@@ -409,6 +470,57 @@ class BotProcess:
             raise self._fault(
                 FaultKind.MALFORMED, f"{detail}, expected {rid}", data, line, start
             )
+
+    def _at_deadline(self, now: float, deadline: float) -> float:
+        """The request's new deadline when its deadline has passed (not after ``now``: time out).
+
+        A wait that woke up over ``STALL`` late is counted; under a wall allowance the bot is
+        given the time the arena was not running. Under a CPU allowance the bot's CPU time
+        decides: under the limit, wait for what is left of it (at least 2 ms), up to the cap.
+        """
+        late = now - deadline
+        if late > STALL:
+            self.stalls += 1
+            self._stalled += late
+        if now >= self._cap:
+            self._limit = TimeLimit.WALL_CAP if self._cpu_limit is not None else TimeLimit.WALL
+            return now
+        if self._cpu_limit is not None:
+            assert self._tree is not None
+            used = self._tree.read(fresh=True) - self._cpu_start
+            if used >= self._cpu_limit:
+                self._limit = TimeLimit.CPU
+                return now
+            return min(self._cap, now + max(0.002, self._cpu_limit - used))
+        if late > STALL:
+            return min(self._cap, now + late)
+        self._limit = TimeLimit.WALL
+        return now
+
+    def _timeout_fault(self, error: ChannelError, sent: bytes, start: float) -> BotFaultError:
+        """The fault of a request whose deadline passed: which limit, the CPU used, and a hint
+        where the bot is waiting rather than working (no thread of its tree runnable): then the
+        reply was not flushed, or not written at all."""
+        assert self._tree is not None
+        total = self._tree.read(fresh=True)
+        cpu, self._cpu_start = max(0.0, total - self._cpu_start), total
+        limit = self._limit or TimeLimit.WALL
+        used = f"{cpu * 1000:.0f} ms of CPU"
+        if limit is TimeLimit.CPU:
+            assert self._cpu_limit is not None
+            detail = f"used {used}, limit {self._cpu_limit * 1000:.0f} ms"
+        elif limit is TimeLimit.WALL_CAP:
+            detail = f"no reply in {self._cap - start:g} s of wall time while using {used}"
+        else:
+            detail = f"no reply within {self._timeout * 1000:.0f} ms, using {used}"
+        if limit is not TimeLimit.CPU and not self._tree.is_working():
+            if not error.received:
+                detail += f": {BLOCKED_HINT}" if limit is TimeLimit.WALL_CAP else \
+                    f" ({NOTHING_RECEIVED})"
+            else:
+                detail += ": the reply line has no end yet: is the newline written and flushed?"
+        return self._fault(FaultKind.TIMEOUT, detail, sent, error.received, start, cpu=cpu,
+                           limit=limit)
 
     @staticmethod
     def _first_line(line: bytes, rid: int) -> Any:
@@ -450,6 +562,8 @@ class BotProcess:
             return self._crash(error.detail, sent, error.received, start)
         if error.late:  # its answer may still come: drop it then
             self._abandoned.add(rid)
+        if error.expired and start is not None:
+            return self._timeout_fault(error, sent, start)
         return self._fault(error.kind, error.detail, sent, error.received, start)
 
     def _fault(self, kind: FaultKind, detail: str, sent: bytes, received: bytes,
@@ -555,6 +669,14 @@ def _close_all_at_exit() -> None:
     except ValueError:  # not the main thread
         pass
     close_all()
+
+
+def _timeout_note(fault: Fault) -> str:
+    """`` (used N ms of CPU: HINT)`` for a timed-out hello: the hint where the bot was waiting."""
+    if fault.cpu is None:
+        return ""
+    hint = f": {BLOCKED_HINT}" if "flush" in fault.detail or BLOCKED_HINT in fault.detail else ""
+    return f" (used {fault.cpu * 1000:.0f} ms of CPU{hint})"
 
 
 def _last_lines(text: str, count: int) -> list[str]:

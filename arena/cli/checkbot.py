@@ -15,11 +15,15 @@ from arena.cli.bot_command import MEMORY_HELP
 from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.settings import (
     BANK_MS,
+    CLOCK_HELP,
     MEMORY_MB,
     MOVE_MS,
     QUIT_GRACE_MS,
     SEED,
     START_MS,
+    WALL_MS,
+    WALL_MS_HELP,
+    Clock,
     Limits,
     SandboxMode,
     TimeControl,
@@ -45,6 +49,9 @@ def check_bot_command(
     bank_ms: Annotated[int, typer.Option(
         help="Extra time per game a decision may draw on, ms (not in the time step).",
         min=BANK_MS.low, max=BANK_MS.high)] = 10000,
+    clock: Annotated[Clock, typer.Option(help=CLOCK_HELP)] = Clock.CPU,
+    wall_ms: Annotated[int | None, typer.Option(help=WALL_MS_HELP, min=WALL_MS.low,
+                                                max=WALL_MS.high, show_default=False)] = None,
     start_ms: Annotated[int, typer.Option(help="Time from start to the hello reply, ms.",
                                           min=START_MS.low, max=START_MS.high)] = 10000,
     memory_mb: Annotated[int, typer.Option(
@@ -107,7 +114,7 @@ def check_bot_command(
         build_bot(manifest, sandbox=box)
         game = game or list(manifest.games) or None
     results = check_bot(argv, games=game, seed=seed,
-                        time_control=TimeControl(start_ms, move_ms, bank_ms),
+                        time_control=TimeControl(start_ms, move_ms, bank_ms, clock, wall_ms),
                         limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
                         on_step=_print_step, workdir=workdir, sandbox=box, on_note=typer.echo)
     passed = sum(result.passed for result in results)

@@ -15,7 +15,18 @@ from arena.league.store import Store
 from arena.league.submit import LOCK_WAIT, submit
 from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.runs.progress import Progress
-from arena.settings import GAMES, JOBS, MINUTES, RESAMPLES, SEED, check_cluster_address
+from arena.settings import (
+    CLOCK_HELP,
+    GAMES,
+    JOBS,
+    MINUTES,
+    RESAMPLES,
+    SEED,
+    WALL_MS,
+    WALL_MS_HELP,
+    Clock,
+    check_cluster_address,
+)
 
 app = typer.Typer(help="A league: submitted bots, games scheduled where the ranking is least "
                        "certain, a table that is always current (docs/league.md).",
@@ -40,10 +51,13 @@ def init_command(
     cluster: Annotated[str | None, typer.Option(
         help="Play the league's games on the Dask cluster whose scheduler is at this address "
              "(docs/cluster.md); `league run --cluster` overrides it.", show_default=False)] = None,
+    clock: Annotated[Clock, typer.Option(help=CLOCK_HELP)] = Clock.CPU,
+    wall_ms: Annotated[int | None, typer.Option(help=WALL_MS_HELP, min=WALL_MS.low,
+                                                max=WALL_MS.high, show_default=False)] = None,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), sandbox, seed,
-                                      cluster)
+                                      cluster, clock, wall_ms)
     try:
         Store.create(league, settings.stored()).close()
     except OSError as error:

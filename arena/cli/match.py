@@ -16,10 +16,14 @@ from arena.ratings.sprt import parse_sprt
 from arena.runs.match import MatchProgress, play_match, summary
 from arena.settings import (
     BANK_MS,
+    CLOCK_HELP,
     GAMES,
     JOBS,
     MOVE_MS,
     SEED,
+    WALL_MS,
+    WALL_MS_HELP,
+    Clock,
     SandboxMode,
     TimeControl,
     available_cpus,
@@ -70,6 +74,11 @@ def match_command(
     bank_ms: Annotated[int, typer.Option(
         help="Extra time per game a decision may draw on, ms.", min=BANK_MS.low,
         max=BANK_MS.high)] = 10000,
+    clock: Annotated[Clock | None, typer.Option(
+        help=f"{CLOCK_HELP} Default: cpu; a resumed match keeps its own.",
+        show_default=False)] = None,
+    wall_ms: Annotated[int | None, typer.Option(help=WALL_MS_HELP, min=WALL_MS.low,
+                                                max=WALL_MS.high, show_default=False)] = None,
     sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
     force: Annotated[bool, typer.Option(
         help="Write into --out even if it is a directory the arena did not make (it never "
@@ -91,7 +100,9 @@ def match_command(
     match = new_match(candidate, baseline, field, game=game, players=players,
                       options=parse_option_pairs(option or []), games=games,
                       sprt=None if sprt is None else parse_sprt(sprt), seed=seed,
-                      time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms), sandbox=box)
+                      time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms,
+                                               clock=clock or Clock.CPU, wall_ms=wall_ms),
+                      sandbox=box)
     if cluster is not None:
         if jobs is not None:
             raise ConfigError("--jobs and --cluster contradict each other: --jobs is for local runs")
@@ -99,7 +110,8 @@ def match_command(
     progress = MatchProgress()
     try:
         report = play_match(match, out, jobs=jobs or len(available_cpus()), resume=resume,
-                            on_unit=progress.update, cluster=cluster, force=force)
+                            on_unit=progress.update, cluster=cluster, force=force,
+                            keep_clock=clock is None)
     finally:
         progress.finish()
     typer.echo(summary(report))

@@ -19,11 +19,15 @@ from arena.game.play import parse_option_pairs, play_one
 from arena.game.transcript import game_report
 from arena.settings import (
     BANK_MS,
+    CLOCK_HELP,
     MEMORY_MB,
     MOVE_MS,
     QUIT_GRACE_MS,
     SEED,
     START_MS,
+    WALL_MS,
+    WALL_MS_HELP,
+    Clock,
     FaultPolicy,
     Limits,
     SandboxMode,
@@ -54,6 +58,9 @@ def play_command(
     bank_ms: Annotated[int, typer.Option(
         help="Extra time per game a decision may draw on, ms.", min=BANK_MS.low,
         max=BANK_MS.high)] = 10000,
+    clock: Annotated[Clock, typer.Option(help=CLOCK_HELP)] = Clock.CPU,
+    wall_ms: Annotated[int | None, typer.Option(help=WALL_MS_HELP, min=WALL_MS.low,
+                                                max=WALL_MS.high, show_default=False)] = None,
     start_ms: Annotated[int, typer.Option(
         help="Time from start to the hello reply, ms.", min=START_MS.low,
         max=START_MS.high)] = 10000,
@@ -95,7 +102,7 @@ def play_command(
     with ExitStack() as stack:
         handle = None if log is None else stack.enter_context(_output(log, "--log"))
         record = play_one(game, bots, seed=seed, options=parse_option_pairs(option or []),
-                          time_control=TimeControl(start_ms, move_ms, bank_ms), policy=policy,
+                          time_control=TimeControl(start_ms, move_ms, bank_ms, clock, wall_ms), policy=policy,
                           limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
                           log_dir=stderr_dir, sandbox=box)
         typer.echo(game_report(record))

@@ -40,6 +40,7 @@ uses it, as a tournament restarts a faulted bot before its next game.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import shlex
 import signal
@@ -239,7 +240,8 @@ class _CheckedBot(BotProcess):
         for line in data.splitlines():  # the referee's shared events: one message a line
             self.hold(orjson.loads(line))
 
-    def request(self, message: dict[str, Any], timeout: float) -> Reply:
+    def request(self, message: dict[str, Any], timeout: float, cpu_limit: float | None = None,
+                cap: float | None = None) -> Reply:
         is_act = message.get("type") == "act"
         squeeze = is_act and self.squeeze_next_act
         if is_act and self.noisy:
@@ -249,9 +251,10 @@ class _CheckedBot(BotProcess):
         if squeeze:
             self.squeeze_next_act = False
             message["time_ms"] = SQUEEZE_MS
-            timeout = SQUEEZE_MS / 1000
+            timeout = cap = SQUEEZE_MS / 1000  # in wall time, whatever the clock
+            cpu_limit = None
         try:
-            reply = super().request(message, timeout)
+            reply = super().request(message, timeout, cpu_limit=cpu_limit, cap=cap)
         except BotFaultError as error:
             if squeeze:
                 self.squeezed = error.fault
@@ -259,7 +262,7 @@ class _CheckedBot(BotProcess):
         if squeeze:
             self.squeezed = reply
         if is_act:
-            self.answer_seconds.append(reply.elapsed)
+            self.answer_seconds.append(reply.charged)  # what move_ms is measured against
             if self.on_answer is not None:
                 self.on_answer(reply.elapsed)
         return reply
@@ -418,7 +421,7 @@ class _Check:
         except BotStartError as error:
             return False, f"{first}; then the restart failed: {start_failure(bot, error)}"
         restart_ms = (perf_counter() - started) * 1000
-        strict = TimeControl(self.time_control.start_ms, self.time_control.move_ms, 0)
+        strict = dataclasses.replace(self.time_control, bank_ms=0)
         outcome = self.play(game, bots, strict)
         move_ms = strict.move_ms
         problem = game_problem(outcome)

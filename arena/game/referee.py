@@ -23,9 +23,9 @@ from typing import Any
 import orjson
 
 import engine
-from arena.bots.faults import BotFaultError, Fault, FaultKind
+from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit
 from arena.bots.process import BotProcess, Reply
-from arena.settings import FaultPolicy, TimeControl
+from arena.settings import Clock, FaultPolicy, TimeControl
 from engine.errors import EngineError
 from engine.game import Game
 from engine.seeding import derive_seed
@@ -61,6 +61,7 @@ def play_game(
     state = game.new_game(players, seed, options)
     names = list(names) if names is not None else [bot.name for bot in bots]
     match = _Match(game, bots, seed, time_control)
+    stalls = [bot.stalls for bot in bots]
     start: dict[str, Any] = {"type": "game_start", "game": game_name, "options": state.options,
                              "players": players, "names": names}
     if game.info.teams is not None:
@@ -80,14 +81,21 @@ def play_game(
     record = game.record(state, names)
     record["faults"] = match.faults
     attach_decision_times(record, match.times)
+    attach_decision_times(record, [None if cpu is None else round(cpu * 1000, 1)
+                                   for cpu in match.cpu_times], "_cpu_ms")
     record["time_control"] = {"move_ms": time_control.move_ms, "bank_ms": time_control.bank_ms}
     record["bank_used_ms"] = [round((time_control.bank_ms / 1000 - max(0.0, bank)) * 1000, 1)
                               for bank in match.banks]
+    record["clock"] = time_control.clock.value
+    record["wall_ms"] = time_control.wall_cap_ms
+    record["stalls"] = [bot.stalls - before for bot, before in zip(bots, stalls, strict=True)]
     return GameOutcome(record, frozenset(match.faulted))
 
 
-def attach_decision_times(record: dict[str, Any], times: Sequence[float | None]) -> None:
-    """Give each deal of ``record`` its decisions' times: ``bid_ms`` or ``call_ms``, and ``play_ms``.
+def attach_decision_times(record: dict[str, Any], times: Sequence[float | None],
+                          suffix: str = "_ms") -> None:
+    """Give each deal of ``record`` its decisions' times: ``bid_ms`` or ``call_ms``, and ``play_ms``
+    (with ``suffix`` ``_cpu_ms``: ``bid_cpu_ms`` ...).
 
     ``times`` holds every decision of the game in order (ms, None for the fallback's); each list
     parallels the deal's ``bids``, ``calls`` or ``plays``. Decisions of a deal the record leaves out
@@ -98,13 +106,13 @@ def attach_decision_times(record: dict[str, Any], times: Sequence[float | None])
         for actions in ("bids", "calls", "plays"):
             if actions in deal:
                 count = len(deal[actions])
-                deal[f"{actions[:-1]}_ms"] = list(times[position:position + count])
+                deal[f"{actions[:-1]}{suffix}"] = list(times[position:position + count])
                 position += count
 
 
-TIMED_DEAL_FIELDS = ("bid_ms", "call_ms", "play_ms")
+TIMED_DEAL_FIELDS = ("bid_ms", "call_ms", "play_ms", "bid_cpu_ms", "call_cpu_ms", "play_cpu_ms")
 """A deal's fields that hold measured decision times (they differ from run to run)."""
-TIMED_RECORD_FIELDS = ("bank_used_ms",)
+TIMED_RECORD_FIELDS = ("bank_used_ms", "stalls")
 """A record's own fields that hold measured times."""
 
 
@@ -130,6 +138,8 @@ class _Match:
         self.bots = bots
         self.move = time_control.move_ms / 1000
         self.bank = time_control.bank_ms / 1000  # seconds, like self.move
+        self.is_cpu = time_control.clock is Clock.CPU
+        self.cap = time_control.wall_cap_ms / 1000
         self.banks = [self.bank] * len(bots)
         self.fallback = random.Random(derive_seed(seed, "fallback"))
         self.faulted: set[int] = set()
@@ -140,6 +150,7 @@ class _Match:
         self.faults: list[dict[str, Any]] = []
         self.decisions = 0
         self.times: list[float | None] = []  # ms of each decision in order; None: the fallback's
+        self.cpu_times: list[float | None] = []  # CPU seconds of each, likewise
 
     def fault(self, seat: int, fault: Fault, state: Any) -> None:
         """Record ``fault`` against ``seat``; the seat plays by fallback from now on."""
@@ -179,11 +190,18 @@ class _Match:
                 bot.hold_line(events_json(state, seat).encode())
 
     def with_bank(self, seat: int, fault: Fault) -> Fault:
-        """A timeout after earlier decisions drew on the bank says so: the bot was not allowed
+        """A timeout says what the limit was made of: over the CPU limit, ``move_ms`` and the bank
+        left; after earlier decisions drew on the bank, that too: the bot was not allowed
         ``move_ms`` plus the whole bank, and a slow bot needs to know where its time went."""
         full = self.bank
         left = max(0.0, self.banks[seat])
-        if fault.kind is not FaultKind.TIMEOUT or full - left < 0.0005:
+        if fault.kind is not FaultKind.TIMEOUT:
+            return fault
+        if fault.limit is TimeLimit.CPU and fault.cpu is not None:
+            fault = dataclasses.replace(
+                fault, detail=f"used {fault.cpu * 1000:.0f} ms of CPU, limit "
+                              f"{self.move * 1000:.0f} ms + bank {left * 1000:.0f}")
+        if full - left < 0.0005:
             return fault
         detail = (f"{fault.detail}; bank used up: {left * 1000:.0f} ms of the {full * 1000:.0f} ms "
                   f"bank were left (earlier decisions over move_ms {self.move * 1000:.0f} drew "
@@ -212,7 +230,9 @@ class _Match:
         bots, banks, handed, shared, faulted = (self.bots, self.banks, self.handed, self.shared,
                                                 self.faulted)
         record_time = self.times.append
+        record_cpu = self.cpu_times.append
         move = self.move
+        is_cpu, cap = self.is_cpu, self.cap
         while True:
             seat = state.to_act
             if seat is None:
@@ -221,6 +241,7 @@ class _Match:
             legal = legal_actions(state)
             if seat in faulted:
                 record_time(None)
+                record_cpu(None)
                 state = apply(state, self.fallback.choice(legal))
             else:
                 bot = bots[seat]
@@ -233,17 +254,19 @@ class _Match:
                 message = {"type": "act", "kind": state.kind, "legal": actions_to_json(legal),
                            "view": view(state, seat), "time_ms": int(allowance * 1000)}
                 try:
-                    reply = bot.request(message, allowance)
+                    reply = bot.request(message, allowance, allowance if is_cpu else None, cap)
                 except BotFaultError as error:
-                    elapsed = error.fault.elapsed
+                    elapsed, cpu = error.fault.elapsed, error.fault.cpu
                     record_time(None if elapsed is None else round(elapsed * 1000, 1))
+                    record_cpu(cpu)
                     self.fault(seat, self.with_bank(seat, error.fault), state)
                     state = apply(state, self.fallback.choice(legal))
                 else:
-                    elapsed = reply.elapsed
-                    record_time(round(elapsed * 1000, 1))
-                    if elapsed > move:  # the bank pays what the move allowance does not
-                        banks[seat] = bank - (elapsed - move)
+                    record_time(round(reply.elapsed * 1000, 1))
+                    record_cpu(reply.cpu)
+                    charged = reply.charged
+                    if charged > move:  # the bank pays what the move allowance does not
+                        banks[seat] = bank - (charged - move)
                     try:
                         state = apply(state, parse_action(state, reply.message.get("action")))
                     except EngineError as error:

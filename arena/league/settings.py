@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any
 import engine
 from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
-from arena.settings import FaultPolicy, Limits, SandboxMode, TimeControl, check_cluster_address
+from arena.settings import (
+    Clock,
+    FaultPolicy,
+    Limits,
+    SandboxMode,
+    TimeControl,
+    check_cluster_address,
+)
 from engine.errors import OptionError
 
 if TYPE_CHECKING:
@@ -50,7 +57,8 @@ class LeagueSettings:
 
     @classmethod
     def checked(cls, game: str, players: int | None, options: Mapping[str, object],
-                sandbox: str, seed: int = 1, cluster: str | None = None) -> LeagueSettings:
+                sandbox: str, seed: int = 1, cluster: str | None = None,
+                clock: Clock = Clock.CPU, wall_ms: int | None = None) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option."""
         try:
             rules = engine.game(game)
@@ -71,7 +79,8 @@ class LeagueSettings:
             choose_sandbox(SandboxMode.BWRAP, "--sandbox")
         if cluster is not None:
             cluster = check_cluster_address(cluster)
-        return cls(game, count, resolved, sandbox, seed, cluster=cluster)
+        return cls(game, count, resolved, sandbox, seed, cluster=cluster,
+                   time_control=TimeControl(clock=clock, wall_ms=wall_ms))
 
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
         """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
@@ -86,14 +95,19 @@ class LeagueSettings:
         """The settings as the database keeps them (JSON values by key)."""
         return {"game": self.game, "players": self.players, "options": self.options,
                 "sandbox": self.sandbox, "seed": self.seed,
-                "time_control": asdict(self.time_control), "limits": asdict(self.limits),
+                "time_control": {**asdict(self.time_control),
+                                 "clock": self.time_control.clock.value},
+                "limits": asdict(self.limits),
                 "policy": self.policy.value, "cluster": self.cluster}
 
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
-        """The settings of an open league."""
+        """The settings of an open league; a league created before clocks existed keeps the wall
+        clock its games were timed by."""
         raw = store.settings()
+        time = {"clock": Clock.WALL.value, **raw["time_control"]}
+        time_control = TimeControl(**{**time, "clock": Clock(time["clock"])})
         return cls(game=raw["game"], players=raw["players"], options=raw["options"],
                    sandbox=raw["sandbox"], seed=raw["seed"],
-                   time_control=TimeControl(**raw["time_control"]), limits=Limits(**raw["limits"]),
+                   time_control=time_control, limits=Limits(**raw["limits"]),
                    policy=FaultPolicy(raw["policy"]), cluster=raw.get("cluster"))

@@ -15,7 +15,8 @@ from arena.configfile import shown
 from arena.errors import ConfigError
 from arena.plans.tournament import BotSpec, Tournament, load_tournament
 
-FREE = frozenset({"path", "jobs", "max_live_bots", "cluster", "sandbox", "left_out"})
+FREE = frozenset({"path", "jobs", "max_live_bots", "cluster", "sandbox", "left_out",
+                  "clock_given"})
 """Tournament fields that say how or where games are played, not which: they may change freely."""
 APPENDABLE = ("bots", "challengers", "teams")
 """Lists that may gain entries at the end; every entry already there must stay as it was."""
@@ -30,12 +31,16 @@ def changed_key(before: Tournament, after: Tournament) -> tuple[str, str] | None
     and must stay as it was, except those in ``FREE``; ``rounds`` may grow; ``bots``,
     ``challengers`` and ``teams`` may gain entries at the end. A new field is covered without
     editing anything here. Layout, comments and key order never count (files compared as loaded).
+    ``time.clock`` is compared only when both files say it: a file without it means "the clock
+    the run started with", which the run's records tell (``arena.runs.run``).
     """
     for field in dataclasses.fields(Tournament):
         key = field.name
         if key in FREE:
             continue
         old, new = getattr(before, key), getattr(after, key)
+        if key == "time" and not (before.clock_given and after.clock_given):
+            old = dataclasses.replace(old, clock=new.clock)
         if key == "rounds":
             if new < old:
                 return key, f"was {old}, now {new}: a run can gain rounds, not lose them"
@@ -43,6 +48,11 @@ def changed_key(before: Tournament, after: Tournament) -> tuple[str, str] | None
             change = _appended(key, old, new)
             if change is not None:
                 return change
+        elif old != new and dataclasses.is_dataclass(old):  # name the part: time.move_ms
+            part = next(f.name for f in dataclasses.fields(old)
+                        if getattr(old, f.name) != getattr(new, f.name))
+            return (f"{key}.{part}",
+                    f"was {_shown(getattr(old, part))}, now {_shown(getattr(new, part))}")
         elif old != new:
             return key, f"was {_shown(old)}, now {_shown(new)}"
     return None

@@ -91,7 +91,8 @@ class Match:
                 "candidate": _program(self.candidate), "baseline": _program(self.baseline),
                 "field": [_program(bot) for bot in self.field], "seed": self.seed,
                 "sprt": None if self.sprt is None else vars(self.sprt),
-                "time": vars(self.time_control), "policy": self.policy.value}
+                "time": {**vars(self.time_control), "clock": self.time_control.clock.value},
+                "policy": self.policy.value}
 
     def description(self) -> dict[str, Any]:
         """``match.json``: the identity, and the field's names in the results (not part of the

@@ -39,6 +39,8 @@ from arena.settings import (
     ROUNDS,
     SEED,
     START_MS,
+    WALL_MS,
+    Clock,
     FaultPolicy,
     Limits,
     Range,
@@ -107,6 +109,9 @@ class Tournament:
     cluster: str | None = None
     """A Dask scheduler's address to play the games on (``docs/cluster.md``); None: locally."""
     sandbox: SandboxMode = SandboxMode.NONE
+    clock_given: bool = False
+    """Whether the file says ``time.clock``: a run resumed from a file that does not keeps the
+    clock it started with (``arena.runs.run``), so a run begun before clocks existed stays on wall."""
 
     def sandbox_of(self, bot: BotSpec) -> SandboxMode:
         """The sandbox mode ``bot`` runs under: its own setting, else the tournament's."""
@@ -127,7 +132,7 @@ TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "
             "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "format",
             "challengers", "max_live_bots", "cluster", "sandbox"}
 BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires", "sandbox"}
-TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
+TIME_KEYS = {"start_ms", "move_ms", "bank_ms", "clock", "wall_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb", "quit_grace_ms"}
 
 
@@ -198,7 +203,9 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         time=TimeControl(
             start_ms=_in(where, time.get("start_ms", defaults.start_ms), START_MS),
             move_ms=_in(where, time.get("move_ms", defaults.move_ms), MOVE_MS),
-            bank_ms=_in(where, time.get("bank_ms", defaults.bank_ms), BANK_MS)),
+            bank_ms=_in(where, time.get("bank_ms", defaults.bank_ms), BANK_MS),
+            clock=_clock(where, time.get("clock", defaults.clock.value)),
+            wall_ms=_optional(where, time, "wall_ms", defaults.wall_ms, WALL_MS)),
         limits=Limits(
             memory_mb=_optional(where, limits, "memory_mb", base_limits.memory_mb, MEMORY_MB),
             cpu_seconds=_optional(where, limits, "cpu_seconds", base_limits.cpu_seconds,
@@ -215,7 +222,14 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
                                     players),  # every seat of a table needs a live bot
         cluster=None if top.get("cluster") is None else _cluster(where, top["cluster"]),
         sandbox=sandbox_mode(top.get("sandbox", "none"), f"{path}: sandbox"),
+        clock_given="clock" in time,
     )
+
+
+def _clock(where: _Where, raw: object) -> Clock:
+    if raw not in [clock.value for clock in Clock]:
+        raise where.error("time.clock", f"{_kind(raw)} is not one of cpu, wall")
+    return Clock(raw)
 
 
 def _in(where: _Where, value: object, bounds: Range, low: int | None = None) -> int:

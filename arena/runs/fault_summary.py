@@ -33,6 +33,12 @@ class FaultSummary:
 
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     examples: dict[str, dict[str, FaultExample]] = field(default_factory=dict)
+    stalls: int = 0
+    """Waits for a bot that woke up late because the arena itself did not run (records' ``stalls``)."""
+
+    def add_stalls(self, stalls: int) -> None:
+        """Count one game's stalls of the arena (the sum of its record's ``stalls``)."""
+        self.stalls += stalls
 
     def add(self, game_id: str, faults: Iterable[Mapping[str, Any]]) -> None:
         """Count the faults of one game (the ``faults`` of its result line)."""
@@ -49,9 +55,13 @@ class FaultSummary:
         return sum(sum(by_kind.values()) for by_kind in self.counts.values())
 
     def render(self) -> str:
-        """``faults by bot:`` and a block per bot, most faults first; empty when none."""
+        """``faults by bot:`` and a block per bot, most faults first, then the arena's stalls;
+        empty when there were neither."""
+        stalled = (f"the machine was overloaded: {self.stalls} decision"
+                   f"{'s were' if self.stalls != 1 else ' was'} late because the arena itself "
+                   f"did not run (not held against the bots)") if self.stalls else ""
         if not self.counts:
-            return ""
+            return stalled
         order = [kind.value for kind in FaultKind]
         lines = ["faults by bot (one example of each kind; the game's line in games.jsonl has "
                  "the rest):"]
@@ -68,4 +78,6 @@ class FaultSummary:
                 if example.decision is not None:
                     where += f" decision {example.decision}"
                 lines.append(f"    {kind}: {where}: {snippet(example.detail, DETAIL_CHARS)}")
+        if stalled:
+            lines.append(stalled)
         return "\n".join(lines)

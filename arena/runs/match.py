@@ -26,6 +26,7 @@ from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, SprtBounds, matc
 from arena.runs.progress import StatusLine
 from arena.runs.record import play_and_record
 from arena.runs.results import ResultsWriter, read_finished, results_dir
+from arena.settings import Clock, TimeControl
 from arena.work import Finished
 
 # Playing ---------------------------------------------------------------------------------------
@@ -75,7 +76,8 @@ class _Units:
 
 def play_match(match: Match, out_dir: Path, *, jobs: int = 1, resume: bool = False,
                on_unit: Callable[[MatchReport], None] | None = None,
-               cluster: str | None = None, force: bool = False) -> MatchReport:
+               cluster: str | None = None, force: bool = False,
+               keep_clock: bool = False) -> MatchReport:
     """Play units until the test decides or ``match.games`` are played; each game saved as it ends.
 
     ``cluster``: a Dask scheduler's address to play the games on instead of ``jobs`` local workers.
@@ -86,6 +88,8 @@ def play_match(match: Match, out_dir: Path, *, jobs: int = 1, resume: bool = Fal
     """
     if resume:
         match = replace(match, field_names=_recorded_field_names(match, out_dir / "match.json"))
+        if keep_clock:
+            match = replace(match, time_control=_recorded_clock(match, out_dir / "match.json"))
     description = json.dumps(match.description(), indent=2) + "\n"
     with results_dir(out_dir, description="match.json", content=description.encode(), resume=resume,
                      force=force, check=lambda saved: _check_same(match, saved)) as path:
@@ -111,6 +115,21 @@ def _recorded_field_names(match: Match, described: Path) -> tuple[str, ...]:
             and all(isinstance(name, str) and NAME.fullmatch(name) for name in names):
         return tuple(names)
     return match.field_names
+
+
+def _recorded_clock(match: Match, described: Path) -> TimeControl:
+    """The match's time control with the clock its ``match.json`` records: ``wall`` for a match
+    begun before clocks were recorded (it was timed by wall time); the match's own when there is
+    nothing to resume."""
+    try:
+        before = json.loads(described.read_text())
+        saved = before["time"]
+        clock = Clock(saved.get("clock", Clock.WALL.value))
+        wall_ms = saved.get("wall_ms")
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return match.time_control
+    return replace(match.time_control, clock=clock,
+                   wall_ms=wall_ms if isinstance(wall_ms, int) else None)
 
 
 def _play(match: Match, path: Path, jobs: int, on_unit: Callable[[MatchReport], None] | None,
@@ -159,6 +178,8 @@ def _check_same(match: Match, described: Path) -> None:
     except (OSError, ValueError):
         raise ResultsError(f"{described}: not a match description") from None
     identity = match.identity()
+    if isinstance(before.get("time"), dict) and "clock" not in before["time"]:
+        before["time"] = {**before["time"], "clock": Clock.WALL.value, "wall_ms": None}
     changed = sorted(key for key in identity if before.get(key) != _plain(identity[key]))
     if changed:
         raise ConfigError(f"--resume: the match in {described.parent} differs in "

@@ -9,8 +9,9 @@ already there, and plays the rest.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,13 +24,14 @@ from arena.plans.extension import check_extension
 from arena.plans.order import locality_order
 from arena.plans.sandboxes import tournament_sandboxes
 from arena.plans.schedule import schedule
-from arena.plans.tournament import build_bots, load_tournament
+from arena.plans.tournament import Tournament, build_bots, load_tournament
 from arena.ratings.table import results_table
+from arena.resultsfile import RESULTS_FILE
 from arena.runs.fault_summary import FaultSummary
 from arena.runs.progress import Progress
 from arena.runs.record import play_and_record
 from arena.runs.results import ResultsWriter, read_finished, results_dir
-from arena.settings import available_cpus, check_cluster_address
+from arena.settings import Clock, available_cpus, check_cluster_address
 from arena.work import Finished, GameSpec, RunSettings
 
 
@@ -69,6 +71,7 @@ def run(tasks: Sequence[GameSpec], settings: RunSettings, games: Path, jobs: int
     report.faults = sum(len(line.get("faults", ())) for line in finished.values())
     for game_id, line in finished.items():
         report.fault_summary.add(game_id, line.get("faults", ()))
+        report.fault_summary.add_stalls(sum(line.get("stalls", ())))
     writer = ResultsWriter(games)
 
     def record(game: Finished) -> bool:
@@ -76,6 +79,7 @@ def run(tasks: Sequence[GameSpec], settings: RunSettings, games: Path, jobs: int
         report.results.append(game.result)
         report.played += 1
         report.faults += game.faults
+        report.fault_summary.add_stalls(game.stalls)
         if game.faults:  # faults are rare: only those lines are parsed again
             line = orjson.loads(game.line)
             report.fault_summary.add(line["id"], line["faults"])
@@ -106,6 +110,37 @@ def _check_saved_games(path: Path, finished: dict[str, dict[str, Any]],
                 f"{line.get('seed')}, but the schedule now gives {list(task.seats)} and seed "
                 f"{task.seed} (added bots change a sampled schedule, one of more than max_tables "
                 f"tables); use --restart or another --out")
+
+
+def run_clock(records: Iterable[Mapping[str, Any]]) -> Clock | None:
+    """The clock a run's games were played with: their records' ``clock``, ``wall`` for records
+    from before clocks were recorded (the arena timed by wall time then); None: no games yet."""
+    for record in records:
+        return Clock(record.get("clock", Clock.WALL.value))
+    return None
+
+
+def _with_run_clock(tournament: Tournament, finished: Iterable[Mapping[str, Any]], file: Path,
+                    out_dir: Path) -> Tournament:
+    """``tournament`` with the clock its run started with, when it is resumed from a file that
+    does not say ``time.clock``; ConfigError when the file says another clock than the run's."""
+    started = run_clock(finished)
+    if started is None or started is tournament.time.clock:
+        return tournament
+    if tournament.clock_given:
+        raise ConfigError(f"{file}: time.clock: was {started.value}, now "
+                          f"{tournament.time.clock.value} since the run in {out_dir} started "
+                          f"(only more rounds or added bots can extend a run); use --restart or "
+                          f"another --out")
+    return dataclasses.replace(tournament, time=dataclasses.replace(tournament.time, clock=started))
+
+
+def _check_resume(saved: Path, tournament: Tournament, file: Path, out_dir: Path) -> None:
+    """ConfigError unless the run in ``saved``'s directory can go on with ``tournament``: an
+    extension of the saved file, on the clock the run's games were played with."""
+    check_extension(saved, tournament.path)
+    _with_run_clock(tournament, read_finished(saved.parent / RESULTS_FILE, repair=False).values(),
+                    file, out_dir)
 
 
 def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = None,
@@ -139,7 +174,9 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         raise ConfigError(f"{tournament.path}: cannot read: {error.strerror}") from None
     with results_dir(out_dir, description="tournament.yaml", content=content, resume=resume,
                      restart=restart, force=force, source=tournament.path,
-                     check=lambda saved: check_extension(saved, tournament.path)) as games:
+                     check=lambda saved: _check_resume(saved, tournament, file, out_dir)) as games:
+        finished = read_finished(games, repair=False)
+        tournament = _with_run_clock(tournament, finished.values(), file, out_dir)
         build_bots(tournament, sandboxes.by_bot)
         settings = RunSettings(
             bots={bot.name: bot.resolved.command(sandboxes.by_bot[bot.name])
@@ -148,7 +185,6 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
             log_dir=str(out_dir.absolute() / "logs"),
             max_live_bots=max_live_bots if max_live_bots is not None else tournament.max_live_bots)
         tasks = locality_order(specs, settings.max_live_bots)
-        finished = read_finished(games, repair=False)
         if len(finished) < len(tasks):
             preflight(settings)
         workers = jobs or tournament.jobs or len(available_cpus())

@@ -19,7 +19,7 @@ from time import perf_counter
 import pytest
 
 from arena.bots.channel import NOTHING_RECEIVED
-from arena.bots.faults import BotFaultError, Fault, FaultKind
+from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit
 from arena.bots.process import QUIT_GRACE, BotProcess, close_all, live_bots
 from arena.errors import BotStartError
 from arena.settings import Limits
@@ -177,7 +177,9 @@ def test_slow_reply_times_out_within_the_allowance_and_late_reply_is_dropped(bot
     assert perf_counter() - began < 0.1 + SLACK
     fault = error.value.fault
     assert fault.kind is FaultKind.TIMEOUT
-    assert fault.detail == f"no reply within 100 ms ({NOTHING_RECEIVED})"
+    assert fault.limit is TimeLimit.WALL and fault.cpu is not None and fault.cpu < 0.05
+    assert fault.detail == (f"no reply within 100 ms, using {fault.cpu * 1000:.0f} ms of CPU "
+                            f"({NOTHING_RECEIVED})")
     assert '"type":"act"' in fault.sent and fault.received == ""
     assert fault.elapsed is not None and fault.elapsed >= 0.1
     assert process.is_running and process.last_fault == fault
@@ -414,6 +416,6 @@ def test_fault_reports_as_json_and_one_line():
     assert fault.with_seat(3).to_json() == {
         "kind": "timeout", "bot": "slow", "seat": 3, "detail": "no reply within 100 ms",
         "sent": "", "received": "", "stderr_tail": "", "elapsed_ms": 123.457,
-        "exit_code": None, "signal": None, "memory_peak_mb": None,
+        "exit_code": None, "signal": None, "memory_peak_mb": None, "cpu_ms": None, "limit": None,
     }
     assert [kind.value for kind in FaultKind] == ["timeout", "malformed", "illegal", "crash"]

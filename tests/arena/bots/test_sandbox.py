@@ -22,7 +22,7 @@ from time import perf_counter
 
 import pytest
 
-from arena.bots.faults import BotFaultError, FaultKind
+from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
 from arena.bots.process import BotProcess, close_bots
 from arena.bots.sandbox import (
     INSTALL_HINT,
@@ -536,3 +536,25 @@ def test_a_bot_that_closes_its_stdout_is_the_same_crash_with_and_without_the_san
     finally:
         bot.close()
     assert not bot.is_running
+
+
+@needs_bwrap
+def test_a_sandboxed_bots_cpu_time_is_measured_below_bwrap_and_limited() -> None:
+    """The bot runs below bwrap and the sandbox's pid 1: its CPU time is its tree's, all of it."""
+    bot = BotProcess("spins", ["python3", "-S", "spins.py", "0.05", "1"], cwd=MISBEHAVING,
+                     sandbox=Sandbox(), start_timeout=TIME.start_ms / 1000)
+    try:
+        bot.start()
+        reply = bot.request(dict(ACT), 30.0, 30.0)
+        assert 0.045 <= reply.cpu <= 0.060
+    finally:
+        bot.close()
+    burner = BotProcess("burns", ["python3", "-S", "spins.py", "30", "1"], cwd=MISBEHAVING,
+                        sandbox=Sandbox(), start_timeout=TIME.start_ms / 1000)
+    try:
+        burner.start()
+        with pytest.raises(BotFaultError) as error:
+            burner.request(dict(ACT), 0.1, 0.1, 20.0)
+        assert error.value.fault.limit is TimeLimit.CPU
+    finally:
+        burner.close()

@@ -94,7 +94,7 @@ def test_every_starter_bot_passes_every_step(bot: str, c_bot: str) -> None:
 
 # bot and its arguments, extra check-bot options, the step that fails, what that step must say
 MISBEHAVING_BOTS = {
-    "slow": ("slow.py 3", ["--move-ms", "300", "--bank-ms", "0"], "play blackout",
+    "slow": ("slow.py 3", ["--move-ms", "300", "--bank-ms", "0", "--clock", "wall"], "play blackout",
              ["timeout: no reply within 300 ms", "received: (nothing)"]),
     "crash_mid_game": ("crash_mid_game.py", [], "play blackout",
                        ["crash: exited with code 3", "deal ", "decision ", 'sent:     {"type":"act"',

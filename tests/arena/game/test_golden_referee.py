@@ -93,9 +93,10 @@ def _sent_lines() -> Iterator[_Sent]:
 
 
 def _timeless(record: dict[str, Any]) -> dict[str, Any]:
-    """The record less what is measured: decision times, banks, a fault's elapsed time."""
+    """The record less what is measured: decision times, banks, a fault's elapsed and CPU time."""
     out = without_times(record)
-    out["faults"] = [{k: v for k, v in fault.items() if k != "elapsed_ms"} for fault in out["faults"]]
+    out["faults"] = [{k: v for k, v in fault.items() if k not in ("elapsed_ms", "cpu_ms")}
+                     for fault in out["faults"]]
     return out
 
 

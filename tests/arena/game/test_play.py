@@ -160,3 +160,18 @@ def test_memory_mb_is_described_as_resident_memory(command: str) -> None:
     text = " ".join(done.stdout.replace("│", " ").split())
     assert "--memory-mb" in text and "Resident-memory limit of each bot process" in text
     assert "Address-space limit" not in text
+
+
+def test_the_clock_and_its_wall_cap_are_set_on_the_command_line_and_recorded(
+        tmp_path: Path) -> None:
+    log = tmp_path / "game.json"
+    for args, clock, wall_ms in (((), "cpu", 110_000), (("--clock", "wall", "--wall-ms", "7000"),
+                                                        "wall", 7000)):
+        done = arena("play", "blackout", C_BOT, C_BOT, C_BOT, "-o", "deals=1", *args,
+                     "--log", str(log))
+        assert done.returncode == 0, done.stderr
+        record = orjson.loads(log.read_bytes())
+        assert (record["clock"], record["wall_ms"]) == (clock, wall_ms)
+        assert len(record["deals"][0]["play_cpu_ms"]) == len(record["deals"][0]["plays"])
+    done = arena("play", "blackout", C_BOT, C_BOT, C_BOT, "--wall-ms", "0")
+    assert done.returncode == 2 and "--wall-ms" in done.stderr

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,7 @@ from arena.bots.faults import FaultKind
 from arena.bots.process import BotProcess, close_bots
 from arena.errors import BotStartError
 from arena.game.referee import play_game, result_of
-from arena.settings import FaultPolicy, Limits, TimeControl
+from arena.settings import Clock, FaultPolicy, Limits, TimeControl
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -170,8 +171,14 @@ class Case:
 CASES = {
     "timeout": Case(misbehaving("slow", 3.0, 1), 1, FaultKind.TIMEOUT, 1,
                     # its first act: the whole bank is left; nothing came, so the flush hint
-                    r"no reply within 1000 ms \(nothing received: did the bot flush stdout",
-                    time_control=TimeControl(start_ms=20_000, move_ms=500, bank_ms=500)),
+                    r"no reply within 1000 ms, using \d+ ms of CPU \(nothing received: did the "
+                    r"bot flush stdout",
+                    time_control=TimeControl(start_ms=20_000, move_ms=500, bank_ms=500,
+                                             clock=Clock.WALL)),
+    "over-cpu": Case(misbehaving("spins", 30.0, 1), 1, FaultKind.TIMEOUT, 1,
+                     # charged its CPU time: over move_ms and the bank, no flush hint
+                     r"used \d+ ms of CPU, limit 500 ms \+ bank 500$",
+                     time_control=TimeControl(start_ms=20_000, move_ms=500, bank_ms=500)),
     "garbage": Case(misbehaving("garbage_line", 1), 2, FaultKind.MALFORMED, 1,
                     r"reply is not JSON$", received=r"thinking\.\.\. this is not JSON \{$"),
     "garbage-bytes": Case(misbehaving("garbage_line", 4, "bytes"), 3, FaultKind.MALFORMED, 4,
@@ -220,6 +227,7 @@ def test_fault_is_recorded_and_every_other_result_stands(case, policy, start):
     assert fault["elapsed_ms"] is not None and fault["elapsed_ms"] >= 0
     if case.kind is FaultKind.TIMEOUT:
         assert fault["elapsed_ms"] >= 1000
+        assert fault["cpu_ms"] is not None and fault["limit"] == case.time_control.clock.value
     if "got" in detail.groupdict():  # wrong_id answers with the right id plus 1000
         assert int(detail["got"]) == int(detail["wanted"]) + 1000
     # The game went on to the end with a fallback in the faulting seat: it replays, and nobody
@@ -294,7 +302,8 @@ def test_bots_that_misbehave_outside_the_protocol_play_without_fault(argv, start
 
 # Wide enough that a well-behaved bot on a loaded machine never touches the bank by accident.
 MOVE_MS, DELAY_MS, BANK_MS = 100, 400, 2400
-BANK_CONTROL = TimeControl(start_ms=20_000, move_ms=MOVE_MS, bank_ms=BANK_MS)
+BANK_CONTROL = TimeControl(start_ms=20_000, move_ms=MOVE_MS, bank_ms=BANK_MS, clock=Clock.WALL)
+"""Sleeping bots spend wall time, not CPU: the bank's wall-clock behaviour."""
 DRAW_MS = DELAY_MS - MOVE_MS  # the least each slow decision takes from the bank
 
 
@@ -377,6 +386,16 @@ def test_every_decision_has_its_time_in_the_record(start):
     assert times[number - 1] >= DELAY_MS
     assert record["time_control"] == {"move_ms": MOVE_MS, "bank_ms": BANK_MS}
     assert record["bank_used_ms"][1] >= DRAW_MS
+    # Beside each wall time, the CPU time: a sleep costs next to none of it.
+    cpu = []
+    for deal in record["deals"]:
+        assert len(deal["bid_cpu_ms"]) == len(deal["bids"])
+        assert len(deal["play_cpu_ms"]) == len(deal["plays"])
+        cpu += deal["bid_cpu_ms"] + deal["play_cpu_ms"]
+    assert all(ms is not None and ms >= 0 for ms in cpu)
+    assert cpu[number - 1] < DELAY_MS / 2
+    assert (record["clock"], record["wall_ms"]) == ("wall", BANK_CONTROL.wall_cap_ms)
+    assert len(record["stalls"]) == 4  # waits that woke up late: the arena's, not the bots'
 
 
 def test_fallback_decisions_have_no_time_and_partnership_times_its_calls(start):
@@ -394,3 +413,30 @@ def test_fallback_decisions_have_no_time_and_partnership_times_its_calls(start):
              if seat == 3 and number > fault["decision"]]
     assert after and all(ms is None for ms in after)
     assert all(ms is not None for ms, seat in zip(times, seats, strict=True) if seat != 3)
+
+
+# --- The CPU clock on a busy machine ------------------------------------------------------------
+
+BUSY_LOOPS = 8
+BUSY_SECONDS = 10
+
+
+def test_fast_bots_never_time_out_under_the_cpu_clock_on_a_busy_machine(c_bots, start):
+    """Eight busy loops on this machine, a 5 ms CPU allowance and no bank: C bots, which answer
+    in microseconds of CPU, are charged that and never time out, however late they are run."""
+    loop = f"import time\nend = time.monotonic() + {BUSY_SECONDS}\nwhile time.monotonic() < end: pass"
+    busy = [subprocess.Popen([sys.executable, "-S", "-c", loop]) for _ in range(BUSY_LOOPS)]
+    try:
+        bots = [start(f"c{seat}", [str(c_bots / "random_bot")], start_timeout=20.0)
+                for seat in range(4)]
+        control = TimeControl(start_ms=20_000, move_ms=5, bank_ms=0)
+        began = time.monotonic()
+        games = 0
+        while time.monotonic() - began < BUSY_SECONDS - 2 or games < 2:
+            outcome = play_game("blackout", bots, 500 + games, SHORT, time_control=control)
+            assert outcome.record["faults"] == []
+            games += 1
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()

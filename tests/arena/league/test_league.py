@@ -405,3 +405,24 @@ def test_a_league_run_shows_progress_with_the_leader_and_logs_only_bots_that_wro
     logs = sorted((path / "logs").iterdir())
     assert logs and all(log.name.startswith("chatty@1-") for log in logs)  # the others said nothing
     assert all("chatty says hi" in log.read_text() for log in logs)
+
+
+class _Stored:
+    """A league database's settings, as ``Store.settings`` returns them."""
+
+    def __init__(self, raw: dict) -> None:
+        self.raw = raw
+
+    def settings(self) -> dict:
+        return self.raw
+
+
+def test_a_league_keeps_its_clock_and_one_begun_before_clocks_stays_on_wall() -> None:
+    from arena.league.settings import LeagueSettings
+    from arena.settings import Clock
+
+    new = LeagueSettings.checked("blackout", 4, {}, "none", clock=Clock.CPU, wall_ms=7000)
+    stored = orjson.loads(orjson.dumps(new.stored()))  # as the database keeps it: JSON
+    assert LeagueSettings.of(_Stored(stored)).time_control == new.time_control  # type: ignore[arg-type]
+    old = {**stored, "time_control": {"start_ms": 10000, "move_ms": 1000, "bank_ms": 10000}}
+    assert LeagueSettings.of(_Stored(old)).time_control.clock is Clock.WALL  # type: ignore[arg-type]

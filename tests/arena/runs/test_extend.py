@@ -85,7 +85,7 @@ def test_more_rounds_and_bots_extend_a_finished_run(finished: Path, tmp_path: Pa
     ({"rounds": "rounds: 0"}, "rounds"),
     ({"bots": "c9"}, "bots[1].name"),
     ({"options": "options: {deals: 4}"}, "options"),
-    ({"time": "time: {move_ms: 500, bank_ms: 2000}"}, "time"),
+    ({"time": "time: {move_ms: 500, bank_ms: 2000}"}, "time.move_ms"),
 ])
 def test_any_other_change_is_refused_naming_its_key(finished: Path, tmp_path: Path,
                                                     change: dict[str, str], key: str) -> None:
@@ -201,3 +201,62 @@ def test_a_build_tail_is_at_most_twenty_lines(tmp_path: Path) -> None:
     assert done.returncode == 2
     shown = [line for line in done.stderr.splitlines() if line.startswith("  | ")]
     assert shown == [f"  | line {i}" for i in range(32, 51)] + ["  | fatal: last"]
+
+
+def _as_before_clocks(out: Path) -> None:
+    """Make the run's records look like those of a run begun before clocks were recorded."""
+    games = out / "games.jsonl"
+    lines = []
+    for line in games.read_bytes().splitlines():
+        record = orjson.loads(line)
+        for key in ("clock", "wall_ms", "stalls"):
+            record.pop(key)
+        for deal in record["deals"]:
+            for key in [key for key in deal if key.endswith("_cpu_ms")]:
+                deal.pop(key)
+        lines.append(orjson.dumps(record))
+    games.write_bytes(b"\n".join(lines) + b"\n")
+
+
+def test_a_run_begun_before_clocks_resumes_on_the_wall_clock(finished: Path,
+                                                             tmp_path: Path) -> None:
+    path, out = copy_of(finished, tmp_path)
+    assert {line["clock"] for line in lines_by_id(out).values()} == {"cpu"}  # the new default
+    _as_before_clocks(out)
+    write(tmp_path, c_bots(3), 3)  # one more round; the file does not say time.clock
+    done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    added = [line for line in lines_by_id(out).values() if "clock" in line]
+    assert len(added) == 3 and {line["clock"] for line in added} == {"wall"}
+
+
+def _with_clock(path: Path, clock: str) -> None:
+    text = path.read_text().replace("bank_ms: 2000}", f"bank_ms: 2000, clock: {clock}}}")
+    path.write_text(text)
+
+
+def test_a_resumed_run_refuses_another_clock_said_in_its_file(finished: Path,
+                                                              tmp_path: Path) -> None:
+    path, out = copy_of(finished, tmp_path)
+    _as_before_clocks(out)
+    _with_clock(write(tmp_path, c_bots(3), 3), "cpu")
+    refused = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert refused.returncode != 0
+    assert "time.clock: was wall, now cpu" in refused.stderr, refused.stderr
+    _with_clock(write(tmp_path, c_bots(3), 3), "wall")
+    done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_summary_counts_the_decisions_the_arena_itself_was_late_for(finished: Path,
+                                                                         tmp_path: Path) -> None:
+    path, out = copy_of(finished, tmp_path)
+    games = out / "games.jsonl"
+    records = [orjson.loads(line) for line in games.read_bytes().splitlines()]
+    records[0]["stalls"] = [2, 0, 1]
+    games.write_bytes(b"".join(orjson.dumps(record) + b"\n" for record in records))
+    done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert ("the machine was overloaded: 3 decisions were late because the arena itself did not "
+            "run (not held against the bots)") in done.stdout
+    assert "faults by bot" not in done.stdout

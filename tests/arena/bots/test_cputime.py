@@ -1,0 +1,134 @@
+"""The CPU clock of a bot's process tree, and requests timed by it, against real processes.
+
+The bots are real programs (tests/bots/misbehaving): ``spins.py`` burns CPU, ``slow.py`` sleeps.
+Timing is asserted only as "within the limit plus generous slack", except where the CPU time
+measured is the point (a bot spinning 50 ms of CPU records 45-60 ms).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from time import perf_counter
+
+import pytest
+
+from arena.bots.cputime import TreeClock
+from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
+from arena.bots.process import BLOCKED_HINT, BotProcess
+
+pytestmark = pytest.mark.timeout(90)
+
+BOTS = Path(__file__).resolve().parents[2] / "bots" / "misbehaving"
+SLACK = 2.0  # seconds: a loaded 2-CPU machine may stall anything this long
+
+
+def act() -> dict[str, object]:
+    """An act message as the referee would send it (the layer sets the id)."""
+    return {"type": "act", "kind": "play", "legal": ["QS", "2H"], "view": {}, "time_ms": 100}
+
+
+@pytest.fixture
+def bot(tmp_path: Path) -> Iterator[Callable[..., BotProcess]]:
+    """Start a misbehaving bot by file name with arguments; every bot is closed afterwards."""
+    started: list[BotProcess] = []
+
+    def start(name: str, *args: object) -> BotProcess:
+        process = BotProcess(name, [sys.executable, "-S", str(BOTS / f"{name}.py"), *map(str, args)],
+                             log_path=tmp_path / f"{name}.log", start_timeout=30.0)
+        started.append(process)
+        process.start()
+        return process
+
+    yield start
+    for process in started:
+        pid = process.pid
+        process.close(grace=0)
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+
+
+def test_tree_clock_counts_a_spinning_child_and_never_goes_down():
+    spin = "import time\nend = time.process_time() + 0.2\nwhile time.process_time() < end: pass"
+    parent = subprocess.Popen([sys.executable, "-S", "-c",
+                               f"import subprocess, sys; subprocess.run([sys.executable, '-S', "
+                               f"'-c', {spin!r}]); import time; time.sleep(30)"])
+    try:
+        clock = TreeClock(parent.pid)
+        readings = [clock.read(fresh=True)]
+        began = perf_counter()
+        while perf_counter() - began < 20 and readings[-1] < 0.2:
+            readings.append(clock.read(fresh=True))
+        assert readings[-1] >= 0.2  # the child's CPU, counted while it ran
+        assert readings == sorted(readings)
+        clock.close()
+    finally:
+        parent.kill()
+        parent.wait()
+
+
+def test_a_bot_spinning_50_ms_of_cpu_records_45_to_60_ms(bot):
+    process = bot("spins", 0.05, 1)
+    reply = process.request(act(), 30.0, cpu_limit=30.0)
+    assert 0.045 <= reply.cpu <= 0.060
+    assert reply.charged == reply.cpu
+    assert process.hello_cpu is not None and process.hello_cpu > 0
+
+
+def test_a_bot_over_its_cpu_limit_times_out_saying_what_it_used(bot):
+    process = bot("spins", 30.0, 1)
+    began = perf_counter()
+    with pytest.raises(BotFaultError) as error:
+        process.request(act(), 0.1, cpu_limit=0.1, cap=20.0)
+    assert perf_counter() - began < 20.0
+    fault = error.value.fault
+    assert fault.kind is FaultKind.TIMEOUT and fault.limit is TimeLimit.CPU
+    assert fault.cpu is not None and fault.cpu >= 0.1
+    assert fault.detail == f"used {fault.cpu * 1000:.0f} ms of CPU, limit 100 ms"
+
+
+def test_cpu_of_a_child_counts_against_the_limit(bot):
+    process = bot("spins", 0.0, 1, "child")  # the parent sleeps, its child spins
+    with pytest.raises(BotFaultError) as error:
+        process.request(act(), 0.1, cpu_limit=0.1, cap=20.0)
+    fault = error.value.fault
+    assert fault.limit is TimeLimit.CPU and fault.cpu is not None and fault.cpu >= 0.1
+
+
+def test_a_sleeping_bot_times_out_at_the_wall_cap_and_is_told_it_was_waiting(bot):
+    process = bot("slow", 60.0, 1)
+    began = perf_counter()
+    with pytest.raises(BotFaultError) as error:
+        process.request(act(), 0.1, cpu_limit=0.1, cap=1.0)
+    waited = perf_counter() - began
+    assert 1.0 <= waited < 1.0 + SLACK
+    fault = error.value.fault
+    assert fault.kind is FaultKind.TIMEOUT and fault.limit is TimeLimit.WALL_CAP
+    assert fault.cpu is not None and fault.cpu < 0.05
+    assert fault.detail == (f"no reply in 1 s of wall time while using {fault.cpu * 1000:.0f} ms "
+                            f"of CPU: {BLOCKED_HINT}")
+
+
+def test_a_spinning_bot_under_a_wall_clock_gets_no_flush_hint(bot):
+    process = bot("spins", 30.0, 1)
+    with pytest.raises(BotFaultError) as error:
+        process.request(act(), 0.2)
+    fault = error.value.fault
+    assert fault.limit is TimeLimit.WALL
+    assert fault.detail.startswith("no reply within 200 ms, using ") and "flush" not in fault.detail
+
+
+def test_a_hello_that_never_comes_says_how_much_cpu_it_used(tmp_path):
+    process = BotProcess("mute", [sys.executable, "-S", "-c", "import time; time.sleep(60)"],
+                         start_timeout=1.0, log_path=tmp_path / "mute.log")
+    from arena.errors import BotStartError
+    with pytest.raises(BotStartError) as error:
+        process.start()
+    assert "no hello reply within 1000 ms (used " in str(error.value)
+    assert BLOCKED_HINT in str(error.value)
