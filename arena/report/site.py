@@ -264,6 +264,11 @@ def _entrant_page(title: str, stats: EntrantStats, pairwise: float | None, place
                     ("decision time median", f"{times['median']:.1f} ms"),
                     ("decision time p95", f"{times['p95']:.1f} ms"),
                     ("decision time max", f"{times['max']:.1f} ms")]
+    cpu = stats.cpu_summary()
+    if cpu is not None:
+        summary += [("decision CPU time median", f"{cpu['median']:.1f} ms"),
+                    ("decision CPU time p95", f"{cpu['p95']:.1f} ms"),
+                    ("decision CPU time max", f"{cpu['max']:.1f} ms")]
     bank = bank_summary(stats)
     if bank is not None:
         summary += [("time bank used per game, mean", _number(bank["mean"], 1, 100) + " %"),

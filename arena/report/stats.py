@@ -45,6 +45,7 @@ class EntrantStats:
     exact: int = 0  # of which made exactly (Blackout) or made (Partnership)
     by_size: dict[int, list[float]] = field(default_factory=dict)  # size -> [count, bids, tricks]
     times: list[float] = field(default_factory=list)
+    cpu_times: list[float] = field(default_factory=list)  # ms of the bot's own CPU per decision
     bank_shares: list[float] = field(default_factory=list)  # per seat and game: share of bank used
     faults: list[FaultRef] = field(default_factory=list)
     by_contract: bool = False  # True when the bidding figures are a team's contracts
@@ -65,16 +66,26 @@ class EntrantStats:
         return self.exact / self.contracts if self.contracts else None
 
     def time_summary(self) -> dict[str, float] | None:
-        """Median, 95th percentile and maximum decision time in ms; None when none were recorded."""
-        if not self.times:
-            return None
-        values = np.asarray(self.times)
-        return {"median": float(np.median(values)), "p95": float(np.percentile(values, 95)),
-                "max": float(values.max()), "count": float(len(values))}
+        """Median, 95th percentile and maximum decision time (wall) in ms; None when none were
+        recorded."""
+        return _summary(self.times)
+
+    def cpu_summary(self) -> dict[str, float] | None:
+        """The same of the CPU time the bot's process tree used per decision (records from issue
+        19 on have it); None when none were recorded."""
+        return _summary(self.cpu_times)
 
     def faults_by_kind(self) -> dict[str, int]:
         """Fault counts by kind, most frequent first."""
         return dict(Counter(f.kind for f in self.faults).most_common())
+
+
+def _summary(times: list[float]) -> dict[str, float] | None:
+    if not times:
+        return None
+    values = np.asarray(times)
+    return {"median": float(np.median(values)), "p95": float(np.percentile(values, 95)),
+            "max": float(values.max()), "count": float(len(values))}
 
 
 def entrant_stats(games: Iterable[Game]) -> dict[str, EntrantStats]:
@@ -109,6 +120,11 @@ def add_game(stats: dict[str, EntrantStats], game: Game) -> None:
                 for (seat, _), ms in zip(deal[actions_key], times, strict=False):
                     if ms is not None:
                         seat_rows[seat].times.append(ms)
+            cpu = deal.get(times_key.replace("_ms", "_cpu_ms"))
+            if cpu:
+                for (seat, _), ms in zip(deal[actions_key], cpu, strict=False):
+                    if ms is not None:
+                        seat_rows[seat].cpu_times.append(ms)
     bank = (record.get("time_control") or {}).get("bank_ms")
     if bank:
         for seat, used in enumerate(record.get("bank_used_ms", ())):

@@ -143,3 +143,27 @@ def test_the_report_is_named_after_its_tournament_match_or_league(blackout_resul
     index = written.index.read_text()
     assert "<h1>Ranking: tournament report-test</h1>" in index
     assert '<span class="what">tournament report-test: 8 games of blackout</span>' in index
+
+
+def test_an_entrant_page_shows_the_cpu_time_its_bot_used(tmp_path):
+    """A bot that spins 80 ms of CPU at its first act: the report's CPU figures come from the
+    records' *_cpu_ms (issue 19), apart from the wall-clock decision times."""
+    root = Path(__file__).resolve().parents[3]
+    spins = root / "tests" / "bots" / "misbehaving" / "spins.py"
+    c_bot = root / "bots" / "c" / "random_bot"
+    (tmp_path / "t.yaml").write_text(
+        "name: t\ngame: blackout\nplayers: 3\noptions: {deals: 2}\n"
+        "time: {start_ms: 30000, move_ms: 5000, bank_ms: 0}\nbots:\n"
+        f"  - {{name: spinner, cmd: {sys.executable} -S {spins} 0.08 1}}\n"
+        f"  - {{name: c1, cmd: {c_bot}}}\n  - {{name: c2, cmd: {c_bot}}}\n")
+    done = subprocess.run([*ARENA, "run", "t.yaml", "--out", "out", "--jobs", "1"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    stats = entrant_stats(read_games([tmp_path / "out"]).games)
+    spinner = stats["spinner"].cpu_summary()
+    assert spinner is not None and 70 <= spinner["max"] <= 200  # its one spin, as measured
+    quick = stats["c1"].cpu_summary()
+    assert quick is not None and quick["max"] < 50
+    write_report([tmp_path / "out"], tmp_path / "site")
+    pages = [p.read_text() for p in (tmp_path / "site").glob("*.html")]
+    assert sum("decision CPU time p95" in page for page in pages) == 3  # one per entrant
