@@ -166,8 +166,11 @@ def mutated_tournament(rng: random.Random) -> dict[str, Any]:
             bounds = rng.choice(TOURNAMENT_RANGES)
             section, _, leaf = bounds.key.partition(".")
             value = hostile_number(rng, bounds)
-            if leaf:
-                config.setdefault(section, {})[leaf] = value
+            if leaf:  # an earlier mutation may have made the section a scalar
+                target = config.get(section)
+                if not isinstance(target, dict):
+                    target = config[section] = {}
+                target[leaf] = value
             else:
                 config[section] = value
         elif roll < 0.65:  # any key, any value
