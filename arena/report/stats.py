@@ -121,10 +121,10 @@ def add_game(stats: dict[str, EntrantStats], game: Game) -> None:
                     if ms is not None:
                         seat_rows[seat].times.append(ms)
             cpu = deal.get(times_key.replace("_ms", "_cpu_ms"))
-            if cpu:
+            if isinstance(cpu, list):  # records from before clocks have none
                 for (seat, _), ms in zip(deal[actions_key], cpu, strict=False):
-                    if ms is not None:
-                        seat_rows[seat].cpu_times.append(ms)
+                    if isinstance(ms, int | float) and not isinstance(ms, bool):
+                        seat_rows[seat].cpu_times.append(float(ms))
     bank = (record.get("time_control") or {}).get("bank_ms")
     if bank:
         for seat, used in enumerate(record.get("bank_used_ms", ())):

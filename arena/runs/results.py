@@ -144,6 +144,7 @@ def results_dir(out_dir: Path, *, description: str, content: bytes, resume: bool
                 check(saved)
             try:
                 (out_dir / LOGS).mkdir(exist_ok=True)
+                games.touch()  # the claimed directory has its results file from the start
                 _write_description(saved, content)
             except OSError as error:
                 raise ConfigError(f"{error.filename or out_dir}: cannot write results there: "
