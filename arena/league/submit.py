@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import select
 import shutil
 import tempfile
 import time
@@ -208,9 +209,19 @@ def _pause_for_tests() -> None:
     the commit until a writer has opened the FIFO and closed it again. The opening tells the test
     that the submission is in that window (where it kills it); nothing else reads the variable."""
     fifo = os.environ.get(TEST_PAUSE_AFTER_STORE)
-    if fifo:
-        with open(fifo, "rb") as pause:
-            pause.read()
+    if not fifo:
+        return
+    # Polled, not one blocking read: a signal the kernel hands to another thread (the memory
+    # watch's) does not interrupt this thread's read, so its handler would wait for the read.
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        while True:  # no event until a writer has come; POLLHUP once it has gone again
+            if poller.poll(100) and not os.read(fd, 4096):
+                return
+    finally:
+        os.close(fd)
 
 
 def _stage(source: Path, staging: Path) -> Path:
