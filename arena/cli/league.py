@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.table import RATING_HELP
 from arena.errors import ConfigError, RunInterrupted
 from arena.game.play import parse_option_pairs
 from arena.league.settings import SANDBOXES, LeagueSettings
@@ -15,7 +16,15 @@ from arena.league.store import Store
 from arena.league.submit import LOCK_WAIT, submit
 from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.runs.progress import Progress
-from arena.settings import GAMES, JOBS, MINUTES, RESAMPLES, SEED, check_cluster_address
+from arena.settings import (
+    DEFAULT_RATING,
+    GAMES,
+    JOBS,
+    MINUTES,
+    RESAMPLES,
+    SEED,
+    check_cluster_address,
+)
 
 app = typer.Typer(help="A league: submitted bots, games scheduled where the ranking is least "
                        "certain, a table that is always current (docs/league.md).",
@@ -40,10 +49,11 @@ def init_command(
     cluster: Annotated[str | None, typer.Option(
         help="Play the league's games on the Dask cluster whose scheduler is at this address "
              "(docs/cluster.md); `league run --cluster` overrides it.", show_default=False)] = None,
+    rating: Annotated[str, typer.Option(help=RATING_HELP)] = DEFAULT_RATING.value,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), sandbox, seed,
-                                      cluster)
+                                      cluster, rating)
     try:
         Store.create(league, settings.stored()).close()
     except OSError as error:

@@ -58,7 +58,7 @@ class LeagueRunReport:
         if not now and self.leader is not None and since < max(1.0, 10 * self.leader_cost):
             return
         began = time.monotonic()
-        self.leader = leader(store)
+        self.leader = leader(store, LeagueSettings.of(store).rating)
         self.leader_at = time.monotonic()
         self.leader_cost = self.leader_at - began
 
@@ -141,7 +141,7 @@ def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot],
         store.abandon_sets(stale)
     pending = [s for s in open_sets if s.id not in stale]
     if not pending:
-        entrants = matchmaker_entrants(store)
+        entrants = matchmaker_entrants(store, model=settings.rating)
         if len(entrants) < settings.table_size:
             raise ConfigError(f"{store.directory}: {len(entrants)} active entrants: at least "
                               f"{settings.table_size} are needed (arena league submit adds bots)")

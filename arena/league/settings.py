@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING, Any
 import engine
 from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
-from arena.settings import FaultPolicy, Limits, SandboxMode, TimeControl, check_cluster_address
+from arena.settings import (
+    DEFAULT_RATING,
+    FaultPolicy,
+    Limits,
+    RatingModel,
+    SandboxMode,
+    TimeControl,
+    check_cluster_address,
+    check_rating,
+)
 from engine.errors import OptionError
 
 if TYPE_CHECKING:
@@ -36,6 +45,8 @@ class LeagueSettings:
     policy: FaultPolicy = FaultPolicy.FORFEIT
     cluster: str | None = None
     """A Dask scheduler's address where ``league run`` plays its games; None: local workers."""
+    rating: RatingModel = DEFAULT_RATING
+    """What the league's table rates (``arena.ratings.model``); leagues made before it: the default."""
 
     @property
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
@@ -50,7 +61,8 @@ class LeagueSettings:
 
     @classmethod
     def checked(cls, game: str, players: int | None, options: Mapping[str, object],
-                sandbox: str, seed: int = 1, cluster: str | None = None) -> LeagueSettings:
+                sandbox: str, seed: int = 1, cluster: str | None = None,
+                rating: str = DEFAULT_RATING.value) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option."""
         try:
             rules = engine.game(game)
@@ -71,7 +83,8 @@ class LeagueSettings:
             choose_sandbox(SandboxMode.BWRAP, "--sandbox")
         if cluster is not None:
             cluster = check_cluster_address(cluster)
-        return cls(game, count, resolved, sandbox, seed, cluster=cluster)
+        return cls(game, count, resolved, sandbox, seed, cluster=cluster,
+                   rating=check_rating(rating))
 
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
         """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
@@ -87,7 +100,7 @@ class LeagueSettings:
         return {"game": self.game, "players": self.players, "options": self.options,
                 "sandbox": self.sandbox, "seed": self.seed,
                 "time_control": asdict(self.time_control), "limits": asdict(self.limits),
-                "policy": self.policy.value, "cluster": self.cluster}
+                "policy": self.policy.value, "cluster": self.cluster, "rating": self.rating.value}
 
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
@@ -96,4 +109,5 @@ class LeagueSettings:
         return cls(game=raw["game"], players=raw["players"], options=raw["options"],
                    sandbox=raw["sandbox"], seed=raw["seed"],
                    time_control=TimeControl(**raw["time_control"]), limits=Limits(**raw["limits"]),
-                   policy=FaultPolicy(raw["policy"]), cluster=raw.get("cluster"))
+                   policy=FaultPolicy(raw["policy"]), cluster=raw.get("cluster"),
+                   rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"))

@@ -11,6 +11,8 @@ from arena.errors import ArenaError
 from arena.league.matchmaker import Entrant
 from arena.league.store import Store
 from arena.ratings.model import Flag, rate
+from arena.ratings.record import rating_input
+from arena.settings import RatingModel
 
 MATCHMAKER_RESAMPLES = 200
 """Bootstrap resamples behind the intervals the matchmaker reads (enough to rank uncertainty)."""
@@ -22,7 +24,8 @@ def active_results(store: Store) -> list[dict[str, Any]]:
     names = {bot.key: bot.name for bot in store.bots()}
     results = []
     for line in store.lines(active_only=True):
-        result = orjson.loads(line)["result"]
+        result = rating_input(orjson.loads(line))
+        assert isinstance(result, dict)  # the league stored it: a game line with a result
         result["entrants"] = [names.get(key, key) for key in result["entrants"]]
         results.append(result)
     return results
@@ -33,7 +36,8 @@ def export_lines(store: Store) -> Iterator[bytes]:
     yield from store.lines()
 
 
-def matchmaker_entrants(store: Store, seed: int = 0) -> list[Entrant]:
+def matchmaker_entrants(store: Store, seed: int = 0,
+                        model: RatingModel | None = None) -> list[Entrant]:
     """The active entrants with their sets played and current rating intervals."""
     active = store.bots()
     sets = store.set_counts()
@@ -41,7 +45,7 @@ def matchmaker_entrants(store: Store, seed: int = 0) -> list[Entrant]:
     rows = {}
     if results:
         try:
-            ratings = rate(results, resamples=MATCHMAKER_RESAMPLES, seed=seed)
+            ratings = rate(results, resamples=MATCHMAKER_RESAMPLES, seed=seed, model=model)
         except (ArenaError, ValueError):  # not ratable yet (e.g. no pairing links them): none
             ratings = None
         if ratings is not None:
@@ -56,7 +60,7 @@ def matchmaker_entrants(store: Store, seed: int = 0) -> list[Entrant]:
     return entrants
 
 
-def leader(store: Store) -> str | None:
+def leader(store: Store, model: RatingModel | None = None) -> str | None:
     """The active entrant at the top of the table now, as ``NAME (Elo R)`` (``NAME (won every
     pairing)`` without a finite rating); None before the league's games can rate anyone. The fit
     alone, without the bootstrap: cheap enough to ask between two batches of games."""
@@ -64,7 +68,7 @@ def leader(store: Store) -> str | None:
     if not results:
         return None
     try:
-        ratings = rate(results, resamples=0)
+        ratings = rate(results, resamples=0, model=model)
     except (ArenaError, ValueError):
         return None
     top = next((row for row in ratings.standings if row.place == 1), None)

@@ -30,12 +30,14 @@ def league_table(directory: Path, *, fmt: str = "plain", resamples: int = 1000,
     store = Store.open(directory)
     try:
         results = active_results(store)
+        model = LeagueSettings.of(store).rating
     finally:
         store.close()
     if not results:
         raise ResultsError(f"{directory}: no games among the active entrants yet "
                            f"(arena league run plays some)")
-    return results_table(results, fmt=fmt, resamples=resamples, seed=seed, crosstable=crosstable)
+    return results_table(results, fmt=fmt, resamples=resamples, seed=seed, crosstable=crosstable,
+                         model=model)
 
 
 def league_status(directory: Path) -> str:

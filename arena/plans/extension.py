@@ -15,8 +15,9 @@ from arena.configfile import shown
 from arena.errors import ConfigError
 from arena.plans.tournament import BotSpec, Tournament, load_tournament
 
-FREE = frozenset({"path", "jobs", "max_live_bots", "cluster", "sandbox", "left_out"})
-"""Tournament fields that say how or where games are played, not which: they may change freely."""
+FREE = frozenset({"path", "jobs", "max_live_bots", "cluster", "sandbox", "left_out", "rating"})
+"""Tournament fields that say how or where games are played, or how they are rated, not which
+games: they may change freely."""
 APPENDABLE = ("bots", "challengers", "teams")
 """Lists that may gain entries at the end; every entry already there must stay as it was."""
 BOT_FREE = frozenset({"sandbox"})

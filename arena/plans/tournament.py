@@ -28,6 +28,7 @@ from arena.errors import ConfigError
 from arena.settings import (
     BANK_MS,
     CPU_SECONDS,
+    DEFAULT_RATING,
     FILE_MB,
     JOBS,
     LIVE_BOTS,
@@ -42,9 +43,11 @@ from arena.settings import (
     FaultPolicy,
     Limits,
     Range,
+    RatingModel,
     SandboxMode,
     TimeControl,
     check_cluster_address,
+    check_rating,
 )
 from engine.errors import OptionError
 from engine.game import GameInfo
@@ -107,6 +110,8 @@ class Tournament:
     cluster: str | None = None
     """A Dask scheduler's address to play the games on (``docs/cluster.md``); None: locally."""
     sandbox: SandboxMode = SandboxMode.NONE
+    rating: RatingModel = DEFAULT_RATING
+    """What the closing table rates (``arena.ratings.model``); it does not change the games."""
 
     def sandbox_of(self, bot: BotSpec) -> SandboxMode:
         """The sandbox mode ``bot`` runs under: its own setting, else the tournament's."""
@@ -125,7 +130,7 @@ class Tournament:
 
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
             "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "format",
-            "challengers", "max_live_bots", "cluster", "sandbox"}
+            "challengers", "max_live_bots", "cluster", "sandbox", "rating"}
 BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires", "sandbox"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb", "quit_grace_ms"}
@@ -215,6 +220,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
                                     players),  # every seat of a table needs a live bot
         cluster=None if top.get("cluster") is None else _cluster(where, top["cluster"]),
         sandbox=sandbox_mode(top.get("sandbox", "none"), f"{path}: sandbox"),
+        rating=check_rating(top.get("rating", DEFAULT_RATING.value), f"{path}: rating"),
     )
 
 

@@ -24,6 +24,7 @@ from arena.plans.order import locality_order
 from arena.plans.sandboxes import tournament_sandboxes
 from arena.plans.schedule import schedule
 from arena.plans.tournament import build_bots, load_tournament
+from arena.ratings.record import rating_input
 from arena.ratings.table import results_table
 from arena.runs.fault_summary import FaultSummary
 from arena.runs.progress import Progress
@@ -43,7 +44,8 @@ class RunReport:
     played: int = 0
     faults: int = 0
     seconds: float = 0.0
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[Any] = field(default_factory=list)
+    """Rating inputs (``arena.ratings.record.rating_input``) of every finished game."""
     fault_summary: FaultSummary = field(default_factory=FaultSummary)
 
 
@@ -65,7 +67,7 @@ def run(tasks: Sequence[GameSpec], settings: RunSettings, games: Path, jobs: int
     _check_saved_games(games, finished, tasks)
     todo = [task for task in tasks if task.id not in finished]
     report = RunReport(games.parent, len(tasks), resumed=len(finished))
-    report.results = [line["result"] for line in finished.values()]
+    report.results = [rating_input(line) for line in finished.values()]
     report.faults = sum(len(line.get("faults", ())) for line in finished.values())
     for game_id, line in finished.items():
         report.fault_summary.add(game_id, line.get("faults", ()))
@@ -73,7 +75,7 @@ def run(tasks: Sequence[GameSpec], settings: RunSettings, games: Path, jobs: int
 
     def record(game: Finished) -> bool:
         writer.append(game.line)
-        report.results.append(game.result)
+        report.results.append(rating_input(orjson.loads(game.line)))  # with its deals' scores
         report.played += 1
         report.faults += game.faults
         if game.faults:  # faults are rare: only those lines are parsed again
@@ -174,6 +176,6 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         head += (f"\ngauntlet: challengers {', '.join(b.name for b in tournament.challengers)} "
                  f"rated against the field ({', '.join(b.name for b in tournament.bots)}); "
                  f"challengers never meet each other")
-    text = head + "\n\n" + results_table(results, resamples=resamples)
+    text = head + "\n\n" + results_table(results, resamples=resamples, model=tournament.rating)
     summary = report.fault_summary.render()
     return text + ("\n" + summary + "\n" if summary else "")
