@@ -16,6 +16,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import orjson
 
 from arena.bots.resolve import resolve_copy
@@ -25,6 +26,7 @@ from arena.league.matchmaker import next_tables
 from arena.league.settings import LeagueSettings
 from arena.league.standings import leader, matchmaker_entrants
 from arena.league.store import LOGS_DIR, Bot, PlannedSet, Store, game_id_of
+from arena.plans.seating import add_order, best_order
 from arena.runs.record import play_and_record
 from arena.settings import available_cpus
 from arena.work import Finished, GameSpec, RunSettings
@@ -149,16 +151,37 @@ def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot],
         first = len(store.open_sets()) + store.game_total()
         tables = next_tables(entrants, settings.table_size, SETS_PER_JOB * workers,
                              seed=derive_seed(settings.seed, "matchmaker", first))
+        orders = _seat_orders(store, [[by_key[key] for key in table] for table in tables],
+                              settings.teams is None)
         pending = store.plan_sets([
             (derive_seed(settings.seed, "league-deals", first, index),
-             _rotations([by_key[key] for key in table], settings.teams))
-            for index, table in enumerate(tables)])
+             _rotations(list(order), settings.teams))
+            for index, order in enumerate(orders)])
     tasks: list[GameSpec] = []
     seats: dict[str, tuple[int, ...]] = {}
     places: dict[str, tuple[int, int]] = {}
     for planned in pending:
         tasks.extend(_specs(planned, settings, bots, seats, places))
     return tasks, seats, places
+
+
+def _seat_orders(store: Store, tables: list[list[int]], balanced: bool) -> list[tuple[int, ...]]:
+    """Each table's seat order: the cyclic order that keeps who sits directly before whom most
+    even over the league's sets (``arena.plans.seating.best_order``). Team games alternate sides:
+    their tables keep the matchmaker's order."""
+    if not balanced:
+        return [tuple(table) for table in tables]
+    planned = store.seat_orders()
+    size = 1 + max([b for order in planned for b in order] + [b for table in tables for b in table])
+    counts = np.zeros((size, size), dtype=np.int64)
+    for order in planned:
+        add_order(order, counts)
+    chosen = []
+    for table in tables:
+        order = best_order(table, counts)
+        add_order(order, counts)
+        chosen.append(order)
+    return chosen
 
 
 def _rotations(members: list[int],

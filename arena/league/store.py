@@ -282,6 +282,11 @@ class Store:
                                           tuple(tuple(r) for r in rotations), frozenset()))
         return planned
 
+    def seat_orders(self) -> list[tuple[int, ...]]:
+        """The seat order (bot ids of the first rotation) of every set not abandoned."""
+        return [tuple(orjson.loads(rotations)[0]) for (rotations,) in self.db.execute(
+            "SELECT rotations FROM sets WHERE state != 'abandoned'")]
+
     def open_sets(self) -> list[PlannedSet]:
         """The sets planned but not yet complete, oldest first, with the rotations already played."""
         sets = []
