@@ -1,8 +1,11 @@
-"""Elo ratings from game results: one Bradley-Terry fit of all pairwise outcomes, game bootstrap.
+"""Elo ratings from game results: one Bradley-Terry fit of all pairwise comparisons, set bootstrap.
 
-Each game becomes its pairwise outcomes: for every two entrants at the table, 1 to the higher score,
-0 to the lower, 1/2 each when equal. A seat that forfeited loses to every seat that did not; two
-forfeited seats compare by score. Two seats of one entrant (a bot playing itself) are not compared.
+What a comparison is depends on the model (``arena.settings.RatingModel``, docs/ratings.md):
+``places`` makes each game its pairwise outcomes: for every two entrants at the table, 1 to the
+better place, 0 to the worse, 1/2 each when equal (places already hold forfeits and the tie-break).
+The duplicate models (``duplicate``, ``deals``) compare the entrants that held the same cards in
+one duplicate set instead (``arena.ratings.duplicate``). Two seats of one entrant (a bot playing
+itself) are not compared. Everything below is the same for every model.
 
 The ratings maximise the likelihood of all pairwise outcomes at once under the Elo curve
 P(i beats j) = 1 / (1 + 10^((R_j - R_i) / 400)) (Bradley-Terry; a draw counts half a win each), so
