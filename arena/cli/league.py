@@ -10,6 +10,7 @@ import typer
 from arena.cli.table import RATING_HELP
 from arena.errors import ConfigError, RunInterrupted
 from arena.game.play import parse_option_pairs
+from arena.league.matchmaker import DELTA
 from arena.league.settings import SANDBOXES, LeagueSettings
 from arena.league.status import EXPORT_DIR, export_games, league_status, league_table
 from arena.league.store import Store
@@ -50,10 +51,14 @@ def init_command(
         help="Play the league's games on the Dask cluster whose scheduler is at this address "
              "(docs/cluster.md); `league run --cluster` overrides it.", show_default=False)] = None,
     rating: Annotated[str, typer.Option(help=RATING_HELP)] = DEFAULT_RATING.value,
+    delta: Annotated[float, typer.Option(
+        help="Elo margin under which two neighbours count as a tie: once their difference is "
+             "surely inside +-delta, the matchmaker stops spending games on them.",
+        min=0.0)] = DELTA,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), sandbox, seed,
-                                      cluster, rating)
+                                      cluster, rating, delta)
     try:
         Store.create(league, settings.stored()).close()
     except OSError as error:

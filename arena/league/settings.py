@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import engine
 from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
+from arena.league.matchmaker import DELTA
 from arena.settings import (
     DEFAULT_RATING,
     FaultPolicy,
@@ -47,6 +49,9 @@ class LeagueSettings:
     """A Dask scheduler's address where ``league run`` plays its games; None: local workers."""
     rating: RatingModel = DEFAULT_RATING
     """What the league's table rates (``arena.ratings.model``); leagues made before it: the default."""
+    delta: float = DELTA
+    """The matchmaker's tie margin (Elo): neighbours whose difference is surely within +-delta
+    are a tie and get no more games than settled pairs (``arena.league.matchmaker``)."""
 
     @property
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
@@ -62,7 +67,7 @@ class LeagueSettings:
     @classmethod
     def checked(cls, game: str, players: int | None, options: Mapping[str, object],
                 sandbox: str, seed: int = 1, cluster: str | None = None,
-                rating: str = DEFAULT_RATING.value) -> LeagueSettings:
+                rating: str = DEFAULT_RATING.value, delta: float = DELTA) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option."""
         try:
             rules = engine.game(game)
@@ -83,8 +88,10 @@ class LeagueSettings:
             choose_sandbox(SandboxMode.BWRAP, "--sandbox")
         if cluster is not None:
             cluster = check_cluster_address(cluster)
+        if not (math.isfinite(delta) and delta >= 0):
+            raise ConfigError(f"--delta: must be a number of Elo points, 0 or more, got {delta}")
         return cls(game, count, resolved, sandbox, seed, cluster=cluster,
-                   rating=check_rating(rating))
+                   rating=check_rating(rating), delta=float(delta))
 
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
         """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
@@ -100,7 +107,8 @@ class LeagueSettings:
         return {"game": self.game, "players": self.players, "options": self.options,
                 "sandbox": self.sandbox, "seed": self.seed,
                 "time_control": asdict(self.time_control), "limits": asdict(self.limits),
-                "policy": self.policy.value, "cluster": self.cluster, "rating": self.rating.value}
+                "policy": self.policy.value, "cluster": self.cluster, "rating": self.rating.value,
+                "delta": self.delta}
 
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
@@ -110,4 +118,5 @@ class LeagueSettings:
                    sandbox=raw["sandbox"], seed=raw["seed"],
                    time_control=TimeControl(**raw["time_control"]), limits=Limits(**raw["limits"]),
                    policy=FaultPolicy(raw["policy"]), cluster=raw.get("cluster"),
-                   rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"))
+                   rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"),
+                   delta=float(raw.get("delta", DELTA)))

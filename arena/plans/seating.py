@@ -154,10 +154,10 @@ def rotations(order: Sequence[T]) -> list[tuple[T, ...]]:
     return [tuple(order[(seat + r) % size] for seat in range(size)) for r in range(size)]
 
 
-def neighbour_counts(games: Iterable[Sequence[str]]) -> Counter[tuple[str, str]]:
+def neighbour_counts(games: Iterable[Sequence[T]]) -> Counter[tuple[T, T]]:
     """How often ``a`` sat directly before ``b`` (the next seat, cyclically) over ``games``' seats;
     a bot next to a copy of itself is not counted."""
-    counts: Counter[tuple[str, str]] = Counter()
+    counts: Counter[tuple[T, T]] = Counter()
     for seats in games:
         for seat, name in enumerate(seats):
             after = seats[(seat + 1) % len(seats)]

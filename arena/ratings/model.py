@@ -97,6 +97,9 @@ class Standing:
     faults: int
     forfeits: int
     los_next: float | None
+    gap_next: tuple[float, float] | None = None
+    """The interval of this rating minus the next row's (as ``confidence`` says; None where
+    ``los_next`` is None): a pair whose interval lies inside +-delta is practically equal."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -244,6 +247,7 @@ def rate(
 
     intervals: dict[int, tuple[float, float]] = {}
     los: dict[int, float] = {}
+    gaps: dict[int, tuple[float, float]] = {}
     degenerate = 0
     if resamples and members.size:
         neighbours = [(i, j) for i, j in pairwise(order)
@@ -256,7 +260,8 @@ def rate(
             intervals[member] = _interval(samples[:, column], alpha)
         for column, (upper_row, _) in enumerate(neighbours):
             los[upper_row] = _los(differences[:, column])
-    rows = _standings(tally, order, flags, ratings, intervals, los)
+            gaps[upper_row] = _interval(differences[:, column], alpha)
+    rows = _standings(tally, order, flags, ratings, intervals, los, gaps)
     return Ratings(
         standings=rows,
         wins=tally.wins[np.ix_(order, order)],
@@ -595,7 +600,7 @@ def _table_order(tally: _Tally, flags: list[Flag | None], depth: np.ndarray,
 
 def _standings(tally: _Tally, order: list[int], flags: list[Flag | None], ratings: np.ndarray,
                intervals: dict[int, tuple[float, float]], los: dict[int, float],
-               ) -> tuple[Standing, ...]:
+               gaps: dict[int, tuple[float, float]]) -> tuple[Standing, ...]:
     pairings = (tally.wins + tally.wins.T).sum(axis=1)
     rows = []
     place = 0
@@ -617,6 +622,7 @@ def _standings(tally: _Tally, order: list[int], flags: list[Flag | None], rating
             faults=int(tally.faults[i]),
             forfeits=int(tally.forfeits[i]),
             los_next=los.get(i),
+            gap_next=gaps.get(i),
         ))
     return tuple(rows)
 
