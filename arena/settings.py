@@ -183,3 +183,26 @@ def check_cluster_address(address: str, where: str = "--cluster") -> str:
 def available_cpus() -> list[int]:
     """The CPUs this process may run on, in order (the default number of parallel games)."""
     return sorted(os.sched_getaffinity(0))
+
+
+class RatingModel(enum.StrEnum):
+    """What the ratings compare (``arena.ratings.model``; docs/ratings.md says which to use when)."""
+
+    PLACES = "places"
+    """Every two entrants at a table: the better final place wins the pair."""
+    DUPLICATE = "duplicate"
+    """Entrants that held the same cards in one duplicate set: the higher total wins."""
+    DEALS = "deals"
+    """The same, deal by deal: one comparison per deal (matchpoints)."""
+
+
+DEFAULT_RATING = RatingModel.DEALS
+
+
+def check_rating(value: object, where: str = "--rating") -> RatingModel:
+    """``value`` as a RatingModel; ConfigError naming ``where`` and the models otherwise."""
+    try:
+        return RatingModel(str(value))
+    except ValueError:
+        raise ConfigError(f"{where}: {value!r} is not a rating model (models: "
+                          f"{', '.join(m.value for m in RatingModel)})") from None

@@ -6,7 +6,7 @@ import importlib
 import sys
 import time
 
-SUITES = ("engine", "arena", "memory", "tournament", "ratings", "match", "report", "league",
+SUITES = ("engine", "arena", "memory", "tournament", "ratings", "models", "match", "report", "league",
           "fields", "cluster", "sandbox", "versus", "clocks")
 
 

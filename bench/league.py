@@ -8,6 +8,13 @@
   stops when the table orders every adjacent pair correctly with LOS >= 95%. Uniform is the
   tournament runner's round-robin (``sample_tables``: every table of 4, shuffled, cycled). Figure:
   the median games over REPEATS fields (different seeds) of each; goal: matchmaker <= 0.6x uniform.
+- **identical entrants**: six entrants, three of them copies of one bot (equal strengths), the
+  others 100, 200 and 300 Elo above; the matchmaker plans IDENTICAL_GAMES games. Figure: games per
+  entrant, max / min (goal <= 2.5: the copies, whose order never settles, take at most about their
+  fair share).
+- **pace**: a real league of five C bots (three random, two first-legal) at 4-player tables,
+  ``run_league`` with 2 jobs: games per second over PACE_WINDOW games from 1,000 stored games and
+  from 10,000 (goal: >= 0.8x: the league reads each game once and refits only as it grows).
 - **storing a game**: a real-size game line (a random 4-player Blackout game's full record) stored
   with ``Store.record_game`` (one transaction, WAL) against appended with the runner's
   ``ResultsWriter`` (write, flush, fsync at most once a second). Median per game; goal: within 2x.
@@ -16,6 +23,7 @@
 from __future__ import annotations
 
 import random
+import shutil
 import statistics
 import tempfile
 from pathlib import Path
@@ -27,8 +35,10 @@ import orjson
 
 import engine
 from arena.league.matchmaker import Entrant, next_tables
+from arena.league.run import run_league
 from arena.league.settings import LeagueSettings
 from arena.league.store import Store
+from arena.league.submit import submit
 from arena.plans.schedule import sample_tables
 from arena.ratings.model import ELO_PER_NAT, rate
 from arena.runs.results import ResultsWriter
@@ -50,11 +60,19 @@ STRENGTH = {name: (ENTRANTS - 1 - i) * SPACING for i, name in enumerate(NAMES)}
 """bot00 is the strongest: the true order is NAMES."""
 
 
-def _set_results(table: tuple[str, ...], rng: np.random.Generator) -> list[dict[str, Any]]:
+IDENTICAL_STRENGTH = {"greedy": 300.0, "cautious": 200.0, "bold": 100.0,
+                      "copy-a": 0.0, "copy-b": 0.0, "copy-c": 0.0}
+"""The field with three identical entrants (three copies of one random bot)."""
+IDENTICAL_GAMES = 1200
+SPREAD_GOAL = 2.5
+
+
+def _set_results(table: tuple[str, ...], rng: np.random.Generator,
+                 strength: dict[str, float] = STRENGTH) -> list[dict[str, Any]]:
     results = []
     for rotation in range(PLAYERS):
         seats = [table[(s + rotation) % PLAYERS] for s in range(PLAYERS)]
-        perf = np.array([STRENGTH[n] for n in seats]) / ELO_PER_NAT + rng.gumbel(size=PLAYERS)
+        perf = np.array([strength[n] for n in seats]) / ELO_PER_NAT + rng.gumbel(size=PLAYERS)
         ranks = (1 + (perf[None, :] > perf[:, None]).sum(axis=1)).tolist()
         results.append({"entrants": seats, "scores": [PLAYERS - r for r in ranks], "ranks": ranks,
                         "forfeits": [False] * PLAYERS, "faults": [0] * PLAYERS})
@@ -83,11 +101,8 @@ def games_until_resolved(scheduler: str, seed: int) -> int:
             tables = [uniform[(batch * SETS_PER_BATCH + k) % len(uniform)]
                       for k in range(SETS_PER_BATCH)]
         else:
-            rows = {} if ratings is None else {row.name: row for row in ratings.standings}
-            entrants = [Entrant(n, sets[n], *((rows[n].rating, rows[n].lower, rows[n].upper)
-                                              if n in rows else (None, None, None)))
-                        for n in NAMES]
-            tables = next_tables(entrants, PLAYERS, SETS_PER_BATCH, seed=seed * 1000 + batch)
+            tables = next_tables(_entrants(NAMES, sets, ratings), PLAYERS, SETS_PER_BATCH,
+                                 seed=seed * 1000 + batch)
         for table in tables:
             results.extend(_set_results(table, rng))
             for name in table:
@@ -97,6 +112,67 @@ def games_until_resolved(scheduler: str, seed: int) -> int:
         if done:
             return len(results)
     return MAX_GAMES
+
+
+def _entrants(names: list[str], sets: dict[str, int], ratings: Any) -> list[Entrant]:
+    """The matchmaker's view of the table, as ``arena.league.standings`` gives it."""
+    rows = {} if ratings is None else {row.name: row for row in ratings.standings}
+    return [Entrant(n, sets[n], *((rows[n].rating, rows[n].lower, rows[n].upper,
+                                   rows[n].los_next, rows[n].gap_next)
+                                  if n in rows else (None, None, None, None, None)))
+            for n in names]
+
+
+def identical_spread(seed: int) -> dict[str, int]:
+    """Games per entrant after IDENTICAL_GAMES games of the field with three identical entrants."""
+    rng = np.random.default_rng(seed)
+    names = list(IDENTICAL_STRENGTH)
+    results: list[dict[str, Any]] = []
+    sets = dict.fromkeys(names, 0)
+    games = dict.fromkeys(names, 0)
+    ratings = None
+    batch = 0
+    while len(results) < IDENTICAL_GAMES:
+        for table in next_tables(_entrants(names, sets, ratings), PLAYERS, SETS_PER_BATCH,
+                                 seed=seed * 1000 + batch):
+            results.extend(_set_results(table, rng, IDENTICAL_STRENGTH))
+            for name in table:
+                sets[name] += 1
+                games[name] += PLAYERS
+        batch += 1
+        ratings = rate(results, resamples=RESAMPLES, seed=seed)
+    return games
+
+
+PACE_BOTS = (("random-a", "random_bot"), ("random-b", "random_bot"), ("random-d", "random_bot"),
+             ("first-a", "first_bot"), ("first-b", "first_bot"))
+PACE_WINDOW = 500
+PACE_GOAL = 0.8
+
+
+def league_pace(directory: Path, early: int = 1000, late: int = 10_000) -> tuple[float, float]:
+    """Games per second of one ``league run --jobs 2`` (C bots, 4 players) over PACE_WINDOW games
+    from ``early`` stored games, and from ``late``: a league must not slow down as it grows."""
+    root = Path(__file__).resolve().parents[1]
+    settings = LeagueSettings.checked("blackout", PLAYERS, {}, "none")
+    store = Store.create(directory, settings.stored())
+    store.close()
+    for name, program in PACE_BOTS:
+        source = directory.parent / f"{name}-src"
+        source.mkdir()
+        shutil.copy(root / "bots" / "c" / program, source / "bot")
+        (source / "bot.yaml").write_text(f"name: {name}\nrun: ./bot\n")
+        submission = submit(directory, source)
+        assert submission.accepted, submission
+    # One long run, as a league runs: the time each game was stored, by stored count.
+    stored_at: list[float] = []
+    run_league(directory, games=late + PACE_WINDOW, jobs=2,
+               on_game=lambda game, report: stored_at.append(perf_counter()))
+
+    def pace(mark: int) -> float:
+        return PACE_WINDOW / (stored_at[mark + PACE_WINDOW - 1] - stored_at[mark - 1])
+
+    return pace(early), pace(late)
 
 
 def _game_line(seed: int) -> bytes:
@@ -155,6 +231,19 @@ def run() -> list[str]:
     lines.append(f"  matchmaker {matched:.0f} {sorted(counts['matchmaker'])}: "
                  f"{ratio:.2f}x uniform (goal <= {RATIO_GOAL}x) "
                  f"{'met' if ratio <= RATIO_GOAL else 'NOT met'}")
+    spreads = [identical_spread(seed) for seed in range(1, REPEATS + 1)]
+    ratios = [max(g.values()) / min(g.values()) for g in spreads]
+    worst = spreads[ratios.index(max(ratios))]
+    lines.append(f"three identical entrants among six, {IDENTICAL_GAMES} games, games per entrant "
+                 f"(max / min over {REPEATS} fields: {', '.join(f'{r:.2f}' for r in ratios)}; "
+                 f"goal <= {SPREAD_GOAL}x) {'met' if max(ratios) <= SPREAD_GOAL else 'NOT met'}; "
+                 f"the worst: " + ", ".join(f"{name} {count}" for name, count in worst.items()))
+    with tempfile.TemporaryDirectory() as tmp:
+        early, late = league_pace(Path(tmp) / "league")
+    pace = late / early
+    lines.append(f"league run pace (C bots, --jobs 2): {early:.1f} games/s at 1,000 stored games, "
+                 f"{late:.1f} at 10,000: {pace:.2f}x (goal >= {PACE_GOAL}x) "
+                 f"{'met' if pace >= PACE_GOAL else 'NOT met'}")
     db, jsonl, size = store_costs()
     store_ratio = db / jsonl
     lines.append(f"storing a game ({size / 1024:.0f} KB line): league db {db * 1e6:.0f} us, "

@@ -7,8 +7,10 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.table import RATING_HELP
 from arena.errors import ConfigError, RunInterrupted
 from arena.game.play import parse_option_pairs
+from arena.league.matchmaker import DELTA
 from arena.league.settings import SANDBOXES, LeagueSettings
 from arena.league.status import EXPORT_DIR, export_games, league_status, league_table
 from arena.league.store import Store
@@ -17,6 +19,7 @@ from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.runs.progress import Progress
 from arena.settings import (
     CLOCK_HELP,
+    DEFAULT_RATING,
     GAMES,
     JOBS,
     MINUTES,
@@ -54,10 +57,15 @@ def init_command(
     clock: Annotated[Clock, typer.Option(help=CLOCK_HELP)] = Clock.CPU,
     wall_ms: Annotated[int | None, typer.Option(help=WALL_MS_HELP, min=WALL_MS.low,
                                                 max=WALL_MS.high, show_default=False)] = None,
+    rating: Annotated[str, typer.Option(help=RATING_HELP)] = DEFAULT_RATING.value,
+    delta: Annotated[float, typer.Option(
+        help="Elo margin under which two neighbours count as a tie: once their difference is "
+             "surely inside +-delta, the matchmaker stops spending games on them.",
+        min=0.0)] = DELTA,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), sandbox, seed,
-                                      cluster, clock, wall_ms)
+                                      cluster, clock, wall_ms, rating, delta)
     try:
         Store.create(league, settings.stored()).close()
     except OSError as error:

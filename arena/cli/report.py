@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.table import RATING_HELP
 from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.report.games import find_game
 from arena.report.show import show_game
@@ -30,12 +31,13 @@ def report_command(
     ] = DEFAULT_RESAMPLES,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.",
                                       min=SEED.low, max=SEED.high)] = 0,
+    rating: Annotated[str | None, typer.Option(help=RATING_HELP, show_default=False)] = None,
 ) -> None:
     """Write a static web report of finished games: ranking, plots, per-entrant pages, replays.
 
     The site works offline, opened straight from disk: open OUT/index.html in a browser.
     """
-    written = write_report(paths, out, resamples=resamples, seed=seed)
+    written = write_report(paths, out, resamples=resamples, seed=seed, model=rating)
     for note in written.notes:
         print(f"arena: note: {note}", file=sys.stderr)
     typer.echo(f"report of {written.games} games written; open {written.index.resolve()}")

@@ -11,7 +11,11 @@ import typer
 from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.ratings.table import table_for_paths
 from arena.runs.match import paired_estimate
-from arena.settings import RESAMPLES, SEED
+from arena.settings import DEFAULT_RATING, RESAMPLES, SEED
+
+RATING_HELP = (f"What is rated: places (every two entrants at a table), duplicate (totals of "
+               f"entrants that held the same cards) or deals (the same, deal by deal). Default: "
+               f"{DEFAULT_RATING.value}, or places for results without deals (docs/ratings.md).")
 
 
 def table_command(
@@ -37,10 +41,14 @@ def table_command(
     ] = DEFAULT_RESAMPLES,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.",
                                       min=SEED.low, max=SEED.high)] = 0,
+    rating: Annotated[
+        str | None,
+        typer.Option(help=RATING_HELP, show_default=False),
+    ] = None,
 ) -> None:
     """Rate the entrants of finished games: Elo, 95% interval, score, place, faults, LOS."""
     output = table_for_paths(paths, fmt=fmt, anchor=anchor, crosstable=crosstable,
-                             resamples=resamples, seed=seed)
+                             resamples=resamples, seed=seed, model=rating)
     for note in output.notes:
         print(f"arena: note: {note}", file=sys.stderr)
     sys.stdout.write(output.text)

@@ -4,13 +4,17 @@ Priorities, for each table in turn:
 1. **Newcomers**: an entrant with fewer than ``NEWCOMER_SETS`` sets (planned ones included) sits at
    the next table, the one with fewest first, with opponents spread over the field so that its
    first results place it quickly.
-2. **Nobody starves**: an entrant with fewer than ``STARVING_SHARE`` of the mean number of sets goes
-   next, the same way.
+2. **Nobody starves**: an entrant with fewer than ``STARVING_SHARE`` of the mean number of sets, or
+   fewer than 1 / ``MOST_PER_LEAST`` of the most any entrant has, goes next, the same way.
 3. **Uncertainty**: otherwise the table is the run of neighbours in the current table whose 95%
    intervals overlap most (each interval shrunk for the sets already planned for it in this call,
    so one call spreads its tables): their results decide the orders that are least certain. An
    entrant without an interval (no resamples yet, or an unbounded one) counts as maximally
-   uncertain.
+   uncertain. A pair that is **settled** (LOS over the next at least ``SETTLED_LOS``) or a **tie**
+   (the interval of its difference inside +-``delta`` Elo: practically equal, e.g. two copies of
+   one bot) counts as not overlapping at all: more games would not change the table there.
+4. **Even spread**: when every pair is settled or tied, the table is the entrants with the fewest
+   sets, so the games spread evenly until new results (or a new entrant) open a pair again.
 Everything is decided by the arguments (and ``seed``, for ties and the newcomers' opponents).
 """
 
@@ -21,11 +25,28 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 NEWCOMER_SETS = 3
 STARVING_SHARE = 0.25
+MOST_PER_LEAST = 2.4
+"""No entrant is left with fewer than 1/2.4 of the sets of the busiest: identical entrants, whose
+order stays doubtful until their tie is clear, take at most about their fair share meanwhile."""
 UNKNOWN_WIDTH = 2000.0
 """The interval width (Elo) assumed for an entrant without one."""
+SETTLED_LOS = 0.95
+"""A neighbour pair whose LOS reaches this is settled: its order is known."""
+DELTA = 10.0
+"""The default ``delta`` (Elo): a pair whose difference's interval lies within +-delta is a tie.
+Ten points are 51.4% of the comparisons under any model (a deal under ``deals``)."""
+
+
+class PairState(StrEnum):
+    """What the ratings say about two neighbours in the table."""
+
+    OPEN = "open"
+    SETTLED = "settled"
+    TIE = "tie"
 
 
 @dataclass(frozen=True)
@@ -37,6 +58,10 @@ class Entrant:
     rating: float | None = None
     lower: float | None = None
     upper: float | None = None
+    los_next: float | None = None
+    """Likelihood of superiority over the next entrant in the table (None: not known)."""
+    gap_next: tuple[float, float] | None = None
+    """The interval of its rating minus the next entrant's (None: taken from the two intervals)."""
 
     @property
     def width(self) -> float:
@@ -47,41 +72,76 @@ class Entrant:
         return width if math.isfinite(width) else UNKNOWN_WIDTH
 
 
+def ordered(entrants: Sequence[Entrant]) -> list[Entrant]:
+    """The entrants in table order: best rating first, unrated last (by key)."""
+    return sorted(entrants, key=lambda e: (-(e.rating if e.rating is not None else -math.inf),
+                                           e.key))
+
+
+def pair_states(entrants: Sequence[Entrant], delta: float = DELTA
+                ) -> list[tuple[Entrant, Entrant, PairState]]:
+    """Each two neighbours in table order and whether their order is settled, a tie or open."""
+    order = ordered(entrants)
+    return [(upper, lower, _state(upper, lower, delta)) for upper, lower in itertools.pairwise(order)]
+
+
+def _state(upper: Entrant, lower: Entrant, delta: float) -> PairState:
+    if upper.rating is None or lower.rating is None:
+        return PairState.OPEN
+    if upper.los_next is not None and upper.los_next >= SETTLED_LOS:
+        return PairState.SETTLED
+    gap = upper.gap_next
+    if gap is None:  # the two intervals' reach around the difference: wider than its own
+        if upper.width >= UNKNOWN_WIDTH or lower.width >= UNKNOWN_WIDTH:
+            return PairState.OPEN
+        difference = upper.rating - lower.rating
+        reach = (upper.width + lower.width) / 2
+        gap = (difference - reach, difference + reach)
+    if -delta <= gap[0] and gap[1] <= delta:
+        return PairState.TIE
+    return PairState.OPEN
+
+
 def next_tables(entrants: Sequence[Entrant], size: int, count: int,
-                seed: int = 0) -> list[tuple[str, ...]]:
+                seed: int = 0, delta: float = DELTA) -> list[tuple[str, ...]]:
     """The next ``count`` tables of ``size`` entrants (keys), most useful first; none when there
-    are fewer than ``size`` entrants."""
+    are fewer than ``size`` entrants. ``delta``: the tie margin (Elo)."""
     if len(entrants) < size or count <= 0:
         return []
     rng = random.Random(seed)
     planned = {e.key: 0 for e in entrants}
-    order = sorted(entrants, key=lambda e: (-(e.rating if e.rating is not None else -math.inf),
-                                            e.key))
+    order = ordered(entrants)
+    closed = {upper.key for upper, _, state in pair_states(order, delta)
+              if state is not PairState.OPEN}
     tables = []
     for _ in range(count):
         sets = {e.key: e.sets + planned[e.key] for e in entrants}
         mean = sum(sets.values()) / len(sets)
+        most = max(sets.values())
         needy = [e for e in order if sets[e.key] < NEWCOMER_SETS
-                 or sets[e.key] < STARVING_SHARE * mean]
-        if needy:
-            focus = min(needy, key=lambda e: (sets[e.key], rng.random()))
+                 or sets[e.key] < STARVING_SHARE * mean or sets[e.key] * MOST_PER_LEAST < most]
+        table = None if needy else _uncertain_table(order, planned, size, closed)
+        if table is None:
+            pool = needy or list(order)  # every pair settled or tied: spread evenly
+            focus = min(pool, key=lambda e: (sets[e.key], rng.random()))
             others = [e for e in order if e.key != focus.key]
             rng.shuffle(others)  # spread over the field: random opponents, least played first
             others.sort(key=lambda e: sets[e.key])
             table = [focus.key] + [e.key for e in others[:size - 1]]
-        else:
-            table = _uncertain_table(order, planned, size)
         for key in table:
             planned[key] += 1
         tables.append(tuple(table))
     return tables
 
 
-def _uncertain_table(order: Sequence[Entrant], planned: dict[str, int], size: int) -> list[str]:
-    """The ``size`` entrants next to each other in the table whose adjacent intervals overlap most.
+def _uncertain_table(order: Sequence[Entrant], planned: dict[str, int], size: int,
+                     closed: set[str]) -> list[str] | None:
+    """The ``size`` entrants next to each other in the table whose adjacent intervals overlap most;
+    None when no pair is open (every one settled or tied).
 
     Each adjacent pair scores the share of its two (half-)intervals that overlap (0 when they are
-    apart); a window of ``size`` neighbours scores its best pair plus half the sum of its pairs:
+    apart, or settled or tied: its upper entrant's key in ``closed``); a window of ``size``
+    neighbours scores its best pair plus half the sum of its pairs:
     one set there tests the most doubtful order and the orders next to it. (Measured in bench/league.py
     against alternatives: the best pair with the nearest-rated entrants, and sums alone.)
     """
@@ -94,8 +154,11 @@ def _uncertain_table(order: Sequence[Entrant], planned: dict[str, int], size: in
 
     if size < 2:  # a table of one has no order to test: the least certain entrant
         return [max(order, key=half_width).key]
-    shares = [_overlap(upper, lower, half_width(upper) + half_width(lower))
+    shares = [0.0 if upper.key in closed else
+              _overlap(upper, lower, half_width(upper) + half_width(lower))
               for upper, lower in itertools.pairwise(order)]
+    if not any(shares):
+        return None
     best, best_score = 0, -math.inf
     for start in range(len(order) - size + 1):
         window = shares[start:start + size - 1]

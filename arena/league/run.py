@@ -11,11 +11,13 @@ stored copies are resolved like any bot (``arena.bots.resolve.resolve_copy``).
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import orjson
 
 from arena.bots.resolve import resolve_copy
@@ -23,8 +25,9 @@ from arena.errors import ConfigError
 from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
 from arena.league.settings import LeagueSettings
-from arena.league.standings import leader, matchmaker_entrants
+from arena.league.standings import StandingsCache
 from arena.league.store import LOGS_DIR, Bot, PlannedSet, Store, game_id_of
+from arena.plans.seating import add_order, best_order
 from arena.runs.record import play_and_record
 from arena.settings import available_cpus
 from arena.work import Finished, GameSpec, RunSettings
@@ -50,7 +53,7 @@ class LeagueRunReport:
     leader_at: float = 0.0
     leader_cost: float = 0.0
 
-    def refresh_leader(self, store: Store, *, now: bool = False) -> None:
+    def refresh_leader(self, standings: StandingsCache, *, now: bool = False) -> None:
         """Look at the table again when ``now``, when nobody led yet, or when enough time has
         passed: at least a second, and ten times what the last look took (rating a big league
         each game would cost more than its games)."""
@@ -58,7 +61,7 @@ class LeagueRunReport:
         if not now and self.leader is not None and since < max(1.0, 10 * self.leader_cost):
             return
         began = time.monotonic()
-        self.leader = leader(store)
+        self.leader = standings.leader(fresh=now)
         self.leader_at = time.monotonic()
         self.leader_cost = self.leader_at - began
 
@@ -79,9 +82,10 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
             settings = LeagueSettings.of(store)
             workers = jobs or len(available_cpus())
             cluster = cluster if cluster is not None else settings.cluster
+            standings = StandingsCache(store, settings.rating)  # each game read once per run
             while (games is None or report.played < games) and \
                     (minutes is None or time.monotonic() - start < minutes * 60):
-                _play_batch(store, settings, workers, games, report, on_game, cluster)
+                _play_batch(store, settings, workers, games, report, on_game, cluster, standings)
     finally:
         report.seconds = time.monotonic() - start
         report.total = store.game_total()
@@ -103,11 +107,11 @@ def expected_games(report: LeagueRunReport, games: int | None, minutes: float | 
 def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int | None,
                 report: LeagueRunReport,
                 on_game: Callable[[Finished, LeagueRunReport], None] | None,
-                cluster: str | None = None) -> None:
+                cluster: str | None, standings: StandingsCache) -> None:
     """Plan (or take up) a batch of sets and play it, storing each game as it ends."""
     bots = store.bots_by_id()
-    tasks, seats, places = _next_batch(store, settings, bots, workers)
-    report.refresh_leader(store)
+    tasks, seats, places = _next_batch(store, settings, bots, workers, standings)
+    report.refresh_leader(standings)
     if games is not None:
         tasks = tasks[:games - report.played]  # the rest stays open for the next run
     directories = {bots[b].key: (bots[b].run, store.directory / bots[b].dir)
@@ -122,7 +126,7 @@ def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int
         _record(store, game, seats, places, bots)
         report.played += 1
         report.faults += game.faults
-        report.refresh_leader(store, now=report.played == games)
+        report.refresh_leader(standings, now=report.played == games)
         if on_game is not None:
             on_game(game, report)
         return False
@@ -130,9 +134,9 @@ def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int
     play_and_record(tasks, run_settings, record, jobs=workers, cluster=cluster)
 
 
-def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot],
-                workers: int) -> tuple[list[GameSpec], dict[str, tuple[int, ...]],
-                                       dict[str, tuple[int, int]]]:
+def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot], workers: int,
+                standings: StandingsCache) -> tuple[list[GameSpec], dict[str, tuple[int, ...]],
+                                                    dict[str, tuple[int, int]]]:
     """The games to play next: the open sets' missing games, else new sets from the matchmaker."""
     open_sets = store.open_sets()
     stale = [s.id for s in open_sets
@@ -141,24 +145,48 @@ def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot],
         store.abandon_sets(stale)
     pending = [s for s in open_sets if s.id not in stale]
     if not pending:
-        entrants = matchmaker_entrants(store)
+        entrants = standings.entrants()
         if len(entrants) < settings.table_size:
             raise ConfigError(f"{store.directory}: {len(entrants)} active entrants: at least "
                               f"{settings.table_size} are needed (arena league submit adds bots)")
         by_key = {bot.key: bot.id for bot in bots.values() if bot.state == "active"}
         first = len(store.open_sets()) + store.game_total()
         tables = next_tables(entrants, settings.table_size, SETS_PER_JOB * workers,
-                             seed=derive_seed(settings.seed, "matchmaker", first))
+                             seed=derive_seed(settings.seed, "matchmaker", first),
+                             delta=settings.delta)
+        orders = _seat_orders(standings.neighbours(),
+                              [[by_key[key] for key in table] for table in tables],
+                              settings.teams is None)
         pending = store.plan_sets([
             (derive_seed(settings.seed, "league-deals", first, index),
-             _rotations([by_key[key] for key in table], settings.teams))
-            for index, table in enumerate(tables)])
+             _rotations(list(order), settings.teams))
+            for index, order in enumerate(orders)])
     tasks: list[GameSpec] = []
     seats: dict[str, tuple[int, ...]] = {}
     places: dict[str, tuple[int, int]] = {}
     for planned in pending:
         tasks.extend(_specs(planned, settings, bots, seats, places))
     return tasks, seats, places
+
+
+def _seat_orders(neighbours: Counter[tuple[int, int]], tables: list[list[int]],
+                 balanced: bool) -> list[tuple[int, ...]]:
+    """Each table's seat order: the cyclic order that keeps who sits directly before whom most
+    even over the league's sets (``neighbours``: bot a directly before bot b, by id;
+    ``arena.plans.seating.best_order``). Team games alternate sides: their tables keep the
+    matchmaker's order."""
+    if not balanced:
+        return [tuple(table) for table in tables]
+    size = 1 + max([b for pair in neighbours for b in pair] + [b for table in tables for b in table])
+    counts = np.zeros((size, size), dtype=np.int64)
+    for (a, b), count in neighbours.items():
+        counts[a, b] = count
+    chosen = []
+    for table in tables:
+        order = best_order(table, counts)
+        add_order(order, counts)
+        chosen.append(order)
+    return chosen
 
 
 def _rotations(members: list[int],

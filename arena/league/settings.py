@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -11,13 +12,17 @@ from typing import TYPE_CHECKING, Any
 import engine
 from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
+from arena.league.matchmaker import DELTA
 from arena.settings import (
+    DEFAULT_RATING,
     Clock,
     FaultPolicy,
     Limits,
+    RatingModel,
     SandboxMode,
     TimeControl,
     check_cluster_address,
+    check_rating,
 )
 from engine.errors import OptionError
 
@@ -43,6 +48,11 @@ class LeagueSettings:
     policy: FaultPolicy = FaultPolicy.FORFEIT
     cluster: str | None = None
     """A Dask scheduler's address where ``league run`` plays its games; None: local workers."""
+    rating: RatingModel = DEFAULT_RATING
+    """What the league's table rates (``arena.ratings.model``); leagues made before it: the default."""
+    delta: float = DELTA
+    """The matchmaker's tie margin (Elo): neighbours whose difference is surely within +-delta
+    are a tie and get no more games than settled pairs (``arena.league.matchmaker``)."""
 
     @property
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
@@ -58,7 +68,8 @@ class LeagueSettings:
     @classmethod
     def checked(cls, game: str, players: int | None, options: Mapping[str, object],
                 sandbox: str, seed: int = 1, cluster: str | None = None,
-                clock: Clock = Clock.CPU, wall_ms: int | None = None) -> LeagueSettings:
+                clock: Clock = Clock.CPU, wall_ms: int | None = None,
+                rating: str = DEFAULT_RATING.value, delta: float = DELTA) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option."""
         try:
             rules = engine.game(game)
@@ -79,8 +90,11 @@ class LeagueSettings:
             choose_sandbox(SandboxMode.BWRAP, "--sandbox")
         if cluster is not None:
             cluster = check_cluster_address(cluster)
+        if not (math.isfinite(delta) and delta >= 0):
+            raise ConfigError(f"--delta: must be a number of Elo points, 0 or more, got {delta}")
         return cls(game, count, resolved, sandbox, seed, cluster=cluster,
-                   time_control=TimeControl(clock=clock, wall_ms=wall_ms))
+                   time_control=TimeControl(clock=clock, wall_ms=wall_ms),
+                   rating=check_rating(rating), delta=float(delta))
 
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
         """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
@@ -98,7 +112,8 @@ class LeagueSettings:
                 "time_control": {**asdict(self.time_control),
                                  "clock": self.time_control.clock.value},
                 "limits": asdict(self.limits),
-                "policy": self.policy.value, "cluster": self.cluster}
+                "policy": self.policy.value, "cluster": self.cluster, "rating": self.rating.value,
+                "delta": self.delta}
 
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
@@ -110,4 +125,6 @@ class LeagueSettings:
         return cls(game=raw["game"], players=raw["players"], options=raw["options"],
                    sandbox=raw["sandbox"], seed=raw["seed"],
                    time_control=time_control, limits=Limits(**raw["limits"]),
-                   policy=FaultPolicy(raw["policy"]), cluster=raw.get("cluster"))
+                   policy=FaultPolicy(raw["policy"]), cluster=raw.get("cluster"),
+                   rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"),
+                   delta=float(raw.get("delta", DELTA)))

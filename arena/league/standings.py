@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,7 +11,10 @@ import orjson
 from arena.errors import ArenaError
 from arena.league.matchmaker import Entrant
 from arena.league.store import Store
-from arena.ratings.model import Flag, rate
+from arena.plans.seating import neighbour_counts
+from arena.ratings.model import Flag, Ratings, rate
+from arena.ratings.record import rating_input
+from arena.settings import RatingModel
 
 MATCHMAKER_RESAMPLES = 200
 """Bootstrap resamples behind the intervals the matchmaker reads (enough to rank uncertainty)."""
@@ -19,13 +23,103 @@ MATCHMAKER_RESAMPLES = 200
 def active_results(store: Store) -> list[dict[str, Any]]:
     """The result objects of the games among active versions, each named by its bot's name alone
     (one active version per name), for ``league table``."""
-    names = {bot.key: bot.name for bot in store.bots()}
-    results = []
-    for line in store.lines(active_only=True):
-        result = orjson.loads(line)["result"]
-        result["entrants"] = [names.get(key, key) for key in result["entrants"]]
-        results.append(result)
-    return results
+    return StandingsCache(store).results()
+
+
+REFIT_GROWTH = 0.1
+"""``StandingsCache`` fits the matchmaker's ratings again once the active games have grown by this
+share since the last fit (and by at least ``REFIT_GAMES``): a fit rates every game, so fitting
+before every batch made a league slow down as it grew (70 games/s at first, 25 at 10,000 games),
+while a tenth more games hardly moves the intervals the matchmaker reads."""
+REFIT_GAMES = 16
+
+
+class StandingsCache:
+    """The league's active games as rating inputs, read once each, its sets, and the last fit.
+
+    A ``league run`` keeps one across its batches, so a batch costs the same at 10,000 stored games
+    as at 1,000: each look reads only the games and sets stored since the last one (all the games
+    again only when the active versions changed: a submission or a retirement), and the
+    matchmaker's ratings (and the leader) are fitted again only once the games have grown by
+    ``REFIT_GROWTH``."""
+
+    def __init__(self, store: Store, model: RatingModel | None = None) -> None:
+        self.store = store
+        self.model = model
+        self._active: tuple[tuple[int, str], ...] = ()
+        self._last = 0
+        self._results: list[dict[str, Any]] = []
+        self._fitted_at = -1
+        self._rows: dict[str, Any] = {}
+        self._leader: str | None = None
+        self._last_set = 0
+        self._neighbours: Counter[tuple[int, int]] = Counter()
+        self._set_counts: Counter[int] = Counter()
+
+    def results(self) -> list[dict[str, Any]]:
+        """The rating inputs of every game among the active versions, named by bot name."""
+        bots = self.store.bots()
+        active = tuple((bot.id, bot.key) for bot in bots)
+        if active != self._active:
+            self._active, self._last, self._results, self._fitted_at = active, 0, [], -1
+        names = {bot.key: bot.name for bot in bots}
+        for rowid, line in self.store.lines_after(self._last, active_only=True):
+            result = rating_input(orjson.loads(line))
+            assert isinstance(result, dict)  # the league stored it: a game line with a result
+            result["entrants"] = [names.get(key, key) for key in result["entrants"]]
+            self._results.append(result)
+            self._last = rowid
+        return self._results
+
+    def neighbours(self) -> Counter[tuple[int, int]]:
+        """How often bot ``a`` sat directly before bot ``b`` (ids), over every set planned so far."""
+        self._read_sets()
+        return self._neighbours
+
+    def entrants(self, seed: int = 0) -> list[Entrant]:
+        """The active entrants with the sets planned for them and their rating intervals."""
+        self._fit_if_due(seed)
+        self._read_sets()
+        entrants = []
+        for bot in self.store.bots():
+            row = self._rows.get(bot.name)
+            entrants.append(Entrant(bot.key, self._set_counts[bot.id],
+                                    None if row is None else row.rating,
+                                    None if row is None else row.lower,
+                                    None if row is None else row.upper,
+                                    None if row is None else row.los_next,
+                                    None if row is None else row.gap_next))
+        return entrants
+
+    def leader(self, *, fresh: bool = False) -> str | None:
+        """``leader`` as of the last fit (fitting first when it is due); ``fresh``: of every game
+        stored now (one fit without the bootstrap, e.g. after a run's last game)."""
+        if fresh:
+            return _leader_of(self.results(), self.model)
+        self._fit_if_due()
+        return self._leader
+
+    def _fit_if_due(self, seed: int = 0) -> None:
+        results = self.results()
+        grown = len(results) - self._fitted_at
+        if self._fitted_at >= 0 and grown < max(REFIT_GAMES, REFIT_GROWTH * self._fitted_at):
+            return
+        self._rows, self._leader = {}, None
+        if results:
+            try:
+                ratings = rate(results, resamples=MATCHMAKER_RESAMPLES, seed=seed, model=self.model)
+            except (ArenaError, ValueError):  # not ratable yet (no pairing links them): none
+                ratings = None
+            if ratings is not None:
+                self._rows = {row.name: row for row in ratings.standings}
+                self._leader = _leader_text(ratings)
+        self._fitted_at = len(results)
+
+    def _read_sets(self) -> None:
+        for set_id, order in self.store.seat_orders_after(self._last_set):
+            self._neighbours.update(neighbour_counts([order]))
+            self._set_counts.update(set(order))
+            self._last_set = set_id
 
 
 def export_lines(store: Store) -> Iterator[bytes]:
@@ -33,40 +127,30 @@ def export_lines(store: Store) -> Iterator[bytes]:
     yield from store.lines()
 
 
-def matchmaker_entrants(store: Store, seed: int = 0) -> list[Entrant]:
+def matchmaker_entrants(store: Store, seed: int = 0,
+                        model: RatingModel | None = None) -> list[Entrant]:
     """The active entrants with their sets played and current rating intervals."""
-    active = store.bots()
-    sets = store.set_counts()
-    results = active_results(store)
-    rows = {}
-    if results:
-        try:
-            ratings = rate(results, resamples=MATCHMAKER_RESAMPLES, seed=seed)
-        except (ArenaError, ValueError):  # not ratable yet (e.g. no pairing links them): none
-            ratings = None
-        if ratings is not None:
-            rows = {row.name: row for row in ratings.standings}
-    entrants = []
-    for bot in active:
-        row = rows.get(bot.name)
-        entrants.append(Entrant(bot.key, sets.get(bot.id, 0),
-                                None if row is None else row.rating,
-                                None if row is None else row.lower,
-                                None if row is None else row.upper))
-    return entrants
+    return StandingsCache(store, model).entrants(seed)
 
 
-def leader(store: Store) -> str | None:
+def leader(store: Store, model: RatingModel | None = None) -> str | None:
     """The active entrant at the top of the table now, as ``NAME (Elo R)`` (``NAME (won every
     pairing)`` without a finite rating); None before the league's games can rate anyone. The fit
     alone, without the bootstrap: cheap enough to ask between two batches of games."""
-    results = active_results(store)
+    return _leader_of(active_results(store), model)
+
+
+def _leader_of(results: list[dict[str, Any]], model: RatingModel | None) -> str | None:
     if not results:
         return None
     try:
-        ratings = rate(results, resamples=0)
+        ratings = rate(results, resamples=0, model=model)
     except (ArenaError, ValueError):
         return None
+    return _leader_text(ratings)
+
+
+def _leader_text(ratings: Ratings) -> str | None:
     top = next((row for row in ratings.standings if row.place == 1), None)
     if top is None:
         return None

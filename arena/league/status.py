@@ -13,8 +13,9 @@ from tabulate import tabulate
 from arena.errors import ConfigError, ResultsError
 from arena.league.leftovers import SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
+from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
 from arena.league.settings import LeagueSettings
-from arena.league.standings import active_results, export_lines
+from arena.league.standings import active_results, export_lines, matchmaker_entrants
 from arena.league.store import SUBMISSIONS_LOG, Store
 from arena.ratings.table import results_table
 
@@ -30,12 +31,14 @@ def league_table(directory: Path, *, fmt: str = "plain", resamples: int = 1000,
     store = Store.open(directory)
     try:
         results = active_results(store)
+        model = LeagueSettings.of(store).rating
     finally:
         store.close()
     if not results:
         raise ResultsError(f"{directory}: no games among the active entrants yet "
                            f"(arena league run plays some)")
-    return results_table(results, fmt=fmt, resamples=resamples, seed=seed, crosstable=crosstable)
+    return results_table(results, fmt=fmt, resamples=resamples, seed=seed, crosstable=crosstable,
+                         model=model)
 
 
 def league_status(directory: Path) -> str:
@@ -50,6 +53,7 @@ def league_status(directory: Path) -> str:
         recent = store.recent_faults(RECENT_FAULTS)
         total = store.game_total()
         open_sets = len(store.open_sets())
+        pairs = pair_states(matchmaker_entrants(store, model=settings.rating), settings.delta)
     finally:
         store.close()
     lines = [f"league {directory}: {settings.game}, {settings.players} players, "
@@ -59,6 +63,12 @@ def league_status(directory: Path) -> str:
             for bot in sorted(bots, key=lambda b: (b.state != "active", b.name, -b.submitted))]
     lines.append(tabulate(rows, ["entrant", "version", "state", "language", "author", "games",
                                  "faults", "submitted"]) if rows else "no entrants yet")
+    pair_lines = [_pair_line(upper, lower, state) for upper, lower, state in pairs
+                  if upper.rating is not None and lower.rating is not None]
+    if pair_lines:
+        lines += ["", f"neighbours in the table ({settings.rating.value} ratings; settled: LOS >= "
+                      f"{100 * SETTLED_LOS:g}%, tie: difference surely within +-{settings.delta:g} "
+                      f"Elo; the matchmaker plays open pairs):", *pair_lines]
     fault_lines = [f"  {bot.key}: {kind} in {game}: {detail[:100]}"
                    for bot in bots for game, kind, detail in recent.get(bot.id, [])]
     if fault_lines:
@@ -69,6 +79,15 @@ def league_status(directory: Path) -> str:
     lines += ["", "recent submissions:"]
     lines += [f"  {line}" for line in _submissions(directory)] or ["  none"]
     return "\n".join(lines) + "\n"
+
+
+def _pair_line(upper: Entrant, lower: Entrant, state: PairState) -> str:
+    los = "" if upper.los_next is None else f"LOS {100 * upper.los_next:.1f}%"
+    gap = "" if upper.gap_next is None else \
+        f"difference {upper.gap_next[0]:+.1f}..{upper.gap_next[1]:+.1f} Elo"
+    sign = {PairState.SETTLED: ">", PairState.TIE: "=", PairState.OPEN: "?"}[state]
+    detail = ", ".join(part for part in (los, gap) if part)
+    return f"  {upper.key} {sign} {lower.key}: {state.value}" + (f" ({detail})" if detail else "")
 
 
 def _tidy(store: Store) -> list[str]:

@@ -282,6 +282,13 @@ class Store:
                                           tuple(tuple(r) for r in rotations), frozenset()))
         return planned
 
+    def seat_orders_after(self, set_id: int) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """``(set id, seat order)`` of the sets planned after ``set_id`` (0: all): the bot ids of
+        each set's first rotation, in planning order."""
+        for row, rotations in self.db.execute(
+                "SELECT id, rotations FROM sets WHERE id > ? ORDER BY id", (set_id,)):
+            yield int(row), tuple(orjson.loads(rotations)[0])
+
     def open_sets(self) -> list[PlannedSet]:
         """The sets planned but not yet complete, oldest first, with the rotations already played."""
         sets = []
@@ -324,12 +331,19 @@ class Store:
     def lines(self, active_only: bool = False) -> Iterator[bytes]:
         """Every game's result line in the order they finished; ``active_only``: the games whose
         seats are all active versions (the games the current table rates)."""
-        query = "SELECT line FROM games"
+        for _, line in self.lines_after(0, active_only):
+            yield line
+
+    def lines_after(self, rowid: int, active_only: bool = False) -> Iterator[tuple[int, bytes]]:
+        """``(rowid, line)`` of the games stored after ``rowid`` (0: all), in the order they
+        finished; ``active_only`` as in ``lines``. A reader that keeps the last rowid it saw reads
+        each game once."""
+        query = "SELECT rowid, line FROM games WHERE rowid > ?"
         if active_only:
-            query += (" WHERE NOT EXISTS (SELECT 1 FROM seats JOIN bots ON bots.id = seats.bot "
+            query += (" AND NOT EXISTS (SELECT 1 FROM seats JOIN bots ON bots.id = seats.bot "
                       "WHERE seats.game = games.id AND bots.state != 'active')")
-        for (line,) in self.db.execute(query + " ORDER BY rowid"):
-            yield bytes(line)
+        for row, line in self.db.execute(query + " ORDER BY rowid", (rowid,)):
+            yield int(row), bytes(line)
 
     def game_counts(self) -> dict[int, int]:
         """Games played by each bot version, by id."""

@@ -13,11 +13,13 @@ from pathlib import Path
 
 from arena.configfile import shown
 from arena.errors import ConfigError
+from arena.plans.seating import Seating
 from arena.plans.tournament import BotSpec, Tournament, load_tournament
 
 FREE = frozenset({"path", "jobs", "max_live_bots", "cluster", "sandbox", "left_out",
-                  "clock_given"})
-"""Tournament fields that say how or where games are played, not which: they may change freely."""
+                  "clock_given", "rating"})
+"""Tournament fields that say how or where games are played, or how they are rated, not which
+games: they may change freely."""
 APPENDABLE = ("bots", "challengers", "teams")
 """Lists that may gain entries at the end; every entry already there must stay as it was."""
 BOT_FREE = frozenset({"sandbox"})
@@ -29,7 +31,8 @@ def changed_key(before: Tournament, after: Tournament) -> tuple[str, str] | None
 
     Derived from the fields of ``Tournament`` (and of ``BotSpec``): every field defines the games
     and must stay as it was, except those in ``FREE``; ``rounds`` may grow; ``bots``,
-    ``challengers`` and ``teams`` may gain entries at the end. A new field is covered without
+    ``challengers`` and ``teams`` may gain entries at the end; ``seating`` may be left out (the
+    run keeps its own, ``saved_seating``) but not changed. A new field is covered without
     editing anything here. Layout, comments and key order never count (files compared as loaded).
     ``time.clock`` is compared only when both files say it: a file without it means "the clock
     the run started with", which the run's records tell (``arena.runs.run``).
@@ -41,7 +44,11 @@ def changed_key(before: Tournament, after: Tournament) -> tuple[str, str] | None
         old, new = getattr(before, key), getattr(after, key)
         if key == "time" and not (before.clock_given and after.clock_given):
             old = dataclasses.replace(old, clock=new.clock)
-        if key == "rounds":
+        if key == "seating":  # a saved copy without it was played cyclic; a new file may omit it
+            old, new = saved_seating(before), after.seating
+            if new is not None and new != old:
+                return key, f"was {_shown(old)}, now {_shown(new)}"
+        elif key == "rounds":
             if new < old:
                 return key, f"was {old}, now {new}: a run can gain rounds, not lose them"
         elif key in APPENDABLE:
@@ -56,6 +63,13 @@ def changed_key(before: Tournament, after: Tournament) -> tuple[str, str] | None
         elif old != new:
             return key, f"was {_shown(old)}, now {_shown(new)}"
     return None
+
+
+def saved_seating(saved: Tournament) -> Seating:
+    """The seat-order design of a run's saved copy: ``cyclic`` when the copy predates ``seating``
+    (``arena run`` records the design in every copy it writes now). A resumed run keeps it; a
+    file that names another design is a change (``changed_key``)."""
+    return Seating.CYCLIC if saved.seating is None else saved.seating
 
 
 def _appended(key: str, old: tuple[object, ...], new: tuple[object, ...]) -> tuple[str, str] | None:

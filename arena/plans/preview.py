@@ -20,6 +20,7 @@ import engine
 from arena.connectivity import groups
 from arena.errors import ConfigError
 from arena.plans.schedule import schedule
+from arena.plans.seating import neighbour_counts
 from arena.plans.tournament import Tournament, load_tournament
 from arena.settings import available_cpus
 from arena.work import GameSpec
@@ -42,6 +43,12 @@ class SchedulePreview:
     pairs_never_meeting: int
     groups: int
     decisions_per_game: int
+    seating: str
+    neighbours: tuple[int, int]
+    """Games in which one entrant sat directly before another: least and most over the ordered
+    pairs of entrants that share a table (bots; 0, 0 in team games, whose sides alternate)."""
+    neighbour_pairs: tuple[tuple[str, str], tuple[str, str]] | None
+    """A least and a most frequent ordered pair (first sits directly before second)."""
     move_ms: int
     jobs: int
     worst_case_seconds: float
@@ -64,6 +71,7 @@ def preview(tournament: Tournament, jobs: int | None = None) -> SchedulePreview:
                   for pair in itertools.combinations(sorted(set(spec.entrants)), 2))
     meetings = [met[pair] for pair in itertools.combinations(sorted(entrants), 2)]
     decisions = _decisions_per_game(specs[0])
+    sat, pairs = _neighbours(specs, met, tournament.has_teams)
     workers = max(1, jobs or tournament.jobs or len(available_cpus()))
     # Every decision of every game taking its whole move_ms, games spread evenly over workers.
     worst = math.ceil(len(specs) / workers) * decisions * tournament.time.move_ms / 1000
@@ -74,6 +82,8 @@ def preview(tournament: Tournament, jobs: int | None = None) -> SchedulePreview:
         pair_meetings=(min(meetings, default=0), max(meetings, default=0)),
         pairs_never_meeting=sum(1 for m in meetings if m == 0),
         groups=len(groups(first_round, entrants)), decisions_per_game=decisions,
+        seating="cyclic" if tournament.has_teams else tournament.seating_design.value,
+        neighbours=sat, neighbour_pairs=pairs,
         move_ms=tournament.time.move_ms, jobs=workers, worst_case_seconds=worst)
 
 
@@ -104,10 +114,33 @@ def render(summary: SchedulePreview) -> str:
         f"tables shared by a pair: {_span((low, high))}; pairs never meeting: "
         f"{summary.pairs_never_meeting}",
         linked,
+        _neighbour_line(summary),
         f"run time: at most {_duration(summary.worst_case_seconds)} with {summary.jobs} jobs "
         f"({summary.decisions_per_game} decisions a game, each taking all of "
         f"move_ms={summary.move_ms}); bots that answer faster finish much sooner",
     ])
+
+
+def _neighbours(specs: list[GameSpec], met: Counter[tuple[str, str]], teams: bool
+                ) -> tuple[tuple[int, int], tuple[tuple[str, str], tuple[str, str]] | None]:
+    """(least, most) games with one bot directly before another, over the ordered pairs that
+    share a table, and a pair at each end."""
+    if teams:
+        return (0, 0), None
+    counts = neighbour_counts(spec.seats for spec in specs)
+    ordered = sorted((counts[a, b], (a, b)) for pair in met for a, b in (pair, pair[::-1]))
+    if not ordered:
+        return (0, 0), None
+    return (ordered[0][0], ordered[-1][0]), (ordered[0][1], ordered[-1][1])
+
+
+def _neighbour_line(summary: SchedulePreview) -> str:
+    if summary.neighbour_pairs is None:
+        return "seat order: team sides alternate (seating does not apply)"
+    low, high = summary.neighbours
+    (a, b), (c, d) = summary.neighbour_pairs
+    return (f"seat order ({summary.seating}): a bot directly before another in {_span((low, high))} "
+            f"games (least: {a} before {b}; most: {c} before {d})")
 
 
 def _entrant_names(tournament: Tournament) -> list[str]:

@@ -11,7 +11,9 @@ Fairness in a luck-heavy card game comes from the schedule:
   ``bots``, or their teams): for each challenger the field's tables as a round-robin of
   ``players - 1`` seats would choose them (up to ``max_tables`` per challenger), in every seat
   rotation on one deal seed, as above. Challengers never meet: they are rated through the field.
-- ``rounds`` repeats the whole schedule with new deal seeds.
+- ``rounds`` repeats the whole schedule with new deal seeds; under ``seating: balanced`` (the
+  default) a table's cyclic order changes from round to round (``arena.plans.seating``) so that
+  who sits directly before whom evens out.
 - Extending a run: more ``rounds`` append rounds; bots (or teams) appended to the list append
   tables when every table is played (colex order, ``stable_combinations``), so the games already
   played keep their ids, seats and seeds. A sampled schedule changes with the number of bots.
@@ -33,6 +35,7 @@ import numpy as np
 import engine
 from arena.connectivity import is_connected, minimum_tables
 from arena.errors import ConfigError
+from arena.plans.seating import Seating, balanced_orders, rotations
 from arena.plans.tournament import Tournament
 from arena.settings import MAX_GAMES
 from arena.work import GameSpec
@@ -53,9 +56,16 @@ def schedule(tournament: Tournament) -> list[GameSpec]:
         names = [bot.name for bot in tournament.bots]
         tables = sample_tables(names, tournament.players, tournament.max_tables, tournament.seed)
     games = []
+    # Team games swap sides (two entrants): only tables of three or more have an order to vary.
+    seating = Seating.CYCLIC if tournament.has_teams else tournament.seating_design
+    orders = (balanced_orders([by_rotation[0] for by_rotation in tables])
+              if seating is Seating.BALANCED else None)
     for round_number in range(1, tournament.rounds + 1):
         for index, seats_by_rotation in enumerate(tables):
             seed = derive_seed(tournament.seed, "deals", round_number, index)
+            if orders is not None:
+                cycle = orders[index]
+                seats_by_rotation = rotations(cycle[(round_number - 1) % len(cycle)])
             for rotation, seats in enumerate(seats_by_rotation):
                 games.append(GameSpec(
                     id=f"r{round_number}-t{index:04d}-s{rotation}", game=tournament.game,

@@ -25,9 +25,11 @@ from arena.configfile import command as _command
 from arena.configfile import kind as _kind
 from arena.connectivity import minimum_tables
 from arena.errors import ConfigError
+from arena.plans.seating import DEFAULT_SEATING, Seating
 from arena.settings import (
     BANK_MS,
     CPU_SECONDS,
+    DEFAULT_RATING,
     FILE_MB,
     JOBS,
     LIVE_BOTS,
@@ -44,9 +46,11 @@ from arena.settings import (
     FaultPolicy,
     Limits,
     Range,
+    RatingModel,
     SandboxMode,
     TimeControl,
     check_cluster_address,
+    check_rating,
 )
 from engine.errors import OptionError
 from engine.game import GameInfo
@@ -112,6 +116,16 @@ class Tournament:
     clock_given: bool = False
     """Whether the file says ``time.clock``: a run resumed from a file that does not keeps the
     clock it started with (``arena.runs.run``), so a run begun before clocks existed stays on wall."""
+    rating: RatingModel = DEFAULT_RATING
+    """What the closing table rates (``arena.ratings.model``); it does not change the games."""
+    seating: Seating | None = None
+    """The seat-order design (``arena.plans.seating``); None: the file does not say (a new run
+    gets ``DEFAULT_SEATING``, a resumed one keeps its saved copy's)."""
+
+    @property
+    def seating_design(self) -> Seating:
+        """The seat-order design the schedule uses."""
+        return DEFAULT_SEATING if self.seating is None else self.seating
 
     def sandbox_of(self, bot: BotSpec) -> SandboxMode:
         """The sandbox mode ``bot`` runs under: its own setting, else the tournament's."""
@@ -130,7 +144,7 @@ class Tournament:
 
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
             "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "format",
-            "challengers", "max_live_bots", "cluster", "sandbox"}
+            "challengers", "max_live_bots", "cluster", "sandbox", "rating", "seating"}
 BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires", "sandbox"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms", "clock", "wall_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb", "quit_grace_ms"}
@@ -223,6 +237,8 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         cluster=None if top.get("cluster") is None else _cluster(where, top["cluster"]),
         sandbox=sandbox_mode(top.get("sandbox", "none"), f"{path}: sandbox"),
         clock_given="clock" in time,
+        rating=check_rating(top.get("rating", DEFAULT_RATING.value), f"{path}: rating"),
+        seating=None if top.get("seating") is None else _seating(where, top["seating"]),
     )
 
 
@@ -230,6 +246,14 @@ def _clock(where: _Where, raw: object) -> Clock:
     if raw not in [clock.value for clock in Clock]:
         raise where.error("time.clock", f"{_kind(raw)} is not one of cpu, wall")
     return Clock(raw)
+
+
+def _seating(where: _Where, raw: object) -> Seating:
+    try:
+        return Seating(where.text(raw, "seating"))
+    except ValueError:
+        raise where.error("seating", f"{raw!r} is not one of "
+                                     f"{', '.join(s.value for s in Seating)}") from None
 
 
 def _in(where: _Where, value: object, bounds: Range, low: int | None = None) -> int:

@@ -17,6 +17,7 @@ import numpy as np
 from arena.connectivity import groups
 from arena.errors import ConfigError
 from arena.ratings.model import CONFIDENCE, POOL_MEAN, RESAMPLES, GameResult, Ratings, rate
+from arena.settings import RatingModel
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,6 +42,7 @@ def rate_groups(
     resamples: int = RESAMPLES,
     seed: int = 0,
     confidence: float = CONFIDENCE,
+    model: RatingModel | str | None = None,
 ) -> GroupedRatings:
     """Rate each group of ``results`` linked by games; one group gives exactly ``rate``'s table.
 
@@ -54,7 +56,7 @@ def rate_groups(
         found = []
     if len(found) <= 1:  # one group, or a malformed result that ``rate`` reports
         single = rate(results, anchor=anchor, pool_mean=pool_mean, resamples=resamples, seed=seed,
-                      confidence=confidence)
+                      confidence=confidence, model=model)
         return GroupedRatings(single, (1,) * len(single.standings))
     if anchor is not None and anchor[0] not in names:
         raise ConfigError(f"--anchor: {anchor[0]!r} is not an entrant (entrants: "
@@ -64,7 +66,8 @@ def rate_groups(
     for result, entrants in zip(results, lists, strict=True):
         parts[number[entrants[0]]].append(result)
     rated = [rate(part, anchor=anchor if anchor is not None and anchor[0] in group else None,
-                  pool_mean=pool_mean, resamples=resamples, seed=seed, confidence=confidence)
+                  pool_mean=pool_mean, resamples=resamples, seed=seed, confidence=confidence,
+                  model=model)
              for part, group in zip(parts, found, strict=True)]
     size = sum(len(r.standings) for r in rated)
     wins = np.zeros((size, size))
@@ -78,7 +81,7 @@ def rate_groups(
         games=sum(r.games for r in rated), pool_mean=pool_mean,
         anchor=None if anchor is None else (anchor[0], float(anchor[1])), resamples=resamples,
         degenerate_resamples=sum(r.degenerate_resamples for r in rated), seed=seed,
-        confidence=confidence)
+        confidence=confidence, model=rated[0].model)
     group_of = tuple(index + 1 for index, r in enumerate(rated) for _ in r.standings)
     return GroupedRatings(combined, group_of)
 

@@ -1,8 +1,11 @@
-"""Elo ratings from game results: one Bradley-Terry fit of all pairwise outcomes, game bootstrap.
+"""Elo ratings from game results: one Bradley-Terry fit of all pairwise comparisons, set bootstrap.
 
-Each game becomes its pairwise outcomes: for every two entrants at the table, 1 to the higher score,
-0 to the lower, 1/2 each when equal. A seat that forfeited loses to every seat that did not; two
-forfeited seats compare by score. Two seats of one entrant (a bot playing itself) are not compared.
+What a comparison is depends on the model (``arena.settings.RatingModel``, docs/ratings.md):
+``places`` makes each game its pairwise outcomes: for every two entrants at the table, 1 to the
+better place, 0 to the worse, 1/2 each when equal (places already hold forfeits and the tie-break).
+The duplicate models (``duplicate``, ``deals``) compare the entrants that held the same cards in
+one duplicate set instead (``arena.ratings.duplicate``). Two seats of one entrant (a bot playing
+itself) are not compared. Everything below is the same for every model.
 
 The ratings maximise the likelihood of all pairwise outcomes at once under the Elo curve
 P(i beats j) = 1 / (1 + 10^((R_j - R_i) / 400)) (Bradley-Terry; a draw counts half a win each), so
@@ -42,6 +45,10 @@ from typing import Any
 import numpy as np
 
 from arena.errors import ConfigError, ResultsError
+from arena.ratings import duplicate as duplicate_comparisons
+from arena.settings import DEFAULT_RATING as DEFAULT_MODEL
+from arena.settings import RatingModel as Model
+from arena.settings import check_rating as check_model
 
 POOL_MEAN = 1500.0
 RESAMPLES = 1000
@@ -90,6 +97,9 @@ class Standing:
     faults: int
     forfeits: int
     los_next: float | None
+    gap_next: tuple[float, float] | None = None
+    """The interval of this rating minus the next row's (as ``confidence`` says; None where
+    ``los_next`` is None): a pair whose interval lies inside +-delta is practically equal."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,6 +115,7 @@ class Ratings:
     degenerate_resamples: int  # resamples without a finite fit (see `rate`)
     seed: int
     confidence: float
+    model: Model = DEFAULT_MODEL
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -113,7 +124,8 @@ class Ratings:
 
     @property
     def pairings(self) -> int:
-        """Number of pairwise comparisons in all games."""
+        """Number of pairwise comparisons in all games (under ``model``: of places, of totals on the
+    same cards, or of deals on the same cards)."""
         return round(float(self.wins.sum()))
 
 
@@ -164,8 +176,14 @@ def rate(
     resamples: int = RESAMPLES,
     seed: int = 0,
     confidence: float = CONFIDENCE,
+    model: Model | str | None = None,
 ) -> Ratings:
     """The ratings table of `results` (result objects or GameResults), best first.
+
+    `model` says which comparisons are rated (`Model`); the duplicate models read each result's
+    `set`, `seed` and `deal_scores` (`arena.ratings.record.rating_input` adds them from a line).
+    None: `DEFAULT_MODEL`, or `places` for results that hold no duplicate comparisons (bare
+    results without deals); the table's `model` says which was used.
 
     Intervals: percentile bootstrap over whole duplicate sets (`resamples` resamples, numpy generator
     seeded with `seed`; 0 resamples: no intervals and no LOS). The games are put in a canonical
@@ -192,7 +210,17 @@ def rate(
         raise ConfigError(f"seed must be 0 or more, got {seed}")
     if not 0.0 < confidence < 1.0:
         raise ConfigError(f"confidence must be between 0 and 1, got {confidence}")
-    tally = _tally(results)
+    chosen = DEFAULT_MODEL if model is None else check_model(model)
+    results = results if isinstance(results, Sequence) else list(results)
+    tally = _tally(results, chosen)
+    if model is None and chosen is not Model.PLACES and not tally.record_points.size:
+        chosen = Model.PLACES
+        tally = _tally(results, chosen)
+    model = chosen
+    if model is not Model.PLACES and not tally.record_points.size:
+        raise ResultsError(f"rating model {model.value!r}: no two games here dealt the same "
+                           f"cards (results without sets or seeds, or sets of one game); "
+                           f"rate them with --rating places")
     n = len(tally.names)
     anchor_index = None
     if anchor is not None:
@@ -219,6 +247,7 @@ def rate(
 
     intervals: dict[int, tuple[float, float]] = {}
     los: dict[int, float] = {}
+    gaps: dict[int, tuple[float, float]] = {}
     degenerate = 0
     if resamples and members.size:
         neighbours = [(i, j) for i, j in pairwise(order)
@@ -231,7 +260,8 @@ def rate(
             intervals[member] = _interval(samples[:, column], alpha)
         for column, (upper_row, _) in enumerate(neighbours):
             los[upper_row] = _los(differences[:, column])
-    rows = _standings(tally, order, flags, ratings, intervals, los)
+            gaps[upper_row] = _interval(differences[:, column], alpha)
+    rows = _standings(tally, order, flags, ratings, intervals, los, gaps)
     return Ratings(
         standings=rows,
         wins=tally.wins[np.ix_(order, order)],
@@ -242,6 +272,7 @@ def rate(
         degenerate_resamples=degenerate,
         seed=seed,
         confidence=confidence,
+        model=model,
     )
 
 
@@ -331,10 +362,9 @@ class _Tally:
     names: list[str]
     games: int
     wins: np.ndarray
-    full_game: np.ndarray  # records of one point: game, cell (winner * n + loser)
-    full_cell: np.ndarray
-    half_game: np.ndarray  # records of half a point (draws, both directions)
-    half_cell: np.ndarray
+    record_game: np.ndarray  # records of points: game, cell (scorer * n + other), points
+    record_cell: np.ndarray
+    record_points: np.ndarray
     games_played: np.ndarray
     appearances: np.ndarray
     place_sum: np.ndarray
@@ -344,7 +374,7 @@ class _Tally:
     sets: int
 
 
-def _tally(results: Iterable[Mapping[str, object] | GameResult]) -> _Tally:
+def _tally(results: Iterable[Mapping[str, object] | GameResult], model: Model) -> _Tally:
     seat_name: list[str] = []
     seat_score: list[float] = []
     seat_rank: list[int] = []
@@ -352,9 +382,15 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult]) -> _Tally:
     seat_faults: list[int] = []
     sizes: list[int] = []
     set_names: list[object] = []
+    deal_keys: list[object] = []  # by game: what its deals are known by (its seed), or None
+    deal_scores: list[Sequence[Sequence[float]]] = []
+    duplicate = model is not Model.PLACES
     for count, obj in enumerate(results, 1):
         try:
             entrants, scores, ranks, forfeits, faults = _fields(obj)
+            if duplicate:
+                deal_keys.append(obj.get("seed") if isinstance(obj, Mapping) else None)
+                deal_scores.append(_deal_scores(obj, len(entrants)))
         except ResultsError as error:
             raise ResultsError(f"result {count}: {error}") from None
         named = obj.get("set") if isinstance(obj, Mapping) else None
@@ -389,8 +425,7 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult]) -> _Tally:
     forfeit = np.array(seat_forfeit, dtype=bool)
 
     canonical = np.empty(games, dtype=np.int64)
-    full: list[tuple[np.ndarray, np.ndarray]] = []
-    half: list[tuple[np.ndarray, np.ndarray]] = []
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     done = 0
     first_seat = np.ones(len(seat_name), dtype=bool)  # the entrant's first seat in its game
     for players in np.flatnonzero(np.bincount(size)):
@@ -412,26 +447,39 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult]) -> _Tally:
             a_wins = met & (r[:, a] < r[:, b])
             b_wins = met & (r[:, b] < r[:, a])
             draw = met & (r[:, a] == r[:, b])
+            if duplicate:
+                continue
             ab = e[:, a] * n + e[:, b]
             ba = e[:, b] * n + e[:, a]
-            full += [(game[a_wins], ab[a_wins]), (game[b_wins], ba[b_wins])]
-            half += [(game[draw], ab[draw]), (game[draw], ba[draw])]
+            for mask, cell, points in ((a_wins, ab, 1.0), (b_wins, ba, 1.0), (draw, ab, 0.5),
+                                       (draw, ba, 0.5)):
+                found.append((game[mask], cell[mask], np.full(int(mask.sum()), points)))
 
-    full_game = np.concatenate([g for g, _ in full])
-    full_cell = np.concatenate([c for _, c in full])
-    half_game = np.concatenate([g for g, _ in half])
-    half_cell = np.concatenate([c for _, c in half])
+    if duplicate:
+        held = []
+        for seat in range(len(seat_name)):
+            g = int(game_of_seat[seat])
+            position = seat - int(start[g])
+            if set_names[g] is None:
+                continue  # a set of its own: nobody else held its cards
+            key = (set_names[g], deal_keys[g], int(size[g]), position)
+            scores_by_deal = tuple(float(d[position]) for d in deal_scores[g])
+            held.append((key, duplicate_comparisons.Position(
+                int(canonical[g]), int(entrant[seat]), float(score[seat]), int(rank[seat]),
+                bool(forfeit[seat]), scores_by_deal)))
+        found.append(duplicate_comparisons.records(held, n, per_deal=model is Model.DEALS))
+    record_game = np.concatenate([g for g, _, _ in found])
+    record_cell = np.concatenate([c for _, c, _ in found])
+    record_points = np.concatenate([p for _, _, p in found])
     set_of_game, sets = _sets(set_names, canonical)
-    wins = (np.bincount(full_cell, minlength=n * n)
-            + 0.5 * np.bincount(half_cell, minlength=n * n)).reshape(n, n).astype(np.float64)
+    wins = np.bincount(record_cell, weights=record_points, minlength=n * n).reshape(n, n)
     return _Tally(
         names=names,
         games=games,
-        wins=wins,
-        full_game=full_game,
-        full_cell=full_cell,
-        half_game=half_game,
-        half_cell=half_cell,
+        wins=wins.astype(np.float64),
+        record_game=record_game,
+        record_cell=record_cell,
+        record_points=record_points,
         games_played=np.bincount(entrant[first_seat], minlength=n),
         appearances=np.bincount(entrant, minlength=n),
         place_sum=np.bincount(entrant, weights=rank, minlength=n),
@@ -440,6 +488,20 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult]) -> _Tally:
         set_of_game=set_of_game,
         sets=sets,
     )
+
+
+def _deal_scores(obj: Mapping[str, object] | GameResult, positions: int
+                 ) -> Sequence[Sequence[float]]:
+    """The result's `deal_scores` (each finished deal's scores, indexed like `scores`); none
+    when it has none. ResultsError when they are not that."""
+    found = obj.get("deal_scores") if isinstance(obj, Mapping) else None
+    if found is None:
+        return ()
+    if type(found) not in _LISTS or not all(
+            type(deal) in _LISTS and len(deal) == positions
+            and _NUMBER_TYPES.issuperset(map(type, deal)) for deal in found):  # type: ignore[attr-defined]
+        raise ResultsError(f"'deal_scores' must be a list of deals, each {positions} numbers")
+    return found  # type: ignore[return-value]
 
 
 def _sets(names: list[object], canonical: np.ndarray) -> tuple[np.ndarray, int]:
@@ -538,7 +600,7 @@ def _table_order(tally: _Tally, flags: list[Flag | None], depth: np.ndarray,
 
 def _standings(tally: _Tally, order: list[int], flags: list[Flag | None], ratings: np.ndarray,
                intervals: dict[int, tuple[float, float]], los: dict[int, float],
-               ) -> tuple[Standing, ...]:
+               gaps: dict[int, tuple[float, float]]) -> tuple[Standing, ...]:
     pairings = (tally.wins + tally.wins.T).sum(axis=1)
     rows = []
     place = 0
@@ -560,6 +622,7 @@ def _standings(tally: _Tally, order: list[int], flags: list[Flag | None], rating
             faults=int(tally.faults[i]),
             forfeits=int(tally.forfeits[i]),
             los_next=los.get(i),
+            gap_next=gaps.get(i),
         ))
     return tuple(rows)
 
@@ -654,19 +717,14 @@ def _bootstrap(tally: _Tally, members: np.ndarray, elo: np.ndarray, anchor: int 
     position = np.full(n, -1)
     position[members] = np.arange(k)
 
-    def inside(game: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        row, col = position[cell // n], position[cell % n]
-        keep = (row >= 0) & (col >= 0)
-        return game[keep], row[keep] * k + col[keep]
-
-    full_game, full_cell = inside(tally.full_game, tally.full_cell)
-    half_game, half_cell = inside(tally.half_game, tally.half_cell)
-    # Records sorted by cell (half points in cells k*k and up), so that each resample's sums are
-    # one gather of its game counts and one np.add.reduceat: about twice as fast as np.bincount.
-    cell = np.concatenate([full_cell, half_cell + k * k])
-    game = np.concatenate([full_game, half_game])
+    row, col = position[tally.record_cell // n], position[tally.record_cell % n]
+    keep = (row >= 0) & (col >= 0)
+    cell, game = row[keep] * k + col[keep], tally.record_game[keep]
+    points = tally.record_points[keep]
+    # Records sorted by cell, so that each resample's sums are one gather of its game counts
+    # and one np.add.reduceat: about twice as fast as np.bincount.
     by_cell = np.lexsort((game, cell))
-    cell, game = cell[by_cell], game[by_cell]
+    cell, game, points = cell[by_cell], game[by_cell], points[by_cell]
     cells, starts = np.unique(cell, return_index=True)
     first_of, second_of = (np.array([pair[side] for pair in neighbours], dtype=np.int64)
                            for side in (0, 1))
@@ -676,12 +734,12 @@ def _bootstrap(tally: _Tally, members: np.ndarray, elo: np.ndarray, anchor: int 
     degenerate = 0
     for first in range(0, resamples, chunk_size):
         chunk = min(chunk_size, resamples - first)
-        sums = np.zeros((chunk, 2 * k * k))
+        sums = np.zeros((chunk, k * k))
         for r in range(chunk):
             # Whole duplicate sets are drawn: games on the same deals are correlated.
             drawn = np.bincount(rng.integers(0, sets, size=sets), minlength=sets)[set_of_game]
-            sums[r, cells] = np.add.reduceat(drawn.astype(np.float64)[game], starts)
-        wins = (sums[:, :k * k] + 0.5 * sums[:, k * k:]).reshape(chunk, k, k)
+            sums[r, cells] = np.add.reduceat(drawn.astype(np.float64)[game] * points, starts)
+        wins = sums.reshape(chunk, k, k)
         finite = _strongly_connected(wins > 0)
         block = samples[first:first + chunk]
         if finite.any():

@@ -12,7 +12,6 @@ import html
 import io
 import math
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,7 +21,9 @@ from tabulate import tabulate
 from arena.errors import ConfigError, ResultsError
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import CONFIDENCE, RESAMPLES, Flag, Ratings, Standing, check_result
+from arena.ratings.record import rating_input
 from arena.resultsfile import ReadNotes, result_lines
+from arena.settings import RatingModel, check_rating
 
 FORMATS = ("plain", "github", "csv", "json", "html")
 
@@ -34,6 +35,13 @@ _FLAG_NOTES = {
     Flag.APART: "n/a: no rating; never linked to the rated entrants by results (e.g. a group "
                 "that never met them)",
 }
+
+_COMPARED = {
+    RatingModel.PLACES: "pairwise outcomes of places (rating: places)",
+    RatingModel.DUPLICATE: "comparisons of totals on the same cards (rating: duplicate)",
+    RatingModel.DEALS: "comparisons of deals on the same cards (rating: deals)",
+}
+"""What one pairing is under each model, for the table's first note."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +72,7 @@ def read_results(paths: Sequence[str | os.PathLike[str]]) -> ResultsRead:
     results: list[dict[str, object]] = []
     notes = ReadNotes()
     for path, number, _, obj in result_lines(paths, notes):
-        result = _with_set(obj, _result_of(obj))
+        result = rating_input(obj)
         if result is None:
             raise ResultsError(f"{path}:{number}: no 'result' object in this line")
         try:
@@ -142,6 +150,7 @@ def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False) -
                 else (1,) * len(ratings.standings))
     data: dict[str, object] = {
         "groups": max(group_of, default=1),
+        "rating": ratings.model.value,
         "games": ratings.games,
         "pairings": ratings.pairings,
         "pool_mean": None if ratings.anchor else ratings.pool_mean,
@@ -194,12 +203,14 @@ def results_table(
     resamples: int = RESAMPLES,
     seed: int = 0,
     confidence: float = CONFIDENCE,
+    model: RatingModel | str | None = None,
 ) -> str:
-    """The rendered ratings table of `results` (result objects), e.g. at the end of `arena run`."""
+    """The rendered ratings table of `results` (rating inputs: `arena.ratings.record`), e.g. at
+    the end of `arena run`; `model` as `arena.ratings.model.rate` takes it."""
     if fmt not in FORMATS:  # before the bootstrap, not after it
         raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     rated = rate_groups(results, anchor=anchor, resamples=resamples, seed=seed,
-                        confidence=confidence)
+                        confidence=confidence, model=model)
     return render_table(rated, fmt, crosstable=crosstable)
 
 
@@ -211,10 +222,13 @@ def table_for_paths(
     crosstable: bool = False,
     resamples: int = RESAMPLES,
     seed: int = 0,
+    model: RatingModel | str | None = None,
 ) -> TableOutput:
     """`arena table`: read the results in `paths` and render their ratings table."""
     if fmt not in FORMATS:
         raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    if model is not None:
+        model = check_rating(model)
     fixed = None if anchor is None else parse_anchor(anchor)
     if resamples < 0:
         raise ConfigError(f"--resamples: must be 0 or more, got {resamples}")
@@ -222,36 +236,11 @@ def table_for_paths(
         raise ConfigError(f"--seed: must be 0 or more, got {seed}")
     read = read_results(paths)
     text = results_table(read.results, fmt=fmt, anchor=fixed, crosstable=crosstable,
-                         resamples=resamples, seed=seed)
+                         resamples=resamples, seed=seed, model=model)
     return TableOutput(text, read.notes.messages())
 
 
 # Rendering -----------------------------------------------------------------------------------
-
-def _result_of(obj: object) -> object | None:
-    if isinstance(obj, dict):
-        if "result" in obj:
-            result: object = obj["result"]
-            return result
-        if "entrants" in obj:
-            return obj
-    return None
-
-
-_SET_OF_ID = re.compile(r"(r\d+-t\d+)-s\d+|(u\d+)-[cb]")
-"""Game ids of a tournament schedule and of a match: their duplicate set is the id's head."""
-
-
-def _with_set(line: object, result: object) -> object:
-    """The result with its duplicate set: its own ``set``, else one derived from the line's id
-    (results files written before sets were recorded), else none (a set of its own)."""
-    if not isinstance(result, dict) or "set" in result or not isinstance(line, dict):
-        return result
-    found = _SET_OF_ID.fullmatch(str(line.get("id", "")))
-    if found is None:
-        return result
-    return {**result, "set": found.group(1) or found.group(2)}
-
 
 def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
@@ -345,7 +334,8 @@ def _groups_note(grouped: GroupedRatings) -> str:
 def _notes(ratings: Ratings) -> list[str]:
     scale = (f"Elo anchored at {ratings.anchor[0]} = {ratings.anchor[1]:g}" if ratings.anchor
              else f"Elo centred on a pool mean of {ratings.pool_mean:g}")
-    notes = [f"{ratings.games} games, {ratings.pairings} pairwise outcomes (draw = 1/2); {scale}."]
+    notes = [f"{ratings.games} games, {ratings.pairings} {_COMPARED[ratings.model]} "
+             f"(draw = 1/2); {scale}."]
     if ratings.resamples:
         notes.append(
             f"-/+: {100 * ratings.confidence:g}% interval from {ratings.resamples} bootstrap "

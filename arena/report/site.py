@@ -30,14 +30,16 @@ from urllib.parse import quote
 import orjson
 
 from arena.configfile import NAME, read_yaml
-from arena.errors import ConfigError
+from arena.errors import ConfigError, ResultsError
 from arena.league.status import EXPORT_DIR
 from arena.league.store import DATABASE
 from arena.ratings.model import RESAMPLES, Ratings, rate
+from arena.ratings.record import rating_input
 from arena.report.games import GameReader
 from arena.report.stats import EntrantStats, add_game, bank_summary
 from arena.report.svg import heat, interval_plot, line_plot
 from arena.resultsfile import results_file
+from arena.settings import RatingModel, check_rating
 
 CHECKPOINTS = 24
 """How many points the ratings-as-games-accumulate plot has (each a fit of the games so far)."""
@@ -57,17 +59,20 @@ class ReportWritten:
 
 
 def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
-                 resamples: int = RESAMPLES, seed: int = 0) -> ReportWritten:
+                 resamples: int = RESAMPLES, seed: int = 0,
+                 model: RatingModel | str | None = None) -> ReportWritten:
     """Read the games in ``paths`` and write the site into ``out_dir``; returns the index page.
 
     ConfigError naming ``--out`` and the file when the site cannot be written (a full disk, a
     directory that cannot hold files)."""
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError(f"--out: {out_dir} exists and is not a directory")
+    if model is not None:
+        model = check_rating(model)
     for path in paths:  # a missing input fails before anything is written
         results_file(Path(path))
     try:
-        return _write_site(paths, out_dir, resamples, seed)
+        return _write_site(paths, out_dir, resamples, seed, model)
     except OSError as error:
         where = error.filename2 or error.filename or out_dir  # a copy's target is filename2
         raise ConfigError(f"--out: {where}: cannot write the report: "
@@ -75,7 +80,7 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
 
 
 def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resamples: int,
-                seed: int) -> ReportWritten:
+                seed: int, model: RatingModel | None) -> ReportWritten:
     (out_dir / "games").mkdir(parents=True, exist_ok=True)
     (out_dir / "data").mkdir(exist_ok=True)
     _copy_static(out_dir / "static")
@@ -89,7 +94,7 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
         add_game(stats, game)
         record = game.record
         result = record["result"]
-        results.append(result)
+        results.append(rating_input(record))  # type: ignore[arg-type]  # a checked record
         kinds.add(record["game"])
         listed.append(_Listed(game.key, str(record["id"]), result["entrants"], result["scores"],
                               result.get("ranks", record["places"]), len(record.get("faults", ()))))
@@ -97,7 +102,7 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
         _write(out_dir / "games" / f"{game.key}.js",
             b"arenaGame(" + (game.line or orjson.dumps(record)) + b", "
             + orjson.dumps(str(record.get("seed", ""))) + b");\n")
-    ratings = rate(results, resamples=resamples, seed=seed)
+    ratings = rate(results, resamples=resamples, seed=seed, model=model)
     pages = {row.name: f"entrant-{place}.html" for place, row in enumerate(ratings.standings, 1)}
     names = list(dict.fromkeys(n for n in (results_name(Path(p)) for p in paths) if n is not None))
     title = (f"{', '.join(names)}: " if names else "") + \
@@ -240,8 +245,12 @@ def _progress_plot(results: Sequence[dict[str, Any]], ratings: Ratings) -> str:
     names = list(ratings.names)
     series: dict[str, list[float | None]] = {name: [] for name in names}
     for mark in marks:
-        fit = rate(results[:mark], resamples=0)
-        by_name = {s.name: s.rating for s in fit.standings}
+        try:
+            fit = rate(results[:mark], resamples=0, model=ratings.model)
+        except ResultsError:  # no set complete yet: nothing the duplicate models can compare
+            by_name: dict[str, float | None] = {}
+        else:
+            by_name = {s.name: s.rating for s in fit.standings}
         for name in names:
             series[name].append(by_name.get(name))
     return line_plot(marks, list(series.items()), x_label="games", y_label="Elo")

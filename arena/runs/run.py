@@ -12,19 +12,23 @@ from __future__ import annotations
 import dataclasses
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import orjson
+import yaml
 
+from arena.configfile import read_yaml
 from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.executors.batch import preflight
 from arena.plans.extension import check_extension
 from arena.plans.order import locality_order
 from arena.plans.sandboxes import tournament_sandboxes
 from arena.plans.schedule import schedule
+from arena.plans.seating import Seating
 from arena.plans.tournament import Tournament, build_bots, load_tournament
+from arena.ratings.record import rating_input
 from arena.ratings.table import results_table
 from arena.resultsfile import RESULTS_FILE
 from arena.runs.fault_summary import FaultSummary
@@ -45,7 +49,8 @@ class RunReport:
     played: int = 0
     faults: int = 0
     seconds: float = 0.0
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[Any] = field(default_factory=list)
+    """Rating inputs (``arena.ratings.record.rating_input``) of every finished game."""
     fault_summary: FaultSummary = field(default_factory=FaultSummary)
 
 
@@ -67,7 +72,7 @@ def run(tasks: Sequence[GameSpec], settings: RunSettings, games: Path, jobs: int
     _check_saved_games(games, finished, tasks)
     todo = [task for task in tasks if task.id not in finished]
     report = RunReport(games.parent, len(tasks), resumed=len(finished))
-    report.results = [line["result"] for line in finished.values()]
+    report.results = [rating_input(line) for line in finished.values()]
     report.faults = sum(len(line.get("faults", ())) for line in finished.values())
     for game_id, line in finished.items():
         report.fault_summary.add(game_id, line.get("faults", ()))
@@ -76,7 +81,7 @@ def run(tasks: Sequence[GameSpec], settings: RunSettings, games: Path, jobs: int
 
     def record(game: Finished) -> bool:
         writer.append(game.line)
-        report.results.append(game.result)
+        report.results.append(rating_input(orjson.loads(game.line)))  # with its deals' scores
         report.played += 1
         report.faults += game.faults
         report.fault_summary.add_stalls(game.stalls)
@@ -143,6 +148,42 @@ def _check_resume(saved: Path, tournament: Tournament, file: Path, out_dir: Path
                     file, out_dir)
 
 
+SAVED_COPY = "tournament.yaml"
+
+
+def _resumed_seating(out_dir: Path) -> Seating | None:
+    """The seat-order design of the run in ``out_dir``, from its saved copy (``cyclic`` for a copy
+    written before ``seating`` existed); None when there is no run to resume."""
+    games, saved = out_dir / "games.jsonl", out_dir / SAVED_COPY
+    if not (saved.is_file() and games.is_file() and games.stat().st_size > 0):
+        return None
+    raw = read_yaml(saved, "tournament file")
+    named = raw.get("seating") if isinstance(raw, dict) else None
+    try:
+        return Seating.CYCLIC if named is None else Seating(str(named))
+    except ValueError:
+        raise ConfigError(f"{saved}: seating: {named!r} is not one of "
+                          f"{', '.join(s.value for s in Seating)}") from None
+
+
+def recorded_seating(content: bytes, seating: Seating) -> bytes:
+    """A tournament file's text with its seat-order design added as the last key, for the run's
+    saved copy: a later ``--resume`` reads the design from there. A file the line cannot be added
+    to (a flow-style mapping) is written out again as YAML with the key."""
+    text = content.decode(errors="replace")
+    added = (text if text.endswith("\n") or not text else text + "\n") + (
+        f"# Added by arena run: the seat-order design these games are played with.\n"
+        f"seating: {seating.value}\n")
+    try:
+        parsed = yaml.safe_load(added)
+    except yaml.YAMLError:
+        parsed = None
+    if isinstance(parsed, dict) and parsed.get("seating") == seating.value:
+        return added.encode()
+    raw = yaml.safe_load(text)
+    return yaml.safe_dump({**raw, "seating": seating.value}, sort_keys=False).encode()
+
+
 def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = None,
                    resume: bool = False, restart: bool = False, resamples: int = 1000,
                    progress_stream: Any = None, max_live_bots: int | None = None,
@@ -164,6 +205,9 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         print(f"arena: warning: {note}", file=progress_stream or sys.stderr)
     cluster = cluster if cluster is not None else tournament.cluster
     out_dir = out if out is not None else Path("results") / tournament.name
+    unsaid = tournament.seating is None
+    if unsaid:
+        tournament = replace(tournament, seating=_resumed_seating(out_dir) if resume else None)
     specs = schedule(tournament)
     sandboxes = tournament_sandboxes(tournament)
     for note in sandboxes.notes:  # before anything else is said
@@ -172,7 +216,9 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         content = tournament.path.read_bytes()
     except OSError as error:
         raise ConfigError(f"{tournament.path}: cannot read: {error.strerror}") from None
-    with results_dir(out_dir, description="tournament.yaml", content=content, resume=resume,
+    if unsaid:  # the copy says which design these games are seated by, whatever the file omits
+        content = recorded_seating(content, tournament.seating_design)
+    with results_dir(out_dir, description=SAVED_COPY, content=content, resume=resume,
                      restart=restart, force=force, source=tournament.path,
                      check=lambda saved: _check_resume(saved, tournament, file, out_dir)) as games:
         finished = read_finished(games, repair=False)
@@ -210,6 +256,6 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         head += (f"\ngauntlet: challengers {', '.join(b.name for b in tournament.challengers)} "
                  f"rated against the field ({', '.join(b.name for b in tournament.bots)}); "
                  f"challengers never meet each other")
-    text = head + "\n\n" + results_table(results, resamples=resamples)
+    text = head + "\n\n" + results_table(results, resamples=resamples, model=tournament.rating)
     summary = report.fault_summary.render()
     return text + ("\n" + summary + "\n" if summary else "")

@@ -123,6 +123,9 @@ def test_submit_run_table_status_and_export(league: Path, tmp_path: Path) -> Non
                                                                  table.stdout.split("\n"))
     status = arena("league", "status", league).stdout
     assert "accepted mine v1" in status and "24 games stored" in status
+    # Each two neighbours in the table, with what the matchmaker makes of them.
+    assert "neighbours in the table (deals ratings" in status
+    assert sum(f": {state}" in status for state in ("settled", "tie", "open")) >= 1
     done = arena("league", "export", league, "--out", tmp_path / "out" / "games.jsonl")
     assert done.stdout.startswith("24 games written")
     lines = [orjson.loads(line) for line in (tmp_path / "out/games.jsonl").read_bytes().splitlines()]
@@ -337,6 +340,9 @@ def test_a_league_of_identical_bots_runs_without_dividing_by_zero(tmp_path: Path
     done = arena("league", "run", path, "--games", "40", "--jobs", "2")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and games(path) == 40
+    # Tied every set: the copies are ties, not an order to spend games on.
+    status = arena("league", "status", path).stdout
+    assert status.count(": tie") == 3, status
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from arena.league.matchmaker import NEWCOMER_SETS, Entrant, next_tables
+from arena.league.matchmaker import NEWCOMER_SETS, Entrant, PairState, next_tables, pair_states
 
 
 def settled(count: int, sets: int = 40, width: float = 40.0, spacing: float = 100.0) -> list[Entrant]:
@@ -65,10 +65,59 @@ def test_equal_ratings_with_zero_width_intervals_make_a_table() -> None:
     assert all(len(set(t)) == 3 for t in next_tables(larger, 3, 10, seed=2))
 
 
-def test_zero_width_intervals_apart_are_certain_and_together_are_doubtful() -> None:
+def test_zero_width_intervals_apart_are_settled_and_together_are_a_tie() -> None:
     field = [Entrant("a", 40, 1700.0, 1700.0, 1700.0), Entrant("b", 40, 1600.0, 1600.0, 1600.0),
              Entrant("c", 40, 1500.0, 1500.0, 1500.0), Entrant("d", 40, 1500.0, 1500.0, 1500.0)]
-    assert sorted(next_tables(field, 2, 1)[0]) == ["c", "d"]  # the tie is the doubtful order
+    states = [(upper.key, lower.key, state) for upper, lower, state in pair_states(field)]
+    assert states == [("a", "b", PairState.OPEN), ("b", "c", PairState.OPEN),
+                      ("c", "d", PairState.TIE)]
+    # Nothing open, nothing to learn: the games spread evenly instead of going to the tie.
+    played = Counter(key for table in next_tables(field, 2, 40, seed=4) for key in table)
+    assert set(played.values()) == {20}
+
+
+def test_settled_and_tied_pairs_get_no_more_games_than_settled_ones() -> None:
+    # Three copies of one bot, their ties clear (intervals inside +-delta), and three bots far
+    # apart with LOS 100%: every pair is closed, so over many calls everyone plays alike.
+    field = [Entrant("top", 40, 1900.0, 1880.0, 1920.0, 1.0),
+             Entrant("mid", 40, 1700.0, 1680.0, 1720.0, 1.0),
+             Entrant("low", 40, 1600.0, 1580.0, 1620.0, 1.0)]
+    field += [Entrant(f"copy{i}", 40, 1400.0 + i, 1390.0 + i, 1410.0 + i, 0.6, (-4.0, 6.0))
+              for i in (2, 1, 0)]
+    assert [state for _, _, state in pair_states(field)] == [
+        PairState.SETTLED, PairState.SETTLED, PairState.SETTLED, PairState.TIE, PairState.TIE]
+    sets = Counter({e.key: e.sets for e in field})
+    for call in range(60):
+        current = [Entrant(e.key, sets[e.key], e.rating, e.lower, e.upper, e.los_next,
+                           e.gap_next) for e in field]
+        sets.update(key for table in next_tables(current, 4, 4, seed=call) for key in table)
+    assert max(sets.values()) - min(sets.values()) <= 1
+    # A wider margin than the pair's interval: the copies' order is open again.
+    assert pair_states(field, delta=3.0)[3][2] is PairState.OPEN
+
+
+def test_identical_entrants_still_doubtful_take_at_most_about_their_share() -> None:
+    # Two copies whose order stays doubtful forever, the rest settled: the copies may play more,
+    # but nobody gets fewer than 1 / MOST_PER_LEAST of the busiest one's sets.
+    field = [Entrant(f"e{i}", 0, 2000.0 - 100 * i, 1990.0 - 100 * i, 2010.0 - 100 * i, 1.0)
+             for i in range(4)]
+    field += [Entrant("copy0", 0, 1500.0, 1400.0, 1600.0, 0.5, (-150.0, 150.0)),
+              Entrant("copy1", 0, 1500.0, 1400.0, 1600.0)]
+    sets = Counter({e.key: 0 for e in field})
+    for call in range(200):
+        current = [Entrant(e.key, sets[e.key], e.rating, e.lower, e.upper, e.los_next,
+                           e.gap_next) for e in field]
+        sets.update(key for table in next_tables(current, 4, 2, seed=call) for key in table)
+    assert max(sets.values()) <= 2.5 * min(sets.values())
+    assert sets["copy0"] > sets["e0"]  # more where the doubt is than at the settled top
+
+
+def test_a_single_entrant_and_too_few_for_a_table() -> None:
+    alone = [Entrant("alone", 40, 1500.0, 1500.0, 1500.0)]
+    assert pair_states(alone) == []
+    assert next_tables(alone, 1, 2) == [("alone",), ("alone",)]
+    assert next_tables(alone, 2, 2) == []
+    assert next_tables([Entrant("new", 0)], 1, 1) == [("new",)]
 
 
 def test_one_entrant_per_table_takes_the_least_certain() -> None:

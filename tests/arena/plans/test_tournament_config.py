@@ -12,7 +12,7 @@ import yaml
 
 from arena.errors import ConfigError
 from arena.plans.tournament import Tournament, load_tournament
-from arena.settings import FaultPolicy, Limits, TimeControl
+from arena.settings import DEFAULT_RATING, FaultPolicy, Limits, RatingModel, TimeControl
 
 REPO = Path(__file__).resolve().parents[3]
 ARENA = REPO / ".venv" / "bin" / "arena"
@@ -67,6 +67,8 @@ def error_of(path: Path) -> str:
 # (case id, the file's contents, the key the message must name, the problem it must state)
 CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("unknown top-level key", valid(round=3), "round", "unknown key; did you mean rounds?"),
+    ("unknown rating model", valid(rating="elo"), "rating",
+     "'elo' is not a rating model (models: places, duplicate, deals)"),
     ("unknown bot key", valid(bots=bots_with(1, cmdd=PY_BOT)), "bots[1].cmdd",
      "unknown key; did you mean cmd?"),
     ("unknown time key", valid(time={"move": 100}), "time.move", "unknown key; did you mean move_ms?"),
@@ -223,8 +225,14 @@ def test_defaults(tmp_path: Path) -> None:
     assert tournament.fault_policy is FaultPolicy.FORFEIT
     assert tournament.jobs is None
     assert tournament.teams == ()
+    assert tournament.rating is DEFAULT_RATING
     assert tournament.options["hook"] is False
     assert [bot.argv for bot in tournament.bots] == [("python3", "bots/python/random_bot.py")] * 4
+
+
+@pytest.mark.parametrize("model", list(RatingModel))
+def test_rating_names_the_model(tmp_path: Path, model: RatingModel) -> None:
+    assert load_tournament(write(tmp_path, valid(rating=model.value))).rating is model
 
 
 def test_every_key_is_read(tmp_path: Path) -> None:

@@ -12,7 +12,9 @@ import orjson
 import pytest
 
 from arena.plans.schedule import schedule
+from arena.plans.seating import Seating
 from arena.plans.tournament import load_tournament
+from arena.runs.run import recorded_seating
 
 ROOT = Path(__file__).resolve().parents[3]
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -77,7 +79,9 @@ def test_more_rounds_and_bots_extend_a_finished_run(finished: Path, tmp_path: Pa
     assert sorted(extended) == sorted(spec.id for spec in schedule(load_tournament(path)))
     assert len(extended) == 3 * 4 * 3  # 4 tables of 3 (from 4 bots), 3 rotations, 3 rounds
     assert all(extended[game_id] == line for game_id, line in first.items())  # kept, not replayed
-    assert (out / "tournament.yaml").read_text() == path.read_text()  # the copy is the new file
+    # The copy is the new file, with the seat-order design the run keeps.
+    assert (out / "tournament.yaml").read_text() == recorded_seating(
+        path.read_bytes(), Seating.BALANCED).decode()
 
 
 @pytest.mark.parametrize(("change", "key"), [
@@ -260,3 +264,47 @@ def test_the_summary_counts_the_decisions_the_arena_itself_was_late_for(finished
     assert ("the machine was overloaded: 3 decisions were late because the arena itself did not "
             "run (not held against the bots)") in done.stdout
     assert "faults by bot" not in done.stdout
+
+
+def first_orders(out: Path) -> dict[tuple[int, int], tuple[str, ...]]:
+    """Each set's seat order (its first rotation's seats), by (round, table)."""
+    return {(int(game_id[1:].split("-")[0]), int(game_id.split("-t")[1][:4])): tuple(line["names"])
+            for game_id, line in lines_by_id(out).items() if game_id.endswith("-s0")}
+
+
+def test_a_run_begun_before_seating_resumes_with_its_own(tmp_path: Path) -> None:
+    # A run from before seating existed: games seated cyclic, a saved copy without the key.
+    path = write(tmp_path, c_bots(4), 1, "seating: cyclic")
+    done = arena("run", str(path), "--out", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out"
+    saved = out / "tournament.yaml"
+    saved.write_text("".join(line for line in saved.read_text().splitlines(keepends=True)
+                             if "seating" not in line))
+    assert "seating" not in saved.read_text()
+    write(tmp_path, c_bots(4), 3)  # two rounds more, the file silent on seating as before
+    done = arena("run", str(path), "--out", "out", "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    orders = first_orders(out)
+    assert len(orders) == 3 * 4
+    assert all(orders[r, t] == orders[1, t] for r, t in orders)  # cyclic: one order per table
+    assert saved.read_text().endswith("seating: cyclic\n")  # recorded from now on
+    # Naming another design for that run is a change, not an extension.
+    write(tmp_path, c_bots(4), 4, "seating: balanced")
+    saved.write_text(saved.read_text().replace("seating: cyclic\n", ""))
+    refused = arena("run", str(path), "--out", "out", "--resume", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "seating: was 'cyclic', now 'balanced'" in refused.stderr
+
+
+def test_a_new_run_records_its_seating_and_varies_the_order(tmp_path: Path) -> None:
+    path = write(tmp_path, c_bots(4), 2)
+    done = arena("run", str(path), "--out", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "tournament.yaml").read_text().endswith("seating: balanced\n")
+    orders = first_orders(tmp_path / "out")
+    assert any(orders[2, t] != orders[1, t] for r, t in orders if r == 1)
+    write(tmp_path, c_bots(4), 3)
+    done = arena("run", str(path), "--out", "out", "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert len(first_orders(tmp_path / "out")) == 3 * 4

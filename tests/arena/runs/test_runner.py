@@ -59,7 +59,8 @@ def test_a_run_writes_every_scheduled_game_once_and_prints_the_table(tmp_path: P
     assert len(ids) == len(set(ids)) == 40
     assert all(line["result"]["entrants"] == line["names"] for line in lines)
     assert "Elo" in done.stdout and all(f"c{i}" in done.stdout for i in range(5))
-    assert (tmp_path / "out" / "tournament.yaml").read_text() == path.read_text()
+    saved = (tmp_path / "out" / "tournament.yaml").read_text()  # the file, and the seating used
+    assert saved.startswith(path.read_text()) and saved.endswith("\nseating: balanced\n")
     again = arena("run", str(path), "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert again.returncode == 2 and "--resume" in again.stderr
 

@@ -1,0 +1,134 @@
+"""Rating models on real games: how many games each needs before the table is right and sure.
+
+Two fields of real games, played once by ``arena run`` (``bench/fields/*.yaml``, into
+``results/bench-ladder`` and ``results/bench-mixed``; kept and reused when present):
+- **ladder**: the greedy starter bot at noise 0, 0.05, 0.1, 0.2, 0.3 and 0.45 (each decision random
+  with that probability): close steps, the true order known. 3,600 games.
+- **mixed**: the starter bots (greedy, first-legal-c and the random bots in Python, JS, C and Go).
+  Its true order is by class: greedy, first-legal-c, then the random bots, which play one policy
+  (their order among themselves is not scored). 2,400 games.
+
+For each model and each of REPEATS seeded shuffles of the field's duplicate sets (whole sets, the
+unit every model's bootstrap resamples), the prefixes of the shuffle are rated (200 resamples) on a
+grid of sizes growing by GROWTH, and the figure is the first size at which every adjacent pair of
+classes is ordered right with LOS >= 95%. Reported: the median (and mean) games per model, the
+ratio of medians to ``places`` (the goal's figure: the default model at <= 0.6x on both fields),
+and the median of the per-shuffle ratios (one shuffle's prefixes are the same games for every
+model; a first passage is noisy, so this one scatters more).
+``python -m bench models``.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.ratings.model import DEFAULT_MODEL, Model, rate
+from arena.ratings.table import read_results
+
+ROOT = Path(__file__).resolve().parents[1]
+FIELDS = {
+    "ladder": (ROOT / "bench" / "fields" / "ladder.yaml",
+               [["greedy-n00"], ["greedy-n05"], ["greedy-n10"], ["greedy-n20"], ["greedy-n30"],
+                ["greedy-n45"]]),
+    "mixed": (ROOT / "bench" / "fields" / "mixed.yaml",
+              [["greedy"], ["first-legal-c"],
+               ["random-py", "random-js", "random-c", "random-go"]]),
+}
+REPEATS = {"ladder": 41, "mixed": 101}
+"""Shuffles per field: the mixed field is resolved within a dozen sets, where one set more or less
+is a large step, so it needs more shuffles for a steady median (and costs little)."""
+RESAMPLES = 200
+LOS_GOAL = 0.95
+GROWTH = 1.1
+FIRST_SETS = 1
+RATIO_GOAL = 0.6
+
+
+def field_results(name: str, out: Path | None = None) -> list[dict[str, object]]:
+    """The field's games (played with ``arena run`` when ``out`` holds none yet)."""
+    path, _ = FIELDS[name]
+    out = out or ROOT / "results" / f"bench-{name}"
+    if not (out / "games.jsonl").exists():
+        arena = Path(sys.executable).with_name("arena")
+        subprocess.run([str(arena), "run", str(path), "--out", str(out), "--restart"],
+                       check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    return read_results([out]).results
+
+
+def is_resolved(results: Sequence[dict[str, object]], classes: list[list[str]], model: Model,
+                seed: int) -> bool:
+    """Whether the table orders the classes right with LOS >= LOS_GOAL at every boundary."""
+    rank = {name: index for index, members in enumerate(classes) for name in members}
+    try:
+        rows = rate(results, resamples=RESAMPLES, seed=seed, model=model).standings
+    except Exception:  # too few games to rate at all: not resolved
+        return False
+    if len(rows) < len(rank) or any(row.rating is None for row in rows):
+        return False
+    order = [rank[row.name] for row in rows]
+    if order != sorted(order):
+        return False
+    return all(row.los_next is not None and row.los_next >= LOS_GOAL
+               for row, below in zip(rows, order[1:], strict=False)
+               if rank[row.name] != below)
+
+
+def games_needed(sets: list[list[dict[str, object]]], classes: list[list[str]], model: Model,
+                 seed: int) -> int:
+    """Games in the first prefix of ``sets`` (grown by GROWTH) that resolves the classes; all the
+    games (a lower bound) when none does."""
+    size = FIRST_SETS
+    while True:
+        size = min(size, len(sets))
+        prefix = [result for games in sets[:size] for result in games]
+        if is_resolved(prefix, classes, model, seed) or size == len(sets):
+            return len(prefix)
+        size = max(size + 1, round(size * GROWTH))
+
+
+def measure(name: str, results: list[dict[str, object]],
+            models: Sequence[Model] = tuple(Model)) -> dict[Model, list[int]]:
+    """Games needed by each model under REPEATS shuffles of the field's sets."""
+    _, classes = FIELDS[name]
+    by_set: dict[object, list[dict[str, object]]] = {}
+    for result in results:
+        by_set.setdefault(result.get("set"), []).append(result)
+    keys = sorted(by_set, key=str)
+    needed: dict[Model, list[int]] = {model: [] for model in models}
+    for repeat in range(REPEATS[name]):
+        order = list(keys)
+        random.Random(repeat).shuffle(order)
+        sets = [by_set[key] for key in order]
+        for model in models:
+            needed[model].append(games_needed(sets, classes, model, repeat))
+    return needed
+
+
+def run() -> list[str]:
+    """Measure and return the lines to print."""
+    lines = []
+    for name in FIELDS:
+        results = field_results(name)
+        needed = measure(name, results)
+        base = needed[Model.PLACES]
+        lines.append(f"{name} ({len(results)} games): games until every adjacent pair is ordered "
+                     f"right with LOS >= 95% (median of {REPEATS[name]} shuffles of whole sets):")
+        for model, counts in needed.items():
+            ratio = statistics.median(counts) / statistics.median(base)
+            paired = statistics.median(c / b for c, b in zip(counts, base, strict=True))
+            goal = ""
+            if model is DEFAULT_MODEL and model is not Model.PLACES:
+                goal = f"  default, goal <= {RATIO_GOAL}x: {'met' if ratio <= RATIO_GOAL else 'NOT met'}"
+            lines.append(f"  {model.value:<10} {statistics.median(counts):6.0f} games "
+                         f"(mean {statistics.mean(counts):6.0f}): {ratio:4.2f}x places "
+                         f"(median per shuffle {paired:4.2f}x){goal}")
+    return lines
+
+
+if __name__ == "__main__":
+    print("\n".join(run()))
