@@ -185,7 +185,9 @@ def mutated_tournament(rng: random.Random) -> dict[str, Any]:
             option = rng.choice(["deals", "bonus", "points_per_trick", "hook", "sequence", "nope"])
             config["options"] = dict(config.get("options") or {}, **{option: hostile_value(rng)})
         elif roll < 0.82:  # an unknown key, at the top, in a section or in a bot
-            where = rng.choice([config, config.setdefault("time", {}), config["bots"][0]])
+            bots = config.get("bots")  # earlier mutations may have removed or replaced these
+            where = rng.choice([config, config.get("time"),
+                                bots[0] if isinstance(bots, list) and bots else None])
             if isinstance(where, dict):
                 where[rng.choice(["round", "seeds", "Rounds", "cmd2", "x" * 100])] = 1
         elif roll < 0.9:  # a key gone
