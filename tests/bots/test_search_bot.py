@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots" / "python"
 ARENA = str(Path(sys.executable).parent / "arena")
 MANIFEST = str(BOTS / "search.bot.yaml")
+MANIFEST_TEXT = Path(MANIFEST).read_text()
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -199,26 +200,40 @@ def test_a_spade_led_too_early_shows_a_hand_of_spades() -> None:
 # --- the rules a bot author follows --------------------------------------------------------------
 
 
-def check_bot(*options: str) -> subprocess.CompletedProcess[str]:
+QUICK = "python3 search_bot.py --samples 4 --ms 40"
+"""The bot on a small budget: check-bot tests the protocol and the rules, not the search's strength
+(the default budget costs up to 400 ms a decision; the strength test below plays it)."""
+
+
+def check_bot(bot: str, *options: str, cwd: Path = BOTS) -> subprocess.CompletedProcess[str]:
     # a generous move time: the machine is shared, and the check times nothing here
     return subprocess.run([ARENA, "check-bot", "--move-ms", "5000", "--start-ms", "30000", *options,
-                           MANIFEST], cwd=ROOT, capture_output=True, text=True, timeout=280,
+                           bot], cwd=cwd, capture_output=True, text=True, timeout=280,
                           check=False, stdin=subprocess.DEVNULL)
 
 
 @pytest.mark.slow
 def test_check_bot_passes_in_both_games(engine_copy: Path) -> None:
-    done = check_bot()
+    done = check_bot(QUICK)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "play blackout" in done.stdout and "play partnership-blackout" in done.stdout
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(bwrap_problem() is not None, reason=f"no working bubblewrap: {bwrap_problem()}")
-def test_check_bot_passes_in_the_sandbox(engine_copy: Path) -> None:
-    """In the sandbox the bot sees bots/python only: the engine it imports is the copy there."""
-    done = check_bot("--sandbox", "bwrap")
+def test_check_bot_passes_in_the_sandbox(engine_copy: Path, tmp_path: Path) -> None:
+    """In the sandbox the bot sees its own directory only: the engine it imports is the copy there.
+    An author's copy of the bot with its own manifest, checked from another directory."""
+    mine = tmp_path / "mine"
+    shutil.copytree(BOTS, mine, ignore=shutil.ignore_patterns("__pycache__"))
+    (mine / "search.bot.yaml").write_text(
+        MANIFEST_TEXT.replace("run: python3 search_bot.py", f"run: {QUICK}"))
+    done = check_bot(str(mine / "search.bot.yaml"), "--sandbox", "bwrap", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_manifest_runs_the_bot_on_its_default_budget() -> None:
+    assert "run: python3 search_bot.py\n" in MANIFEST_TEXT
 
 
 def test_without_the_engine_copy_it_says_how_to_make_it(tmp_path: Path) -> None:
