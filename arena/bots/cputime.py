@@ -11,15 +11,14 @@ us, so it is kept: walked at the start and after ``hello``, always before a deci
 over its limit (``read(fresh=True)``), and otherwise looked at every ``CHECK_EVERY`` readings,
 though not sooner than ``CHECK_SECONDS`` after the last look: a look walks the tree again when
 ``WALK_SECONDS`` have passed since the last walk or when one of the kept processes' main threads
-shows a different list of children (one ``pread`` of an open ``children`` file each). Paced by
-time as well as by readings, looking costs a bot that answers in microseconds (a C bot: a
-decision of the whole arena is about 25 us) next to nothing, where every 8 and 64 readings
-cost it 4% of a decision, and finds the children of a slow bot as soon. A child found late is
-not lost: its clock counts from its own start (what it used is charged to the decision that
-finds it). A process
-that leaves the tree keeps counting with the CPU time last read of it, so the total never goes
-down. Not counted: the CPU of a child that started and was reaped between two reads (it is
-in its parent's ``cutime``, which the kernel only keeps in 10 ms ticks).
+shows a different list of children (one ``pread`` of an open ``children`` file each). Paced by time
+as well as by readings, looking costs a bot that answers in microseconds (a C bot: a decision of
+the whole arena is about 25 us) next to nothing, where every 8 and 64 readings cost it about 3% of
+a decision, and finds the children of a slow bot as soon. A child found late is not lost: its clock
+counts from its own start (what it used is charged to the decision that finds it). A process that
+leaves the tree keeps counting with the CPU time last read of it, so the total never goes down. Not
+counted: the CPU of a child that started and was reaped between two reads (it is in its parent's
+``cutime``, which the kernel only keeps in 10 ms ticks).
 """
 
 from __future__ import annotations
