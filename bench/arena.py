@@ -36,7 +36,8 @@ decisions each) through ``play_game``, the same ``GAMES`` seeds in every batch:
   T - S - W the arena's I/O side per decision (process layer and pipe, real messages), to set
   against R like for like.
 - T0, the same as T with the bots' CPU clocks replaced by one that reads nothing: T / T0 is what
-  measuring each decision's CPU time (two readings of the bot's process tree) costs a decision.
+  measuring each decision's CPU time (one reading of the bot's process tree, at the reply) costs a
+  decision.
   Goal (issue 19): within 1.1x.
 - Python random bot: games per second of ``play_game`` with 4 persistent
   ``bots/python/random_bot.py`` processes (stdlib json), and its time per decision over R.

@@ -6,16 +6,19 @@ thread of the process including threads that have exited, one system call per pr
 1.5 us; reading ``/proc/PID/stat`` would cost several times that and counts in 10 ms ticks).
 
 The tree (the bot and its descendants: under bubblewrap, ``bwrap``, the sandbox's pid 1 and the
-bot below them) is walked through ``/proc`` as the memory watch walks it, but a walk costs about
-35 us, so it is kept: walked at the start and after ``hello``, every ``WALK_EVERY`` readings,
-always before a decision is judged over its limit (``read(fresh=True)``), and whenever one of the
-kept processes' main threads shows a different list of children, looked at every
-``CHECK_EVERY`` readings (one ``pread`` of an open ``children`` file each: looking at every
-reading would cost a decision with a C bot over 10%). A child found late is not lost: its clock
-counts from its own start (what it used is charged to the decision that finds it). A process
-that leaves the tree keeps counting with the CPU time last read of it, so the total never goes
-down. Not counted: the CPU of a child that started and was reaped between two reads (it is
-in its parent's ``cutime``, which the kernel only keeps in 10 ms ticks).
+bot below them) is walked through ``/proc`` as the memory watch walks it, but a walk costs 12-40
+us, so it is kept: walked at the start and after ``hello``, always before a decision is judged
+over its limit (``read(fresh=True)``), and otherwise looked at every ``CHECK_EVERY`` readings,
+though not sooner than ``CHECK_SECONDS`` after the last look: a look walks the tree again when
+``WALK_SECONDS`` have passed since the last walk or when one of the kept processes' main threads
+shows a different list of children (one ``pread`` of an open ``children`` file each). Paced by time
+as well as by readings, looking costs a bot that answers in microseconds (a C bot: a decision of
+the whole arena is about 25 us) next to nothing, where every 8 and 64 readings cost it about 3% of
+a decision, and finds the children of a slow bot as soon. A child found late is not lost: its clock
+counts from its own start (what it used is charged to the decision that finds it). A process that
+leaves the tree keeps counting with the CPU time last read of it, so the total never goes down. Not
+counted: the CPU of a child that started and was reaped between two reads (it is in its parent's
+``cutime``, which the kernel only keeps in 10 ms ticks).
 """
 
 from __future__ import annotations
@@ -28,12 +31,15 @@ from arena.bots.memory import process_tree
 
 _clock_ns = time.clock_gettime_ns
 _pread = os.pread
+_now = time.perf_counter
 
-WALK_EVERY = 64
-"""Readings between two walks of the whole tree: children forked by a thread other than a
-process's main thread are found by them (a JVM starts processes from another thread)."""
 CHECK_EVERY = 8
-"""Readings between two looks at the kept processes' main threads' children."""
+"""Readings between two looks at the tree (each also waits for ``CHECK_SECONDS``)."""
+CHECK_SECONDS = 0.005
+"""Seconds at least between two looks at the kept processes' main threads' children."""
+WALK_SECONDS = 0.05
+"""Seconds after which a look walks the whole tree again: children forked by a thread other than
+a process's main thread are found by the walk (a JVM starts processes from another thread)."""
 
 
 def process_clock(pid: int) -> int:
@@ -44,7 +50,8 @@ def process_clock(pid: int) -> int:
 class TreeClock:
     """CPU time of one bot's process tree, in seconds since it was started; owned by its BotProcess."""
 
-    __slots__ = ("children", "clocks", "gone", "last", "pid", "readings")
+    __slots__ = ("children", "clocks", "countdown", "gone", "last", "looked", "only", "pid",
+                 "walked")
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
@@ -56,11 +63,17 @@ class TreeClock:
         """CPU ns last read of each process (kept for those that left the tree)."""
         self.gone = 0
         """CPU ns of processes that have left the tree."""
-        self.readings = 0
+        self.only: tuple[int, int] | None = None
+        """(pid, clock id) while the tree is that one process (most bots): read without a loop."""
+        self.countdown = CHECK_EVERY
+        """Readings left before the next look at the tree."""
+        self.looked = self.walked = 0.0
+        """``perf_counter()`` at the last look at the tree, and at the last walk."""
         self.walk()
 
     def walk(self) -> None:
         """Find the tree again (``/proc``), keeping what processes that left it had used."""
+        self.looked = self.walked = _now()
         pids = list(process_tree(self.pid))
         for pid in list(self.clocks):
             if pid not in pids:
@@ -77,6 +90,7 @@ class TreeClock:
                 self.children[pid] = (fd, _pread(fd, 4096, 0))
             except OSError:
                 os.close(fd)
+        self.only = next(iter(self.clocks.items())) if len(self.clocks) == 1 else None
 
     def _forget(self, pid: int) -> None:
         self.clocks.pop(pid, None)
@@ -85,6 +99,17 @@ class TreeClock:
         if entry is not None:
             with contextlib.suppress(OSError):
                 os.close(entry[0])
+
+    def _look(self) -> None:
+        """Every ``CHECK_EVERY`` readings: once ``CHECK_SECONDS`` have passed since the last look,
+        walk the tree if ``WALK_SECONDS`` have passed since the last walk or it has changed."""
+        self.countdown = CHECK_EVERY
+        now = _now()
+        if now - self.looked < CHECK_SECONDS:
+            return
+        self.looked = now
+        if now - self.walked >= WALK_SECONDS or self._changed():
+            self.walk()
 
     def _changed(self) -> bool:
         """Whether a kept process's main thread has gained or lost a child since the last walk."""
@@ -98,10 +123,19 @@ class TreeClock:
 
     def read(self, fresh: bool = False) -> float:
         """Seconds of CPU the tree has used; ``fresh`` walks the tree first (at a deadline)."""
-        readings = self.readings = self.readings + 1
-        if fresh or readings % WALK_EVERY == 0 or (readings % CHECK_EVERY == 0
-                                                    and self._changed()):
+        countdown = self.countdown = self.countdown - 1
+        if fresh:
             self.walk()
+        elif countdown <= 0:
+            self._look()
+        only = self.only
+        if only is not None:  # one process: what the loop below does, minus the loop
+            pid, clock = only
+            try:
+                used = self.last[pid] = _clock_ns(clock)
+            except OSError:
+                used = self.last.get(pid, 0)
+            return (self.gone + used) / 1e9
         total = self.gone
         last = self.last
         for pid, clock in self.clocks.items():
@@ -133,5 +167,6 @@ class TreeClock:
 
     def close(self) -> None:
         """Close the ``children`` files."""
+        self.only = None
         for pid in list(self.clocks):
             self._forget(pid)

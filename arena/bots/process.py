@@ -173,15 +173,19 @@ class BotProcess:
         """Waits for this bot that woke up over ``STALL`` late: the arena was not running."""
         self.hello_cpu: float | None = None
         """CPU seconds the process tree used up to its ``hello`` reply."""
-        # The request being waited for: the tree's CPU time when the bot last replied (a
-        # request's CPU time counts from there), its CPU allowance (None: a wall allowance), its
-        # wall allowance and wall cap (absolute), time the arena stalled, which limit ended it.
         self._cpu_start = 0.0
-        self._cpu_limit: float | None = None
-        self._timeout = 0.0
-        self._cap = 0.0
+        """The tree's CPU time when the bot last replied: a request's CPU time counts from there."""
+        self._asked: tuple[int, float, float, float | None, float | None] = (-1, 0.0, 0.0, None, None)
+        """The request being waited for: its id, when it was written, its allowance, its CPU
+        allowance (None: a wall allowance), its wall cap (None: ``wall_cap`` of the allowance).
+        One tuple, stored once per request: what only a passed deadline reads costs it nothing."""
+        self._judged = -1
+        """The id of the last request whose deadline passed; ``_stalled`` and ``_limit`` are its."""
         self._stalled = 0.0
+        """Seconds the arena stalled past that request's deadlines."""
         self._limit: TimeLimit | None = None
+        """The limit that ended that request, if one did."""
+        self._on_deadline = self._at_deadline  # bound once, not at every request
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -422,20 +426,16 @@ class BotProcess:
         channel = self._channel
         tree = self._tree
         assert channel is not None and tree is not None
-        self._cpu_limit = cpu_limit
-        self._stalled = 0.0
-        self._limit = None
-        self._timeout = timeout
         cpu_start = self._cpu_start
         start = perf_counter()
         deadline = start + timeout
-        self._cap = start + (cap if cap is not None else wall_cap(timeout))
+        self._asked = (rid, start, timeout, cpu_limit, cap)
         while True:
             try:
                 if payload:  # written here, not through _write: one Python call less per request
                     channel.write(payload)
                     payload = b""
-                line = channel.read_line(deadline, start, self._at_deadline)
+                line = channel.read_line(deadline, start, self._on_deadline)
             except ChannelError as error:
                 raise self._channel_fault(error, rid, data, start) from None
             elapsed = perf_counter() - start
@@ -459,7 +459,12 @@ class BotProcess:
                     self._exchange = (data, line)
                     used = self._cpu_start = tree.read()
                     cpu = used - cpu_start
-                    charged = cpu if cpu_limit is not None else elapsed - self._stalled
+                    if cpu_limit is not None:
+                        charged = cpu
+                    elif self._judged == rid:  # a deadline passed: the arena may have stalled
+                        charged = elapsed - self._stalled
+                    else:
+                        charged = elapsed
                     # Reply(...) minus a Python call
                     return _new_tuple(Reply, (reply, elapsed, cpu, charged))
                 if got in self._abandoned:  # the late answer to a request that timed out
@@ -478,22 +483,26 @@ class BotProcess:
         given the time the arena was not running. Under a CPU allowance the bot's CPU time
         decides: under the limit, wait for what is left of it (at least 2 ms), up to the cap.
         """
+        rid, start, timeout, cpu_limit, cap = self._asked
+        if self._judged != rid:  # this request's first deadline
+            self._judged, self._stalled, self._limit = rid, 0.0, None
+        cap_at = start + (cap if cap is not None else wall_cap(timeout))
         late = now - deadline
         if late > STALL:
             self.stalls += 1
             self._stalled += late
-        if now >= self._cap:
-            self._limit = TimeLimit.WALL_CAP if self._cpu_limit is not None else TimeLimit.WALL
+        if now >= cap_at:
+            self._limit = TimeLimit.WALL_CAP if cpu_limit is not None else TimeLimit.WALL
             return now
-        if self._cpu_limit is not None:
+        if cpu_limit is not None:
             assert self._tree is not None
             used = self._tree.read(fresh=True) - self._cpu_start
-            if used >= self._cpu_limit:
+            if used >= cpu_limit:
                 self._limit = TimeLimit.CPU
                 return now
-            return min(self._cap, now + max(0.002, self._cpu_limit - used))
+            return min(cap_at, now + max(0.002, cpu_limit - used))
         if late > STALL:
-            return min(self._cap, now + late)
+            return min(cap_at, now + late)
         self._limit = TimeLimit.WALL
         return now
 
@@ -504,15 +513,17 @@ class BotProcess:
         assert self._tree is not None
         total = self._tree.read(fresh=True)
         cpu, self._cpu_start = max(0.0, total - self._cpu_start), total
-        limit = self._limit or TimeLimit.WALL
+        rid, _, timeout, cpu_limit, cap = self._asked
+        limit = (self._limit if self._judged == rid else None) or TimeLimit.WALL
         used = f"{cpu * 1000:.0f} ms of CPU"
         if limit is TimeLimit.CPU:
-            assert self._cpu_limit is not None
-            detail = f"used {used}, limit {self._cpu_limit * 1000:.0f} ms"
+            assert cpu_limit is not None
+            detail = f"used {used}, limit {cpu_limit * 1000:.0f} ms"
         elif limit is TimeLimit.WALL_CAP:
-            detail = f"no reply in {self._cap - start:g} s of wall time while using {used}"
+            wall = cap if cap is not None else wall_cap(timeout)
+            detail = f"no reply in {wall:g} s of wall time while using {used}"
         else:
-            detail = f"no reply within {self._timeout * 1000:.0f} ms, using {used}"
+            detail = f"no reply within {timeout * 1000:.0f} ms, using {used}"
         if limit is not TimeLimit.CPU and not self._tree.is_working():
             if not error.received:
                 detail += f": {BLOCKED_HINT}" if limit is TimeLimit.WALL_CAP else \

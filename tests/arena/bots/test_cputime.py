@@ -73,6 +73,31 @@ def test_tree_clock_counts_a_spinning_child_and_never_goes_down():
         parent.wait()
 
 
+def test_tree_clock_finds_a_child_between_deadlines_without_a_fresh_walk():
+    """Readings at replies look at the tree now and then (paced by readings and by time): a
+    child that spins is found and counted without a deadline's fresh walk."""
+    spin = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+    parent = subprocess.Popen([sys.executable, "-S", "-c",
+                               "import sys, time; sys.stdin.readline(); import subprocess; "
+                               f"subprocess.run([sys.executable, '-S', '-c', {spin!r}]); "
+                               "time.sleep(30)"], stdin=subprocess.PIPE)
+    try:
+        clock = TreeClock(parent.pid)
+        before = clock.read()
+        assert parent.stdin is not None
+        parent.stdin.write(b"go\n")
+        parent.stdin.close()
+        began = perf_counter()
+        reading = before
+        while perf_counter() - began < 20 and reading - before < 0.2:
+            reading = clock.read()
+        assert reading - before >= 0.2  # the child's CPU, found by the readings' own looks
+        clock.close()
+    finally:
+        parent.kill()
+        parent.wait()
+
+
 def test_a_bot_spinning_50_ms_of_cpu_records_45_to_60_ms(bot):
     process = bot("spins", 0.05, 1)
     reply = process.request(act(), 30.0, cpu_limit=30.0)
