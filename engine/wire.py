@@ -6,11 +6,11 @@ directly: a play's event line from a table, a trick or a hand from cached pieces
 exactly what a compact JSON encoder (orjson) gives for the dict forms (``events``); a test pins it.
 
 The view a bot is sent with each ``act`` and the legal actions are rendered here too
-(``view_json``, ``legal_json`` of each game): the fields fixed for a phase of a deal once, as the
-head of the object (``object_head``), the rest from cached pieces, the plays extended by one play
-at a time. As dicts serialised by orjson they cost the referee more than the engine's ``apply``
-(the dict alone as much as orjson's encoding of it); as text, a third of that, and the compiled
-build makes the text cheaper still, which it cannot do for the dicts.
+(``view_json``, ``legal_json`` of each game): the fields fixed for a deal once (``object_head``),
+those fixed for a phase once per phase, the rest from cached pieces, the plays extended by one play
+at a time. As a dict serialised by orjson the view cost a decision more than ``apply`` (building
+the dict as much as encoding it); as text about a third less, measured on fresh games (2.3 against
+3.4 us compiled, 2.6 against 3.3 pure).
 """
 
 from __future__ import annotations
