@@ -57,12 +57,14 @@ from engine.state import (
     JUST_PLAYED,
     PLAY_EVENT_KEY,
     Event,
+    PlaysSeen,
     TrickState,
     expect,
     names_json,
     plays_json,
     plays_view,
     replay_step,
+    view_tail_json,
 )
 from engine.trick import (
     NO_TRUMP,
@@ -74,7 +76,15 @@ from engine.trick import (
     shuffled_prefix,
     trick_winner,
 )
-from engine.wire import PLAY_EVENT, hand_json, ints_json, pairs_json, trick_json
+from engine.wire import (
+    PLAY_EVENT,
+    cards_json,
+    hand_json,
+    ints_json,
+    object_head,
+    pairs_json,
+    trick_json,
+)
 
 NAME: Final = "blackout"
 PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
@@ -196,7 +206,8 @@ class Rules:
 class Deal:
     """The constants of one deal: its number, dealer, the hands as dealt and the turned card."""
 
-    __slots__ = ("dealer", "masks", "number", "size", "trump", "trump_card", "trump_suit")
+    __slots__ = ("dealer", "masks", "number", "size", "trump", "trump_card", "trump_suit",
+                 "view_head")
 
     def __init__(self, number: int, dealer: int, size: int, masks: tuple[int, ...],
                  trump_card: Card | None) -> None:
@@ -208,6 +219,8 @@ class Deal:
         self.trump_card = trump_card
         self.trump: int | None = None if trump_card is None else trump_card >> 4
         self.trump_suit: int = NO_TRUMP if trump_card is None else trump_card >> 4
+        self.view_head: str | None = None
+        """The head of the JSON text of the views of this deal: the fields fixed for the deal."""
 
     @property
     def dealt(self) -> tuple[tuple[Card, ...], ...]:
@@ -268,7 +281,7 @@ class Phase:
     """
 
     __slots__ = ("bids", "deal", "exact", "history", "kind", "playing", "rules", "totals",
-                 "view_base")
+                 "view_base", "view_head")
 
     def __init__(self, rules: Rules, deal: Deal, bids: tuple[tuple[int, int], ...],
                  totals: tuple[int, ...], exact: tuple[int, ...],
@@ -282,6 +295,7 @@ class Phase:
         self.kind = kind
         self.playing: bool = kind == "play"
         self.view_base: dict[str, object] | None = None  # the view's fields fixed for this phase
+        self.view_head: str | None = None  # the same as the head of the view's JSON text
 
 
 class State(TrickState):
@@ -292,7 +306,7 @@ class State(TrickState):
     def __init__(self, phase: Phase, masks: tuple[int, ...], played: Plays, current: Trick,
                  leader: int, tricks_won: tuple[int, ...], to_act: int | None,
                  last_events: tuple[Event, ...],
-                 plays_seen: tuple[Plays, tuple[tuple[int, str], ...]] | None) -> None:
+                 plays_seen: PlaysSeen | None) -> None:
         self.phase = phase
         self.masks = masks
         self.played = played
@@ -555,22 +569,8 @@ def view(state: State, seat: int) -> dict[str, Any]:
     Values nested in a view (the options, the bids...) are shared by the views of one phase of
     the deal: read them, do not change them.
     """
-    phase = state.phase
-    base = phase.view_base
-    if base is None:
-        deal = phase.deal
-        rules = phase.rules
-        base = {
-            "game": NAME, "players": rules.players, "options": dict(rules.options),
-            "deal": deal.number, "deals": len(rules.sizes), "hand_size": deal.size,
-            "dealer": deal.dealer,
-            "trump_card": None if deal.trump_card is None else NAME_OF[deal.trump_card],
-            "trump": None if deal.trump is None else SUITS[deal.trump],
-            "bids": [[s, b] for s, b in phase.bids], "totals": list(phase.totals),
-        }
-        phase.view_base = base
     return {
-        **base,
+        **_view_base(state.phase),
         "seat": seat,
         "hand": [] if state.to_act is None else names_of(state.masks[seat]),
         "plays": plays_view(state),
@@ -578,6 +578,53 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "leader": state.leader,
         "tricks_won": list(state.tricks_won),
     }
+
+
+def _view_base(phase: Phase) -> dict[str, object]:
+    """The view's fields fixed for a phase of a deal (built once per phase)."""
+    base = phase.view_base
+    if base is None:
+        base = {**_deal_view(phase), "bids": [[s, b] for s, b in phase.bids],
+                "totals": list(phase.totals)}
+        phase.view_base = base
+    return base
+
+
+def _deal_view(phase: Phase) -> dict[str, object]:
+    """The view's first fields, those fixed for the whole deal."""
+    deal = phase.deal
+    rules = phase.rules
+    return {
+        "game": NAME, "players": rules.players, "options": dict(rules.options),
+        "deal": deal.number, "deals": len(rules.sizes), "hand_size": deal.size,
+        "dealer": deal.dealer,
+        "trump_card": None if deal.trump_card is None else NAME_OF[deal.trump_card],
+        "trump": None if deal.trump is None else SUITS[deal.trump],
+    }
+
+
+def view_json(state: State, seat: int) -> str:
+    """``view(state, seat)`` as compact JSON text (what orjson gives for the dict).
+
+    The head of the text is rendered once per phase (every bid makes a new phase), from the
+    deal's fixed fields rendered once per deal.
+    """
+    phase = state.phase
+    head = phase.view_head
+    if head is None:
+        deal = phase.deal
+        deal_head = deal.view_head
+        if deal_head is None:
+            deal_head = deal.view_head = object_head(_deal_view(phase))
+        head = phase.view_head = (f'{deal_head}"bids":{pairs_json(phase.bids)},'
+                                  f'"totals":{ints_json(phase.totals)},')
+    return head + view_tail_json(state, seat)
+
+
+def legal_json(state: State) -> str:
+    """``legal_actions(state)`` in their wire form as a JSON list: card names, or bids."""
+    legal = legal_actions(state)
+    return cards_json(legal) if state.phase.playing else ints_json(legal)
 
 
 def events(state: State, seat: int) -> list[dict[str, Any]]:

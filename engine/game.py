@@ -146,6 +146,12 @@ class Game(Protocol):
     def view(self, state: Any, seat: int) -> dict[str, Any]:
         """Everything ``seat`` may know now, nothing hidden from it (JSON-able)."""
 
+    def view_json(self, state: Any, seat: int) -> str:
+        """``view(state, seat)`` as compact JSON text, the bytes orjson gives for the dict."""
+
+    def legal_json(self, state: Any) -> str:
+        """``legal_actions(state)`` in their wire form (``engine.wire``) as a JSON list."""
+
     def events(self, state: Any, seat: int) -> list[dict[str, Any]]:
         """The protocol messages the last transition produced, as ``seat`` may see them."""
 

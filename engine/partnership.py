@@ -55,12 +55,14 @@ from engine.state import (
     JUST_PLAYED,
     PLAY_EVENT_KEY,
     Event,
+    PlaysSeen,
     TrickState,
     expect,
     names_json,
     plays_json,
     plays_view,
     replay_step,
+    view_tail_json,
 )
 from engine.trick import (
     SUIT_NAMES,
@@ -71,7 +73,18 @@ from engine.trick import (
     shuffled_prefix,
     trick_winner,
 )
-from engine.wire import PLAY_EVENT, hand_json, ints_json, pairs_json, trick_json, value_json
+from engine.wire import (
+    PLAY_EVENT,
+    cards_json,
+    compact_json,
+    hand_json,
+    ints_json,
+    object_head,
+    pairs_json,
+    trick_json,
+    value_json,
+    values_json,
+)
 
 NAME: Final = "partnership-blackout"
 PLAYER_COUNTS: Final = (4,)
@@ -162,13 +175,15 @@ Contract = tuple[int, str, int]
 class Deal:
     """The constants of one deal: its number, dealer and the hands as dealt."""
 
-    __slots__ = ("dealer", "masks", "number")
+    __slots__ = ("dealer", "masks", "number", "view_head")
 
     def __init__(self, number: int, dealer: int, masks: tuple[int, ...]) -> None:
         self.number = number
         self.dealer = dealer
         self.masks = masks
         """Each seat's hand as dealt, as a bitmask."""
+        self.view_head: str | None = None
+        """The head of the JSON text of the views of this deal: the fields fixed for the deal."""
 
     @property
     def dealt(self) -> tuple[tuple[Card, ...], ...]:
@@ -197,7 +212,7 @@ class Phase:
     """The parts of a state that change only between plays: deal, calls, contract, totals."""
 
     __slots__ = ("calls", "contract", "deal", "history", "kind", "playing", "rules", "totals",
-                 "view_base")
+                 "view_base", "view_head")
 
     def __init__(self, rules: Rules, deal: Deal, calls: tuple[tuple[int, Call], ...],
                  contract: Contract | None, totals: tuple[int, ...],
@@ -211,6 +226,7 @@ class Phase:
         self.kind = kind
         self.playing: bool = kind == "play"
         self.view_base: dict[str, object] | None = None  # the view's fields fixed for this phase
+        self.view_head: str | None = None  # the same as the head of the view's JSON text
 
 
 class State(TrickState):
@@ -222,7 +238,7 @@ class State(TrickState):
     def __init__(self, phase: Phase, masks: tuple[int, ...], played: Plays, current: Trick,
                  leader: int, tricks_won: tuple[int, ...], to_act: int | None,
                  last_events: tuple[Event, ...],
-                 plays_seen: tuple[Plays, tuple[tuple[int, str], ...]] | None) -> None:
+                 plays_seen: PlaysSeen | None) -> None:
         self.phase = phase
         self.masks = masks
         self.played = played
@@ -523,19 +539,8 @@ def view(state: State, seat: int) -> dict[str, Any]:
     Values nested in a view (the options, the calls...) are shared by the views of one phase of
     the deal: read them, do not change them.
     """
-    phase = state.phase
-    base = phase.view_base
-    if base is None:
-        base = {
-            "game": NAME, "players": 4, "options": dict(phase.rules.options),
-            "teams": [list(t) for t in TEAMS], "deal": phase.deal.number,
-            "dealer": phase.deal.dealer, "trump_card": None, "trump": "S",
-            "calls": [[s, c] for s, c in phase.calls], "contract": contract_json(phase.contract),
-            "totals": list(phase.totals),
-        }
-        phase.view_base = base
     return {
-        **base,
+        **_view_base(state.phase),
         "seat": seat,
         "hand": [] if state.to_act is None else names_of(state.masks[seat]),
         "plays": plays_view(state),
@@ -543,6 +548,55 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "leader": state.leader,
         "tricks_won": list(state.tricks_won),
     }
+
+
+def _view_base(phase: Phase) -> dict[str, object]:
+    """The view's fields fixed for a phase of a deal (built once per phase)."""
+    base = phase.view_base
+    if base is None:
+        base = {**_deal_view(phase), "calls": [[s, c] for s, c in phase.calls],
+                "contract": contract_json(phase.contract), "totals": list(phase.totals)}
+        phase.view_base = base
+    return base
+
+
+def _deal_view(phase: Phase) -> dict[str, object]:
+    """The view's first fields, those fixed for the whole deal."""
+    return {
+        "game": NAME, "players": 4, "options": dict(phase.rules.options),
+        "teams": [list(t) for t in TEAMS], "deal": phase.deal.number,
+        "dealer": phase.deal.dealer, "trump_card": None, "trump": "S",
+    }
+
+
+def view_json(state: State, seat: int) -> str:
+    """``view(state, seat)`` as compact JSON text (what orjson gives for the dict).
+
+    The head of the text is rendered once per phase (every call makes a new phase), from the
+    deal's fixed fields rendered once per deal.
+    """
+    phase = state.phase
+    head = phase.view_head
+    if head is None:
+        deal = phase.deal
+        deal_head = deal.view_head
+        if deal_head is None:
+            deal_head = deal.view_head = object_head(_deal_view(phase))
+        head = phase.view_head = (f'{deal_head}"calls":{pairs_json(phase.calls)},'
+                                  f'"contract":{compact_json(contract_json(phase.contract))},'
+                                  f'"totals":{ints_json(phase.totals)},')
+    return head + view_tail_json(state, seat)
+
+
+def legal_json(state: State) -> str:
+    """``legal_actions(state)`` in their wire form as a JSON list: card names, or calls."""
+    legal = legal_actions(state)
+    if state.phase.playing:
+        return cards_json(legal)  # type: ignore[arg-type]  # cards while playing
+    return _CALLS_JSON if legal is LEGAL_CALLS else values_json(legal)
+
+
+_CALLS_JSON: Final = values_json(LEGAL_CALLS)
 
 
 def events(state: State, seat: int) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from typing import Final, TypeVar
 from engine.cards import CARD_BY_VALUE, NAME_OF, Card, cards_of
 from engine.errors import IllegalActionError, InvalidActionError, ReplayError
 from engine.trick import Plays, Trick, plays_in_order
+from engine.wire import PLAY_JSON, counts_json, hand_json
 
 Event = tuple[object, ...]
 """One thing the last transition did: ``("play", seat, card)``, ``("trick", winner, trick)``,
@@ -31,6 +32,10 @@ DEAL_END: Final[Event] = ("deal_end",)
 
 Action = int | str
 """A bid or call (int, or a word such as ``pass``) or a card (a ``Card``, itself an int)."""
+PlaysSeen = tuple[Plays, tuple[tuple[int, str], ...], Plays, str]
+"""What views last made of a deal's plays, carried from state to state: the head of the plays
+list the dict view named and its names, and the head the JSON view rendered and its text (the
+list's items without the brackets). Each half is kept up to date only by its own view."""
 
 
 class TrickState:
@@ -62,8 +67,8 @@ class TrickState:
     last_events: tuple[Event, ...]
     legal: tuple[Action, ...] | None
     """Memo of the game's ``legal_actions(self)``, filled on first call."""
-    plays_seen: tuple[Plays, tuple[tuple[int, str], ...]] | None
-    """The last plays list a view named, carried from state to state: (its head, its names)."""
+    plays_seen: PlaysSeen | None
+    """What the views last made of the plays list (``PlaysSeen``)."""
 
     @property
     def trick(self) -> tuple[tuple[int, Card], ...]:
@@ -98,10 +103,12 @@ def plays_view(state: TrickState) -> tuple[tuple[int, str], ...]:
     seen = state.plays_seen
     known_head: Plays = None
     known: tuple[tuple[int, str], ...] = ()
+    text_head: Plays = None
+    text = ""
     if seen is not None:
-        if seen[0] is head:
-            return seen[1]
-        known_head, known = seen
+        known_head, known, text_head, text = seen
+        if known_head is head:
+            return known
     new: list[tuple[int, str]] = []
     node = head
     while node is not None and node is not known_head:
@@ -112,8 +119,52 @@ def plays_view(state: TrickState) -> tuple[tuple[int, str], ...]:
         known = ()
     new.reverse()
     names = known + tuple(new)
-    state.plays_seen = (head, names)
+    state.plays_seen = (head, names, text_head, text)
     return names
+
+
+def plays_text(state: TrickState) -> str:
+    """This deal's plays as the items of a JSON list, ``[0,"2C"],[1,"QS"]``, extending the text
+    the last JSON view rendered (as ``plays_view`` extends its names)."""
+    head = state.played
+    seen = state.plays_seen
+    known_head: Plays = None
+    known: tuple[tuple[int, str], ...] = ()
+    text_head: Plays = None
+    text = ""
+    if seen is not None:
+        known_head, known, text_head, text = seen
+        if text_head is head:
+            return text
+    new: list[str] = []
+    node = head
+    while node is not None and node is not text_head:
+        earlier, seat, card = node
+        new.append(PLAY_JSON[seat][card])
+        node = earlier
+    if node is not text_head or not text:  # the rendered plays belong to an earlier deal
+        text = ""
+    else:
+        new.append(text)
+    new.reverse()
+    text = ",".join(new)
+    state.plays_seen = (known_head, known, head, text)
+    return text
+
+
+def view_tail_json(state: TrickState, seat: int) -> str:
+    """The fields that end every game's view, as JSON text ending the view's object: the seat,
+    its hand (empty once the game is over), the deal's plays, the trick, the leader, tricks won.
+
+    The trick on the table is the last plays of the deal, so its text is the end of the plays'
+    text: every play renders to 8 characters, ``[0,"2C"]``, with a comma between two.
+    """
+    hand = "[]" if state.to_act is None else hand_json(state.masks[seat])
+    plays = plays_text(state)
+    on_table = len(state.current)
+    trick = plays[len(plays) + 1 - 9 * on_table:] if on_table else ""
+    return (f'"seat":{seat},"hand":{hand},"plays":[{plays}],"trick":[{trick}],'
+            f'"leader":{state.leader},"tricks_won":{counts_json(state.tricks_won)}}}')
 
 
 def names_json(cards: Sequence[int]) -> list[str]:

@@ -5,13 +5,18 @@ serialising them cost more than the engine's own ``apply``. The games render the
 directly: a play's event line from a table, a trick or a hand from cached pieces. The text is
 exactly what a compact JSON encoder (orjson) gives for the dict forms (``events``); a test pins it.
 
-(The view is still a dict serialised by orjson: rendered as text like the events it cost as much,
-measured, since orjson is faster than Python string building for a 700-byte object.)
+The view a bot is sent with each ``act`` and the legal actions are rendered here too
+(``view_json``, ``legal_json`` of each game): the fields fixed for a deal once (``object_head``),
+those fixed for a phase once per phase, the rest from cached pieces, the plays extended by one play
+at a time. As a dict serialised by orjson the view cost a decision more than ``apply`` (building
+the dict as much as encoding it); as text about a third less, measured on fresh games (2.3 against
+3.4 us compiled, 2.6 against 3.3 pure).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from engine.cards import NAME_OF, NAMES, RANK_BITS, Card
@@ -26,6 +31,10 @@ PLAY_EVENT: Final[tuple[tuple[str, ...], ...]] = tuple(
           for name in NAME_OF) for seat in range(MAX_SEATS)
 )
 """``PLAY_EVENT[seat][card]``: the event line every seat is sent when ``seat`` plays ``card``."""
+
+
+QUOTED: Final[tuple[str, ...]] = tuple(f'"{name}"' for name in NAME_OF)
+"""``QUOTED[card]``: a card's name as a JSON string, ``"QS"`` with the quotes."""
 
 
 class _SuitJson(dict[int, str]):
@@ -52,10 +61,40 @@ def hand_json(mask: int) -> str:
     return "[" + ",".join([part for part in parts if part]) + "]"
 
 
+def cards_json(cards: Sequence[int]) -> str:
+    """The JSON list of the names of ``cards``, in the order given: ``["2C","QS"]``."""
+    quoted = QUOTED
+    return "[" + ",".join([quoted[card] for card in cards]) + "]"
+
+
+def compact_json(value: object) -> str:
+    """The compact JSON text of plain values (dicts, lists, strings, ints, bools, None): what
+    orjson gives. For what is rendered once (a deal's fixed fields), not per decision."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def object_head(fields: Mapping[str, object]) -> str:
+    """``compact_json`` of an object without its closing brace, followed by a comma: the head of
+    an object whose other fields are rendered after it."""
+    return compact_json(fields)[:-1] + ","
+
+
 def trick_json(trick: tuple[tuple[int, int], ...]) -> str:
     """A trick (or any plays) as ``[[seat,"QS"],...]``."""
     table = PLAY_JSON
     return "[" + ",".join([table[seat][card] for seat, card in trick]) + "]"
+
+
+_COUNTS_JSON: Final[dict[tuple[int, ...], str]] = {}
+
+
+def counts_json(counts: tuple[int, ...]) -> str:
+    """``ints_json`` of a few small counts (tricks won by seat), remembered: a game has few
+    distinct ones (at most a few thousand for any number of seats), each met many times."""
+    text = _COUNTS_JSON.get(counts)
+    if text is None:
+        text = _COUNTS_JSON[counts] = ints_json(counts)
+    return text
 
 
 def ints_json(values: tuple[int, ...] | list[int]) -> str:
@@ -66,6 +105,11 @@ def ints_json(values: tuple[int, ...] | list[int]) -> str:
 def pairs_json(pairs: tuple[tuple[int, int | str], ...]) -> str:
     """``((seat, value), ...)`` (bids or calls: ints, or strings that need no escaping) as JSON."""
     return "[" + ",".join([f"[{seat},{value_json(value)}]" for seat, value in pairs]) + "]"
+
+
+def values_json(values: Sequence[object]) -> str:
+    """A list of ints and plain words (bids or calls; see ``value_json``) as JSON."""
+    return "[" + ",".join([value_json(value) for value in values]) + "]"
 
 
 def value_json(value: object) -> str:

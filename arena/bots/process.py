@@ -398,9 +398,12 @@ class BotProcess:
             self._held.clear()
         self._write(data, None)
 
-    def request(self, message: dict[str, Any], timeout: float, cpu_limit: float | None = None,
-                cap: float | None = None) -> Reply:
-        """Write ``message`` with a fresh ``id`` (set in the dict) and wait for its reply line.
+    def request(self, message: dict[str, Any] | bytes, timeout: float,
+                cpu_limit: float | None = None, cap: float | None = None) -> Reply:
+        """Write ``message`` with a fresh ``id`` and wait for its reply line.
+
+        ``message`` is a dict (the id is set in it) or, rendered already (the referee's ``act``),
+        the JSON text of an object without its closing brace: the id is written as its last field.
 
         ``timeout`` is this request's allowance in seconds, measured from writing the message to
         reading the complete reply line. With ``cpu_limit`` (seconds of CPU) the bot may take
@@ -414,8 +417,11 @@ class BotProcess:
             raise self._fault(FaultKind.CRASH, "is not running", b"", b"", None)
         rid = self._next_id
         self._next_id = rid + 1
-        message["id"] = rid
-        data = orjson.dumps(message, option=_APPEND_NEWLINE)
+        if isinstance(message, bytes):
+            data = b'%b,"id":%d}\n' % (message, rid)
+        else:
+            message["id"] = rid
+            data = orjson.dumps(message, option=_APPEND_NEWLINE)
         debug = self.logger.isEnabledFor(_DEBUG)
         if debug:
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))

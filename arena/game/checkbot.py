@@ -240,21 +240,24 @@ class _CheckedBot(BotProcess):
         for line in data.splitlines():  # the referee's shared events: one message a line
             self.hold(orjson.loads(line))
 
-    def request(self, message: dict[str, Any], timeout: float, cpu_limit: float | None = None,
-                cap: float | None = None) -> Reply:
-        is_act = message.get("type") == "act"
+    def request(self, message: dict[str, Any] | bytes, timeout: float,
+                cpu_limit: float | None = None, cap: float | None = None) -> Reply:
+        # The referee's act comes rendered (text less its closing brace): a dict here, to change
+        fields: dict[str, Any] = orjson.loads(message + b"}") if isinstance(message, bytes) \
+            else message
+        is_act = fields.get("type") == "act"
         squeeze = is_act and self.squeeze_next_act
         if is_act and self.noisy:
             self.hold(UNKNOWN_MESSAGE)  # written in the same write as the act, just before it
-            message[UNKNOWN_FIELD] = UNKNOWN_VALUE
-            message["view"] = {**message["view"], UNKNOWN_FIELD: UNKNOWN_VALUE}
+            fields[UNKNOWN_FIELD] = UNKNOWN_VALUE
+            fields["view"] = {**fields["view"], UNKNOWN_FIELD: UNKNOWN_VALUE}
         if squeeze:
             self.squeeze_next_act = False
-            message["time_ms"] = SQUEEZE_MS
+            fields["time_ms"] = SQUEEZE_MS
             timeout = cap = SQUEEZE_MS / 1000  # in wall time, whatever the clock
             cpu_limit = None
         try:
-            reply = super().request(message, timeout, cpu_limit=cpu_limit, cap=cap)
+            reply = super().request(fields, timeout, cpu_limit=cpu_limit, cap=cap)
         except BotFaultError as error:
             if squeeze:
                 self.squeezed = error.fault

@@ -29,7 +29,6 @@ from arena.settings import Clock, FaultPolicy, TimeControl
 from engine.errors import EngineError
 from engine.game import Game
 from engine.seeding import derive_seed
-from engine.wire import actions_to_json
 
 
 @dataclass(frozen=True)
@@ -80,9 +79,8 @@ def play_game(
         match.send(seat, {"type": "game_end", "scores": scores, "ranks": places}, state)
     record = game.record(state, names)
     record["faults"] = match.faults
-    attach_decision_times(record, match.times)
-    attach_decision_times(record, [None if cpu is None else round(cpu * 1000, 1)
-                                   for cpu in match.cpu_times], "_cpu_ms")
+    attach_decision_times(record, _milliseconds(match.times))
+    attach_decision_times(record, _milliseconds(match.cpu_times), "_cpu_ms")
     record["time_control"] = {"move_ms": time_control.move_ms, "bank_ms": time_control.bank_ms}
     record["bank_used_ms"] = [round((time_control.bank_ms / 1000 - max(0.0, bank)) * 1000, 1)
                               for bank in match.banks]
@@ -108,6 +106,12 @@ def attach_decision_times(record: dict[str, Any], times: Sequence[float | None],
                 count = len(deal[actions])
                 deal[f"{actions[:-1]}{suffix}"] = list(times[position:position + count])
                 position += count
+
+
+def _milliseconds(seconds: Sequence[float | None]) -> list[float | None]:
+    """Seconds as the record gives them: ms rounded to 0.1, None kept (rounded once a game, not
+    in the decision loop)."""
+    return [None if value is None else round(value * 1000, 1) for value in seconds]
 
 
 TIMED_DEAL_FIELDS = ("bid_ms", "call_ms", "play_ms", "bid_cpu_ms", "call_cpu_ms", "play_cpu_ms")
@@ -149,7 +153,7 @@ class _Match:
         """How many of ``shared`` each seat's bot has been handed (``catch_up``)."""
         self.faults: list[dict[str, Any]] = []
         self.decisions = 0
-        self.times: list[float | None] = []  # ms of each decision in order; None: the fallback's
+        self.times: list[float | None] = []  # seconds of each decision in order; None: the fallback's
         self.cpu_times: list[float | None] = []  # CPU seconds of each, likewise
 
     def fault(self, seat: int, fault: Fault, state: Any) -> None:
@@ -224,8 +228,8 @@ class _Match:
         fallback's after a fault. The loop keeps what it uses in locals: it runs 400 times a game.
         """
         game = self.game
-        legal_actions, view, apply, parse_action = (game.legal_actions, game.view, game.apply,
-                                                    game.parse_action)
+        legal_actions, view_json, legal_json, apply, parse_action = (
+            game.legal_actions, game.view_json, game.legal_json, game.apply, game.parse_action)
         shared_events_json = game.shared_events_json
         bots, banks, handed, shared, faulted = (self.bots, self.banks, self.handed, self.shared,
                                                 self.faulted)
@@ -238,11 +242,10 @@ class _Match:
             if seat is None:
                 return state
             self.decisions += 1
-            legal = legal_actions(state)
             if seat in faulted:
                 record_time(None)
                 record_cpu(None)
-                state = apply(state, self.fallback.choice(legal))
+                state = apply(state, self.fallback.choice(legal_actions(state)))
             else:
                 bot = bots[seat]
                 start = handed[seat]
@@ -251,18 +254,21 @@ class _Match:
                     bot.hold_line(b"".join(shared[start:]))
                 bank = banks[seat]
                 allowance = move + bank if bank > 0.0 else move
-                message = {"type": "act", "kind": state.kind, "legal": actions_to_json(legal),
-                           "view": view(state, seat), "time_ms": int(allowance * 1000)}
+                # The act as text from the engine's pieces (the legal actions, the view), the id
+                # left to the process layer: the bytes orjson gives for the act as a dict, for
+                # less than the dict alone costs.
+                message = (f'{{"type":"act","kind":"{state.kind}","legal":{legal_json(state)},'
+                           f'"view":{view_json(state, seat)},"time_ms":{int(allowance * 1000)}'
+                           ).encode()
                 try:
                     reply = bot.request(message, allowance, allowance if is_cpu else None, cap)
                 except BotFaultError as error:
-                    elapsed, cpu = error.fault.elapsed, error.fault.cpu
-                    record_time(None if elapsed is None else round(elapsed * 1000, 1))
-                    record_cpu(cpu)
+                    record_time(error.fault.elapsed)
+                    record_cpu(error.fault.cpu)
                     self.fault(seat, self.with_bank(seat, error.fault), state)
-                    state = apply(state, self.fallback.choice(legal))
+                    state = apply(state, self.fallback.choice(legal_actions(state)))
                 else:
-                    record_time(round(reply.elapsed * 1000, 1))
+                    record_time(reply.elapsed)
                     record_cpu(reply.cpu)
                     charged = reply.charged
                     if charged > move:  # the bank pays what the move allowance does not
@@ -271,20 +277,21 @@ class _Match:
                         state = apply(state, parse_action(state, reply.message.get("action")))
                     except EngineError as error:
                         self.illegal(seat, bot, error, message, reply, state)
-                        state = apply(state, self.fallback.choice(legal))
+                        state = apply(state, self.fallback.choice(legal_actions(state)))
             lines = shared_events_json(state)
             if lines is not None:
                 shared.append(lines.encode())
             else:
                 self.broadcast_events(state)
 
-    def illegal(self, seat: int, bot: BotProcess, error: EngineError, message: dict[str, Any],
+    def illegal(self, seat: int, bot: BotProcess, error: EngineError, message: bytes,
                 reply: Reply, state: Any) -> None:
-        """Record an illegal-action fault: the engine's verdict on the bot's reply."""
+        """Record an illegal-action fault: the engine's verdict on the bot's reply (to the act
+        ``message``, the text the process layer completed with the reply's id)."""
         received = reply.message if "action" in reply.message else "(no action)"
-        self.fault(seat, Fault.illegal(bot.name, str(error), orjson.dumps(message),
-                                       orjson.dumps(received), bot.stderr_tail(), reply.elapsed),
-                   state)
+        sent = b'%b,"id":%d}' % (message, reply.message["id"])
+        self.fault(seat, Fault.illegal(bot.name, str(error), sent, orjson.dumps(received),
+                                       bot.stderr_tail(), reply.elapsed), state)
 
 
 def result_of(record: Mapping[str, Any], entrants: Sequence[str], policy: FaultPolicy) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""The event lines the games render (``events_json``, ``shared_events_json``) are, byte for byte,
-what a compact encoder gives for their dict forms, at every step of many random games."""
+"""The text the games render (the event lines of ``events_json`` and ``shared_events_json``, the
+views of ``view_json``, the legal actions of ``legal_json``) is, byte for byte, what a compact
+encoder gives for their dict forms, at every step of many random games."""
 
 from __future__ import annotations
 
@@ -41,3 +42,28 @@ def test_event_lines_are_the_compact_encoding_of_the_events(name: str, players: 
             if state.is_over:
                 break
             state = game.apply(state, rng.choice(game.legal_actions(state)))
+
+
+@pytest.mark.parametrize(("name", "players", "index"), CASES)
+def test_views_and_legal_actions_are_the_compact_encoding_of_their_dicts(
+        name: str, players: int, index: int) -> None:
+    game = engine.game(name)
+    for seed in range(3):
+        rng = random.Random(seed)
+        state = game.new_game(players, seed, OPTIONS[name][index])
+        step = 0
+        while True:
+            # Every seat's view, the dict or the text asked first in turn: each extends its own
+            # record of the plays, and must not be misled by the other's.
+            seats = range(players) if step % 2 else range(players - 1, -1, -1)
+            for seat in seats:
+                if (step + seat) % 3:
+                    assert game.view_json(state, seat).encode() == orjson.dumps(game.view(state, seat))
+                else:
+                    assert orjson.dumps(game.view(state, seat)) == game.view_json(state, seat).encode()
+            assert game.legal_json(state).encode() == \
+                orjson.dumps(engine.actions_to_json(game.legal_actions(state)))
+            if state.is_over:
+                break
+            state = game.apply(state, rng.choice(game.legal_actions(state)))
+            step += 1
