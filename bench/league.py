@@ -7,14 +7,15 @@
   after each batch the table is rated with ``arena.ratings.model.rate`` (200 resamples), and the run
   stops when the table orders every adjacent pair correctly with LOS >= 95%. Uniform is the
   tournament runner's round-robin (``sample_tables``: every table of 4, shuffled, cycled). Figure:
-  the median games over REPEATS fields (different seeds) of each; goal: matchmaker <= 0.6x uniform.
+  the median games over MATCHMAKER_REPEATS fields (different seeds) of each; goal: matchmaker <= 0.6x uniform.
 - **identical entrants**: six entrants, three of them copies of one bot (equal strengths), the
   others 100, 200 and 300 Elo above; the matchmaker plans IDENTICAL_GAMES games. Figure: games per
   entrant, max / min (goal <= 2.5: the copies, whose order never settles, take at most about their
   fair share).
 - **pace**: a real league of five C bots (three random, two first-legal) at 4-player tables,
-  ``run_league`` with 2 jobs: games per second over PACE_WINDOW games from 1,000 stored games and
-  from 10,000 (goal: >= 0.8x: the league reads each game once and refits only as it grows).
+  ``run_league`` with 2 jobs: games per second over PACE_WINDOW games from a copy of the league at
+  1,000 stored games and from one at 10,000, alternating, medians (goal: >= 0.8x: the league reads
+  each game once and refits only as it grows). Each run's start-up is reported beside it.
 - **storing a game**: a real-size game line (a random 4-player Blackout game's full record) stored
   with ``Store.record_game`` (one transaction, WAL) against appended with the runner's
   ``ResultsWriter`` (write, flush, fsync at most once a second). Median per game; goal: within 2x.
@@ -26,6 +27,7 @@ import random
 import shutil
 import statistics
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -35,13 +37,14 @@ import orjson
 
 import engine
 from arena.league.matchmaker import Entrant, next_tables
-from arena.league.run import run_league
+from arena.league.run import LeagueRunReport, run_league
 from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.league.submit import submit
 from arena.plans.schedule import sample_tables
 from arena.ratings.model import ELO_PER_NAT, rate
 from arena.runs.results import ResultsWriter
+from arena.work import Finished
 
 ENTRANTS = 12
 SPACING = 30.0
@@ -50,6 +53,9 @@ SETS_PER_BATCH = 4
 RESAMPLES = 200
 LOS_GOAL = 0.95
 REPEATS = 5
+MATCHMAKER_REPEATS = 11
+"""Fields for matchmaker vs uniform: the games one field needs scatter by a factor of four (1,800 to
+7,300 for uniform over five fields), so five medians were not steady."""
 MAX_GAMES = 40_000
 RATIO_GOAL = 0.6
 STORE_GAMES = 300
@@ -150,9 +156,24 @@ PACE_WINDOW = 500
 PACE_GOAL = 0.8
 
 
-def league_pace(directory: Path, early: int = 1000, late: int = 10_000) -> tuple[float, float]:
-    """Games per second of one ``league run --jobs 2`` (C bots, 4 players) over PACE_WINDOW games
-    from ``early`` stored games, and from ``late``: a league must not slow down as it grows."""
+PACE_ROUNDS = 3
+PACE_SKIP = 50
+"""Games at the start of each timed run left out of its pace: the run reads the league's games and
+starts its workers first (reported on its own, as the start-up)."""
+
+
+def _timer(times: list[float]) -> Callable[[Finished, LeagueRunReport], None]:
+    """An ``on_game`` that notes when each game was stored."""
+    return lambda game, report: times.append(perf_counter())
+
+
+def league_pace(directory: Path, early: int = 1000, late: int = 10_000
+                ) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Games per second of ``league run --jobs 2`` (C bots, 4 players) over PACE_WINDOW games, from
+    a copy of the league at ``early`` stored games and from one at ``late``, the two alternating
+    PACE_ROUNDS times (the machine's load drifts: one long run would compare two moments); and
+    each run's start-up (seconds until its first game is stored). A league must not slow down as
+    it grows."""
     root = Path(__file__).resolve().parents[1]
     settings = LeagueSettings.checked("blackout", PLAYERS, {}, "none")
     store = Store.create(directory, settings.stored())
@@ -164,15 +185,28 @@ def league_pace(directory: Path, early: int = 1000, late: int = 10_000) -> tuple
         (source / "bot.yaml").write_text(f"name: {name}\nrun: ./bot\n")
         submission = submit(directory, source)
         assert submission.accepted, submission
-    # One long run, as a league runs: the time each game was stored, by stored count.
-    stored_at: list[float] = []
-    run_league(directory, games=late + PACE_WINDOW, jobs=2,
-               on_game=lambda game, report: stored_at.append(perf_counter()))
-
-    def pace(mark: int) -> float:
-        return PACE_WINDOW / (stored_at[mark + PACE_WINDOW - 1] - stored_at[mark - 1])
-
-    return pace(early), pace(late)
+    snapshots = []
+    for stored in (early, late):
+        store = Store.open(directory)
+        so_far = store.game_total()
+        store.close()
+        run_league(directory, games=stored - so_far, jobs=2)
+        snapshot = directory.parent / f"at-{stored}"
+        shutil.copytree(directory, snapshot)
+        snapshots.append(snapshot)
+    paces: tuple[list[float], list[float]] = ([], [])
+    starts: tuple[list[float], list[float]] = ([], [])
+    work = directory.parent / "timed"
+    for _ in range(PACE_ROUNDS):
+        for index, snapshot in enumerate(snapshots):
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(snapshot, work)
+            stored_at: list[float] = []
+            began = perf_counter()
+            run_league(work, games=PACE_SKIP + PACE_WINDOW, jobs=2, on_game=_timer(stored_at))
+            paces[index].append(PACE_WINDOW / (stored_at[-1] - stored_at[PACE_SKIP - 1]))
+            starts[index].append(stored_at[0] - began)
+    return paces[0], paces[1], starts[0], starts[1]
 
 
 def _game_line(seed: int) -> bytes:
@@ -220,13 +254,14 @@ def store_costs() -> tuple[float, float, int]:
 def run() -> list[str]:
     """Measure and return the lines to print."""
     lines = []
-    counts = {scheduler: [games_until_resolved(scheduler, seed) for seed in range(1, REPEATS + 1)]
+    counts = {scheduler: [games_until_resolved(scheduler, seed)
+                          for seed in range(1, MATCHMAKER_REPEATS + 1)]
               for scheduler in ("uniform", "matchmaker")}
     uniform = statistics.median(counts["uniform"])
     matched = statistics.median(counts["matchmaker"])
     ratio = matched / uniform
     lines.append(f"games until every adjacent pair is ordered right with LOS >= 95% "
-                 f"({ENTRANTS} entrants {SPACING:.0f} Elo apart, median of {REPEATS}):")
+                 f"({ENTRANTS} entrants {SPACING:.0f} Elo apart, median of {MATCHMAKER_REPEATS} fields):")
     lines.append(f"  uniform {uniform:.0f} {sorted(counts['uniform'])}")
     lines.append(f"  matchmaker {matched:.0f} {sorted(counts['matchmaker'])}: "
                  f"{ratio:.2f}x uniform (goal <= {RATIO_GOAL}x) "
@@ -239,11 +274,16 @@ def run() -> list[str]:
                  f"goal <= {SPREAD_GOAL}x) {'met' if max(ratios) <= SPREAD_GOAL else 'NOT met'}; "
                  f"the worst: " + ", ".join(f"{name} {count}" for name, count in worst.items()))
     with tempfile.TemporaryDirectory() as tmp:
-        early, late = league_pace(Path(tmp) / "league")
+        early_runs, late_runs, early_starts, late_starts = league_pace(Path(tmp) / "league")
+    early, late = statistics.median(early_runs), statistics.median(late_runs)
     pace = late / early
-    lines.append(f"league run pace (C bots, --jobs 2): {early:.1f} games/s at 1,000 stored games, "
-                 f"{late:.1f} at 10,000: {pace:.2f}x (goal >= {PACE_GOAL}x) "
-                 f"{'met' if pace >= PACE_GOAL else 'NOT met'}")
+    lines.append(f"league run pace (C bots, --jobs 2, medians of {PACE_ROUNDS} alternating runs "
+                 f"from copies of one league): {early:.1f} games/s at 1,000 stored games "
+                 f"({', '.join(f'{r:.1f}' for r in early_runs)}), {late:.1f} at 10,000 "
+                 f"({', '.join(f'{r:.1f}' for r in late_runs)}): {pace:.2f}x (goal >= {PACE_GOAL}x) "
+                 f"{'met' if pace >= PACE_GOAL else 'NOT met'}; a run's start-up (reading the "
+                 f"league, starting workers): {statistics.median(early_starts):.1f} s at 1,000, "
+                 f"{statistics.median(late_starts):.1f} s at 10,000")
     db, jsonl, size = store_costs()
     store_ratio = db / jsonl
     lines.append(f"storing a game ({size / 1024:.0f} KB line): league db {db * 1e6:.0f} us, "
