@@ -145,7 +145,10 @@ def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot], wo
         store.abandon_sets(stale)
     pending = [s for s in open_sets if s.id not in stale]
     if not pending:
-        entrants = standings.entrants()
+        # Only the versions this batch read: a submit that commits while the batch is planned
+        # (the standings read the bots again) joins at the next batch.
+        known = {bot.key for bot in bots.values() if bot.state == "active"}
+        entrants = [e for e in standings.entrants() if e.key in known]
         if len(entrants) < settings.table_size:
             raise ConfigError(f"{store.directory}: {len(entrants)} active entrants: at least "
                               f"{settings.table_size} are needed (arena league submit adds bots)")

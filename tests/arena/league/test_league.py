@@ -20,8 +20,9 @@ import pytest
 
 from arena.bots.sandbox import bwrap_problem
 from arena.errors import ConfigError
-from arena.league.run import run_league
+from arena.league.run import _next_batch, run_league
 from arena.league.settings import LeagueSettings
+from arena.league.standings import StandingsCache
 from arena.league.store import DATABASE, SCHEMA_VERSION, Store
 from arena.league.submit import submit
 
@@ -327,6 +328,26 @@ def test_a_submission_during_a_run_joins_it_and_ctrl_c_saves_what_finished(
     assert run.returncode == 130 and "interrupted: every finished game is saved" in err
     assert query(league, "PRAGMA integrity_check") == [("ok",)]
     assert arena("league", "run", league, "--games", "4", "--jobs", "1").returncode == 0
+
+
+def test_a_bot_accepted_while_a_batch_is_planned_waits_for_the_next_batch(league: Path) -> None:
+    # league submit commits while league run plans: the run read the bots, then the matchmaker
+    # read the standings with one more (a KeyError and a traceback in the run, seen once in a
+    # loaded full run). The new bot joins at the next batch, planned from one reading of the bots.
+    store = Store.open(league)
+    try:
+        settings = LeagueSettings.of(store)
+        bots = store.bots_by_id()  # what the batch read
+        copy = next(bot for bot in bots.values() if bot.name == "random-c")
+        store.add_bot("late", "1", copy.dir, copy.run, "c", None)  # a submit commits meanwhile
+        standings = StandingsCache(store, settings.rating)
+        tasks, seats, _ = _next_batch(store, settings, bots, 1, standings)
+        assert tasks and all(set(ids) <= set(bots) for ids in seats.values())
+        late = next(bot.id for bot in store.bots() if bot.name == "late")
+    finally:
+        store.close()
+    assert run_league(league, games=12, jobs=1).played == 12  # the planned sets, then the newcomer's
+    assert query(league, f"SELECT COUNT(*) FROM seats WHERE bot = {late}")[0][0] > 0
 
 
 def test_a_league_of_identical_bots_runs_without_dividing_by_zero(tmp_path: Path) -> None:
