@@ -395,7 +395,7 @@ class BotProcess:
         if self._is_logging(_DEBUG):
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
         if self._held:
-            data = bytes(self._held) + data
+            data = b"".join((self._held, data))
             self._held.clear()
         self._write(data, None)
 
@@ -427,8 +427,8 @@ class BotProcess:
         if debug:
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
         payload = data
-        if self._held:
-            payload = bytes(self._held) + data
+        if self._held:  # the events before the request: one copy of both (bytes() + was two)
+            payload = b"".join((self._held, data))
             self._held.clear()
         channel = self._channel
         tree = self._tree
