@@ -160,6 +160,7 @@ class BotProcess:
         self.memory = MemoryUse(limits.memory_mb)
         """What the memory watch saw of the current process (``arena.bots.memory`` writes it)."""
         self.logger = logging.getLogger(f"arena.bot.{name}")
+        self._is_logging = self.logger.isEnabledFor  # bound once: asked at every request
         self._proc: subprocess.Popen[bytes] | None = None
         self._channel: Channel | None = None
         self._sink = StderrSink(name, log_path, log_cap, silent_log)
@@ -357,13 +358,13 @@ class BotProcess:
         CPU those wake-ups, not the bytes, are most of the cost of an event.
         """
         data = orjson.dumps(message, option=_APPEND_NEWLINE)
-        if self.logger.isEnabledFor(_DEBUG):
+        if self._is_logging(_DEBUG):
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
         self._held += data
 
     def hold_line(self, data: bytes) -> None:
         """Queue already serialised message lines (each ending in a newline), as ``hold`` does."""
-        if self.logger.isEnabledFor(_DEBUG):
+        if self._is_logging(_DEBUG):
             for line in data[:-1].split(b"\n"):
                 self.logger.debug(">> %s", line.decode("utf-8", "replace"))
         self._held += data
@@ -391,10 +392,10 @@ class BotProcess:
                 return
             raise self._fault(FaultKind.CRASH, "is not running", b"", b"", None)
         data = orjson.dumps(message, option=_APPEND_NEWLINE)
-        if self.logger.isEnabledFor(_DEBUG):
+        if self._is_logging(_DEBUG):
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
         if self._held:
-            data = bytes(self._held) + data
+            data = b"".join((self._held, data))
             self._held.clear()
         self._write(data, None)
 
@@ -422,12 +423,12 @@ class BotProcess:
         else:
             message["id"] = rid
             data = orjson.dumps(message, option=_APPEND_NEWLINE)
-        debug = self.logger.isEnabledFor(_DEBUG)
+        debug = self._is_logging(_DEBUG)
         if debug:
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
         payload = data
-        if self._held:
-            payload = bytes(self._held) + data
+        if self._held:  # the events before the request: one copy of both (bytes() + was two)
+            payload = b"".join((self._held, data))
             self._held.clear()
         channel = self._channel
         tree = self._tree

@@ -8,6 +8,7 @@ asserted beyond the time-bank logic itself: a bot that sleeps DELAY always takes
 from __future__ import annotations
 
 import itertools
+import random
 import re
 import shutil
 import subprocess
@@ -25,7 +26,7 @@ import engine
 from arena.bots.faults import FaultKind
 from arena.bots.process import BotProcess, close_bots
 from arena.errors import BotStartError
-from arena.game.referee import play_game, result_of
+from arena.game.referee import _milliseconds, play_game, result_of
 from arena.settings import Clock, FaultPolicy, Limits, TimeControl
 
 pytestmark = pytest.mark.timeout(120)
@@ -440,3 +441,13 @@ def test_fast_bots_never_time_out_under_the_cpu_clock_on_a_busy_machine(c_bots, 
         for process in busy:
             process.kill()
             process.wait()
+
+
+def test_decision_times_round_as_round_does() -> None:
+    """The record's ms are ``round(seconds * 1000, 1)`` also where a fast path skips ``round``."""
+    rng = random.Random(22)
+    below = [rng.uniform(0, 4e-5) for _ in range(20_000)]
+    near = [4e-5 * (1 + k * 1e-16) for k in range(-50, 50)] + [5e-324, 4.9999e-5, 5e-5, 1.0]
+    seconds: list[float | None] = [*below, *near, 0.0, -0.0, -1e-6, 0.123456, None]
+    expected = [None if s is None else round(s * 1000, 1) for s in seconds]
+    assert orjson.dumps(_milliseconds(seconds)) == orjson.dumps(expected)
