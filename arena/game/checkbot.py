@@ -242,7 +242,8 @@ class _CheckedBot(BotProcess):
 
     def request(self, message: dict[str, Any] | bytes, timeout: float,
                 cpu_limit: float | None = None, cap: float | None = None) -> Reply:
-        # The referee's act comes rendered (text less its closing brace): a dict here, to change
+        # The referee's act comes rendered (its text less the closing brace): parsed here, so
+        # that the check can change its fields
         fields: dict[str, Any] = orjson.loads(message + b"}") if isinstance(message, bytes) \
             else message
         is_act = fields.get("type") == "act"

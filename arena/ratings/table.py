@@ -36,7 +36,7 @@ _FLAG_NOTES = {
                 "that never met them)",
 }
 
-_COMPARED = {
+COMPARED = {
     RatingModel.PLACES: "pairwise outcomes of places (rating: places)",
     RatingModel.DUPLICATE: "comparisons of totals on the same cards (rating: duplicate)",
     RatingModel.DEALS: "comparisons of deals on the same cards (rating: deals)",
@@ -334,7 +334,7 @@ def _groups_note(grouped: GroupedRatings) -> str:
 def _notes(ratings: Ratings) -> list[str]:
     scale = (f"Elo anchored at {ratings.anchor[0]} = {ratings.anchor[1]:g}" if ratings.anchor
              else f"Elo centred on a pool mean of {ratings.pool_mean:g}")
-    notes = [f"{ratings.games} games, {ratings.pairings} {_COMPARED[ratings.model]} "
+    notes = [f"{ratings.games} games, {ratings.pairings} {COMPARED[ratings.model]} "
              f"(draw = 1/2); {scale}."]
     if ratings.resamples:
         notes.append(

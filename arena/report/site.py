@@ -35,6 +35,7 @@ from arena.league.status import EXPORT_DIR
 from arena.league.store import DATABASE
 from arena.ratings.model import RESAMPLES, Ratings, rate
 from arena.ratings.record import rating_input
+from arena.ratings.table import COMPARED
 from arena.report.games import GameReader
 from arena.report.stats import EntrantStats, add_game, bank_summary
 from arena.report.svg import heat, interval_plot, line_plot
@@ -202,10 +203,11 @@ def _index(title: str, results: Sequence[dict[str, Any]], ratings: Ratings,
     plot = interval_plot([(s.name, s.rating, s.lower, s.upper) for s in ratings.standings])
     scale = (f"Elo centred on a pool mean of {ratings.pool_mean:g}" if ratings.anchor is None
              else f"Elo anchored at {ratings.anchor[0]} = {ratings.anchor[1]:g}")
-    note = (f"{ratings.games} games, {ratings.pairings} pairwise outcomes (draw = ½); {scale}. "
+    note = (f"{ratings.games} games, {ratings.pairings} {COMPARED[ratings.model]} (draw = ½); "
+            f"{scale}. "
             + (f"Interval: {100 * ratings.confidence:g}% from {ratings.resamples} bootstrap "
                "resamples of whole duplicate sets (games on the same deals). Score: share of "
-               "pairwise points won. LOS: likelihood of being stronger than the next row."
+               "those comparisons won. LOS: likelihood of being stronger than the next row."
                if ratings.resamples else ""))
     body = (f'<p class="note">{_e(note)}</p>{table}<h2>Ratings and intervals</h2>{plot}'
             f'<h2>Head to head</h2><p class="note">Score % of the row\'s entrant against the '

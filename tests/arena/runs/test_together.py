@@ -274,3 +274,28 @@ def test_a_build_gets_no_stdin_and_a_failure_shows_its_last_20_lines(tmp_path: P
     text = str(error.value)
     assert text.startswith("t.yaml: bots[0].build: exited with 4; the end of its output:")
     assert "line11" in text and "line30" in text and "line10\n" not in text
+
+
+@pytest.mark.slow
+def test_a_run_rated_by_its_file_is_rerated_by_table_report_and_resume(tmp_path: Path) -> None:
+    """The rating model with a tournament file, --resume, `arena table` (anchor, JSON) and the report:
+    the file's model rates the closing table, resuming with another model is no change to the
+    games, and every reader takes --rating on the same directory."""
+    path = tmp_path / "t.yaml"
+    path.write_text(tournament_text(C_BOTS, rounds=2, extra="rating: places\n"))
+    done = arena("run", str(path), "--out", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "(rating: places)" in done.stdout
+    path.write_text(tournament_text(C_BOTS, rounds=3, extra="rating: duplicate\n"))
+    done = arena("run", str(path), "--out", "out", "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "(rating: duplicate)" in done.stdout and "9 games" in done.stdout
+    table = arena("table", "out", "--rating", "deals", "--anchor", "c0=1000", "--format", "json",
+                  cwd=tmp_path)
+    assert table.returncode == 0, table.stderr
+    rated = orjson.loads(table.stdout)
+    assert rated["rating"] == "deals" and rated["games"] == 9
+    assert next(e for e in rated["entrants"] if e["name"] == "c0")["rating"] == 1000
+    report = arena("report", "out", "-o", "site", "--rating", "places", cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    assert "(rating: places)" in (tmp_path / "site" / "index.html").read_text()
