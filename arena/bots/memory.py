@@ -19,6 +19,7 @@ left its process group; the kill is of the group.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import threading
@@ -89,6 +90,12 @@ def _forget_thread() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_thread)
+
+
+def megabytes_over(peak: int) -> float:
+    """``peak`` bytes in MB to one decimal, rounded up: a peak a few pages over a 256 MB limit
+    reads 256.1, never a contradicting "256.0"."""
+    return math.ceil(peak * 10 / (1 << 20)) / 10
 
 
 def resident_bytes(pid: int) -> int:

@@ -621,7 +621,7 @@ class BotProcess:
         elif status is not None:
             ending["signal"] = signal_name(-status)
         if self.memory_exceeded:
-            ending["memory_peak_mb"] = round(self.memory_peak / (1 << 20), 1)
+            ending["memory_peak_mb"] = memory.megabytes_over(self.memory_peak)
             detail = f"memory limit {self.limits.memory_mb} MB exceeded"
         elif status is None:
             detail = f"{what} and could not be killed"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.memory import resident_bytes
+from arena.bots.memory import megabytes_over, resident_bytes
 from arena.bots.process import BotProcess
 from arena.settings import Limits
 
@@ -55,3 +55,11 @@ def test_resident_memory_sums_the_whole_process_tree() -> None:
         child = resident_bytes(bot.hello["child"])
         assert leader > child > 0  # the leader's figure includes its child's
     assert resident_bytes(pid) == 0  # killed and reaped: nothing left to count
+
+
+def test_a_peak_over_the_limit_never_reads_as_the_limit_itself() -> None:
+    # CI once reported "memory limit 256 MB exceeded" with a peak of 256.0: the hog was caught
+    # a few pages over the limit and the peak was rounded to nearest.
+    assert megabytes_over((256 << 20) + 4096) == 256.1
+    assert megabytes_over(256 << 20) == 256.0
+    assert megabytes_over((300 << 20) + (1 << 19)) == 300.5
