@@ -1,5 +1,7 @@
-"""Runs on a real Dask cluster on this machine: a scheduler and two single-thread workers, started
-per test on 127.0.0.1, with the bots shipped to them from the run's directory and built there."""
+"""Runs on a real Dask cluster on this machine: a scheduler and two single-thread workers on
+127.0.0.1, with the bots shipped to them from the run's directory and built there. Tests that kill
+part of a cluster or look into its workers' directories start their own; the others share one
+long-lived cluster per test process, as runs share an organiser's cluster."""
 
 from __future__ import annotations
 
@@ -57,17 +59,19 @@ def wait_for(condition: object, deadline: float, what: str) -> None:
         time.sleep(0.05)
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
+@contextlib.contextmanager
+def started_cluster(directory: Path) -> Iterator[Cluster]:
+    """A scheduler and two single-thread workers whose working and local directories are in
+    ``directory``; every process of it is killed on the way out."""
     address = f"tcp://127.0.0.1:{free_port()}"
-    logs = tmp_path / "cluster-logs"
+    logs = directory / "cluster-logs"
     logs.mkdir()
     started: list[subprocess.Popen[bytes]] = []
 
     def start(name: str, *argv: str) -> subprocess.Popen[bytes]:
         with open(logs / f"{name}.log", "wb") as log:
             process = subprocess.Popen([DASK, *argv], stdout=log, stderr=subprocess.STDOUT,
-                                       start_new_session=True, cwd=tmp_path)
+                                       start_new_session=True, cwd=directory)
         started.append(process)
         return process
 
@@ -76,7 +80,7 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
                           "--port", address.rsplit(":", 1)[1], "--no-dashboard", "--no-show")
         workers = [start(f"worker{i}", "worker", address, "--nthreads", "1", "--no-nanny",
                          "--no-dashboard", "--host", "127.0.0.1",
-                         "--local-directory", str(tmp_path / f"worker{i}"))
+                         "--local-directory", str(directory / f"worker{i}"))
                    for i in range(2)]
         client = None
         end = time.monotonic() + START_DEADLINE
@@ -98,6 +102,23 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
                 os.killpg(process.pid, signal.SIGKILL)
         for process in started:
             process.wait(timeout=30)
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """A cluster of this test's own: the test kills part of it or looks into its workers'
+    directories."""
+    with started_cluster(tmp_path) as started:
+        yield started
+
+
+@pytest.fixture(scope="module")
+def long_lived_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """One cluster serving the runs of several tests in turn, as an organiser's cluster serves
+    tournament after tournament (each test process of pytest-xdist starts its own): three Dask
+    processes started once instead of per test."""
+    with started_cluster(tmp_path_factory.mktemp("cluster")) as started:
+        yield started
 
 
 def tournament_dir(tmp_path: Path, rounds: int, bots: int = 4) -> Path:
@@ -213,13 +234,13 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     assert both.returncode == 2 and "--jobs and --cluster contradict" in both.stderr
 
 
-def test_a_match_on_the_cluster_plays_the_same_games_as_locally(cluster: Cluster,
+def test_a_match_on_the_cluster_plays_the_same_games_as_locally(long_lived_cluster: Cluster,
                                                                 tmp_path: Path) -> None:
     run_dir = tournament_dir(tmp_path, rounds=1)
     args = ["match", "python3 bots/python/greedy_bot.py", "python3 bots/python/random_bot.py",
             "--field", "bots/c/random_bot", "--games", "8", "--option", "deals=3"]
     subprocess.run(["make", "-s", "-C", "bots/c"], cwd=run_dir, check=True, capture_output=True)
-    remote = arena(*args, "--cluster", cluster.address, "--out", "remote", cwd=run_dir)
+    remote = arena(*args, "--cluster", long_lived_cluster.address, "--out", "remote", cwd=run_dir)
     assert remote.returncode == 0, remote.stderr
     local = arena(*args, "--jobs", "2", "--out", "local", cwd=run_dir)
     assert local.returncode == 0, local.stderr
@@ -248,7 +269,7 @@ def test_a_league_runs_its_games_on_the_cluster(cluster: Cluster, tmp_path: Path
 
 
 def test_each_game_is_written_as_it_ends_not_when_its_task_ends(
-        cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        long_lived_cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A bot that thinks 20 ms a move makes each game last a second or two, so the run's first
     # tasks (two games each, before it knows how long games take) are still playing their second
     # game when their first is written.
@@ -257,8 +278,8 @@ def test_each_game_is_written_as_it_ends_not_when_its_task_ends(
     shutil.copy(ROOT / "tests" / "bots" / "spy_bot.py", run_dir / "bots" / "spy")
     with open(run_dir / "t.yaml", "a") as tournament:
         tournament.write("  - name: spy\n    cmd: python3 bots/spy/spy_bot.py spy.log 0.02\n")
-    client = distributed.Client(cluster.address, timeout=10, set_as_default=False)
-    run = subprocess.Popen([ARENA, "run", "t.yaml", "--cluster", cluster.address, "--out", "out"],
+    client = distributed.Client(long_lived_cluster.address, timeout=10, set_as_default=False)
+    run = subprocess.Popen([ARENA, "run", "t.yaml", "--cluster", long_lived_cluster.address, "--out", "out"],
                            cwd=run_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     results = run_dir / "out" / "games.jsonl"
     try:
@@ -291,14 +312,15 @@ def test_tasks_last_about_a_second_of_a_thread_and_shrink_at_the_end() -> None:
 
 
 @pytest.mark.parametrize("command", ["run", "gauntlet", "match", "league"])
-def test_matrix_cells_on_the_cluster(cluster: Cluster, tmp_path: Path, command: str) -> None:
+def test_matrix_cells_on_the_cluster(long_lived_cluster: Cluster, tmp_path: Path,
+                                     command: str) -> None:
     """The combination matrix's Dask cells (tests/arena/test_matrix.py has the local ones): bots
     named by relative paths and a bot directory, fresh then --resume; every game exactly once."""
     run_dir = tournament_dir(tmp_path, rounds=1, bots=3)
     for manifest in ("random.bot.yaml", "first.bot.yaml"):
         shutil.copy(ROOT / "bots" / "c" / manifest, run_dir / "bots" / "c" / manifest)
     subprocess.run(["make", "-s", "-C", "bots/c"], cwd=run_dir, check=True, capture_output=True)
-    on = ["--cluster", cluster.address]
+    on = ["--cluster", long_lived_cluster.address]
 
     def once(path: Path, expected: int) -> None:
         ids = [line["id"] for line in games(path)]
@@ -324,7 +346,7 @@ def test_matrix_cells_on_the_cluster(cluster: Cluster, tmp_path: Path, command: 
             once(run_dir / "m", count)
     else:
         assert arena("league", "init", "lg", "--game", "blackout", "--players", "3",
-                     "--option", "deals=2", "--cluster", cluster.address, cwd=run_dir).returncode == 0
+                     "--option", "deals=2", *on, cwd=run_dir).returncode == 0
         for bot in ("bots/c/random.bot.yaml", "bots/c/first.bot.yaml", "bots/python/random.bot.yaml"):
             done = arena("league", "submit", "lg", bot, cwd=run_dir)
             assert done.returncode == 0, done.stdout + done.stderr
