@@ -68,8 +68,13 @@ def leave_inherited_objects() -> None:
     a decision, whose deadline then passes while the arena is not running. It grows with the
     runner's heap and the machine's load. Objects frozen are still freed by reference counting;
     only cycles among them wait (in a worker, for its exit; elsewhere, for ``gc.unfreeze``).
+
+    A worker is forked with the collector off (``start_workers``), so that no collection runs
+    between the fork and this call (Python's documented recipe: disable in the parent, freeze in
+    the child, enable): it is turned on here, after the freeze.
     """
     gc.freeze()
+    gc.enable()
 
 
 def _worker_main(cpu: int | None, settings: RunSettings, chunks: Any, results: Any, stop: Any,
@@ -119,12 +124,20 @@ def start_workers(workers: Sequence[Any]) -> None:
     (SIGTERM at the end of a run) or interrupted (Ctrl-C reaches the whole process group) before
     it had replaced them printed a KeyboardInterrupt traceback, in a run that had succeeded. Blocked,
     the signal waits until the worker's own handler can take it.
+
+    The collector is off while they fork: a worker's first collection comes after it has frozen
+    what it inherited (``leave_inherited_objects``, which turns it back on), never in the
+    bootstrap before (seen under load with the compiled build: a collection at freeze count 0).
     """
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         for worker in workers:
             worker.start()
     finally:
+        if collecting:
+            gc.enable()
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
