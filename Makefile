@@ -25,17 +25,22 @@ $(BOT_ENGINE)/.copied: $(wildcard engine/*.py)
 	cp engine/*.py $(BOT_ENGINE)/
 	touch $@
 
-# The optional compiled engine (`make compiled`): mypyc (it ships with mypy, in the dev extra)
-# compiles the engine's hot modules into $(COMPILED), a directory named by the hash of the engine's
-# sources. It is used only where asked for (the test run below, `python -m bench versus`), with
-# $(COMPILED) first on the path; edited sources hash to another directory, so a stale build is
-# never imported: `make test` says so and tests the pure engine alone until `make compiled`.
-ENGINE_HASH = $(shell cat $$(LC_ALL=C ls engine/*.py) | sha256sum | cut -c1-16)
-COMPILED = build/compiled/$(ENGINE_HASH)
-MYPYC_MODULES := engine/cards.py engine/state.py engine/trick.py engine/wire.py engine/blackout.py engine/partnership.py
+# The optional compiled build (`make compiled`): mypyc (it ships with mypy, in the dev extra)
+# compiles the engine's hot modules and the arena's decision path (the referee's loop, the bot
+# process's request, its pipes and its CPU clock) into $(COMPILED), a directory named by the hash
+# of the engine's and the arena's sources. The build holds a whole copy of both packages (a
+# compiled module must sit in its package), so it is used only where asked for (the test run
+# below, `python -m bench versus`, `make -s compiled-path`), with $(COMPILED) first on the path;
+# any edited source hashes to another directory, so a stale build is never imported: `make test`
+# says so and tests the Python sources alone until `make compiled`.
+SOURCES_HASH = $(shell cat $$(find engine arena -name '*.py' | LC_ALL=C sort) | sha256sum | cut -c1-16)
+COMPILED = build/compiled/$(SOURCES_HASH)
+MYPYC_MODULES := engine/cards.py engine/state.py engine/trick.py engine/wire.py engine/blackout.py \
+	engine/partnership.py arena/game/referee.py arena/bots/process.py arena/bots/channel.py \
+	arena/bots/cputime.py
 # What runs against the compiled build too: the engine, the referee (golden, hidden information,
-# faults) and the process layer.
-COMPILED_TESTS := tests/engine tests/arena/game tests/arena/bots/test_process.py
+# faults, check-bot) and the process layer (pipes, clocks, memory, sandbox).
+COMPILED_TESTS := tests/engine tests/arena/game tests/arena/bots
 
 # Test processes (pytest-xdist): one more than the CPUs this process may use. Many real-process
 # tests spend seconds waiting (bounded lock waits, a Dask connect timeout, bots that sleep), so a
@@ -46,25 +51,25 @@ TEST_PROCESSES := $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) bots lint
 	$(PY) -m pytest -q -n $(TEST_PROCESSES)
 	@if [ -d $(COMPILED) ]; then $(MAKE) --no-print-directory test-compiled; \
-	elif [ -d build/compiled ]; then echo "note: build/compiled holds no build of these engine sources" \
-		"(run 'make compiled' to test it too): tested the pure engine only"; fi
+	elif [ -d build/compiled ]; then echo "note: build/compiled holds no build of these sources" \
+		"(run 'make compiled' to test it too): tested the Python sources only"; fi
 
 compiled: $(STAMP)
 	@if [ ! -d $(COMPILED) ]; then \
 		rm -rf build/compiled && mkdir -p build/compiled/tmp && \
-		cp -r engine build/compiled/tmp/engine && rm -rf build/compiled/tmp/engine/__pycache__ && \
+		cp -r engine arena build/compiled/tmp/ && find build/compiled/tmp -name __pycache__ -prune -exec rm -rf {} + && \
 		(cd build/compiled/tmp && ../../../$(VENV)/bin/mypyc $(MYPYC_MODULES) >mypyc.log 2>&1 \
 			|| { tail -20 mypyc.log; exit 1; }) && \
 		rm -rf build/compiled/tmp/build build/compiled/tmp/mypyc.log && \
 		printf '"""Put this build first on the path (pytest -p compiled_first)."""\nimport os\nimport sys\n\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n' \
 			>build/compiled/tmp/compiled_first.py && \
-		mv build/compiled/tmp $(COMPILED) && echo "compiled engine in $(COMPILED)"; \
-	else echo "compiled engine up to date in $(COMPILED)"; fi
+		mv build/compiled/tmp $(COMPILED) && echo "compiled build in $(COMPILED)"; \
+	else echo "compiled build up to date in $(COMPILED)"; fi
 
-# The directory to put first on PYTHONPATH to run the arena on the compiled engine; fails when
+# The directory to put first on PYTHONPATH to run the arena on the compiled build; fails when
 # there is no build of the current sources.
 compiled-path:
-	@test -d $(COMPILED) || { echo "no compiled build of these engine sources: run 'make compiled'" >&2; exit 1; }
+	@test -d $(COMPILED) || { echo "no compiled build of these sources: run 'make compiled'" >&2; exit 1; }
 	@echo $(CURDIR)/$(COMPILED)
 
 # The compiled build's own run: its directory first on the path, ahead of the working directory's
@@ -72,7 +77,7 @@ compiled-path:
 # ARENA_COMPILED=1 makes tests/engine/test_build.py check that the compiled modules, of these very
 # sources, are the ones imported.
 test-compiled: $(STAMP) bots
-	@test -d $(COMPILED) || { echo "no compiled build of these engine sources: run 'make compiled'"; exit 1; }
+	@test -d $(COMPILED) || { echo "no compiled build of these sources: run 'make compiled'"; exit 1; }
 	ARENA_COMPILED=1 PYTHONPATH=$(CURDIR)/$(COMPILED) $(PY) -m pytest -q -n auto -p compiled_first \
 		$(COMPILED_TESTS)
 
@@ -84,7 +89,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-# The benchmarks measure the compiled engine too (bench.versus): built first, when it can be.
+# The benchmarks measure the compiled build too (bench.versus): built first, when it can be.
 bench: $(STAMP) bots
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	-$(MAKE) --no-print-directory compiled

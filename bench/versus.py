@@ -95,12 +95,13 @@ def first_legal(act):
     comma, end = act.find(b",", start), act.index(b"]", start)
     return orjson.loads(act[start:comma if 0 <= comma < end else end])
 
-class StandIn:
+class StandIn(BotProcess):
     # What a BotProcess does with the messages, less the I/O; answers the first legal action.
+    # A BotProcess never started (a compiled referee takes nothing else), taken for running.
     def __init__(self, name):
-        self.name, self.is_running, self.last_fault = name, True, None
+        super().__init__(name, ["true"])
+        self._running = True
         self.held, self.next_id = bytearray(), 0
-        self.stalls = 0  # the referee reads it since issue 19
     def hold(self, message):
         self.held += orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
     def hold_line(self, data):
@@ -173,10 +174,11 @@ print(json.dumps({"openspiel": openspiel(60)}))
 
 
 def compiled_build() -> Path | None:
-    """This tree's compiled build of its current engine sources (``make compiled``), or None."""
+    """This tree's compiled build of its current sources (``make compiled``), or None."""
     hasher = __import__("hashlib").sha256()
-    for path in sorted((ROOT / "engine").glob("*.py")):
-        hasher.update(path.read_bytes())
+    for path in sorted(str(path.relative_to(ROOT)) for package in ("engine", "arena")
+                       for path in (ROOT / package).rglob("*.py")):
+        hasher.update((ROOT / path).read_bytes())
     build = ROOT / "build" / "compiled" / hasher.hexdigest()[:16]
     return build if build.is_dir() else None
 

@@ -49,6 +49,7 @@ from time import perf_counter
 from typing import Any, NamedTuple
 
 import orjson
+from mypy_extensions import mypyc_attr
 
 import engine
 from arena.bots import launch, memory, registry
@@ -111,6 +112,9 @@ def wall_cap(allowance: float) -> float:
 _new_tuple = tuple.__new__
 
 
+# Compiled (`make compiled`), a class is closed to subclasses written in Python unless it says so:
+# check-bot's _CheckedBot and the benchmark's stand-ins are such subclasses. A no-op when pure.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class BotProcess:
     """One bot program, started with ``start()`` and kept running across games until ``close()``.
 

@@ -1,10 +1,11 @@
-"""The engine under test is the build the run asked for: the pure sources, or the compiled build.
+"""The code under test is the build the run asked for: the Python sources, or the compiled build.
 
-``make test`` runs the suite against the engine's Python sources, then (when ``make compiled`` has
-built them) the engine, referee and process tests again with ``ARENA_COMPILED=1`` and the compiled
-build first on the path. These tests make sure neither run silently tests the other build: a
-compiled module must never shadow the sources in a pure run, and a compiled run must import
-compiled modules built from exactly the sources in this tree (``build/compiled/<hash>``).
+``make test`` runs the suite against the Python sources, then (when ``make compiled`` has built
+them) the engine, referee and process tests again with ``ARENA_COMPILED=1`` and the compiled build
+first on the path. These tests make sure neither run silently tests the other build: a compiled
+module must never shadow the sources in a pure run, and a compiled run must import compiled
+modules built from exactly the sources in this tree (``build/compiled/<hash>``), the rest of both
+packages from the build's own copy of those sources.
 """
 
 from __future__ import annotations
@@ -13,37 +14,48 @@ import hashlib
 import os
 from pathlib import Path
 
+import arena
 import engine
+from arena.bots import channel, cputime, process
+from arena.game import referee
 from engine import blackout, cards, partnership, state, trick, wire
 
 ROOT = Path(__file__).resolve().parents[2]
-ENGINE = ROOT / "engine"
-HOT_MODULES = (blackout, cards, partnership, state, trick, wire)
+HOT_MODULES = (blackout, cards, partnership, state, trick, wire, referee, process, channel, cputime)
 """The modules ``make compiled`` compiles with mypyc (the Makefile's MYPYC_MODULES)."""
 
 
 def source_hash() -> str:
-    """The name ``make compiled`` gives the build of these sources (the Makefile's ENGINE_HASH)."""
-    sources = b"".join(path.read_bytes() for path in sorted(ENGINE.glob("*.py")))
-    return hashlib.sha256(sources).hexdigest()[:16]
+    """The name ``make compiled`` gives the build of these sources (the Makefile's SOURCES_HASH:
+    every ``.py`` of both packages, in byte order of their paths)."""
+    paths = sorted(str(path.relative_to(ROOT)) for package in ("engine", "arena")
+                   for path in (ROOT / package).rglob("*.py"))
+    return hashlib.sha256(b"".join((ROOT / path).read_bytes() for path in paths)).hexdigest()[:16]
 
 
-def test_the_engine_imported_is_the_build_asked_for() -> None:
+def relative(module: object) -> Path:
+    return Path(getattr(module, "__file__", None) or "")
+
+
+def test_the_code_imported_is_the_build_asked_for() -> None:
     if os.environ.get("ARENA_COMPILED") == "1":
         build = ROOT / "build" / "compiled" / source_hash()
         for module in HOT_MODULES:
-            path = Path(module.__file__ or "")
+            path = relative(module)
             assert path.suffix == ".so", f"{module.__name__} is not compiled: {path}"
-            assert path.parent == build / "engine", f"{module.__name__} from {path}, not {build}"
-        assert Path(engine.__file__ or "").parent == build / "engine"
+            package = build.joinpath(*module.__name__.split(".")[:-1])
+            assert path.parent == package, f"{module.__name__} from {path}, not {package}"
+        for package in (engine, arena):
+            assert relative(package).parent == build / package.__name__
     else:
-        for module in (engine, *HOT_MODULES):
-            path = Path(module.__file__ or "")
-            assert path.parent == ENGINE and path.suffix == ".py", f"{module.__name__}: {path}"
+        for module in (engine, arena, *HOT_MODULES):
+            path = relative(module)
+            assert path.suffix == ".py", f"{module.__name__}: {path}"
+            assert ROOT in path.parents and "build" not in path.relative_to(ROOT).parts, path
 
 
 def test_the_makefile_compiles_the_modules_checked_here() -> None:
-    makefile = (ROOT / "Makefile").read_text()
+    makefile = (ROOT / "Makefile").read_text().replace("\\\n", " ")
     line = next(line for line in makefile.splitlines() if line.startswith("MYPYC_MODULES"))
-    named = {word.removeprefix("engine/").removesuffix(".py") for word in line.split()[2:]}
-    assert named == {module.__name__.rsplit(".", 1)[1] for module in HOT_MODULES}
+    named = {word.removesuffix(".py").replace("/", ".") for word in line.split()[2:]}
+    assert named == {module.__name__ for module in HOT_MODULES}
