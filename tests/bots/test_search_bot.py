@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -240,10 +241,12 @@ def test_without_the_engine_copy_it_says_how_to_make_it(tmp_path: Path) -> None:
     """A bot directory without the engine stops before hello with one line naming the fix."""
     for name in ("search_bot.py", "greedy_bot.py"):
         shutil.copy(BOTS / name, tmp_path / name)
-    # -S: no site-packages, where the test environment installs the engine
+    # -S: no site-packages, where the test environment installs the engine; nor a PYTHONPATH
+    # (a run against the compiled build puts its copy of the engine there)
+    alone = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     done = subprocess.run([sys.executable, "-S", str(tmp_path / "search_bot.py")], cwd=tmp_path,
                           capture_output=True, text=True, timeout=60, check=False,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, env=alone)
     assert done.returncode != 0
     assert "make bots" in done.stderr and done.stdout == ""
 
