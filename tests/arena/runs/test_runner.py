@@ -257,7 +257,8 @@ def children_running(parent: int, path_fragment: str) -> list[int]:
 
 
 def test_a_worker_killed_from_outside_ends_the_run_with_a_message_not_a_hang(tmp_path: Path) -> None:
-    path = write_tournament(tmp_path, c_bots(5), rounds=40)
+    # 240 games: the worker is killed once the first is saved, and --resume plays the rest
+    path = write_tournament(tmp_path, c_bots(5), rounds=12)
     out = tmp_path / "out"
     runner = subprocess.Popen([ARENA, "run", str(path), "--out", str(out), "--jobs", "2"],
                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
