@@ -9,6 +9,7 @@ bots without knowing about them.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections.abc import Sequence
@@ -32,6 +33,8 @@ class _BotPool:
     def __init__(self, settings: RunSettings) -> None:
         self.settings = settings
         self.bots: dict[tuple[str, int], BotProcess] = {}
+        self.commands: dict[tuple[str, int], BotCommand] = {}
+        """The command each live bot was started with (settings may name others later)."""
         self.started = 0
 
     def seat_bots(self, seats: Sequence[str]) -> list[BotProcess]:
@@ -48,6 +51,7 @@ class _BotPool:
             bot = self.bots.pop(key, None)
             if bot is None:
                 bot = self._new(*key)
+                self.commands[key] = self.settings.bots[key[0]]
                 _start(bot)
                 self.started += 1
             self.bots[key] = bot  # now the most recently used
@@ -65,6 +69,8 @@ class _BotPool:
         if surplus > 0:
             oldest = [key for key in self.bots if key not in needed][:surplus]
             close_bots([self.bots.pop(key) for key in oldest])
+            for key in oldest:
+                del self.commands[key]
 
     def _new(self, name: str, copy: int) -> BotProcess:
         command = self.settings.bots[name]
@@ -74,10 +80,27 @@ class _BotPool:
             log = Path(self.settings.log_dir) / f"{name}{suffix}-{os.getpid()}.stderr.log"
         return bot_process(name, command, self.settings, log)
 
+    def adopt(self, settings: RunSettings) -> bool:
+        """Take ``settings`` for the next games, keeping the bots whose command they keep (a
+        league's batches name only the bots they seat); False, changing nothing, when they
+        differ in more than their bots (limits, clock, policy, logs: every bot must start anew).
+        A bot these settings do not name stays alive for a later batch that seats it again (the
+        cap on live bots closes the least recently seated)."""
+        if dataclasses.replace(settings, bots={}) != dataclasses.replace(self.settings, bots={}):
+            return False
+        changed = [key for key, command in self.commands.items()
+                   if settings.bots.get(key[0], command) != command]
+        close_bots([self.bots.pop(key) for key in changed])
+        for key in changed:
+            del self.commands[key]
+        self.settings = settings
+        return True
+
     def close(self) -> None:
         """Stop every bot of this pool (quit to all, one shared grace, then kill)."""
         close_bots(self.bots.values())
         self.bots.clear()
+        self.commands.clear()
 
 
 def bot_process(name: str, command: BotCommand, settings: RunSettings,
@@ -122,10 +145,11 @@ def play_batch(tasks: Sequence[GameSpec], settings: RunSettings) -> list[dict[st
     next game. Never raises for anything a bot does.
     """
     pool: _BotPool | None = getattr(_LOCAL, "pool", None)
-    if pool is None or pool.settings != settings:
-        if pool is not None:
-            _forget(pool)
-            pool.close()
+    if pool is not None and pool.settings != settings and not pool.adopt(settings):
+        _forget(pool)
+        pool.close()
+        pool = None
+    if pool is None:
         pool = _LOCAL.pool = _BotPool(settings)
         with _POOLS_LOCK:
             _POOLS.add(pool)

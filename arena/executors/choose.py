@@ -10,17 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 
 from arena.errors import ConfigError
-from arena.executors.workers import run_tasks
+from arena.executors.workers import LocalWorkers, run_tasks
 from arena.work import Finished, GameSpec, RunSettings
 
 
 def run_tasks_anywhere(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int,
                        cluster: str | None = None,
-                       on_workers: Callable[[int], None] | None = None) -> Iterator[Finished]:
-    """The games of ``tasks`` as they finish: on ``jobs`` local workers, or on the Dask cluster
-    whose scheduler is at ``cluster`` (``on_workers`` then hears its worker count)."""
+                       on_workers: Callable[[int], None] | None = None,
+                       workers: LocalWorkers | None = None) -> Iterator[Finished]:
+    """The games of ``tasks`` as they finish: on ``jobs`` local workers (``workers``, kept from
+    one call to the next by the caller, when given), or on the Dask cluster whose scheduler is at
+    ``cluster`` (``on_workers`` then hears its worker count)."""
     if cluster is None:
-        return run_tasks(tasks, settings, jobs)
+        return workers.play(tasks, settings) if workers is not None else run_tasks(tasks, settings, jobs)
     try:
         from arena.executors.cluster import run_tasks_on_cluster
     except ImportError as error:

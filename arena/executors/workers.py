@@ -77,9 +77,12 @@ def leave_inherited_objects() -> None:
     gc.enable()
 
 
-def _worker_main(cpu: int | None, settings: RunSettings, chunks: Any, results: Any, stop: Any,
-                 parent: int) -> None:
+def _worker_main(cpu: int | None, chunks: Any, results: Any, stop: Any, parent: int) -> None:
     """A worker process: pinned to one CPU, plays the chunks of games it takes until told to stop.
+
+    A chunk is ``(settings, tasks)``: the settings come with the games, so one worker serves
+    batch after batch (a league's) with the bots it has running (``play_batch`` keeps those whose
+    command is unchanged).
 
     Each finished game goes back on the worker's own pipe (``results``), written synchronously:
     no feeder thread and no lock shared with other workers, so a worker that dies cannot leave a
@@ -98,7 +101,8 @@ def _worker_main(cpu: int | None, settings: RunSettings, chunks: Any, results: A
             chunk = chunks.get()
             if chunk is None:
                 break
-            for task in chunk:
+            settings, tasks = chunk
+            for task in tasks:
                 if stop.is_set():
                     break
                 for line in play_batch([task], settings):
@@ -156,62 +160,115 @@ def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> It
     Raises ResultsError if a worker dies (killed from outside, out of memory): its games would
     never come back. Whatever happens, every worker and its bots are gone when this returns.
     """
-    if not tasks:
-        return
-    cpus = available_cpus()
-    if jobs <= 1:
-        previous = os.sched_getaffinity(0)
-        os.sched_setaffinity(0, {cpus[-1]})
-        leave_inherited_objects()  # the runner's own heap, while it plays the games itself
+    with LocalWorkers(jobs) as workers:
+        yield from workers.play(tasks, settings)
+
+
+class LocalWorkers:
+    """``jobs`` pinned workers (or, for one job, this process) kept from one ``play`` to the next,
+    with their bots: a league's batches are played like one long tournament, not by new workers
+    starting every bot again for every 16 games.
+
+    Every ``play`` hands back all its games before the next may begin; one that ends any other
+    way (Ctrl-C, a dead worker, its caller stopping early) stops the workers and their bots, and
+    the next ``play`` starts new ones, so no game of one ``play`` ever arrives in another.
+    ``close()`` (or leaving the ``with``) stops them for good.
+    """
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self._workers: list[Any] = []
+        self._readers: dict[Any, Any] = {}
+        self._chunks: Any = None
+        self._stop: Any = None
+        self._pinned: set[int] | None = None
+        """The runner's CPUs before it pinned itself to play the games of one job itself."""
+
+    def __enter__(self) -> LocalWorkers:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def play(self, tasks: Sequence[GameSpec], settings: RunSettings) -> Iterator[Finished]:
+        """The games of ``tasks`` as they finish (any order)."""
+        if not tasks:
+            return
+        complete = False
         try:
-            for task in tasks:
-                for line in play_batch([task], settings):
-                    yield finished_of(line)
+            if self.jobs <= 1:
+                yield from self._play_here(tasks, settings)
+            else:
+                yield from self._play_on_workers(tasks, settings)
+            complete = True
         finally:
-            close_batch_bots()
-            gc.unfreeze()
-            os.sched_setaffinity(0, previous)
-        return
+            if not complete:
+                self.close()
 
-    import multiprocess
+    def _play_here(self, tasks: Sequence[GameSpec], settings: RunSettings) -> Iterator[Finished]:
+        if self._pinned is None:
+            self._pinned = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, {available_cpus()[-1]})
+            leave_inherited_objects()  # the runner's own heap, while it plays the games itself
+        for task in tasks:
+            for line in play_batch([task], settings):
+                yield finished_of(line)
 
-    chunks = multiprocess.Queue()
-    stop = multiprocess.Event()
-    pipes = [multiprocess.Pipe(duplex=False) for _ in range(jobs)]
-    # Workers are forked before anything is put on a queue, so before any feeder thread exists.
-    workers = [multiprocess.Process(target=_worker_main, daemon=True,
-                                    args=(cpus[i % len(cpus)] if cpus else None, settings,
-                                          chunks, sender, stop, os.getpid()))
-               for i, (_, sender) in enumerate(pipes)]
-    start_workers(workers)
-    readers = {}
-    for (reader, sender), worker in zip(pipes, workers, strict=True):
-        sender.close()  # the worker's copy is the only one: its exit is EOF here
-        readers[reader] = worker
-    try:
+    def _play_on_workers(self, tasks: Sequence[GameSpec], settings: RunSettings) -> Iterator[Finished]:
+        if not self._workers:
+            self._start()
         for first in range(0, len(tasks), CHUNK_SIZE):
-            chunks.put(list(tasks[first:first + CHUNK_SIZE]))
-        for _ in workers:
-            chunks.put(None)
+            self._chunks.put((settings, list(tasks[first:first + CHUNK_SIZE])))
         received = 0
         try:
             while received < len(tasks):
-                for game in _arrivals(readers, timeout=0.2):
+                for game in _arrivals(self._readers, timeout=0.2):
                     received += 1
                     yield game
-                _check_workers(workers, received)
-                if not readers and received < len(tasks):
+                _check_workers(self._workers, received)
+                if not self._readers and received < len(tasks):
                     raise ResultsError(f"the workers finished but only {received} games came "
                                        f"back: --resume plays the rest")
         except KeyboardInterrupt:
             # No new games start; those in progress get a short grace to finish and be saved.
-            stop.set()
+            self._stop.set()
+            for _ in self._workers:
+                self._chunks.put(None)  # a worker waiting for games exits
             deadline = time.monotonic() + STOP_GRACE
-            while readers and (left := deadline - time.monotonic()) > 0:
-                yield from _arrivals(readers, timeout=min(left, 0.25))  # until every worker is out
+            while self._readers and (left := deadline - time.monotonic()) > 0:
+                yield from _arrivals(self._readers, timeout=min(left, 0.25))  # until all are out
             raise
-    finally:
-        stop.set()  # workers start no new game, close their bots and exit; stragglers get SIGTERM
+
+    def _start(self) -> None:
+        import multiprocess
+
+        cpus = available_cpus()
+        self._chunks = multiprocess.Queue()
+        self._stop = multiprocess.Event()
+        pipes = [multiprocess.Pipe(duplex=False) for _ in range(self.jobs)]
+        # Workers are forked before anything is put on a queue, so before any feeder thread exists.
+        self._workers = [multiprocess.Process(target=_worker_main, daemon=True,
+                                              args=(cpus[i % len(cpus)] if cpus else None,
+                                                    self._chunks, sender, self._stop, os.getpid()))
+                         for i, (_, sender) in enumerate(pipes)]
+        start_workers(self._workers)
+        for (reader, sender), worker in zip(pipes, self._workers, strict=True):
+            sender.close()  # the worker's copy is the only one: its exit is EOF here
+            self._readers[reader] = worker
+
+    def close(self) -> None:
+        """Stop the workers and their bots (or, for one job, this process's bots)."""
+        if self._pinned is not None:
+            close_batch_bots()
+            gc.unfreeze()
+            os.sched_setaffinity(0, self._pinned)
+            self._pinned = None
+        if not self._workers:
+            return
+        workers, self._workers = self._workers, []
+        self._stop.set()  # workers start no new game, close their bots and exit
+        for _ in workers:
+            self._chunks.put(None)  # one waiting for games wakes up and exits
         deadline = time.monotonic() + WORKER_EXIT_GRACE
         for worker in workers:
             worker.join(timeout=max(0.0, deadline - time.monotonic()))
@@ -223,9 +280,10 @@ def run_tasks(tasks: Sequence[GameSpec], settings: RunSettings, jobs: int) -> It
             if worker.is_alive():
                 worker.kill()
                 worker.join()
-        for reader in pipes:
-            reader[0].close()
-        chunks.cancel_join_thread()  # games never taken must not keep the runner from exiting
+        for reader in list(self._readers):
+            reader.close()
+        self._readers.clear()
+        self._chunks.cancel_join_thread()  # games never taken must not keep the runner from exiting
 
 
 def _arrivals(readers: dict[Any, Any], timeout: float) -> list[Finished]:

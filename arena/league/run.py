@@ -22,6 +22,7 @@ import orjson
 
 from arena.bots.resolve import resolve_copy
 from arena.errors import ConfigError
+from arena.executors.workers import LocalWorkers
 from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
 from arena.league.settings import LeagueSettings
@@ -83,9 +84,11 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
             workers = jobs or len(available_cpus())
             cluster = cluster if cluster is not None else settings.cluster
             standings = StandingsCache(store, settings.rating)  # each game read once per run
-            while (games is None or report.played < games) and \
-                    (minutes is None or time.monotonic() - start < minutes * 60):
-                _play_batch(store, settings, workers, games, report, on_game, cluster, standings)
+            with LocalWorkers(workers) as local:  # bots stay alive from batch to batch
+                while (games is None or report.played < games) and \
+                        (minutes is None or time.monotonic() - start < minutes * 60):
+                    _play_batch(store, settings, local, games, report, on_game, cluster,
+                                standings)
     finally:
         report.seconds = time.monotonic() - start
         report.total = store.game_total()
@@ -104,13 +107,14 @@ def expected_games(report: LeagueRunReport, games: int | None, minutes: float | 
     return estimate if games is None else min(games, estimate)
 
 
-def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int | None,
+def _play_batch(store: Store, settings: LeagueSettings, workers: LocalWorkers, games: int | None,
                 report: LeagueRunReport,
                 on_game: Callable[[Finished, LeagueRunReport], None] | None,
                 cluster: str | None, standings: StandingsCache) -> None:
-    """Plan (or take up) a batch of sets and play it, storing each game as it ends."""
+    """Plan (or take up) a batch of sets and play it, storing each game as it ends: on the
+    league's cluster, or on the run's local ``workers``, whose bots outlive the batch."""
     bots = store.bots_by_id()
-    tasks, seats, places = _next_batch(store, settings, bots, workers, standings)
+    tasks, seats, places = _next_batch(store, settings, bots, workers.jobs, standings)
     report.refresh_leader(standings)
     if games is not None:
         tasks = tasks[:games - report.played]  # the rest stays open for the next run
@@ -131,7 +135,8 @@ def _play_batch(store: Store, settings: LeagueSettings, workers: int, games: int
             on_game(game, report)
         return False
 
-    play_and_record(tasks, run_settings, record, jobs=workers, cluster=cluster)
+    play_and_record(tasks, run_settings, record, jobs=workers.jobs, cluster=cluster,
+                    workers=workers)
 
 
 def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot], workers: int,

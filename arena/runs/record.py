@@ -4,7 +4,8 @@
 ``arena.executors.choose``) and calls ``record`` for each finished game the moment it arrives, in
 the runner's process: the one writer of the run's results. Whatever ends the loop (all games
 played, ``record`` asking to stop, Ctrl-C, an error), the executor is stopped and its bots closed
-before it returns or raises.
+before it returns or raises; only local workers the caller keeps (``LocalWorkers``) outlive a
+loop that played all its games.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 
 from arena.executors.choose import run_tasks_anywhere
+from arena.executors.workers import LocalWorkers
 from arena.work import Finished, GameSpec, RunSettings
 
 
@@ -28,13 +30,15 @@ class Tally:
 
 def play_and_record(tasks: Sequence[GameSpec], settings: RunSettings, record: Callable[[Finished], bool],
                     *, jobs: int, cluster: str | None = None,
-                    on_workers: Callable[[int], None] | None = None) -> Tally:
+                    on_workers: Callable[[int], None] | None = None,
+                    workers: LocalWorkers | None = None) -> Tally:
     """Play ``tasks``; ``record(game)`` stores each finished game and returns True to stop early
-    (a match decided). On ``jobs`` local workers, or on the Dask cluster at ``cluster``."""
+    (a match decided). On ``jobs`` local workers (``workers``, kept between calls by the caller,
+    when given: a league's batches), or on the Dask cluster at ``cluster``."""
     tally = Tally()
     start = time.monotonic()
     arrivals: Generator[Finished, None, None] = run_tasks_anywhere(  # type: ignore[assignment]
-        tasks, settings, jobs, cluster, on_workers)  # a generator either way
+        tasks, settings, jobs, cluster, on_workers, workers)  # a generator either way
     try:
         for game in arrivals:
             tally.played += 1

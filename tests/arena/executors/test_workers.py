@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from arena.executors.workers import LocalWorkers
+from arena.settings import Limits
+from arena.work import BotCommand, Finished, GameSpec, RunSettings
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -75,3 +83,77 @@ def test_a_workers_collections_leave_the_runners_objects_alone(tmp_path: Path) -
     frozen = [int(line.split()[1]) for line in notes.read_text().splitlines()]
     assert frozen  # the games allocate enough to collect
     assert min(frozen) >= 200_000  # the runner's heap was frozen before any collection
+
+
+# --- workers kept from one play to the next (a league's batches) ------------------------------
+
+MISBEHAVING = REPO / "tests" / "bots" / "misbehaving"
+C_RANDOM = BotCommand(argv=(str(REPO / "bots" / "c" / "random_bot"),))
+C_FIRST = BotCommand(argv=(str(REPO / "bots" / "c" / "first_bot"),))
+
+
+def specs(first: int, count: int, seats: tuple[str, ...] = ("n", "c", "c")) -> list[GameSpec]:
+    return [GameSpec(id=f"g{i}", game="blackout", options={"deals": 2}, seats=seats, seed=i,
+                     round=1, table=i, rotation=0) for i in range(first, first + count)]
+
+
+def noted(directory: Path) -> BotCommand:
+    """The bot that appends its pid to ``directory/starts.txt`` as it starts."""
+    return BotCommand(argv=(sys.executable, "-S", str(MISBEHAVING / "notes_its_pid.py")),
+                      workdir=str(directory))
+
+
+def starts(directory: Path) -> list[int]:
+    path = directory / "starts.txt"
+    return [int(pid) for pid in path.read_text().split()] if path.exists() else []
+
+
+def ids(games: list[Finished]) -> list[str]:
+    return sorted(game.id for game in games)
+
+
+@pytest.mark.slow
+def test_workers_keep_their_bots_between_plays_and_a_play_stopped_early_leaves_no_stray_game(
+        tmp_path: Path) -> None:
+    settings = RunSettings(bots={"n": noted(tmp_path), "c": C_RANDOM})
+    with LocalWorkers(2) as workers:
+        assert ids(list(workers.play(specs(0, 8), settings))) == ids_of(specs(0, 8))
+        assert ids(list(workers.play(specs(8, 8), settings))) == ids_of(specs(8, 8))
+        kept = starts(tmp_path)
+        assert 1 <= len(kept) <= 2, kept  # once per worker, for both plays
+        stopped = workers.play(specs(16, 8), settings)
+        next(stopped)
+        stopped.close()  # its caller stopped early: its workers and bots are stopped
+        assert all(not pid_alive(pid) for pid in kept)
+        # a new play starts new workers, and only its own games come back
+        assert ids(list(workers.play(specs(24, 8), settings))) == ids_of(specs(24, 8))
+        assert len(starts(tmp_path)) > len(kept)
+    assert all(not pid_alive(pid) for pid in starts(tmp_path))
+
+
+def test_a_run_of_one_job_keeps_bots_whose_command_is_unchanged(tmp_path: Path) -> None:
+    settings = RunSettings(bots={"n": noted(tmp_path), "c": C_RANDOM})
+    with LocalWorkers(1) as here:
+        assert len(list(here.play(specs(0, 2), settings))) == 2
+        assert len(starts(tmp_path)) == 1
+        # the next batch names other bots as well: the bots it shares stay alive
+        more = RunSettings(bots={"n": noted(tmp_path), "c": C_RANDOM, "f": C_FIRST})
+        assert len(list(here.play(specs(2, 2, ("n", "c", "f")), more))) == 2
+        assert len(starts(tmp_path)) == 1
+        # other limits: every bot starts again under them
+        tighter = dataclasses.replace(more, limits=Limits(memory_mb=1024))
+        assert len(list(here.play(specs(4, 2, ("n", "c", "f")), tighter))) == 2
+        assert len(starts(tmp_path)) == 2
+    assert all(not pid_alive(pid) for pid in starts(tmp_path))
+
+
+def ids_of(tasks: list[GameSpec]) -> list[str]:
+    return sorted(task.id for task in tasks)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][:1] != "Z"  # a zombie has exited

@@ -330,6 +330,27 @@ def test_a_submission_during_a_run_joins_it_and_ctrl_c_saves_what_finished(
     assert arena("league", "run", league, "--games", "4", "--jobs", "1").returncode == 0
 
 
+@pytest.mark.slow
+def test_bots_stay_alive_from_batch_to_batch(league: Path, tmp_path: Path) -> None:
+    # A batch is SETS_PER_JOB sets a worker; 60 games of 3-player sets on 2 workers are five
+    # batches. Each worker starts the bot once for the whole run (it started anew in every
+    # batch: a league ran at half a tournament's pace with Python bots), and a second run
+    # starts it again.
+    assert arena("league", "submit", league,
+                 own_bot(tmp_path, "noted", program=MISBEHAVING / "notes_its_pid.py")).returncode == 0
+    starts = league / "bots" / "noted" / "1" / "starts.txt"
+    checked = starts.read_text().split()  # the submission's check started it too
+    done = arena("league", "run", league, "--games", "60", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    seated = query(league, "SELECT COUNT(*) FROM seats JOIN bots ON bots.id = seats.bot "
+                           "WHERE bots.name = 'noted'")[0][0]
+    assert seated > 24  # in games of most batches, not only the first
+    started = starts.read_text().split()[len(checked):]
+    assert 1 <= len(started) <= 2, started  # once per worker
+    assert arena("league", "run", league, "--games", "6", "--jobs", "1").returncode == 0
+    assert len(starts.read_text().split()) == len(checked) + len(started) + 1
+
+
 def test_a_bot_accepted_while_a_batch_is_planned_waits_for_the_next_batch(league: Path) -> None:
     # league submit commits while league run plans: the run read the bots, then the matchmaker
     # read the standings with one more (a KeyError and a traceback in the run, seen once in a
