@@ -179,6 +179,9 @@ class LocalWorkers:
         self.jobs = jobs
         self._workers: list[Any] = []
         self._readers: dict[Any, Any] = {}
+        """The pipe of each worker still sending, to its worker (dropped at its EOF)."""
+        self._pipes: list[Any] = []
+        """Every worker's pipe, closed with the workers."""
         self._chunks: Any = None
         self._stop: Any = None
         self._pinned: set[int] | None = None
@@ -255,6 +258,7 @@ class LocalWorkers:
         for (reader, sender), worker in zip(pipes, self._workers, strict=True):
             sender.close()  # the worker's copy is the only one: its exit is EOF here
             self._readers[reader] = worker
+            self._pipes.append(reader)
 
     def close(self) -> None:
         """Stop the workers and their bots (or, for one job, this process's bots)."""
@@ -280,8 +284,9 @@ class LocalWorkers:
             if worker.is_alive():
                 worker.kill()
                 worker.join()
-        for reader in list(self._readers):
+        for reader in self._pipes:
             reader.close()
+        self._pipes.clear()
         self._readers.clear()
         self._chunks.cancel_join_thread()  # games never taken must not keep the runner from exiting
 
