@@ -6,6 +6,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -124,11 +125,11 @@ def test_workers_keep_their_bots_between_plays_and_a_play_stopped_early_leaves_n
         stopped = workers.play(specs(16, 8), settings)
         next(stopped)
         stopped.close()  # its caller stopped early: its workers and bots are stopped
-        assert all(not pid_alive(pid) for pid in kept)
+        assert gone_soon(kept)
         # a new play starts new workers, and only its own games come back
         assert ids(list(workers.play(specs(24, 8), settings))) == ids_of(specs(24, 8))
         assert len(starts(tmp_path)) > len(kept)
-    assert all(not pid_alive(pid) for pid in starts(tmp_path))
+    assert gone_soon(starts(tmp_path))
 
 
 def test_a_run_of_one_job_keeps_bots_whose_command_is_unchanged(tmp_path: Path) -> None:
@@ -144,11 +145,22 @@ def test_a_run_of_one_job_keeps_bots_whose_command_is_unchanged(tmp_path: Path) 
         tighter = dataclasses.replace(more, limits=Limits(memory_mb=1024))
         assert len(list(here.play(specs(4, 2, ("n", "c", "f")), tighter))) == 2
         assert len(starts(tmp_path)) == 2
-    assert all(not pid_alive(pid) for pid in starts(tmp_path))
+    assert gone_soon(starts(tmp_path))
 
 
 def ids_of(tasks: list[GameSpec]) -> list[str]:
     return sorted(task.id for task in tasks)
+
+
+def gone_soon(pids: list[int], timeout: float = 10.0) -> bool:
+    """Whether every one of ``pids`` has exited within ``timeout`` seconds: a worker terminated
+    after its grace kills its bots' groups without waiting for them."""
+    deadline = time.monotonic() + timeout
+    while any(pid_alive(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def pid_alive(pid: int) -> bool:
@@ -156,4 +168,8 @@ def pid_alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][:1] != "Z"  # a zombie has exited
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:  # reaped meanwhile
+        return False
+    return stat.rsplit(") ", 1)[1][:1] != "Z"  # a zombie has exited
