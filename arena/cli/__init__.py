@@ -10,6 +10,7 @@ import typer
 from arena.bots.process import install_signal_handlers
 from arena.cli.usage import Abort, ClickException, NoArgsIsHelpError, UsageError
 from arena.errors import ArenaError, RunInterrupted
+from arena.printable import printable
 from engine.errors import EngineError
 
 app = typer.Typer(
@@ -49,38 +50,45 @@ app.add_typer(league_app, name="league")
 
 def main() -> None:
     """Entry point: runs the app and turns every error, the command line's included, into one line
-    and exit 2 (a bare command group still prints its help)."""
+    (``_say``) and exit 2 (a bare command group still prints its help)."""
     install_signal_handlers()
     try:
         code = app(standalone_mode=False)
     except NoArgsIsHelpError as error:  # `arena`, `arena league`: the help, as always
-        print(error.format_message(), file=sys.stderr)
+        _say(error.format_message())
         sys.exit(2)
     except UsageError as error:  # an unknown option, a value out of its range, a missing argument
-        print(f"arena: error: {usage_text(error)}", file=sys.stderr)
+        _say(f"arena: error: {usage_text(error)}")
         sys.exit(2)
     except ClickException as error:
-        print(f"arena: error: {error.format_message()}", file=sys.stderr)
+        _say(f"arena: error: {error.format_message()}")
         sys.exit(error.exit_code)
     except Abort:
-        print("arena: aborted", file=sys.stderr)
+        _say("arena: aborted")
         sys.exit(1)
     except RunInterrupted as stopped:
-        print(f"arena: {stopped}", file=sys.stderr)
+        _say(f"arena: {stopped}")
         sys.exit(130)
     except (ArenaError, EngineError) as error:
-        print(f"arena: error: {error}", file=sys.stderr)
+        _say(f"arena: error: {error}")
         sys.exit(2)
     except KeyboardInterrupt as interrupt:
-        print(f"arena: {interrupt or 'interrupted'}", file=sys.stderr)
+        _say(f"arena: {interrupt or 'interrupted'}")
         sys.exit(130)
     except OSError as error:  # the net under every command: a full disk, a path not writable
-        print(f"arena: error: {os_error_text(error)}", file=sys.stderr)
+        _say(f"arena: error: {os_error_text(error)}")
         sys.exit(2)
     except sqlite3.Error as error:  # a league database damaged past what arena.league.store says
-        print(f"arena: error: league database: {error}", file=sys.stderr)
+        _say(f"arena: error: league database: {error}")
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)  # typer.Exit(N) comes back as N
+
+
+def _say(message: str) -> None:
+    """Print ``message`` on stderr, made ``printable``: errors quote what they were given, and
+    that can be a bot's (a stderr line in a start failure, a build's output, a manifest's text).
+    A block of lines stays one (a build's output is), every control in it shown as an escape."""
+    print(printable(message, lines=True), file=sys.stderr)
 
 
 def usage_text(error: UsageError) -> str:

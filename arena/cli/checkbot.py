@@ -13,6 +13,7 @@ from arena.bots.resolve import resolve_manifest
 from arena.bots.sandbox import SANDBOX_HELP, bwrap_problem, choose_sandbox, visibility_report
 from arena.cli.bot_command import MEMORY_HELP
 from arena.game.checkbot import StepResult, bot_argv, check_bot
+from arena.printable import printable
 from arena.settings import (
     BANK_MS,
     CLOCK_HELP,
@@ -103,7 +104,7 @@ def check_bot_command(
         if problem is not None:
             typer.echo(f"note: {problem}")
         for line in visibility_report(argv, workdir, bot_dir=workdir):
-            typer.echo(line)
+            typer.echo(printable(line))  # it names the paths in the bot's manifest
         return
     box, note = choose_sandbox(sandbox, "--sandbox")
     if note is not None:
@@ -124,9 +125,10 @@ def check_bot_command(
 
 
 def _print_step(result: StepResult) -> None:
-    """``PASS  name (312 ms): detail``, continuation lines of the detail indented."""
+    """``PASS  name (312 ms): detail``, continuation lines of the detail indented; the detail
+    made ``printable`` (it quotes the bot: its hello, what it sent, its stderr)."""
     timing = "" if result.skipped else f" ({_duration(result.seconds)})"
-    first, *rest = result.detail.splitlines() or [""]
+    first, *rest = printable(result.detail, lines=True).splitlines() or [""]
     typer.echo(f"{result.status}  {result.name}{timing}: {first}")
     for line in rest:
         typer.echo(f"      {line}")

@@ -15,6 +15,7 @@ from arena.league.settings import SANDBOXES, LeagueSettings
 from arena.league.status import EXPORT_DIR, export_games, league_status, league_table
 from arena.league.store import Store
 from arena.league.submit import LOCK_WAIT, submit
+from arena.printable import printable
 from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.runs.progress import Progress
 from arena.settings import (
@@ -100,11 +101,12 @@ def submit_command(
 
     submission = submit(league, bot, wait=wait, on_wait=waiting)
     if submission.accepted:
-        typer.echo(f"accepted {submission.name} v{submission.version}")
+        typer.echo(f"accepted {printable(submission.name or '')} v{printable(submission.version or '')}")
         return
-    typer.echo(f"rejected: {submission.reason}")
+    # The reason and the check's lines quote the bot (what it sent, its stderr, its build's output)
+    typer.echo(f"rejected: {printable(submission.reason, lines=True)}")
     for line in submission.report:
-        typer.echo(f"  {line}")
+        typer.echo(f"  {printable(line)}")
     raise typer.Exit(1)
 
 
@@ -189,7 +191,7 @@ def retire_command(
         bot = store.retire(name)
     finally:
         store.close()
-    typer.echo(f"retired {bot.name} v{bot.version}")
+    typer.echo(f"retired {printable(bot.name)} v{printable(bot.version)}")
 
 
 @app.command("export")

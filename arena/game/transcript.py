@@ -1,4 +1,9 @@
-"""Human-readable reports of one game record: a deal-by-deal table, the final places, the faults."""
+"""Human-readable reports of one game record: a deal-by-deal table, the final places, the faults.
+
+The record's text (names, fault details, what a bot sent, its stderr) is a bot's or a results
+file's, so the report is made from a ``printable_data`` copy: every string one line (table cells
+stay cells), the stderr tail a block of lines.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +13,16 @@ from typing import Any
 from tabulate import tabulate
 
 import engine
+from arena.printable import printable_data
+
+BLOCKS = ("stderr_tail",)
+"""A record's fields that are blocks of lines (shown line by line); every other string is one line."""
 
 
 def game_report(record: Mapping[str, Any]) -> str:
-    """The deal-by-deal table, the final places and any faults, as text."""
+    """The deal-by-deal table, the final places and any faults, as text (every string of the
+    record made printable: ``arena.printable``)."""
+    record = printable_data(record, blocks=BLOCKS)
     info = engine.game(record["game"]).info
     # The table follows the game's auction: bids by seat, or calls ending in one team's contract.
     table = _call_deals(record, info) if "call" in info.decision_kinds else _bid_deals(record)

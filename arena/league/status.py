@@ -1,4 +1,9 @@
-"""``league status`` and ``league table`` as text: entrants, versions, submissions, games, faults."""
+"""``league status`` and ``league table`` as text: entrants, versions, submissions, games, faults.
+
+Nearly everything ``league status`` shows was written by a submission (names, versions, language,
+author, fault details, rejection reasons quoting what a bot sent): each value is made
+``printable`` where it enters a line or a cell, so every row of the table stays one line.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
 from arena.league.settings import LeagueSettings
 from arena.league.standings import active_results, export_lines, matchmaker_entrants
 from arena.league.store import SUBMISSIONS_LOG, Store
+from arena.printable import printable
 from arena.ratings.table import results_table
 
 EXPORT_DIR = "export"
@@ -58,7 +64,8 @@ def league_status(directory: Path) -> str:
         store.close()
     lines = [f"league {directory}: {settings.game}, {settings.players} players, "
              f"sandbox {settings.sandbox}; {total} games stored, {open_sets} sets open", ""]
-    rows = [[bot.name, bot.version, bot.state, bot.language or "", bot.author or "",
+    rows = [[*map(printable, (bot.name, bot.version, bot.state, bot.language or "",
+                              bot.author or "")),
              games.get(bot.id, 0), faults.get(bot.id, 0), _when(bot.submitted)]
             for bot in sorted(bots, key=lambda b: (b.state != "active", b.name, -b.submitted))]
     lines.append(tabulate(rows, ["entrant", "version", "state", "language", "author", "games",
@@ -69,13 +76,14 @@ def league_status(directory: Path) -> str:
         lines += ["", f"neighbours in the table ({settings.rating.value} ratings; settled: LOS >= "
                       f"{100 * SETTLED_LOS:g}%, tie: difference surely within +-{settings.delta:g} "
                       f"Elo; the matchmaker plays open pairs):", *pair_lines]
-    fault_lines = [f"  {bot.key}: {kind} in {game}: {detail[:100]}"
+    fault_lines = [f"  {printable(bot.key)}: {printable(kind)} in {printable(game)}: "
+                   f"{printable(detail[:100])}"
                    for bot in bots for game, kind, detail in recent.get(bot.id, [])]
     if fault_lines:
         lines += ["", "recent faults:", *fault_lines]
     if removed:
         lines += ["", "removed what interrupted submissions left (the league never held it):",
-                  *(f"  {path}" for path in removed)]
+                  *(f"  {printable(path)}" for path in removed)]
     lines += ["", "recent submissions:"]
     lines += [f"  {line}" for line in _submissions(directory)] or ["  none"]
     return "\n".join(lines) + "\n"
@@ -87,7 +95,8 @@ def _pair_line(upper: Entrant, lower: Entrant, state: PairState) -> str:
         f"difference {upper.gap_next[0]:+.1f}..{upper.gap_next[1]:+.1f} Elo"
     sign = {PairState.SETTLED: ">", PairState.TIE: "=", PairState.OPEN: "?"}[state]
     detail = ", ".join(part for part in (los, gap) if part)
-    return f"  {upper.key} {sign} {lower.key}: {state.value}" + (f" ({detail})" if detail else "")
+    return (f"  {printable(upper.key)} {sign} {printable(lower.key)}: {state.value}"
+            + (f" ({detail})" if detail else ""))
 
 
 def _tidy(store: Store) -> list[str]:
@@ -115,7 +124,8 @@ def _submissions(directory: Path) -> list[str]:
     for entry in reversed(entries):
         what = (f"accepted {entry['name']} v{entry['version']}" if entry.get("accepted")
                 else f"rejected: {entry.get('reason', '')}")
-        lines.append(f"{_when(entry.get('at', 0))}  {entry.get('source', '')}: {what}")
+        said = f"{entry.get('source', '')}: {what}"
+        lines.append(f"{_when(entry.get('at', 0))}  {printable(said)}")
     return lines
 
 

@@ -2,7 +2,9 @@
 
 `read_results` reads results files; `render_table` turns a `Ratings` into plain text, a GitHub
 table, CSV, JSON or HTML; `results_table` does rating and rendering in one call (for `arena run`);
-`table_for_paths` is the whole `arena table` command.
+`table_for_paths` is the whole `arena table` command. Entrant names are a league's submissions' or a
+results file's: the text formats show them ``printable`` (a cell stays one line), JSON exactly
+(``printable_json``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import orjson
 from tabulate import tabulate
 
 from arena.errors import ConfigError, ResultsError
+from arena.printable import printable, printable_json
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import CONFIDENCE, RESAMPLES, Flag, Ratings, Standing, check_result
 from arena.ratings.record import rating_input
@@ -108,8 +111,8 @@ def render_table(rated: Ratings | GroupedRatings, fmt: str = "plain", *,
     grouped = rated if isinstance(rated, GroupedRatings) else None
     ratings = rated.ratings if isinstance(rated, GroupedRatings) else rated
     if fmt == "json":
-        return orjson.dumps(ratings_json(rated, crosstable=crosstable),
-                            option=orjson.OPT_INDENT_2).decode() + "\n"
+        return printable_json(orjson.dumps(ratings_json(rated, crosstable=crosstable),
+                                           option=orjson.OPT_INDENT_2).decode()) + "\n"
     headers, rows, align = _table_rows(ratings)
     if grouped is not None and grouped.groups > 1:
         headers.insert(1, "group")
@@ -267,7 +270,7 @@ def _table_rows(ratings: Ratings) -> tuple[list[str], list[list[str]], list[str]
             minus, plus = s.rating - s.lower, s.upper - s.rating
         rows.append([
             "" if s.place is None else str(s.place),
-            s.name,
+            printable(s.name),
             shown[s.flag] if s.rating is None else _number(s.rating),
             "" if minus is None else "-" + _number(minus),
             "" if plus is None else "+" + _number(plus),
@@ -297,8 +300,8 @@ def _crosstable_rows(ratings: Ratings) -> tuple[list[str], list[list[str]]]:
                 cells.append("")
             else:
                 cells.append(_number(100 * ratings.wins[i, j] / counts[i, j]))
-        rows.append([str(i + 1), s.name, *cells])
-    return ["#", "score % vs", *column_labels([s.name for s in ratings.standings])], rows
+        rows.append([str(i + 1), printable(s.name), *cells])
+    return ["#", "score % vs", *column_labels([printable(s.name) for s in ratings.standings])], rows
 
 
 COLUMN_WIDTH = 16
@@ -332,7 +335,7 @@ def _groups_note(grouped: GroupedRatings) -> str:
 
 
 def _notes(ratings: Ratings) -> list[str]:
-    scale = (f"Elo anchored at {ratings.anchor[0]} = {ratings.anchor[1]:g}" if ratings.anchor
+    scale = (f"Elo anchored at {printable(ratings.anchor[0])} = {ratings.anchor[1]:g}" if ratings.anchor
              else f"Elo centred on a pool mean of {ratings.pool_mean:g}")
     notes = [f"{ratings.games} games, {ratings.pairings} {COMPARED[ratings.model]} "
              f"(draw = 1/2); {scale}."]
@@ -347,7 +350,7 @@ def _notes(ratings: Ratings) -> list[str]:
             f"every pairing it drew); they widen the intervals"
             + ("" if ratings.anchor else " (with --anchor, only the affected entrants' ones)")
             + ".")
-    unbounded = [s.name for s in ratings.standings if s.rating is not None
+    unbounded = [printable(s.name) for s in ratings.standings if s.rating is not None
                  and s.lower is not None and s.upper is not None
                  and not (math.isfinite(s.lower) and math.isfinite(s.upper))]
     if unbounded:

@@ -3,6 +3,8 @@
 Each deal: the dealer, the turned card and trump, the hands (all of them, or one seat's only), the
 bids or calls and every trick with each decision's time, the faults where they happened; then the
 deal-by-deal table and places that `arena play` prints (`arena.game.transcript.game_report`).
+Like that report, it is made from a copy of the record whose every string is printable (bots'
+names and fault details, or whatever a results file from elsewhere holds).
 """
 
 from __future__ import annotations
@@ -11,15 +13,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.game.transcript import game_report
+from arena.game.transcript import BLOCKS, game_report
+from arena.printable import printable_data
 
 
 def show_game(record: Mapping[str, Any], seat: int | None = None) -> str:
     """The game as text; with ``seat``, only what that seat knew (its own hand, public play)."""
-    names = record["names"]
-    if seat is not None and not 0 <= seat < len(names):
+    if seat is not None and not 0 <= seat < len(record["names"]):  # the CLI prints errors
         raise ConfigError(f"--seat: {seat} is not a seat of game {record['id']} "
-                          f"(seats 0 to {len(names) - 1})")
+                          f"(seats 0 to {len(record['names']) - 1})")
+    raw, record = record, printable_data(record, blocks=BLOCKS)  # game_report escapes its own
+    names = record["names"]
     faults: dict[int, list[Mapping[str, Any]]] = {}
     for fault in record.get("faults", ()):
         faults.setdefault(fault.get("decision", 0), []).append(fault)
@@ -74,7 +78,7 @@ def show_game(record: Mapping[str, Any], seat: int | None = None) -> str:
                       for f in faults.get(d, ())]
         lines.append(f"  tricks {deal['tricks']}  score {deal['scores']}  totals {deal['totals']}")
     lines += ["", "(each decision: seat:action (ms the bot took; 'fb': the fallback played it))",
-              "", game_report(record)]
+              "", game_report(raw)]
     return "\n".join(lines)
 
 

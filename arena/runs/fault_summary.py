@@ -2,7 +2,8 @@
 
 So that a user sees what went wrong without digging through ``games.jsonl``: for each bot that
 faulted, how many faults of each kind, and for each kind the game id, place and detail of its
-first one (``arena play GAME ... --seed`` or the game's line in games.jsonl shows the rest).
+first one (``arena play GAME ... --seed`` or the game's line in games.jsonl shows the rest). What
+it quotes from the results (names, details) is made ``printable`` as it is rendered.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.bots.faults import FaultKind, snippet
+from arena.printable import printable
 
 DETAIL_CHARS = 120
 """How much of an example's detail the summary shows."""
@@ -69,15 +71,16 @@ class FaultSummary:
             by_kind = self.counts[bot]
             kinds = sorted(by_kind, key=lambda k: (order.index(k) if k in order else len(order), k))
             counted = ", ".join(f"{kind} {by_kind[kind]}" for kind in kinds)
-            lines.append(f"  {bot}: {sum(by_kind.values())} ({counted})")
+            lines.append(f"  {printable(bot)}: {sum(by_kind.values())} ({printable(counted)})")
             for kind in kinds:
                 example = self.examples[bot][kind]
-                where = example.game_id
+                where = printable(example.game_id)
                 if example.deal is not None:
                     where += f" deal {example.deal}"
                 if example.decision is not None:
                     where += f" decision {example.decision}"
-                lines.append(f"    {kind}: {where}: {snippet(example.detail, DETAIL_CHARS)}")
+                detail = printable(snippet(example.detail, DETAIL_CHARS))  # cut, then escaped
+                lines.append(f"    {printable(kind)}: {where}: {detail}")
         if stalled:
             lines.append(stalled)
         return "\n".join(lines)

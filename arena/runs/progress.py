@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from arena.printable import printable
+
 
 class StatusLine:
     """The one way long work reports progress: on a terminal one line redrawn in place (at most 10
@@ -85,7 +87,7 @@ class Progress(StatusLine):
         bar = "#" * filled + "." * (width - filled)
         eta = "--:--" if left == float("inf") else _clock(left)
         workers = "" if self.workers is None else f"  {self.workers} workers"
-        leader = "" if self.leader is None else f"  leader {self.leader}"
+        leader = "" if self.leader is None else f"  leader {printable(self.leader)}"  # a bot's name
         return (f"[{bar}] {self.done}/{self.total} games  {rate:,.1f} games/s  "
                 f"{eta} left  {self.faults} faults{workers}{leader}")
 

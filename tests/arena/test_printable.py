@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from arena.printable import printable
+from arena.printable import printable, printable_data, printable_json
 
 # Every character that acts on a terminal or reorders a line: C0 but tab and newline, DEL, C1,
 # the bidi controls, the line separators and a lone surrogate.
@@ -34,3 +36,24 @@ def test_newline_and_tab_stay_only_in_blocks_of_lines() -> None:
 def test_plain_text_is_unchanged_whatever_its_script() -> None:
     for text in ("greedy v1.2", "Zoë Łukasz 漢字 🂡", "a\u200db", ""):
         assert printable(text) == text
+
+
+def test_every_string_of_a_record_is_one_printable_line_but_its_blocks() -> None:
+    record = {"names": ["a\x1b]0;t\x07", "b"], "n\u202e": 3, "faults": [
+        {"detail": "x\ny", "stderr_tail": "one\x1b[2J\ntwo\n", "seat": 1, "cpu_ms": None}]}
+    assert printable_data(record, blocks=("stderr_tail",)) == {
+        "names": ["a\\x1b]0;t\\x07", "b"], "n\\u202e": 3, "faults": [
+            {"detail": "x\\ny", "stderr_tail": "one\\x1b[2J\ntwo\n", "seat": 1, "cpu_ms": None}]}
+
+
+@pytest.mark.parametrize("char", ACTIVE, ids=lambda c: f"U+{ord(c):04X}")
+def test_json_keeps_its_data_and_holds_no_active_character_raw(char: str) -> None:
+    data = {"name": f"a{char}b", "games": [1.5, None, True]}
+    text = printable_json(json.dumps(data, ensure_ascii=False, indent=2))
+    assert all(c.isascii() and (c.isprintable() or c in "\n") for c in text)
+    assert json.loads(text) == data
+
+
+def test_json_that_is_plain_stays_as_it_is() -> None:
+    text = json.dumps({"name": "Zoë Łukasz 漢字", "n": [1, 2]}, ensure_ascii=False, indent=2)
+    assert printable_json(text) == text
