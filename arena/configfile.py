@@ -10,7 +10,6 @@ laughs" file fails at once. A message quotes at most a short prefix of a value (
 from __future__ import annotations
 
 import difflib
-import re
 import reprlib
 import shlex
 import shutil
@@ -20,9 +19,8 @@ from typing import Any
 import yaml
 
 from arena.errors import ConfigError
+from arena.names import NAME, NAME_RULE
 
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-"""Tournament and bot names: they become file and directory names."""
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".lua", ".jar")
 MAX_FILE_BYTES = 1024 * 1024
 """The largest YAML file read (tournament files and manifests are a few hundred bytes)."""
@@ -79,8 +77,7 @@ class Where:
         """``value`` as a name that may become a file name (``NAME``)."""
         name = self.text(value, key)
         if not NAME.fullmatch(name):
-            raise self.error(key, f"{shown(name)}: use letters, digits, '-', '_', '.', "
-                                  "starting with a letter or digit (64 at most)")
+            raise self.error(key, f"{shown(name)}: {NAME_RULE}")
         return name
 
 

@@ -140,6 +140,16 @@ def test_a_tournament_bot_may_be_a_dir(tmp_path: Path) -> None:
     assert (other.name, other.build) == ("other", ("make", "first_bot"))
 
 
+def test_a_tournament_dir_named_like_another_bot_in_another_case_is_refused(tmp_path: Path) -> None:
+    directory = bot_dir(tmp_path, "name: Mine\nrun: python3 random_bot.py\n")
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\ngame: blackout\nbots:\n  - {{name: mine, cmd: {ROOT}/bots/c/random_bot}}\n"
+                    f"  - dir: {directory}\n")
+    with pytest.raises(ConfigError, match=r"t.yaml: bots\[1\].name: 'Mine' is the name of another "
+                                          r"bot, 'mine', written differently"):
+        load_tournament(path)
+
+
 def test_a_tournament_dir_with_cmd_or_a_bad_manifest_names_the_bot_entry(tmp_path: Path) -> None:
     directory = bot_dir(tmp_path, "name: mine\nrun: python3 gone.py\n")
     path = tmp_path / "t.yaml"
