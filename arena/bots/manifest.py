@@ -29,9 +29,9 @@ import engine
 from arena.bots.build import TIMEOUT as BUILD_TIMEOUT
 from arena.bots.build import run_build
 from arena.bots.sandbox import Sandbox
-from arena.configfile import Where, check_program, command, kind, read_yaml, shown
+from arena.configfile import Where, check_program, command, kind, read_yaml
 from arena.errors import ConfigError
-from engine.errors import OptionError
+from engine.errors import OptionError, shown
 
 MANIFEST = "bot.yaml"
 """The manifest's file name in a bot's directory."""
