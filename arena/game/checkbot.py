@@ -59,6 +59,7 @@ from arena.errors import BotStartError, ConfigError
 from arena.game.play import seat_names
 from arena.game.referee import GameOutcome, play_game
 from arena.settings import Limits, TimeControl
+from engine.errors import shown
 
 PLAYERS = 4
 """Seats in every game of the check (both games allow 4)."""
@@ -334,14 +335,15 @@ class _Check:
             self.report(START, False, start_failure(bot, error), started)
             return None
         hello = bot.hello or {}
-        name = hello.get("name")
-        said = [f"name {name!r}" if isinstance(name, str) else "no name given"]
+        name = hello.get("name")  # name and version may be any JSON: quoted short, never whole
+        said = [f"name {shown(name)}" if isinstance(name, str) else
+                f"name {shown(name)} (not text)" if "name" in hello else "no name given"]
         if "protocol" in hello:
-            said.append(f"protocol {hello['protocol']}")
+            said.append(f"protocol {shown(hello['protocol'])}")
         else:
             said.append("protocol not stated (taken as 1)")
         if "version" in hello:
-            said.append(f"version {hello['version']!r}")
+            said.append(f"version {shown(hello['version'])}")
         self.report(START, True, ", ".join(said), started)
         return bot
 
