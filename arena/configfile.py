@@ -4,14 +4,12 @@ the key and the problem, e.g. ``tournaments/x.yaml: bots[2].cmd: no such file 'b
 Files come from strangers (a league's submissions), so they are read with limits: ``MAX_FILE_BYTES``,
 ``MAX_STRING`` characters in one value, ``MAX_DEPTH`` levels of nesting, and at most ``MAX_VALUES``
 values and ``MAX_CHARACTERS`` characters once aliases (``*name``) are expanded, so a 1 KB "billion
-laughs" file fails at once. A message quotes at most a short prefix of a value (``shown``).
+laughs" file fails at once. A message quotes at most a short prefix of a value (``engine.errors.shown``).
 """
 
 from __future__ import annotations
 
 import difflib
-import re
-import reprlib
 import shlex
 import shutil
 from pathlib import Path
@@ -20,9 +18,9 @@ from typing import Any
 import yaml
 
 from arena.errors import ConfigError
+from arena.names import NAME, NAME_RULE
+from engine.errors import shown
 
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-"""Tournament and bot names: they become file and directory names."""
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".lua", ".jar")
 MAX_FILE_BYTES = 1024 * 1024
 """The largest YAML file read (tournament files and manifests are a few hundred bytes)."""
@@ -79,8 +77,7 @@ class Where:
         """``value`` as a name that may become a file name (``NAME``)."""
         name = self.text(value, key)
         if not NAME.fullmatch(name):
-            raise self.error(key, f"{shown(name)}: use letters, digits, '-', '_', '.', "
-                                  "starting with a letter or digit (64 at most)")
+            raise self.error(key, f"{shown(name)}: {NAME_RULE}")
         return name
 
 
@@ -92,37 +89,6 @@ def unknown_key(key: str, allowed: set[str]) -> str:
     if close:
         return f"unknown key; did you mean {close[0]}?"
     return f"unknown key (allowed: {', '.join(sorted(allowed))})"
-
-
-SHOWN_LENGTH = 60
-"""The most characters of a value an error message quotes."""
-
-
-class _ShortRepr(reprlib.Repr):
-    """reprlib's bounded repr, with strings and objects cut at the end (the start is what a reader
-    recognises), not in the middle."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.maxstring = self.maxother = self.maxlong = SHOWN_LENGTH
-        self.maxlevel = 2
-
-    def repr_str(self, x: str, level: int) -> str:
-        return repr(x) if len(x) <= self.maxstring else f"{x[:self.maxstring]!r}..."
-
-    def repr_instance(self, x: object, level: int) -> str:
-        text = repr(x)  # the arena's own small value types (TimeControl, enums)
-        return text if len(text) <= self.maxother else f"{text[:self.maxother]}..."
-
-
-_SHORT_REPR = _ShortRepr()
-
-
-def shown(value: object, limit: int = SHOWN_LENGTH) -> str:
-    """``repr(value)`` cut to ``limit`` characters, never built whole (a hostile value may be huge,
-    deeply nested or refer to itself)."""
-    text = _SHORT_REPR.repr(value)
-    return text if len(text) <= limit else f"{text[:limit - 3]}..."
 
 
 def kind(value: object) -> str:

@@ -47,6 +47,7 @@ from engine.errors import (
     OptionError,
     PresetError,
     ReplayError,
+    shown,
 )
 from engine.game import GameInfo
 from engine.options import POINTS, BoolOption, ChoiceOption, IntOption, Option, resolve
@@ -449,7 +450,7 @@ def parse_action(state: State, raw: object) -> Action:
         return Card.parse(raw)
     if kind == "bid":
         if isinstance(raw, bool) or not isinstance(raw, int):
-            raise InvalidActionError(f"{raw!r} is not a bid (an integer)")
+            raise InvalidActionError(f"{shown(raw)} is not a bid (an integer)")
         return raw
     raise InvalidActionError("the game is over: no action is asked for")
 
@@ -460,7 +461,7 @@ def apply(state: State, action: object) -> State:
     if not phase.playing:
         if phase.kind == "bid":
             return _bid(state, action)
-        raise IllegalActionError(f"the game is over: no action {action} is allowed")
+        raise IllegalActionError(f"the game is over: no action {shown(action)} is allowed")
     # Playing a card: the hot path, kept in one function.
     seat = state.to_act
     assert seat is not None
@@ -496,11 +497,11 @@ def _bid(state: State, bid: object) -> State:
     seat = state.to_act
     assert seat is not None
     if isinstance(bid, bool) or not isinstance(bid, int) or type(bid) is Card:
-        raise InvalidActionError(f"seat {seat} bid {bid!r}: a bid is an integer")
+        raise InvalidActionError(f"seat {seat} bid {shown(bid)}: a bid is an integer")
     phase = state.phase
     size = phase.deal.size
     if not 0 <= bid <= size:
-        raise IllegalActionError(f"seat {seat} bid {bid}: bids are 0..{size} in this deal")
+        raise IllegalActionError(f"seat {seat} bid {shown(bid)}: bids are 0..{size} in this deal")
     if bid == _hooked_bid(state):
         raise IllegalActionError(
             f"seat {seat} bid {bid}: the hook forbids the last bid that makes the total {size}"
@@ -521,7 +522,7 @@ def _illegal_play(state: State, seat: int, action: object) -> Exception:
     if card is None:
         found = CARD_BY_VALUE.get(action) if type(action) is int else None
         if found is None:
-            return InvalidActionError(f"seat {seat} played {action!r}: not a card")
+            return InvalidActionError(f"seat {seat} played {shown(action)}: not a card")
         card = found
     hand = state.hand(seat)
     if card not in hand:

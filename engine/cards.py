@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, TypeVar
 
-from engine.errors import InvalidActionError
+from engine.errors import InvalidActionError, shown
 
 _T = TypeVar("_T")
 
@@ -56,7 +56,7 @@ class Card(int):
         """The card named ``text`` (e.g. ``"TD"``); raises InvalidActionError for anything else."""
         card = CARD_BY_NAME.get(text) if isinstance(text, str) else None
         if card is None:
-            raise InvalidActionError(f"{text!r} is not a card (rank 2-9TJQKA then suit CDHS, e.g. 'TD')")
+            raise InvalidActionError(f"{shown(text)} is not a card (rank 2-9TJQKA then suit CDHS, e.g. 'TD')")
         return card
 
 

@@ -45,7 +45,7 @@ from engine.cards import (
     names_of,
 )
 from engine.chance import Preset, check_deal, check_dealer
-from engine.errors import IllegalActionError, InvalidActionError, OptionError, ReplayError
+from engine.errors import IllegalActionError, InvalidActionError, OptionError, ReplayError, shown
 from engine.game import GameInfo
 from engine.options import POINTS, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
@@ -368,7 +368,7 @@ def parse_action(state: State, raw: object) -> Action:
             return "pass" if raw == "pass" else "zero"
         if isinstance(raw, int) and not isinstance(raw, bool):
             return raw
-        raise InvalidActionError(f"{raw!r} is not a call (1..12, \"pass\" or \"zero\")")
+        raise InvalidActionError(f"{shown(raw)} is not a call (1..12, \"pass\" or \"zero\")")
     raise InvalidActionError("the game is over: no action is asked for")
 
 
@@ -378,7 +378,7 @@ def apply(state: State, action: object) -> State:
     if not phase.playing:
         if phase.kind == "call":
             return _call(state, action)
-        raise IllegalActionError(f"the game is over: no action {action} is allowed")
+        raise IllegalActionError(f"the game is over: no action {shown(action)} is allowed")
     seat = state.to_act
     assert seat is not None
     legal = state.legal
@@ -414,7 +414,7 @@ def _illegal_play(state: State, seat: int, action: object) -> Exception:
     if card is None:
         found = CARD_BY_VALUE.get(action) if type(action) is int else None
         if found is None:
-            return InvalidActionError(f"seat {seat} played {action!r}: not a card")
+            return InvalidActionError(f"seat {seat} played {shown(action)}: not a card")
         card = found
     hand = state.hand(seat)
     if card not in hand:
@@ -436,9 +436,9 @@ def _call(state: State, action: object) -> State:
     elif type(action) is int and 1 <= action <= 12:
         call = action
     elif isinstance(action, int) and not isinstance(action, bool) and type(action) is not Card:
-        raise IllegalActionError(f"seat {seat} called {action}: a number call is 1..12")
+        raise IllegalActionError(f"seat {seat} called {shown(action)}: a number call is 1..12")
     else:
-        raise InvalidActionError(f"seat {seat} called {action!r}: not a call")
+        raise InvalidActionError(f"seat {seat} called {shown(action)}: not a call")
     phase = state.phase
     calls = phase.calls + ((seat, call),)
     partner = (seat + 2) % 4

@@ -5,7 +5,7 @@
     name: greedy                 # required; letters, digits, '-', '_', '.'
     run: python3 greedy_bot.py   # required; a command run in the bot's directory
     build: make                  # optional; run once in the bot's directory before it plays
-    version: "2"                 # optional; a league numbers versions itself when absent
+    version: "2"                 # optional, text (quoted); a league numbers versions when absent
     language: python             # optional, shown in listings
     author: Ada                  # optional, shown in listings
     games: [blackout]            # optional; the games it plays (default: every game)
@@ -29,9 +29,9 @@ import engine
 from arena.bots.build import TIMEOUT as BUILD_TIMEOUT
 from arena.bots.build import run_build
 from arena.bots.sandbox import Sandbox
-from arena.configfile import Where, check_program, command, kind, read_yaml, shown
+from arena.configfile import Where, check_program, command, kind, read_yaml
 from arena.errors import ConfigError
-from engine.errors import OptionError
+from engine.errors import OptionError, shown
 
 MANIFEST = "bot.yaml"
 """The manifest's file name in a bot's directory."""
@@ -112,13 +112,7 @@ def load_manifest(target: str | Path) -> Manifest:
     build = None if raw.get("build") is None else _command(where, raw["build"], "build")
     version = None
     if raw.get("version") is not None:
-        value = raw["version"]
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
-            raise where.error("version", f"expected a version such as 1.2, got {kind(value)}")
-        version = str(value).strip()
-        if not VERSION.fullmatch(version):
-            raise where.error("version", f"{shown(version)}: use letters, digits, '.', '-', '+', '_' "
-                                         "(32 at most)")
+        version = _version(where, raw["version"])
     games = _games(where, raw.get("games"))
     manifest = Manifest(path=path, name=name, run=run, build=build, version=version,
                         language=_optional_text(where, raw, "language"),
@@ -127,6 +121,23 @@ def load_manifest(target: str | Path) -> Manifest:
         check_program(where, run, str(manifest.directory), "run", base_is=MANIFEST_DIRECTORY,
                       hint=": build it, or add a `build:` that makes it")
     return manifest
+
+
+def _version(where: Where, value: object) -> str:
+    """``version`` as text: YAML reads an unquoted ``1.10`` as the number 1.1 (and ``2`` as 2,
+    ``1_0`` as 10, ``yes`` as true), which would be stored as another version than the author
+    wrote; so anything but a string is refused, with the hint to quote it."""
+    quote = 'quote it, e.g. version: "1.10"'
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise where.error("version", f"{kind(value)} is a number, not text: YAML reads an unquoted "
+                                     f"version as a number (1.10 as 1.1); {quote}")
+    if not isinstance(value, str):
+        raise where.error("version", f"expected text, got {kind(value)}: {quote}")
+    version = value.strip()
+    if not VERSION.fullmatch(version):
+        raise where.error("version", f"{shown(version)}: use letters, digits, '.', '-', '+', '_' "
+                                     "(32 at most)")
+    return version
 
 
 def _optional_text(where: Where, raw: dict[str, object], key: str) -> str | None:

@@ -25,6 +25,11 @@ what a request means:
 - Ids are the arena's: a reply that arrives after its request timed out is recognised by its id
   and dropped, so a slow bot does not also earn a malformed fault.
 - An over-long reply line is a malformed fault; the caller should restart the bot after it.
+- Replies are read by orjson; only a line it refuses is read again, by the exact reader
+  (``arena.bots.exactjson``), before it is called malformed: valid JSON orjson does not take (a
+  lone surrogate escape, an integer too long for a float) is read, and what is wrong with it said
+  by whoever judges it. Ids compare as exact integers: ``17.0``, ``true`` and an integer beyond 64
+  bits (which orjson reads as a float) are not id 17.
 - A UTF-8 byte-order mark before the first reply (``hello``) is ignored, as ``\\r\\n`` line ends
   are; it is looked for only when that first line fails to parse, so requests pay nothing for it.
 - Shutdown: ``close()`` sends ``quit``, closes stdin, waits the quit grace (``Limits.quit_grace_ms``)
@@ -55,6 +60,7 @@ import engine
 from arena.bots import launch, memory, registry
 from arena.bots.channel import NOTHING_RECEIVED, Channel, ChannelError, wait_exits
 from arena.bots.cputime import TreeClock
+from arena.bots.exactjson import NotJson, read_exactly
 from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit, snippet
 from arena.bots.memory import MemoryUse
 from arena.bots.registry import install_signal_handlers, signal_name
@@ -62,6 +68,7 @@ from arena.bots.sandbox import Sandbox, signal_of_status, start_hint
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
 from arena.errors import BotStartError
 from arena.settings import Limits
+from engine.errors import shown
 
 __all__ = [
     "CRASH_GRACE", "GAMES", "LINE_CAP", "LOG_CAP", "PROTOCOL_VERSION", "QUIT_GRACE", "BotProcess",
@@ -265,10 +272,10 @@ class BotProcess:
             self.close(grace=0)
             raise BotStartError(self._handshake_failure(error.fault)) from None
         protocol = reply.get("protocol", PROTOCOL_VERSION)
-        if protocol != PROTOCOL_VERSION:
+        if type(protocol) is not int or protocol != PROTOCOL_VERSION:  # 1.0 and true are not 1
             self.close(grace=0)
             raise BotStartError(
-                f"bot '{self.name}': speaks protocol {protocol!r}, the arena speaks "
+                f"bot '{self.name}': speaks protocol {shown(protocol)}, the arena speaks "
                 f"{PROTOCOL_VERSION}"
             )
         self.hello = reply
@@ -455,11 +462,7 @@ class BotProcess:
             try:
                 reply = orjson.loads(line)
             except orjson.JSONDecodeError:
-                reply = self._first_line(line, rid)
-                if reply is None:
-                    raise self._fault(
-                        FaultKind.MALFORMED, "reply is not JSON", data, line, start
-                    ) from None
+                reply = self._read_again(line, rid, data, start)
             if type(reply) is not dict:
                 raise self._fault(
                     FaultKind.MALFORMED, "reply is not a JSON object", data, line, start
@@ -482,10 +485,7 @@ class BotProcess:
                     self._abandoned.discard(got)
                     self.logger.debug("dropped late reply to request %d", got)
                     continue
-            detail = "reply has no id" if got is None else f"reply has id {got!r}"
-            raise self._fault(
-                FaultKind.MALFORMED, f"{detail}, expected {rid}", data, line, start
-            )
+            raise self._id_fault(reply, line, rid, data, start)
 
     def _at_deadline(self, now: float, deadline: float) -> float:
         """The request's new deadline when its deadline has passed (not after ``now``: time out).
@@ -544,15 +544,37 @@ class BotProcess:
         return self._fault(FaultKind.TIMEOUT, detail, sent, error.received, start, cpu=cpu,
                            limit=limit)
 
-    @staticmethod
-    def _first_line(line: bytes, rid: int) -> Any:
-        """The hello reply parsed without a leading byte-order mark, or None (not that case)."""
-        if rid != 0 or not line.startswith(_BOM):
-            return None
+    def _read_again(self, line: bytes, rid: int, sent: bytes, start: float) -> Any:
+        """A reply line orjson refused, read by the exact reader (``arena.bots.exactjson``), which
+        takes the valid JSON orjson does not (a lone surrogate escape, an integer too long for a
+        float) and skips a byte-order mark before the first reply; the malformed fault, saying
+        why, when it is not JSON the arena reads."""
         try:
-            return orjson.loads(line[len(_BOM):])
-        except orjson.JSONDecodeError:
-            return None
+            return read_exactly(_without_bom(line, rid))
+        except NotJson as error:
+            raise self._fault(FaultKind.MALFORMED, str(error), sent, line, start) from None
+
+    def _id_fault(self, reply: dict[str, Any], line: bytes, rid: int, sent: bytes,
+                  start: float) -> BotFaultError:
+        """The fault of a reply whose id is not the request's, with the id as the bot wrote it:
+        an integer orjson read as a float (beyond 64 bits) is read again exactly."""
+        got = reply.get("id")
+        if type(got) is float:
+            with contextlib.suppress(NotJson):
+                again = read_exactly(_without_bom(line, rid))
+                got = again.get("id") if type(again) is dict else got
+        if "id" not in reply:
+            detail = "reply has no id"
+        elif isinstance(got, int) and not isinstance(got, bool):  # a LongInteger too
+            detail = f"reply has id {shown(got)}"
+        else:  # 17.0, true, "17": not the integer the arena sent
+            detail = f"reply has id {shown(got)} (not an integer)"
+        return self._fault(FaultKind.MALFORMED, f"{detail}, expected {rid}", sent, line, start)
+
+    @property
+    def reply_line(self) -> bytes:
+        """The line of the last answered request's reply, as it came (a fault may quote it)."""
+        return self._exchange[1]
 
     def illegal(self, detail: str, elapsed: float | None = None) -> Fault:
         """Record an ILLEGAL fault (the referee's verdict) on the last answered request.
@@ -691,6 +713,11 @@ def _close_all_at_exit() -> None:
     except ValueError:  # not the main thread
         pass
     close_all()
+
+
+def _without_bom(line: bytes, rid: int) -> bytes:
+    """A reply line without the UTF-8 byte-order mark a first reply (``hello``, id 0) may have."""
+    return line[len(_BOM):] if rid == 0 and line.startswith(_BOM) else line
 
 
 def _timeout_note(fault: Fault) -> str:

@@ -59,6 +59,7 @@ from arena.errors import BotStartError, ConfigError
 from arena.game.play import seat_names
 from arena.game.referee import GameOutcome, play_game
 from arena.settings import Limits, TimeControl
+from engine.errors import shown
 
 PLAYERS = 4
 """Seats in every game of the check (both games allow 4)."""
@@ -201,6 +202,12 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.0f} minutes" if seconds >= 90 else f"{seconds:.0f} s"
 
 
+def _said(value: object) -> str:
+    """A field of the hello reply as the check quotes it: a string whole (its repr, escaped), any
+    other JSON briefly (``shown``: it may be a number of 4,000 digits, or nested 1,000 deep)."""
+    return repr(value) if isinstance(value, str) else shown(value)
+
+
 class _CheckedBot(BotProcess):
     """A bot process that times its answers and can add unknown fields and messages (step 4) or
     squeeze one ``act`` to a tiny allowance (step 5). Everything else is the normal process layer.
@@ -335,13 +342,14 @@ class _Check:
             return None
         hello = bot.hello or {}
         name = hello.get("name")
-        said = [f"name {name!r}" if isinstance(name, str) else "no name given"]
+        said = [f"name {_said(name)}" if isinstance(name, str) else
+                f"name {_said(name)} (not text)" if "name" in hello else "no name given"]
         if "protocol" in hello:
-            said.append(f"protocol {hello['protocol']}")
+            said.append(f"protocol {_said(hello['protocol'])}")
         else:
             said.append("protocol not stated (taken as 1)")
         if "version" in hello:
-            said.append(f"version {hello['version']!r}")
+            said.append(f"version {_said(hello['version'])}")
         self.report(START, True, ", ".join(said), started)
         return bot
 

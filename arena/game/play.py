@@ -16,7 +16,7 @@ from arena.bots.resolve import ResolvedBot, resolve_manifest
 from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
 from arena.game.referee import play_game, result_of
-from arena.game.seats import command_label, game_seats, given_name, log_file_name
+from arena.game.seats import command_label, free_name, game_seats, given_name, log_file_name
 from arena.settings import FaultPolicy, Limits, TimeControl
 
 
@@ -44,11 +44,7 @@ def seat_names(argvs: Sequence[Sequence[str]]) -> list[str]:
     for argv in argvs:
         key = tuple(argv)
         if key not in by_command:
-            base = command_label(argv)
-            name, n = base, 2
-            while name in by_command.values():
-                name, n = f"{base}-{n}", n + 1
-            by_command[key] = name
+            by_command[key] = free_name(command_label(argv), by_command.values())
         names.append(by_command[key])
     return names
 
@@ -125,16 +121,13 @@ def _manifest_names(names: list[str], manifests: Sequence[Manifest | None]) -> l
     with the manifests renamed before it, never with its own seats' labels: ``name: gobot`` with
     ``run: ./gobot`` is labelled ``gobot``, not ``gobot-2``.
     """
-    kept = {name for name, manifest in zip(names, manifests, strict=True) if manifest is None}
+    kept = [name for name, manifest in zip(names, manifests, strict=True) if manifest is None]
     renamed: dict[str, str] = {}
     for seat, manifest in enumerate(manifests):
         if manifest is None:
             continue
         label = names[seat]  # distinct per program, shared by partners running one program
         if label not in renamed:
-            name, n = manifest.name, 2
-            while name in kept or name in renamed.values():
-                name, n = f"{manifest.name}-{n}", n + 1
-            renamed[label] = name
+            renamed[label] = free_name(manifest.name, [*kept, *renamed.values()])
         names[seat] = renamed[label]
     return names

@@ -14,6 +14,7 @@ finished and every other seat's result stands.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
 from collections.abc import Mapping, Sequence
@@ -23,6 +24,7 @@ from typing import Any
 import orjson
 
 import engine
+from arena.bots.exactjson import NotJson, read_exactly
 from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit
 from arena.bots.process import BotProcess, Reply
 from arena.settings import Clock, FaultPolicy, TimeControl
@@ -294,11 +296,36 @@ class _Match:
     def illegal(self, seat: int, bot: BotProcess, error: EngineError, message: bytes,
                 reply: Reply, state: Any) -> None:
         """Record an illegal-action fault: the engine's verdict on the bot's reply (to the act
-        ``message``, the text the process layer completed with the reply's id)."""
-        received = reply.message if "action" in reply.message else "(no action)"
+        ``message``, the text the process layer completed with the reply's id).
+
+        A reply orjson could not read as written is quoted as it came: one with a value orjson
+        cannot write back (a lone surrogate, a ``LongInteger``), and one whose action orjson
+        read as a float, which may be an integer beyond 64 bits: that action is read again
+        exactly and judged again, so that the fault says what the bot sent."""
+        answer = reply.message
+        received: bytes | None = None
+        if type(answer.get("action")) is float:
+            with contextlib.suppress(NotJson):  # orjson read it: the exact reader does too
+                exact = read_exactly(bot.reply_line)
+                if type(exact) is dict:
+                    received = bot.reply_line
+                    error = self.verdict(state, exact.get("action")) or error
+        if received is None:
+            try:
+                received = orjson.dumps(answer if "action" in answer else "(no action)")
+            except orjson.JSONEncodeError:
+                received = bot.reply_line
         sent = b'%b,"id":%d}' % (message, reply.message["id"])
-        self.fault(seat, Fault.illegal(bot.name, str(error), sent, orjson.dumps(received),
-                                       bot.stderr_tail(), reply.elapsed), state)
+        self.fault(seat, Fault.illegal(bot.name, str(error), sent, received, bot.stderr_tail(),
+                                       reply.elapsed), state)
+
+    def verdict(self, state: Any, action: Any) -> EngineError | None:
+        """The engine's error for ``action`` in ``state``, or None if it is legal."""
+        try:
+            self.game.apply(state, self.game.parse_action(state, action))
+        except EngineError as error:
+            return error
+        return None
 
 
 def result_of(record: Mapping[str, Any], entrants: Sequence[str], policy: FaultPolicy) -> dict[str, Any]:

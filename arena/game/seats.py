@@ -2,23 +2,22 @@
 
 Labels follow the tournaments' rules: every seat's program gets a name of its own (copies of one
 program become ``random_bot``, ``random_bot-2``, ...), except partners in Partnership Blackout
-that run the same command, which are one entrant and share one name.
+that run the same command, which are one entrant and share one name. Names are told apart by their
+keys (``arena.names``): ``fast=...`` and ``FAST=...`` are two seats with one name, refused.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import engine
 from arena.bots.resolve import split_command
 from arena.errors import ConfigError
+from arena.names import NAME, name_key, same_name
 from engine.game import GameInfo
-
-SEAT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-"""A seat's given name: what tournaments allow for a bot name (it becomes part of a file name)."""
 
 UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -56,7 +55,7 @@ def given_name(text: str) -> tuple[str | None, str]:
     """A seat's ``NAME=`` prefix, if it is a valid name, and the rest (the bot's command or
     directory); ``(None, text)`` without one."""
     name, sep, rest = text.partition("=")
-    return (name, rest) if sep and SEAT_NAME.fullmatch(name) else (None, text)
+    return (name, rest) if sep and NAME.fullmatch(name) else (None, text)
 
 
 def player_count_text(game_name: str) -> str:
@@ -85,20 +84,29 @@ def game_seats(game_name: str, texts: Sequence[str]) -> list[Seat]:
             names[seat] = names[partner]  # the same program as its partner: one entrant
             continue
         if given is not None:
-            if given in names:
-                raise ConfigError(f"seat {seat}: the name {given!r} is already another seat's")
+            taken = same_name(given, [name for name in names if name is not None])
+            if taken is not None:
+                written = "" if taken == given else f" (as {taken!r})"
+                raise ConfigError(f"seat {seat}: the name {given!r} is already another "
+                                  f"seat's{written}")
             names[seat] = given
     for seat, (_, argv) in enumerate(parsed):
         if names[seat] is None:
-            base = command_label(argv)
-            name, n = base, 2
-            while name in names:
-                name, n = f"{base}-{n}", n + 1
-            names[seat] = name
+            names[seat] = name = free_name(command_label(argv), names)
             for partner in _later_partners(info, seat):
                 if parsed[partner] == parsed[seat]:
                     names[partner] = name
     return [Seat(str(name), argv) for name, (_, argv) in zip(names, parsed, strict=True)]
+
+
+def free_name(base: str, names: Iterable[str | None]) -> str:
+    """``base``, or ``base-2``, ``base-3``...: the first that is not the same name as one of
+    ``names`` (``arena.names``), for a label that must not pass for another seat's."""
+    keys = {name_key(name) for name in names if name is not None}
+    name, n = base, 2
+    while name_key(name) in keys:
+        name, n = f"{base}-{n}", n + 1
+    return name
 
 
 def _first_partner(info: GameInfo, seat: int) -> int | None:

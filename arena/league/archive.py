@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from arena.configfile import shown
 from arena.errors import ConfigError
+from engine.errors import shown
 
 MAX_FILES = 5_000
 MAX_BYTES = 256 * 1024 * 1024

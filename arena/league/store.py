@@ -9,6 +9,12 @@ results file of ``arena run`` makes the same trade with its fsync once a second)
 
 The schema's version is ``PRAGMA user_version``; ``MIGRATIONS[i]`` takes version ``i`` to ``i+1``.
 A database written by a newer arena is refused rather than guessed at.
+
+Entrants are compared by the keys of their names and versions (``arena.names``: ``OKONE`` and
+``okone.`` are one name), stored beside them (``name_key``, ``version_key``; schema 2) and
+checked in the transaction that accepts a version. A league from before the keys may hold two
+entrants whose names have one key: they stay two entrants, each taking new versions under its
+own spelling, and no third spelling is accepted (so the keys are indexed, not unique).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any
 import orjson
 
 from arena.errors import ConfigError, StorageError
+from arena.names import name_key
 
 DATABASE = "league.db"
 BOTS_DIR = "bots"
@@ -83,6 +90,12 @@ MIGRATIONS: tuple[str, ...] = (
         finished REAL NOT NULL
     );
     CREATE INDEX faults_by_bot ON faults (bot, finished);
+    """,
+    """
+    ALTER TABLE bots ADD COLUMN name_key TEXT NOT NULL DEFAULT '';
+    ALTER TABLE bots ADD COLUMN version_key TEXT NOT NULL DEFAULT '';
+    UPDATE bots SET name_key = arena_name_key(name), version_key = arena_name_key(version);
+    CREATE INDEX bots_by_name_key ON bots (name_key, version_key);
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -238,15 +251,23 @@ class Store:
 
     def add_bot(self, name: str, version: str, directory: str, run: Sequence[str],
                 language: str | None, author: str | None) -> Bot:
-        """Accept a version: it becomes the active one of its name (the previous is replaced)."""
+        """Accept a version: it becomes the active one of its name (the previous is replaced).
+
+        ConfigError, nothing written, when ``name`` is another entrant's written differently or
+        the entrant has ``version`` already (``taken_name``, ``taken_version``): checked in the
+        transaction that writes, so no two writers can both pass it."""
         with self.transaction():
+            problem = (taken_name(name, self.spellings(name))
+                       or taken_version(name, version, self.same_version(name, version)))
+            if problem is not None:
+                raise ConfigError(f"{self.directory}: {problem}")
             self.db.execute("UPDATE bots SET state = 'replaced' WHERE name = ? AND state = 'active'",
                             (name,))
             cursor = self.db.execute(
-                "INSERT INTO bots (name, version, dir, run, language, author, submitted, state) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
+                "INSERT INTO bots (name, version, dir, run, language, author, submitted, state, "
+                "name_key, version_key) VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)",
                 (name, version, directory, orjson.dumps(list(run)).decode(), language, author,
-                 time.time()))
+                 time.time(), name_key(name), name_key(version)))
             bot_id = cursor.lastrowid
         return self.bots_by_id()[int(bot_id or 0)]
 
@@ -254,15 +275,35 @@ class Store:
         """Every version of ``name`` accepted so far."""
         return [row[0] for row in self.db.execute("SELECT version FROM bots WHERE name = ?", (name,))]
 
+    def spellings(self, name: str) -> list[str]:
+        """The names of the entrants that are the same name as ``name`` (``arena.names``), first
+        submitted first: none for a new name; more than one only in a league from before names
+        were compared so."""
+        return [row[0] for row in self.db.execute(
+            "SELECT name FROM bots WHERE name_key = ? GROUP BY name ORDER BY MIN(id)",
+            (name_key(name),))]
+
+    def same_version(self, name: str, version: str) -> str | None:
+        """The version of the entrant ``name`` that is the same version as ``version``
+        (``arena.names``: ``V1`` is ``v1``), as it was written; None if it has none."""
+        row = self.db.execute("SELECT version FROM bots WHERE name = ? AND version_key = ? "
+                              "ORDER BY id LIMIT 1", (name, name_key(version))).fetchone()
+        return None if row is None else str(row[0])
+
     def retire(self, name: str) -> Bot:
-        """Take the active version of ``name`` out of the pool; ConfigError if there is none."""
+        """Take the active version of ``name`` (written as submitted, or as another spelling of
+        one active entrant's name) out of the pool; ConfigError if there is none, or several."""
         with self.transaction():
-            row = self.db.execute("SELECT * FROM bots WHERE name = ? AND state = 'active'",
-                                  (name,)).fetchone()
-            if row is None:
+            rows = self.db.execute("SELECT * FROM bots WHERE name_key = ? AND state = 'active' "
+                                   "ORDER BY id", (name_key(name),)).fetchall()
+            exact = [row for row in rows if row[1] == name]
+            if len(exact) != 1 and len(rows) != 1:
                 active = ", ".join(bot.name for bot in self.bots()) or "none"
-                raise ConfigError(f"{self.directory}: no active bot named {name!r} "
-                                  f"(active: {active})")
+                what = (f"no active bot named {name!r}" if not rows else
+                        f"{name!r} is the name of {len(rows)} active bots written differently "
+                        f"(from before names were compared so): give one exactly")
+                raise ConfigError(f"{self.directory}: {what} (active: {active})")
+            row = (exact or rows)[0]
             self.db.execute("UPDATE bots SET state = 'retired' WHERE id = ?", (row[0],))
         return _bot(row)
 
@@ -374,6 +415,29 @@ class Store:
         return dict(self.db.execute("SELECT bot, COUNT(*) FROM faults GROUP BY bot"))
 
 
+def taken_name(name: str, spellings: Sequence[str]) -> str | None:
+    """Why the league cannot take an entrant named ``name`` whose name it holds as
+    ``spellings`` (``Store.spellings``): it is another entrant's, written differently; None when
+    it is new or written as an entrant's own."""
+    if not spellings or name in spellings:
+        return None
+    others = " and ".join(repr(other) for other in spellings)
+    entrant = "entrant" if len(spellings) == 1 else "entrants"
+    return (f"{name!r} is the name of the {entrant} {others}, written differently (names "
+            f"compare without case, width or trailing dots): submit it as {spellings[0]!r} for "
+            f"a new version of that entrant, or choose another name")
+
+
+def taken_version(name: str, version: str, same: str | None) -> str | None:
+    """Why the entrant ``name`` cannot take ``version`` when it has ``same``
+    (``Store.same_version``), or None."""
+    if same is None:
+        return None
+    written = "" if same == version else f" (as v{same})"
+    return (f"{name} v{version} is already in the league{written} (give the new one another "
+            f"version)")
+
+
 def game_id_of(set_id: int, rotation: int) -> str:
     """A league game's id: its set and rotation."""
     return f"s{set_id:06d}-r{rotation}"
@@ -408,6 +472,8 @@ def _connect(path: Path) -> sqlite3.Connection:
         # which is every ~250 games of ~10 KB and doubles the cost of storing one (bench/league.py).
         connection.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES}")
         connection.execute("PRAGMA foreign_keys = ON")
+        # For the migration to schema 2, which keys the names already stored (arena.names).
+        connection.create_function("arena_name_key", 1, name_key, deterministic=True)
     except sqlite3.OperationalError as error:
         raise storage_error(path, error, "the league was not opened") from None
     return connection

@@ -37,7 +37,8 @@ from arena.league.archive import bot_root, copy_tree, is_archive, unpack
 from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.settings import LeagueSettings
-from arena.league.store import BOTS_DIR, STAGING_DIR, SUBMISSIONS_LOG, Store
+from arena.league.store import BOTS_DIR, STAGING_DIR, SUBMISSIONS_LOG, Store, taken_name, taken_version
+from arena.names import name_key
 
 LOCK_WAIT = 60.0
 """Seconds a submission waits for another one that is storing its bot, then gives up."""
@@ -248,14 +249,21 @@ def _stage(source: Path, staging: Path) -> Path:
 
 
 def _version(store: Store, manifest: Manifest) -> str:
-    """The manifest's version, or the next whole number after the name's versions so far."""
-    known = store.versions(manifest.name)
+    """The manifest's version, or the next whole number after the name's versions so far.
+
+    Rejected when the name is another entrant's written differently, or the version is one the
+    entrant has (``arena.names``: compared by their keys); the store checks both again as it
+    writes."""
+    problem = taken_name(manifest.name, store.spellings(manifest.name))
+    if problem is not None:
+        raise Rejected(f"{manifest.path}: name: {problem}")
     if manifest.version is not None:
-        if manifest.version in known:
-            raise Rejected(f"{manifest.path}: version: {manifest.name} v{manifest.version} is "
-                           f"already in the league (give the new one another version)")
+        problem = taken_version(manifest.name, manifest.version,
+                                store.same_version(manifest.name, manifest.version))
+        if problem is not None:
+            raise Rejected(f"{manifest.path}: version: {problem}")
         return manifest.version
-    numbers = [int(v) for v in known if v.isdigit()]
+    numbers = [int(key) for v in store.versions(manifest.name) if (key := name_key(v)).isdigit()]
     return str(max(numbers, default=0) + 1)
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from arena.configfile import shown
 from arena.errors import ConfigError
 from arena.plans.seating import Seating
 from arena.plans.tournament import BotSpec, Tournament, load_tournament
+from engine.errors import shown
 
 FREE = frozenset({"path", "jobs", "max_live_bots", "cluster", "sandbox", "left_out",
                   "clock_given", "rating"})

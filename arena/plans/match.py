@@ -31,7 +31,7 @@ import engine
 from arena.bots.resolve import ResolvedBot, resolve_bot
 from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
-from arena.game.seats import UNSAFE, command_label
+from arena.game.seats import UNSAFE, command_label, free_name
 from arena.ratings.sprt import SprtBounds, unit_score
 from arena.settings import FaultPolicy, Limits, TimeControl
 from arena.work import BotCommand, GameSpec, RunSettings
@@ -109,16 +109,11 @@ def legacy_field_names(count: int) -> tuple[str, ...]:
 def field_labels(field: Sequence[ResolvedBot]) -> tuple[str, ...]:
     """The field bots' names: a bot directory's manifest name, else its program's file name
     (``bots/c/random_bot`` is ``random_bot``); one program given twice, or two programs of one
-    name, are numbered (``random_bot``, ``random_bot-2``); never ``candidate`` or ``baseline``."""
-    taken = {CANDIDATE, BASELINE}
+    name (as names compare: ``arena.names``), are numbered (``random_bot``, ``random_bot-2``);
+    never ``candidate`` or ``baseline``."""
     names: list[str] = []
     for bot in field:
-        base = bot.name or _program_name(bot.argv)
-        name, n = base, 2
-        while name in taken:
-            name, n = f"{base}-{n}", n + 1
-        taken.add(name)
-        names.append(name)
+        names.append(free_name(bot.name or _program_name(bot.argv), [CANDIDATE, BASELINE, *names]))
     return tuple(names)
 
 

@@ -18,13 +18,14 @@ from arena.bots.build import run_build
 from arena.bots.manifest import MANIFEST_DIRECTORY
 from arena.bots.resolve import ResolvedBot, resolve_command, resolve_manifest
 from arena.bots.sandbox import Sandbox, sandbox_mode
-from arena.configfile import NAME, read_yaml, resolved_from
 from arena.configfile import Where as _Where
 from arena.configfile import check_program as _check_program
 from arena.configfile import command as _command
 from arena.configfile import kind as _kind
+from arena.configfile import read_yaml, resolved_from
 from arena.connectivity import minimum_tables
 from arena.errors import ConfigError
+from arena.names import same_name
 from arena.plans.seating import DEFAULT_SEATING, Seating
 from arena.settings import (
     BANK_MS,
@@ -159,10 +160,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     for required in ("name", "game", "bots"):
         if required not in top:
             raise where.error(required, "missing (required)")
-    name = where.text(top["name"], "name")
-    if not NAME.fullmatch(name):
-        raise where.error("name", f"{name!r}: use letters, digits, '-', '_', '.', "
-                                  "starting with a letter or digit (64 at most)")
+    name = where.name(top["name"], "name")
     game_name = where.text(top["game"], "game")
     try:
         game = engine.game(game_name)
@@ -301,10 +299,16 @@ def _challengers(where: _Where, fmt: str, raw: object,
         raise where.error("challengers", "missing (required by format: gauntlet)")
     challengers = _bots(where, raw, "challengers")
     for index, challenger in enumerate(challengers):
-        if any(bot.name == challenger.name for bot in bots):
-            raise where.error(f"challengers[{index}].name",
-                              f"{challenger.name!r} is already the name of a bot")
+        if (taken := same_name(challenger.name, [bot.name for bot in bots])) is not None:
+            raise where.error(f"challengers[{index}].name", _taken(challenger.name, taken, "a bot"))
     return challengers
+
+
+def _taken(name: str, taken: str, whose: str) -> str:
+    """The problem with a bot name that is the same name as another's (``arena.names``)."""
+    if name == taken:
+        return f"{name!r} is already the name of {whose}"
+    return f"{name!r} is the name of {whose}, {taken!r}, written differently"
 
 
 def _bots(where: _Where, raw: object, section: str = "bots") -> tuple[BotSpec, ...]:
@@ -320,12 +324,9 @@ def _bots(where: _Where, raw: object, section: str = "bots") -> tuple[BotSpec, .
         for required in ("name", "cmd"):
             if required not in entry:
                 raise where.error(f"{key}.{required}", "missing (required)")
-        name = where.text(entry["name"], f"{key}.name")
-        if not NAME.fullmatch(name):
-            raise where.error(f"{key}.name", f"{name!r}: use letters, digits, '-', '_', '.', "
-                                             "starting with a letter or digit (64 at most)")
-        if any(bot.name == name for bot in bots):
-            raise where.error(f"{key}.name", f"{name!r} is already the name of another bot")
+        name = where.name(entry["name"], f"{key}.name")
+        if (taken := same_name(name, [bot.name for bot in bots])) is not None:
+            raise where.error(f"{key}.name", _taken(name, taken, "another bot"))
         workdir = entry.get("workdir")
         if workdir is not None:
             workdir = where.text(workdir, f"{key}.workdir")
@@ -383,8 +384,8 @@ def _dir_bot(where: _Where, entry: dict[str, Any], key: str, bots: list[BotSpec]
     except ConfigError as error:
         raise where.error(f"{key}.dir", str(error)) from None
     name = where.name(entry["name"], f"{key}.name") if "name" in entry else str(resolved.name)
-    if any(bot.name == name for bot in bots):
-        raise where.error(f"{key}.name", f"{name!r} is already the name of another bot")
+    if (taken := same_name(name, [bot.name for bot in bots])) is not None:
+        raise where.error(f"{key}.name", _taken(name, taken, "another bot"))
     sandbox = None if "sandbox" not in entry else sandbox_mode(
         entry["sandbox"], f"{where.path}: {key}.sandbox")
     return BotSpec(name, resolved, sandbox)
@@ -399,20 +400,21 @@ def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...], info: GameInfo
         raise where.error("teams", f"only {' and '.join(with_teams)} has teams")
     if not isinstance(raw, list) or not raw:
         raise where.error("teams", f"expected a list of [bot, bot] pairs, got {_kind(raw)}")
-    names = {bot.name for bot in bots}
+    names = [bot.name for bot in bots]
     teams: list[tuple[str, str]] = []
     for index, pair in enumerate(raw):
         key = f"teams[{index}]"
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
             raise where.error(key, f"expected a pair of bot names, got {_kind(pair)}")
-        absent = [member for member in pair if member in left_out]
+        absent = [gone for member in pair if (gone := same_name(member, left_out)) is not None]
         if absent:  # its bot's note says why; the team goes with it
             left_out[absent[0]] += f" (and with it {key}, {pair[0]}+{pair[1]})"
             continue
-        for member in pair:
-            if member not in names:
+        members = [same_name(member, names) for member in pair]  # each bot's name as written
+        for member, found in zip(pair, members, strict=True):
+            if found is None:
                 raise where.error(key, f"no bot named {member!r}")
-        team = (pair[0], pair[1])
+        team = (str(members[0]), str(members[1]))
         if team in teams:
             raise where.error(key, f"team {pair[0]}+{pair[1]} is listed twice")
         teams.append(team)

@@ -29,10 +29,11 @@ from urllib.parse import quote
 
 import orjson
 
-from arena.configfile import NAME, read_yaml
+from arena.configfile import read_yaml
 from arena.errors import ConfigError, ResultsError
 from arena.league.status import EXPORT_DIR
 from arena.league.store import DATABASE
+from arena.names import NAME
 from arena.ratings.model import RESAMPLES, Ratings, rate
 from arena.ratings.record import rating_input
 from arena.ratings.table import COMPARED

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from arena.configfile import NAME
 from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.executors.batch import preflight
+from arena.names import NAME
 from arena.plans.match import GAME_ID, Match, legacy_field_names, score_of_unit, unit_games
 from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, SprtBounds, match_stats
 from arena.runs.progress import StatusLine

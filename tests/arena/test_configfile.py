@@ -13,13 +13,12 @@ from arena.configfile import (
     MAX_DEPTH,
     MAX_FILE_BYTES,
     MAX_STRING,
-    SHOWN_LENGTH,
     Where,
     kind,
     read_yaml,
-    shown,
 )
 from arena.errors import ConfigError
+from engine.errors import SHOWN_LENGTH, shown
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")

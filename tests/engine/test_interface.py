@@ -14,7 +14,7 @@ import pytest
 
 import engine
 from engine.cards import DECK
-from engine.errors import InvalidActionError, OptionError, UnknownGameError
+from engine.errors import EngineError, InvalidActionError, OptionError, UnknownGameError, shown
 
 ARENA = Path(__file__).resolve().parents[2] / "arena"
 CARD_NAMES = {str(card) for card in DECK}
@@ -104,6 +104,36 @@ def test_a_recorded_deal_given_as_a_preset_is_dealt_again_and_replays(name: str,
     assert record["deals"][0]["hands"] == first["hands"]
     assert record["deals"][0]["dealer"] == first["dealer"]
     assert game.record(engine.replay(json.loads(json.dumps(record))), record["names"]) == record
+
+
+# Wire values a bot may send for an action, valid JSON all, none of them an action.
+HOSTILE_ACTIONS = [10 ** 5000, -(10 ** 5000), 2 ** 64, "\ud800", "x" * 100_000, [[[[[[1]]]]]],
+                   {"k" * 1000: 1}, 17.0, 1e308, True, None]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_an_action_that_is_no_action_is_an_engine_error_quoting_it_briefly(name: str) -> None:
+    """Every phase's judge quotes a hostile action in a few dozen characters, never by printing it
+    whole (a 5,000-digit integer cannot even be printed: Python refuses past 4,300 digits)."""
+    game = engine.game(name)
+    rng = random.Random(3)
+    state = game.new_game(game.info.player_counts[0], 3, dict(game.info.short_options))
+    kinds: set[str] = set()
+    while not state.is_over:
+        kinds.add(state.kind)
+        for raw in HOSTILE_ACTIONS:
+            with pytest.raises(EngineError) as caught:
+                game.apply(state, game.parse_action(state, raw))
+            assert len(str(caught.value)) < 200, str(caught.value)[:300]
+        state = game.apply(state, rng.choice(game.legal_actions(state)))
+    assert kinds == set(game.info.decision_kinds)
+
+
+def test_shown_names_an_integer_too_long_to_print_by_its_digits() -> None:
+    assert shown(10 ** 5000) == "(an integer of 5,001 digits)"
+    assert shown(-(10 ** 4999) - 7) == "(a negative integer of 5,000 digits)"
+    assert shown(2 ** 64) == "18446744073709551616" and shown(-5) == "-5"
+    assert all(shown(10 ** n - 1) == f"(an integer of {n:,} digits)" for n in range(60, 400))
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -62,6 +62,31 @@ def test_a_wrong_manifest_is_one_error_naming_file_key_and_problem(
     assert problem in message and "\n" not in message
 
 
+@pytest.mark.parametrize(("written", "problem"), [
+    ("1.10", "version: float 1.1 is a number, not text: YAML reads an unquoted version as a number "
+             '(1.10 as 1.1); quote it, e.g. version: "1.10"'),
+    ("2", "version: int 2 is a number, not text"),
+    ("1.0e+3", "version: float 1000.0 is a number, not text"),
+    ("0x1F", "version: int 31 is a number, not text"),
+    ("yes", 'version: expected text, got bool True: quote it, e.g. version: "1.10"'),
+    ("2024-01-02", "version: expected text, got date datetime.date(2024, 1, 2)"),
+])
+def test_an_unquoted_version_that_yaml_reads_as_no_text_is_refused_with_a_hint_to_quote_it(
+        tmp_path: Path, written: str, problem: str) -> None:
+    directory = bot_dir(tmp_path, f"name: x\nrun: python3 random_bot.py\nversion: {written}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_manifest(directory)
+    assert str(caught.value).startswith(f"{directory / 'bot.yaml'}: {problem}")
+
+
+@pytest.mark.parametrize(("written", "version"), [('"1.10"', "1.10"), ("'2'", "2"),
+                                                  ("1.10-beta", "1.10-beta"), ("1e3", "1e3")])
+def test_a_version_is_kept_as_the_text_written(tmp_path: Path, written: str, version: str) -> None:
+    """``1e3`` is text to YAML 1.1 (its floats need a dot), so it is kept as written."""
+    directory = bot_dir(tmp_path, f"name: x\nrun: python3 random_bot.py\nversion: {written}\n")
+    assert load_manifest(directory).version == version
+
+
 def test_a_directory_of_several_bots_names_their_manifests(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="name one: .*greedy.bot.yaml, .*random.bot.yaml"):
         load_manifest(ROOT / "bots/python")
@@ -138,6 +163,16 @@ def test_a_tournament_bot_may_be_a_dir(tmp_path: Path) -> None:
     mine, other = tournament.bots[0], tournament.bots[3]
     assert (mine.name, mine.argv, mine.workdir) == ("mine", ("python3", "random_bot.py"), str(directory))
     assert (other.name, other.build) == ("other", ("make", "first_bot"))
+
+
+def test_a_tournament_dir_named_like_another_bot_in_another_case_is_refused(tmp_path: Path) -> None:
+    directory = bot_dir(tmp_path, "name: Mine\nrun: python3 random_bot.py\n")
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\ngame: blackout\nbots:\n  - {{name: mine, cmd: {ROOT}/bots/c/random_bot}}\n"
+                    f"  - dir: {directory}\n")
+    with pytest.raises(ConfigError, match=r"t.yaml: bots\[1\].name: 'Mine' is the name of another "
+                                          r"bot, 'mine', written differently"):
+        load_tournament(path)
 
 
 def test_a_tournament_dir_with_cmd_or_a_bad_manifest_names_the_bot_entry(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from time import perf_counter
 import pytest
 
 from arena.bots.channel import NOTHING_RECEIVED
+from arena.bots.exactjson import LongInteger
 from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit
 from arena.bots.process import QUIT_GRACE, BotProcess, close_all, live_bots
 from arena.errors import BotStartError
@@ -244,6 +245,48 @@ def test_wrong_id_is_malformed(bot):
     assert fault.kind is FaultKind.MALFORMED
     assert fault.detail == "reply has id 1001, expected 1"
     assert '"id":1001' in fault.received
+
+
+@pytest.mark.parametrize(("mode", "detail"), [
+    ("long-id", "reply has id (an integer of 5,000 digits), expected 1"),
+    ("wide-id", "reply has id 18446744073709551617, expected 1"),  # orjson: a float, 1.8e19
+    ("float-id", "reply has id 1.0 (not an integer), expected 1"),
+    ("true-id", "reply has id True (not an integer), expected 1"),
+])
+def test_an_id_is_compared_as_the_exact_integer_the_bot_wrote(bot, mode, detail):
+    process = bot("valid_json", mode)
+    with pytest.raises(BotFaultError) as error:
+        process.request(act(), 20.0)
+    fault = error.value.fault
+    assert (fault.kind, fault.detail) == (FaultKind.MALFORMED, detail)
+    assert fault.received.startswith('{"id":')
+    assert process.request(act(), 20.0).message["action"] in act()["legal"]  # it plays on
+
+
+@pytest.mark.parametrize(("mode", "action"), [("surrogate-action", "\ud800"),
+                                              ("long-action", LongInteger("9" * 5000))])
+def test_a_reply_orjson_refuses_is_read_exactly_for_the_referee_to_judge(bot, mode, action):
+    process = bot("valid_json", mode)
+    reply = process.request(act(), 20.0)
+    assert reply.message == {"id": 1, "action": action}
+    assert process.request(act(), 20.0).message["action"] in act()["legal"]
+
+
+@pytest.mark.parametrize("mode", ["surrogate-extra", "long-extra"])
+def test_an_extra_key_orjson_cannot_read_is_ignored(bot, mode):
+    reply = bot("valid_json", mode).request(act(), 20.0)
+    assert reply.message["id"] == 1 and reply.message["action"] in act()["legal"]
+
+
+def test_a_hello_reply_may_hold_any_json_in_its_name_and_version(bot):
+    process = bot("valid_json", "odd-hello", 0)
+    assert process.hello == {"id": 0, "name": LongInteger("9" * 5000), "version": "\ud800",
+                             "protocol": 1}
+
+
+def test_a_hello_saying_protocol_true_does_not_speak_protocol_1(bot):
+    with pytest.raises(BotStartError, match=r"speaks protocol True, the arena speaks 1$"):
+        bot("valid_json", "true-protocol", 0)
 
 
 @pytest.mark.parametrize(("mode", "kind", "legal", "action"), [

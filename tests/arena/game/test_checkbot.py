@@ -108,6 +108,9 @@ MISBEHAVING_BOTS = {
     "wrong_id": ("wrong_id.py", [], "play blackout", ["malformed: reply has id"]),
     "huge_line": ("huge_line.py 2 0", [], "play blackout", ["malformed: line over"]),
     "illegal": ("illegal.py", [], "play blackout", ["illegal:", '"action":99']),
+    "valid_json": ("valid_json.py long-action", [], "play blackout",
+                   ["illegal: seat ", "bid (an integer of 5,000 digits): bids are 0..",
+                    '"action":9999']),
     "ignores_quit": ("ignores_quit.py", [], "quit",
                      ["did not exit within the quit grace of 2000 ms", "the arena killed it"]),
 }
@@ -130,6 +133,14 @@ def test_each_misbehaving_bot_fails_with_its_reason(bot: str) -> None:
         assert all(found[name][0] == "SKIP" for name in after), result.stdout
     elif failing == "play blackout":  # the quit step still runs (on a fresh process)
         assert [found[name][0] for name in after] == ["SKIP"] * 3 + ["PASS"], result.stdout
+
+
+def test_a_hello_whose_name_and_version_are_any_json_passes_saying_what_they_are() -> None:
+    result = arena("check-bot", "--game", "blackout",
+                   f"{PYTHON} {MISBEHAVING}/valid_json.py odd-hello 0")
+    status, text = steps(result.stdout)["start and hello"]
+    assert status == "PASS", result.stdout + result.stderr
+    assert "name (an integer of 5,000 digits) (not text), protocol 1, version '\\ud800'" in text
 
 
 def test_an_act_that_misses_its_one_millisecond_is_recorded_and_the_bot_restarted() -> None:

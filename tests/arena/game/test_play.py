@@ -90,6 +90,25 @@ def test_a_name_given_twice_is_refused() -> None:
         game_seats("blackout", [f"x={C_BOT}", f"x={C_BOT}", C_BOT])
 
 
+def test_a_name_given_twice_in_another_spelling_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="seat 1: the name 'X.' is already another seat's "
+                                          r"\(as 'x'\)"):
+        game_seats("blackout", [f"x={C_BOT}", f"X.={C_BOT}", C_BOT])
+    done = arena("play", "blackout", f"okone={C_BOT}", f"OKONE={C_BOT}", C_BOT)
+    assert done.returncode == 2 and "the name 'OKONE' is already another seat's" in done.stderr
+
+
+def test_a_label_never_passes_for_a_given_name_in_another_spelling(tmp_path: Path) -> None:
+    seats = game_seats("blackout", ["./random_bot", "Random_Bot=./random_bot -v", "./random_bot -v"])
+    assert [seat.name for seat in seats] == ["random_bot-2", "Random_Bot", "random_bot-3"]
+    gobot = compiled_bot(tmp_path, "gobot")
+    log = tmp_path / "game.json"
+    done = arena("play", "blackout", f"GOBOT={C_BOT}", str(gobot), C_BOT, "-o", "deals=1",
+                 "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    assert orjson.loads(log.read_bytes())["names"] == ["GOBOT", "gobot-2", "c/random_bot"]
+
+
 def test_an_equals_sign_inside_a_command_is_not_a_name() -> None:
     seats = game_seats("blackout", ["python3 bot.py --depth=3", C_BOT, C_BOT])
     assert seats[0].argv == ("python3", "bot.py", "--depth=3") and seats[0].name == "bot"

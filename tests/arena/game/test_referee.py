@@ -196,6 +196,24 @@ CASES = {
                               received=r'\{"id":\d+,"action":"XX"\}$'),
     "illegal-card": Case(misbehaving("illegal", "card", 5), 0, FaultKind.ILLEGAL, 5,
                          r"seat 0 played [2-9TJQKA][CDHS]: ", received=r'\{"id":\d+,"action":"'),
+    # Valid JSON that orjson does not read as written: judged as written, never "not JSON".
+    "surrogate-bid": Case(misbehaving("valid_json", "surrogate-action", 1), 1, FaultKind.ILLEGAL,
+                          1, r"'\\ud800' is not a bid \(an integer\)$",
+                          received=r'\{"id":\d+,"action":"\\ud800"\}$'),
+    "surrogate-card": Case(misbehaving("valid_json", "surrogate-action", 2), 2, FaultKind.ILLEGAL,
+                           2, r"'\\ud800' is not a card", received=r'\{"id":\d+,"action":"\\ud800"\}$'),
+    "long-bid": Case(misbehaving("valid_json", "long-action", 1), 3, FaultKind.ILLEGAL, 1,
+                     r"seat 3 bid \(an integer of 5,000 digits\): bids are 0\.\.\d+ in this deal$",
+                     received=r'\{"id":\d+,"action":9{100}'),
+    "long-card": Case(misbehaving("valid_json", "long-action", 2), 0, FaultKind.ILLEGAL, 2,
+                      r"\(an integer of 5,000 digits\) is not a card \(rank",
+                      received=r'\{"id":\d+,"action":9{100}'),
+    "wide-bid": Case(misbehaving("valid_json", "wide-action", 1), 1, FaultKind.ILLEGAL, 1,
+                     r"seat 1 bid 18446744073709551616: bids are 0\.\.\d+ in this deal$",
+                     received=r'\{"id":\d+,"action":18446744073709551616\}$'),
+    "long-id": Case(misbehaving("valid_json", "long-id", 3), 2, FaultKind.MALFORMED, 3,
+                    r"reply has id \(an integer of 5,000 digits\), expected \d+$",
+                    received=r'\{"id":9{100}'),
     "crash": Case(misbehaving("crash_mid_game", 3), 1, FaultKind.CRASH, 3,
                   r"exited with code 3$", stderr="crash_mid_game: giving up on act"),
     "closes-stdout": Case(misbehaving("closes_stdout", 2), 2, FaultKind.CRASH, 2,
@@ -247,6 +265,15 @@ def test_fault_is_recorded_and_every_other_result_stands(case, policy, start):
         assert result["forfeits"] == [False] * 4
         assert result["ranks"] == record["places"]
     assert all(bots[seat].is_running for seat in others)
+
+
+@pytest.mark.parametrize("mode", ["surrogate-extra", "long-extra"])
+def test_a_reply_whose_extra_key_orjson_refuses_is_accepted(mode, start):
+    """Extra keys are ignored (docs/protocol.md), whatever valid JSON they hold."""
+    bots = [start(f"good{seat}", misbehaving("well_behaved")) for seat in range(3)]
+    bots.insert(2, start("extra", misbehaving("valid_json", mode, 2)))
+    outcome = play_game("blackout", bots, 5, SHORT, time_control=GENEROUS)
+    assert outcome.record["faults"] == [] and outcome.record["complete"]
 
 
 @pytest.mark.parametrize("policy", list(FaultPolicy), ids=lambda p: p.value)

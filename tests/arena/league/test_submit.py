@@ -19,7 +19,8 @@ import orjson
 import pytest
 
 from arena.bots.sandbox import bwrap_problem
-from arena.league.store import DATABASE
+from arena.errors import ConfigError
+from arena.league.store import DATABASE, MIGRATIONS, SCHEMA_VERSION, Store
 from arena.league.submit import TEST_PAUSE_AFTER_STORE
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -266,3 +267,143 @@ def test_a_submission_being_checked_keeps_its_staging_while_another_tidies(tmp_p
             checked.wait()
     assert out == "accepted slow v1\n", out + err
     assert list((league / "staging").iterdir()) == []
+
+
+def spelled_bot(tmp_path: Path, name: str, version: str | None = None, folder: str = "") -> Path:
+    """``own_bot`` under a folder of its own (one per spelling or version), with ``version:``
+    written as given (quoted or not)."""
+    (tmp_path / folder).mkdir(exist_ok=True)
+    directory = own_bot(tmp_path / folder, name)
+    if version is not None:
+        with (directory / "bot.yaml").open("a") as manifest:
+            manifest.write(f"version: {version}\n")
+    return directory
+
+
+def test_another_spelling_of_an_entrants_name_is_refused_naming_the_entrant(tmp_path: Path) -> None:
+    league = new_league(tmp_path)
+    assert arena("league", "submit", league, own_bot(tmp_path, "okone")).stdout == "accepted okone v1\n"
+    for spelling in ("OKONE", "okone.", "OkOne.."):
+        bot = spelled_bot(tmp_path, spelling, folder=spelling)
+        done = arena("league", "submit", league, bot)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert done.stdout.splitlines()[0] == (
+            f"rejected: {bot}/bot.yaml: name: '{spelling}' is the name of the entrant 'okone', "
+            f"written differently (names compare without case, width or trailing dots): submit "
+            f"it as 'okone' for a new version of that entrant, or choose another name")
+        assert stored_versions(league, spelling) == []
+    assert [p.name for p in (league / "bots").iterdir()] == ["okone"]
+    assert entrant_rows(league, "okone") == 1
+    again = spelled_bot(tmp_path, "okone", folder="again")
+    assert arena("league", "submit", league, again).stdout == "accepted okone v2\n"
+
+
+def test_a_version_is_text_and_versions_compare_as_names_do(tmp_path: Path) -> None:
+    league = new_league(tmp_path)
+    unquoted = spelled_bot(tmp_path, "mine", "1.10", folder="unquoted")
+    done = arena("league", "submit", league, unquoted)
+    assert done.returncode == 1 and stored_versions(league, "mine") == []
+    assert done.stdout.splitlines()[0] == (
+        f"rejected: {unquoted}/bot.yaml: version: float 1.1 is a number, not text: YAML reads an "
+        f'unquoted version as a number (1.10 as 1.1); quote it, e.g. version: "1.10"')
+    for version in ("1.10", "1.1"):  # two versions, as written (YAML would have made one of them)
+        done = arena("league", "submit", league, spelled_bot(tmp_path, "mine", f'"{version}"',
+                                                             folder=version))
+        assert done.stdout == f"accepted mine v{version}\n", done.stdout + done.stderr
+    same = spelled_bot(tmp_path, "mine", '"1.10."', folder="same")
+    done = arena("league", "submit", league, same)
+    assert done.returncode == 1 and done.stdout.splitlines()[0] == (
+        f"rejected: {same}/bot.yaml: version: mine v1.10. is already in the league (as v1.10) "
+        f"(give the new one another version)")
+    assert stored_versions(league, "mine") == ["1.10", "1.1"]
+
+
+@pytest.mark.slow
+def test_a_second_spelling_waiting_for_the_first_to_be_stored_is_refused(tmp_path: Path) -> None:
+    """Two spellings submitted at once: the second is checked again once the first is stored."""
+    league = new_league(tmp_path)
+    fifo = tmp_path / "pause"
+    holder = paused_submit(league, own_bot(tmp_path, "okone"), fifo)
+    second: subprocess.Popen[str] | None = None
+    try:
+        writer = in_the_window(fifo, holder)
+        second = subprocess.Popen([ARENA, "league", "submit", str(league),
+                                   str(spelled_bot(tmp_path, "OKONE", folder="upper"))], cwd=ROOT,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert second.stderr is not None
+        assert second.stderr.readline().startswith(f"arena: waiting for pid {holder.pid}")
+        os.close(writer)
+        assert holder.communicate(timeout=60)[0] == "accepted okone v1\n"
+        out, _ = second.communicate(timeout=120)
+    finally:
+        for process in (holder, second):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+    assert second.returncode == 1 and "'OKONE' is the name of the entrant 'okone'" in out
+    assert stored_versions(league, "OKONE") == [] and stored_versions(league, "okone") == ["1"]
+    assert [p.name for p in (league / "bots").iterdir()] == ["okone"]
+
+
+def older_league(tmp_path: Path, names: list[str]) -> Path:
+    """A league as an arena of schema 1 left it (before names were compared by their keys), with
+    an accepted version 1 of each of ``names``: its settings are a new league's."""
+    league = new_league(tmp_path)
+    with sqlite3.connect(league / DATABASE) as new:
+        settings = new.execute("SELECT key, value FROM settings").fetchall()
+    new.close()
+    for leftover in league.glob(f"{DATABASE}*"):
+        leftover.unlink()
+    old = sqlite3.connect(league / DATABASE, isolation_level=None)
+    old.execute("PRAGMA journal_mode = WAL")
+    old.executescript(MIGRATIONS[0])
+    old.executemany("INSERT INTO settings (key, value) VALUES (?, ?)", settings)
+    for name in names:
+        shutil.copytree(spelled_bot(tmp_path, name, folder=f"old-{name}"), league / "bots" / name / "1")
+        old.execute("INSERT INTO bots (name, version, dir, run, language, author, submitted, state) "
+                    "VALUES (?, '1', ?, '[\"./bot\"]', NULL, NULL, 0, 'active')",
+                    (name, f"bots/{name}/1"))
+    old.execute("PRAGMA user_version = 1")
+    old.close()
+    return league
+
+
+@pytest.mark.slow
+def test_an_older_league_with_two_spellings_of_one_name_opens_and_keeps_both(tmp_path: Path) -> None:
+    league = older_league(tmp_path, ["OKONE", "okone", "third"])
+    status = arena("league", "status", league)
+    assert status.returncode == 0, status.stderr
+    assert entrant_rows(league, "OKONE") == 1 and entrant_rows(league, "okone") == 1
+    with sqlite3.connect(f"file:{league / DATABASE}?mode=ro", uri=True) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert db.execute("SELECT name, name_key, version_key FROM bots ORDER BY id").fetchall() == [
+            ("OKONE", "okone", "1"), ("okone", "okone", "1"), ("third", "third", "1")]
+    db.close()
+    third = spelled_bot(tmp_path, "Okone.", folder="third-spelling")
+    done = arena("league", "submit", league, third)
+    assert done.returncode == 1 and "'Okone.' is the name of the entrants 'OKONE' and 'okone', " \
+                                    "written differently" in done.stdout
+    done = arena("league", "submit", league, spelled_bot(tmp_path, "OKONE", folder="exact"))
+    assert done.stdout == "accepted OKONE v2\n", done.stdout + done.stderr
+    done = arena("league", "retire", league, "okone.")
+    assert done.returncode == 2 and "'okone.' is the name of 2 active bots written differently" \
+                                    in done.stderr
+    assert arena("league", "retire", league, "okone").stdout == "retired okone v1\n"
+    assert arena("league", "retire", league, "third.").stdout == "retired third v1\n"
+    assert stored_versions(league, "OKONE") == ["1", "2"]
+
+
+def test_the_store_refuses_another_spelling_in_the_transaction_that_writes(tmp_path: Path) -> None:
+    """The last word is the store's: a writer that did not check first (or checked before another
+    committed) is refused inside its own write transaction, and nothing is written."""
+    store = Store.create(tmp_path / "league", {})
+    try:
+        store.add_bot("okone", "1", "bots/okone/1", ["./bot"], None, None)
+        with pytest.raises(ConfigError, match="'OKONE' is the name of the entrant 'okone'"):
+            store.add_bot("OKONE", "1", "bots/OKONE/1", ["./bot"], None, None)
+        with pytest.raises(ConfigError, match=r"okone v1\. is already in the league \(as v1\)"):
+            store.add_bot("okone", "1.", "bots/okone/1.", ["./bot"], None, None)
+        assert [(bot.name, bot.version) for bot in store.bots(("active", "replaced"))] == [
+            ("okone", "1")]
+    finally:
+        store.close()

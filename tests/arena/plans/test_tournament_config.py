@@ -110,6 +110,13 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
      "no such directory 'no/such/dir'"),
     ("duplicate bot names", valid(bots=bots_with(3, name="bot1")), "bots[3].name",
      "'bot1' is already the name of another bot"),
+    ("bot names differing in case", valid(bots=bots_with(3, name="BOT1")), "bots[3].name",
+     "'BOT1' is the name of another bot, 'bot1', written differently"),
+    ("bot names differing by a trailing dot", valid(bots=bots_with(3, name="bot1.")), "bots[3].name",
+     "'bot1.' is the name of another bot, 'bot1', written differently"),
+    ("challenger named like a bot in another case",
+     valid(format="gauntlet", bots=bots_with(0)[:3], challengers=[{"name": "Bot0", "cmd": PY_BOT}]),
+     "challengers[0].name", "'Bot0' is the name of a bot, 'bot0', written differently"),
     ("bot name with a plus", valid(bots=bots_with(0, name="a+b")), "bots[0].name", "use letters"),
     ("bot name missing", valid(bots=bots_with(2, name=None)), "bots[2].name", "missing (required)"),
     ("bot cmd missing", valid(bots=bots_with(2, cmd=None)), "bots[2].cmd", "missing (required)"),
@@ -258,6 +265,15 @@ def test_partnership_teams(tmp_path: Path) -> None:
     assert tournament.has_teams
     assert tournament.players == 4
     assert tournament.teams == (("bot0", "bot1"), ("bot2", "bot3"), ("bot0", "bot0"))
+
+
+def test_a_team_names_its_bots_as_names_are_compared(tmp_path: Path) -> None:
+    """A team written ``BOT0`` is the bot ``bot0`` (names compare by ``arena.names.name_key``), and
+    is recorded under the bot's own spelling."""
+    config = valid(game="partnership-blackout", players=None,
+                   teams=[["BOT0", "bot1."], ["bot2", "Bot3"]])
+    tournament = load_tournament(write(tmp_path, config))
+    assert tournament.teams == (("bot0", "bot1"), ("bot2", "bot3"))
 
 
 @pytest.mark.parametrize("name", ["demo.yaml", "demo-partnership.yaml"])

@@ -58,6 +58,11 @@ def test_the_field_is_named_after_its_bots_each_name_once(tmp_path: Path) -> Non
     match = new_match(GREEDY, RANDOM_PY, [str(bot), str(bot / "first.bot.yaml"), GREEDY])
     assert match.field_names == ("candidate-2", "first", "greedy_bot")
     assert set(unit_games(match, 0)[0].seats) == {CANDIDATE, "candidate-2", "first", "greedy_bot"}
+    (bot / "other.bot.yaml").write_text(f"name: First.\nrun: {C_BOT}\n")  # names compare by key
+    (bot / "third.bot.yaml").write_text(f"name: BASELINE\nrun: {C_BOT}\n")
+    match = new_match(GREEDY, RANDOM_PY, [str(bot / "first.bot.yaml"), str(bot / "other.bot.yaml"),
+                                          str(bot / "third.bot.yaml")])
+    assert match.field_names == ("first", "First.-2", "BASELINE-2")
 
 
 def test_a_match_recorded_with_field1_names_resumes_under_them(tmp_path: Path) -> None:
