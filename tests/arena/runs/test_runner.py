@@ -45,6 +45,14 @@ def result_lines(out: Path) -> list[dict]:
     return [orjson.loads(line) for line in (out / "games.jsonl").read_bytes().splitlines()]
 
 
+def saved_games(out: Path) -> int:
+    """Complete lines in the run's games.jsonl (0 before it exists); read while a run writes it."""
+    try:
+        return (out / "games.jsonl").read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
 def c_bots(count: int) -> list[tuple[str, str]]:
     return [(f"c{i}", C_BOT) for i in range(count)]
 
@@ -84,7 +92,13 @@ def test_resume_after_sigkill_loses_and_repeats_nothing(tmp_path: Path) -> None:
         runner = subprocess.Popen([ARENA, "run", str(path), "--out", str(out), "--jobs", "2",
                                    *(["--resume"] if attempt else [])],
                                   cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.8, 2.0))
+        # Killed at a random moment once it is playing: after it has saved a game more than the
+        # last run left (a loaded machine can take seconds to start one), or after it ended.
+        saved = saved_games(out)
+        deadline = time.monotonic() + 120
+        while runner.poll() is None and time.monotonic() < deadline and saved_games(out) <= saved:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 0.5))
         runner.send_signal(signal.SIGKILL)
         runner.wait()
         # Its workers follow it (and take their bots along); a loaded machine may take a while.
