@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from arena.errors import ConfigError, StorageError
+from arena.records.ids import league_game_id
 
 DATABASE = "league.db"
 BOTS_DIR = "bots"
@@ -311,7 +312,7 @@ class Store:
         """Store one finished game (its line, seats and faults ``(bot id, kind, detail)``), closing
         its set when it was the last rotation: one transaction. False if it was already stored."""
         now = time.time()
-        game_id = game_id_of(set_id, rotation)
+        game_id = league_game_id(set_id, rotation)
         with self.transaction():
             cursor = self.db.execute(
                 "INSERT OR IGNORE INTO games (id, set_id, rotation, finished, line) "
@@ -372,11 +373,6 @@ class Store:
     def fault_counts(self) -> dict[int, int]:
         """Faults of each bot version, by id."""
         return dict(self.db.execute("SELECT bot, COUNT(*) FROM faults GROUP BY bot"))
-
-
-def game_id_of(set_id: int, rotation: int) -> str:
-    """A league game's id: its set and rotation."""
-    return f"s{set_id:06d}-r{rotation}"
 
 
 def _is_empty(path: Path) -> bool:
