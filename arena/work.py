@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import engine
 from arena.records import ids
-from arena.records.result import rating_input
-from arena.records.writer import serialise
+from arena.records.reader import parse_rating_input
+from arena.records.writer import serialise, serialise_rating_input
 from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, TimeControl
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ class RunSettings:
 
 class Finished(NamedTuple):
     """A finished game as the runner needs it: its id, the serialised results line, its result
-    as the ratings read it, its faults and stalls.
+    as the ratings read it (serialised too), its faults and stalls.
 
     Workers serialise the line themselves (``arena.records.writer.serialise``): a record is tens
     of KB of nested lists, and multiprocess pickles with dill, which is slow on those, while
@@ -86,14 +86,20 @@ class Finished(NamedTuple):
 
     id: str
     line: bytes
-    result: dict[str, Any]
-    """The line's result with its deals' seed and scores (``arena.records.result.rating_input``)."""
+    rated: bytes
+    """The line's result with its deals' seed and scores (``arena.records.result.rating_input``),
+    as JSON (``arena.records.writer.serialise_rating_input``)."""
     faults: int
     stalls: int = 0
     """Waits for a bot that woke up late because the arena itself did not run (``stalls``)."""
 
+    @property
+    def result(self) -> dict[str, Any]:
+        """The game's rating input (parsed at each call: a few microseconds)."""
+        return parse_rating_input(self.rated)
+
 
 def finished_of(line: dict[str, Any]) -> Finished:
     """The runner's view of one results line (``arena.records.writer.results_line``)."""
-    return Finished(line["id"], serialise(line), rating_input(line), len(line["faults"]),
+    return Finished(line["id"], serialise(line), serialise_rating_input(line), len(line["faults"]),
                     sum(line["stalls"]))

@@ -143,6 +143,12 @@ def parse_line(raw: bytes) -> dict[str, Any]:
     return upgrade(orjson.loads(raw))
 
 
+def parse_rating_input(raw: bytes) -> dict[str, Any]:
+    """A rating input as ``arena.records.writer.serialise_rating_input`` wrote it."""
+    parsed: dict[str, Any] = orjson.loads(raw)
+    return parsed
+
+
 def current_line(raw: bytes) -> bytes:
     """A line the arena wrote (a league's stored line) in the current format, without its
     newline: as it is when it is (the writer puts ``format`` first), else upgraded."""

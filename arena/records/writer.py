@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from arena.bots.faults import Fault
+from arena.records.result import rating_input
 from arena.records.schema import FORMAT
 from arena.settings import TimeControl
 
@@ -76,6 +77,14 @@ def indented(record: Mapping[str, Any]) -> bytes:
 def serialise(line: Mapping[str, Any]) -> bytes:
     """The line as ``games.jsonl`` holds it: one JSON line, its newline included."""
     return orjson.dumps(line, option=_NEWLINE)
+
+
+def serialise_rating_input(line: Mapping[str, Any]) -> bytes:
+    """What the ratings read of ``line`` (``arena.records.result.rating_input``) as JSON bytes,
+    for the worker to send beside the line: bytes cross the pipe almost for free, while the
+    pickler (dill, in pure Python) takes microseconds per list it meets (``parse_rating_input``
+    in ``arena.records.reader`` reads it back)."""
+    return orjson.dumps(rating_input(line))
 
 
 def attach_decision_times(record: dict[str, Any], times: Sequence[float | None],
