@@ -18,10 +18,11 @@ from typing import Any
 import engine
 from arena.errors import ResultsError
 from arena.records.result import check_result
-from arena.records.schema import CONTRACT, DEAL, FAULT, GAME, RESULT, TIME_CONTROL, Part
+from arena.records.schema import CONTRACT, DEAL, FAULT, GAME, RESULT, TIME_CONTROL, Part, is_pairs
 
 _INT = (int,)
 _NUMBER = (int, float)
+_STRINGS = frozenset((str,))
 
 
 class _Bad(Exception):
@@ -76,7 +77,7 @@ def _part(obj: dict[str, Any], part: Part, where: str) -> None:
         if name not in obj:
             if field.required or (field.beside is not None and field.beside in obj):
                 raise _Bad(f"{where.rstrip('.')}: no {name!r}" if where else f"no {name!r}")
-        elif not field.type(obj[name]):
+        elif not field.type.test(obj[name]):
             named = f"{where}{name}" if where else repr(name)
             raise _Bad(f"{named} must be {field.type.text}, not {_kind(obj[name])}")
         elif field.beside is not None and field.beside not in obj:
@@ -134,8 +135,8 @@ def _deal(deal: object, where: str, players: int, entrants: int, auction: str) -
     if not _is_seat(deal["dealer"], players):
         raise _Bad(f"{where}.dealer must be a seat (0 to {players - 1}), not {_kind(deal['dealer'])}")
     hands = deal["hands"]
-    if not (isinstance(hands, list) and len(hands) == players and all(
-            isinstance(h, list) and all(isinstance(c, str) for c in h) for h in hands)):
+    if not (type(hands) is list and len(hands) == players and all(
+            type(h) is list and _STRINGS.issuperset(map(type, h)) for h in hands)):
         raise _Bad(f"{where}.hands must be {players} lists of cards, not {_kind(hands)}")
     said = _actions(deal[auction], f"{where}.{auction}", players,
                     _INT if auction == "bids" else (int, str))
@@ -177,6 +178,10 @@ def _fault(fault: object, where: str, players: int) -> None:
 
 def _actions(actions: object, where: str, players: int, values: tuple[type, ...]) -> list[int]:
     """The seats of a list of ``[seat, value]`` pairs, each checked."""
+    if type(actions) is list and is_pairs(actions, frozenset(values)):  # the usual case, fast
+        seats = [pair[0] for pair in actions]
+        if not seats or (min(seats) >= 0 and max(seats) < players):
+            return seats
     seats = []
     for pair in _list(actions, where):
         if not (isinstance(pair, list) and len(pair) == 2 and _is_seat(pair[0], players)
@@ -188,8 +193,8 @@ def _actions(actions: object, where: str, players: int, values: tuple[type, ...]
 
 
 def _numbers(value: object, where: str, count: int, types: tuple[type, ...]) -> None:
-    if not (isinstance(value, list) and len(value) == count
-            and all(isinstance(v, types) and not isinstance(v, bool) for v in value)):
+    if not (type(value) is list and len(value) == count
+            and frozenset(types).issuperset(map(type, value))):
         raise _Bad(f"{where} must be a list of {count} numbers, not {_kind(value)}")
 
 

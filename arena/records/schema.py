@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from operator import itemgetter
 from typing import Any
 
 import engine
@@ -34,42 +35,46 @@ FORMAT = 2
 
 @dataclass(frozen=True)
 class Type:
-    """What a field's value may be: as docs/records.md says it, and as a test of a value."""
+    """What a field's value may be: as docs/records.md says it, and as a test of a value.
+
+    ``exact`` is set for a scalar that is a value of one of those types: lists of it are then
+    tested at C speed (a report reads every field of every deal of every line)."""
 
     text: str
     test: Callable[[object], bool]
     plural: str = ""
     """The words for a list of these (``list of {plural}``)."""
-
-    def __call__(self, value: object) -> bool:
-        return self.test(value)
+    exact: frozenset[type] | None = None
 
 
-def _is_int(value: object) -> bool:
-    return type(value) is int  # not a bool
+def _scalar(text: str, plural: str, *types: type) -> Type:
+    exact = frozenset(types)
+    return Type(text, lambda value: type(value) in exact, plural, exact)
 
 
-def _is_number(value: object) -> bool:
-    return type(value) is int or type(value) is float
-
-
-INT = Type("int", _is_int, "ints")
-NUMBER = Type("number", _is_number, "numbers")
-STRING = Type("string", lambda value: type(value) is str, "strings")
-BOOL = Type("bool", lambda value: type(value) is bool, "bools")
-OBJECT = Type("object", lambda value: type(value) is dict, "objects")
+INT = _scalar("int", "ints", int)  # not a bool: type(True) is bool
+NUMBER = _scalar("number", "numbers", int, float)
+STRING = _scalar("string", "strings", str)
+BOOL = _scalar("bool", "bools", bool)
+OBJECT = _scalar("object", "objects", dict)
 
 
 def nullable(kind: Type) -> Type:
     """``kind``, or null."""
     text = f"{kind.text}, or null" if " or " in kind.text else f"{kind.text} or null"
-    return Type(text, lambda value: value is None or kind(value), f"{kind.plural} or nulls")
+    if kind.exact is not None:
+        return _scalar(text, f"{kind.plural} or nulls", *kind.exact, type(None))
+    test = kind.test
+    return Type(text, lambda value: value is None or test(value), f"{kind.plural} or nulls")
 
 
 def list_of(kind: Type, text: str | None = None) -> Type:
     """A list of ``kind``."""
-    return Type(text or f"list of {kind.plural}",
-                lambda value: type(value) is list and all(map(kind, value)))
+    text = text or f"list of {kind.plural}"
+    exact, test = kind.exact, kind.test
+    if exact is not None:
+        return Type(text, lambda value: type(value) is list and exact.issuperset(map(type, value)))
+    return Type(text, lambda value: type(value) is list and all(map(test, value)))
 
 
 def one_of(values: Iterable[str]) -> Type:
@@ -80,10 +85,23 @@ def one_of(values: Iterable[str]) -> Type:
     return Type(text, lambda value: type(value) is str and value in allowed, "strings")
 
 
-def pair(second: Type, text: str) -> Type:
-    """``[seat, value]``."""
-    return Type(text, lambda value: (type(value) is list and len(value) == 2 and _is_int(value[0])
-                                     and second(value[1])))
+def pairs_of(second: Type, text: str) -> Type:
+    """A list of ``[seat, value]`` pairs, ``value`` a scalar of ``second``."""
+    assert second.exact is not None
+    exact = second.exact
+    return Type(text, lambda value: type(value) is list and is_pairs(value, exact))
+
+
+_LISTS, _TWO, _INTS = frozenset((list,)), frozenset((2,)), frozenset((int,))
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+
+
+def is_pairs(values: list[Any], second: frozenset[type]) -> bool:
+    """Whether ``values`` are ``[int, value]`` lists, each value's type in ``second`` (every
+    test a C loop: the plays of a long game are hundreds of pairs)."""
+    return (_LISTS.issuperset(map(type, values)) and _TWO.issuperset(map(len, values))
+            and _INTS.issuperset(map(type, map(_FIRST, values)))
+            and second.issuperset(map(type, map(_SECOND, values))))
 
 
 CARDS = list_of(STRING, "list of cards")
@@ -178,16 +196,15 @@ DEAL = Part("A deal", "deals[i]", (
     Field("trump", nullable(STRING),
           "The trump suit's letter (`C`, `D`, `H`, `S`), null for no trump; always `S` in "
           "Partnership Blackout."),
-    Field("bids", list_of(pair(INT, "[seat, bid]"), "list of `[seat, bid]`"),
+    Field("bids", pairs_of(INT, "list of `[seat, bid]`"),
           "The bids in the order made.", when="Blackout"),
-    Field("calls", list_of(pair(Type("int or string", lambda v: _is_int(v) or type(v) is str),
-                                "[seat, call]"), "list of `[seat, call]`"),
+    Field("calls", pairs_of(_scalar("int or string", "", int, str), "list of `[seat, call]`"),
           "The calls in the order made: a number of tricks, `pass` or `zero`.",
           when="Partnership Blackout"),
     Field("contract", nullable(OBJECT),
           "The contract the auction ended with (below); null for a void deal (every seat passed).",
           when="Partnership Blackout"),
-    Field("plays", list_of(pair(STRING, "[seat, card]"), "list of `[seat, card]`"),
+    Field("plays", pairs_of(STRING, "list of `[seat, card]`"),
           "Every card played, in order; each run of `players` plays is one trick, led by the "
           "winner of the one before."),
     Field("tricks", list_of(INT), "Tricks each seat took."),

@@ -124,7 +124,7 @@ def test_a_fault_entry_is_the_schema_fault() -> None:
                   signal="SIGKILL", memory_peak_mb=12.0, cpu=0.5, limit=TimeLimit.CPU)
     entry = fault_entry(fault, 2, 4, 17)
     assert list(entry) == [field.name for field in FAULT.fields]
-    assert all(field.type(entry[field.name]) for field in FAULT.fields)
+    assert all(field.type.test(entry[field.name]) for field in FAULT.fields)
 
 
 @pytest.mark.parametrize("name", sorted(engine.GAMES))
