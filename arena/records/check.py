@@ -6,8 +6,9 @@ by seat or entrant, seat numbers, one bid per seat, the auction of the line's ga
 field of every part against the schema (``arena.records.schema``): present where every line has
 it, of its type where present. A damaged line (by hand, by another tool, or a fuzzer) is one
 error naming its file, line and field instead of a traceback deep in a page being written.
-``result_problem`` checks only what ``arena table`` reads: the result. Neither replays the game:
-that is ``engine.replay``'s job, and too slow for a league export of a hundred thousand games.
+``line_problem`` checks what ``--resume`` reads (all but the deals), ``result_problem`` only what
+``arena table`` reads: the result. None of them replays the game: that is ``engine.replay``'s
+job, and too slow for a league export of a hundred thousand games.
 """
 
 from __future__ import annotations
@@ -43,6 +44,25 @@ def record_problem(record: object) -> str | None:
         _check_schema(record)
     except _Bad as bad:
         return str(bad)
+    return None
+
+
+def line_problem(line: object) -> str | None:
+    """What is wrong with ``line`` (an upgraded line) for a run that carries on from it
+    (``--resume``), or None: its own fields, its faults' and its result's, each of the schema's
+    type; its deals are kept as they are, unread (``record_problem`` checks them too)."""
+    if not isinstance(line, dict):
+        return "not a game record (not a JSON object)"
+    try:
+        _part(line, GAME, "")
+        for index, fault in enumerate(line["faults"]):
+            _part(fault, FAULT, f"faults[{index}].")
+        check_result(line["result"])
+        _part(line["result"], RESULT, "result.")
+    except _Bad as bad:
+        return str(bad)
+    except ResultsError as error:
+        return f"result: {error}"
     return None
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from arena.errors import ResultsError
-from arena.records.check import record_problem, result_problem
+from arena.records.check import line_problem, record_problem, result_problem
 from arena.records.result import rating_input
 from arena.records.schema import FORMAT
 from arena.records.upgrade import upgrade
@@ -116,7 +116,8 @@ def read_rating_inputs(paths: Sequence[str | os.PathLike[str]],
 def read_finished(path: Path, repair: bool = True,
                   notes: ReadNotes | None = None) -> dict[str, dict[str, Any]]:
     """The finished games saved in ``path`` (a games.jsonl that may not exist yet), by game id,
-    each upgraded and checked: what ``--resume`` carries on from.
+    each upgraded and checked (``line_problem``: all but the deals, which a run carries on
+    without reading): what ``--resume`` carries on from.
 
     With ``repair`` a half-written last line is cut off the file, so appends start clean (the game
     is played again). ResultsError naming the line for one that is not a game's line.
@@ -133,7 +134,7 @@ def read_finished(path: Path, repair: bool = True,
                 handle.truncate(end)
         except OSError as error:
             raise ResultsError(f"{path}: cannot repair its last line: {error.strerror}") from None
-    lines = _lines(path, data, notes if notes is not None else ReadNotes(), record_problem)
+    lines = _lines(path, data, notes if notes is not None else ReadNotes(), line_problem)
     return {line.data["id"]: line.data for line in lines}
 
 

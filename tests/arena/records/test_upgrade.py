@@ -160,3 +160,16 @@ def test_the_commands_read_the_oldest_shape(tmp_path: Path) -> None:
         done = subprocess.run([ARENA, *map(str, args)], cwd=tmp_path, capture_output=True,
                               text=True, timeout=120)
         assert done.returncode == 0, (args, done.stderr)
+
+
+def test_resume_reads_every_field_but_the_deals_by_the_schema(tmp_path: Path) -> None:
+    line = upgrade(old_lines("clocks", "blackout")[0])
+    path = tmp_path / "games.jsonl"
+    for damage, said in ((("clock", "sundial"), "'clock' must be `cpu` or `wall`, not 'sundial'"),
+                         (("stalls", [0, "x", 0]), "'stalls' must be list of ints or null"),
+                         (("names", None), "'names' must be list of strings, not None")):
+        path.write_bytes(serialise({**line, damage[0]: damage[1]}))
+        with pytest.raises(ResultsError, match=f"{path}:1: {said}"):
+            read_finished(path, repair=False)
+    path.write_bytes(serialise({**line, "deals": [{"deal": "damaged"}]}))  # carried, not read
+    assert list(read_finished(path, repair=False)) == [line["id"]]
