@@ -27,6 +27,7 @@ from typing import Any
 
 import engine
 from arena.bots.faults import FaultKind, TimeLimit
+from arena.records.ids import set_of_game
 from arena.settings import Clock
 
 FORMAT = 2
@@ -166,8 +167,6 @@ class Part:
 
 
 def _set_of_id(line: Mapping[str, Any]) -> object:
-    from arena.records.ids import set_of_game
-
     game_id = line.get("id")
     return set_of_game(game_id) if isinstance(game_id, str) else None
 
