@@ -1,9 +1,9 @@
 """The work items that plans produce and executors consume: a game to play, how to start each bot,
 the settings every worker needs, and a finished game as it comes back.
 
-Plain frozen values. This module sits just above ``arena.settings`` and imports nothing else of the
-arena at run time, so plans (``arena.plans``), executors (``arena.executors``) and runs
-(``arena.runs``) can all share it without importing each other.
+Plain frozen values. This module sits just above ``arena.settings`` and ``arena.records`` and
+imports nothing else of the arena at run time, so plans (``arena.plans``), executors
+(``arena.executors``) and runs (``arena.runs``) can all share it without importing each other.
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import orjson
-
 import engine
+from arena.records import ids
+from arena.records.reader import parse_rating_input
+from arena.records.writer import serialise, serialise_rating_input
 from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, TimeControl
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class GameSpec:
     @property
     def set_id(self) -> str:
         """The duplicate set: the games of one table and round, which share a deal seed."""
-        return f"r{self.round}-t{self.table:04d}"
+        return ids.set_id(self.round, self.table)
 
     @property
     def entrants(self) -> list[str]:
@@ -74,26 +75,31 @@ class RunSettings:
 
 
 class Finished(NamedTuple):
-    """A finished game as the runner needs it: the serialised result line, its ``result``, faults.
+    """A finished game as the runner needs it: its id, the serialised results line, its result
+    as the ratings read it (serialised too), its faults and stalls.
 
-    Workers serialise the line themselves: a record is tens of KB of nested lists, and
-    multiprocess pickles with dill, which is slow on those, while bytes cross the pipe almost for
-    free.
+    Workers serialise the line themselves (``arena.records.writer.serialise``): a record is tens
+    of KB of nested lists, and multiprocess pickles with dill, which is slow on those, while
+    bytes cross the pipe almost for free. What the runner reads of the game comes beside it, so
+    the runner never parses the line again (only the rare game with faults, for their details).
     """
 
+    id: str
     line: bytes
-    result: dict[str, Any]
+    rated: bytes
+    """The line's result with its deals' seed and scores (``arena.records.result.rating_input``),
+    as JSON (``arena.records.writer.serialise_rating_input``)."""
     faults: int
     stalls: int = 0
     """Waits for a bot that woke up late because the arena itself did not run (``stalls``)."""
 
     @property
-    def id(self) -> str:
-        """The game's id (parsed from the line; only the rare callers that need it pay)."""
-        return str(orjson.loads(self.line)["id"])
+    def result(self) -> dict[str, Any]:
+        """The game's rating input (parsed at each call: a few microseconds)."""
+        return parse_rating_input(self.rated)
 
 
 def finished_of(line: dict[str, Any]) -> Finished:
-    """The runner's view of one result line."""
-    return Finished(orjson.dumps(line) + b"\n", line["result"], len(line.get("faults", ())),
-                    sum(line.get("stalls", ())))
+    """The runner's view of one results line (``arena.records.writer.results_line``)."""
+    return Finished(line["id"], serialise(line), serialise_rating_input(line), len(line["faults"]),
+                    sum(line["stalls"]))

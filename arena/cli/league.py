@@ -17,6 +17,7 @@ from arena.league.store import Store
 from arena.league.submit import LOCK_WAIT, submit
 from arena.printable import printable
 from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
+from arena.records.reader import RESULTS_FILE
 from arena.runs.progress import Progress
 from arena.settings import (
     CLOCK_HELP,
@@ -204,7 +205,7 @@ def export_command(
         "--force", help="Replace --out when it exists (a file the league did not write).")] = False,
 ) -> None:
     """Write every game, old versions' too, as a tournament's games.jsonl (for arena table)."""
-    path = out if out is not None else league / EXPORT_DIR / "games.jsonl"
+    path = out if out is not None else league / EXPORT_DIR / RESULTS_FILE
     try:
         count = export_games(league, path, force=force)
     except OSError as error:  # a full disk is often seen only at close, where no file is named

@@ -7,7 +7,6 @@ from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Annotated, BinaryIO
 
-import orjson
 import typer
 
 import engine
@@ -17,6 +16,7 @@ from arena.errors import ConfigError
 from arena.game.options_text import option_defaults
 from arena.game.play import parse_option_pairs, play_one
 from arena.game.transcript import game_report
+from arena.records.writer import indented
 from arena.settings import (
     BANK_MS,
     CLOCK_HELP,
@@ -108,7 +108,7 @@ def play_command(
         typer.echo(game_report(record))
         if handle is not None:
             try:
-                handle.write(orjson.dumps(record, option=orjson.OPT_INDENT_2))
+                handle.write(indented(record))
                 handle.flush()
             except OSError as error:
                 raise ConfigError(f"--log: {log}: cannot write the record: "

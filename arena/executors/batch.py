@@ -19,7 +19,9 @@ from typing import Any
 from arena.bots.faults import Fault, FaultKind
 from arena.bots.process import BotProcess, close_bots
 from arena.errors import BotStartError
-from arena.game.referee import play_game, result_of
+from arena.game.referee import play_game
+from arena.records.result import result_of
+from arena.records.writer import results_line
 from arena.work import BotCommand, GameSpec, RunSettings
 
 
@@ -161,9 +163,8 @@ def play_batch(tasks: Sequence[GameSpec], settings: RunSettings) -> list[dict[st
         for seat in outcome.faulted_seats:
             _start(bots[seat])
         record = outcome.record
-        lines.append({"id": task.id, **record,
-                      "result": {**result_of(record, task.entrants, settings.policy),
-                                 "set": task.set_id}})
+        lines.append(results_line(task.id, record, result_of(record, task.entrants, settings.policy),
+                                  task.set_id))
     return lines
 
 

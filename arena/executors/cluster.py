@@ -128,7 +128,7 @@ def play_on_worker(tasks: Sequence[GameSpec], settings: RunSettings, digest: str
         for task in tasks:
             for line in play_batch([task], cached[1]):
                 game = finished_of(line)
-                outbox.add([task.id, game.line, game.result, game.faults, game.stalls])
+                outbox.add(list(game))
                 played.append(task.id)
     finally:
         outbox.send()  # before the task ends, so the runner has every game when it hears the end
@@ -322,10 +322,10 @@ def _stream(client: Any, address: str, tasks: Sequence[GameSpec], settings: RunS
             kind, item = "", None
         if kind == "games" and isinstance(item, (tuple, list)):  # a list if never serialised
             for game in item:
-                game_id, line, result, faults, stalls = game
-                if game_id not in seen:  # a task played again after its worker died resends it
-                    seen.add(game_id)
-                    yield Finished(line, result, faults, stalls)
+                finished = Finished(*game)
+                if finished.id not in seen:  # a task played again after its worker died resends it
+                    seen.add(finished.id)
+                    yield finished
         elif kind == "task":
             batch = running.pop(item, None)
             if batch is not None:

@@ -15,8 +15,10 @@ from arena.bots.process import BotProcess, close_bots
 from arena.bots.resolve import ResolvedBot, resolve_manifest
 from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
-from arena.game.referee import play_game, result_of
+from arena.game.referee import play_game
 from arena.game.seats import command_label, free_name, game_seats, given_name, log_file_name
+from arena.records.result import result_of
+from arena.records.writer import logged_record
 from arena.settings import FaultPolicy, Limits, TimeControl
 
 
@@ -54,7 +56,8 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
              time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
              policy: FaultPolicy = FaultPolicy.FORFEIT, limits: Limits = Limits(),  # noqa: B008
              log_dir: Path | None = None, sandbox: Sandbox | None = None) -> dict[str, Any]:
-    """Start the bots, play one game, stop the bots; the record with its ``result``.
+    """Start the bots, play one game, stop the bots; the record with its ``result``
+    (``arena.records.writer.logged_record``).
 
     Seats are ``NAME=COMMAND``, bare commands (``arena.game.seats``) or bot directories (built
     first, then run from their directory under their manifest's name).
@@ -89,9 +92,7 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
             bots.append(bot)
         outcome = play_game(game_name, bots, seed, resolved, names=names,
                             time_control=time_control, policy=policy)
-    record = outcome.record
-    record["result"] = result_of(record, game.info.entrants(names), policy)
-    return record
+    return logged_record(outcome.record, result_of(outcome.record, game.info.entrants(names), policy))
 
 
 def _bot_target(text: str) -> tuple[str | None, ResolvedBot | None]:

@@ -27,6 +27,7 @@ import engine
 from arena.bots.exactjson import NotJson, read_exactly
 from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit
 from arena.bots.process import BotProcess, Reply
+from arena.records.writer import fault_entry, game_record
 from arena.settings import Clock, FaultPolicy, TimeControl
 from engine.errors import EngineError
 from engine.game import Game
@@ -79,69 +80,11 @@ def play_game(
     places = game.places(state)
     for seat in range(players):
         match.send(seat, {"type": "game_end", "scores": scores, "ranks": places}, state)
-    record = game.record(state, names)
-    record["faults"] = match.faults
-    attach_decision_times(record, _milliseconds(match.times))
-    attach_decision_times(record, _milliseconds(match.cpu_times), "_cpu_ms")
-    record["time_control"] = {"move_ms": time_control.move_ms, "bank_ms": time_control.bank_ms}
-    record["bank_used_ms"] = [round((time_control.bank_ms / 1000 - max(0.0, bank)) * 1000, 1)
-                              for bank in match.banks]
-    record["clock"] = time_control.clock.value
-    record["wall_ms"] = time_control.wall_cap_ms
-    record["stalls"] = [bot.stalls - before for bot, before in zip(bots, stalls, strict=True)]
+    record = game_record(game.record(state, names), faults=match.faults, times=match.times,
+                         cpu_times=match.cpu_times, time_control=time_control,
+                         banks_left=match.banks,
+                         stalls=[bot.stalls - before for bot, before in zip(bots, stalls, strict=True)])
     return GameOutcome(record, frozenset(match.faulted))
-
-
-def attach_decision_times(record: dict[str, Any], times: Sequence[float | None],
-                          suffix: str = "_ms") -> None:
-    """Give each deal of ``record`` its decisions' times: ``bid_ms`` or ``call_ms``, and ``play_ms``
-    (with ``suffix`` ``_cpu_ms``: ``bid_cpu_ms`` ...).
-
-    ``times`` holds every decision of the game in order (ms, None for the fallback's); each list
-    parallels the deal's ``bids``, ``calls`` or ``plays``. Decisions of a deal the record leaves out
-    (an unfinished one) are dropped.
-    """
-    position = 0
-    for deal in record["deals"]:
-        for actions in ("bids", "calls", "plays"):
-            if actions in deal:
-                count = len(deal[actions])
-                deal[f"{actions[:-1]}{suffix}"] = list(times[position:position + count])
-                position += count
-
-
-def _milliseconds(seconds: Sequence[float | None]) -> list[float | None]:
-    """Seconds as the record gives them: ms rounded to 0.1, None kept (rounded once a game, not
-    in the decision loop).
-
-    ``round(x, 1)`` goes through decimal conversion (~0.2 us); a fast bot's decision, under
-    40 us of wall or CPU time, rounds to 0.0 whatever its digits, so it is given 0.0 without
-    it: the same float (positive, as exact zero and negatives still go through ``round``)."""
-    return [None if value is None else 0.0 if 0.0 < value < _ROUNDS_TO_ZERO
-            else round(value * 1000, 1) for value in seconds]
-
-
-_ROUNDS_TO_ZERO = 4e-5
-"""Seconds below which ``round(value * 1000, 1)`` is 0.0: value * 1000 stays under 0.05."""
-
-
-TIMED_DEAL_FIELDS = ("bid_ms", "call_ms", "play_ms", "bid_cpu_ms", "call_cpu_ms", "play_cpu_ms")
-"""A deal's fields that hold measured decision times (they differ from run to run)."""
-TIMED_RECORD_FIELDS = ("bank_used_ms", "stalls")
-"""A record's own fields that hold measured times."""
-
-
-def without_times(record: Mapping[str, Any]) -> dict[str, Any]:
-    """``record`` without its measured times: what two plays of the same game have in common."""
-    deals = [{k: v for k, v in deal.items() if k not in TIMED_DEAL_FIELDS}
-             for deal in record.get("deals", ())]
-    return {**{k: v for k, v in record.items() if k not in TIMED_RECORD_FIELDS}, "deals": deals}
-
-
-def forfeit_places(places: Sequence[int], forfeits: Sequence[bool]) -> list[int]:
-    """Places with every forfeiting entrant below every other; order within each group kept."""
-    keys = [(not lost, -place) for place, lost in zip(places, forfeits, strict=True)]
-    return [1 + sum(other > key for other in keys) for key in keys]
 
 
 class _Match:
@@ -169,10 +112,8 @@ class _Match:
     def fault(self, seat: int, fault: Fault, state: Any) -> None:
         """Record ``fault`` against ``seat``; the seat plays by fallback from now on."""
         self.faulted.add(seat)
-        entry = fault.with_seat(seat).to_json()
-        entry["deal"] = state.deal_number
-        entry["decision"] = len(self.times)  # every decision so far has its time recorded
-        self.faults.append(entry)
+        # Every decision so far has its time recorded: their count is this one's number.
+        self.faults.append(fault_entry(fault, seat, state.deal_number, len(self.times)))
 
     def send(self, seat: int, message: dict[str, Any], state: Any) -> None:
         """Write an information message to a seat's bot now, unless the seat has faulted."""
@@ -327,21 +268,3 @@ class _Match:
             return error
         return None
 
-
-def result_of(record: Mapping[str, Any], entrants: Sequence[str], policy: FaultPolicy) -> dict[str, Any]:
-    """The ``result`` object of a game for the ratings: entrants, scores, ranks, forfeits, faults.
-
-    Entrants are as the game's ``info.entrants`` gives them: by seat, or by team in a team game.
-    """
-    info = engine.game(record["game"]).info
-    faults = [0] * len(info.entrants(record["names"]))
-    for fault in record.get("faults", []):
-        faults[info.entrant_of(fault["seat"])] += 1
-    forfeits = [policy is FaultPolicy.FORFEIT and n > 0 for n in faults]
-    return {
-        "entrants": list(entrants),
-        "scores": list(record["scores"]),
-        "ranks": forfeit_places(record["places"], forfeits),
-        "forfeits": forfeits,
-        "faults": faults,
-    }

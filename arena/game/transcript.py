@@ -70,9 +70,7 @@ def _call_deals(record: Mapping[str, Any], info: engine.GameInfo) -> str:
 def _final(record: Mapping[str, Any]) -> str:
     names = record["names"]
     entrants = engine.game(record["game"]).info.entrants(names)
-    result = record.get("result", {})
-    places = result.get("ranks", record["places"])
-    forfeits = result.get("forfeits", [False] * len(entrants))
+    places, forfeits = record["result"]["ranks"], record["result"]["forfeits"]
     order = sorted(range(len(entrants)), key=lambda i: (places[i], i))
     headers = ["place", "entrant" if len(entrants) == 2 else "bot", "score"]
     rows = [[places[i], entrants[i], record["scores"][i]] for i in order]

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import orjson
 
 from arena.bots.resolve import resolve_copy
 from arena.errors import ConfigError
@@ -27,8 +26,10 @@ from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
 from arena.league.settings import LeagueSettings
 from arena.league.standings import StandingsCache
-from arena.league.store import LOGS_DIR, Bot, PlannedSet, Store, game_id_of
+from arena.league.store import LOGS_DIR, Bot, PlannedSet, Store
 from arena.plans.seating import add_order, best_order
+from arena.records.ids import LEAGUE_ROUND, league_game_id
+from arena.records.reader import parse_line
 from arena.runs.record import play_and_record
 from arena.settings import available_cpus
 from arena.work import Finished, GameSpec, RunSettings
@@ -219,29 +220,23 @@ def _specs(planned: PlannedSet, settings: LeagueSettings, bots: dict[int, Bot],
     for rotation, ids in enumerate(planned.rotations):
         if rotation in planned.played:
             continue
-        game_id = game_id_of(planned.id, rotation)
+        game_id = league_game_id(planned.id, rotation)
         seats[game_id] = ids
         places[game_id] = (planned.id, rotation)
         specs.append(GameSpec(id=game_id, game=settings.game, options=settings.options,
-                              seats=tuple(bots[b].key for b in ids), seed=planned.seed, round=0,
-                              table=planned.id, rotation=rotation))
+                              seats=tuple(bots[b].key for b in ids), seed=planned.seed,
+                              round=LEAGUE_ROUND, table=planned.id, rotation=rotation))
     return specs
 
 
 def _record(store: Store, game: Finished, seats: dict[str, tuple[int, ...]],
             places: dict[str, tuple[int, int]], bots: dict[int, Bot]) -> None:
     """Store one finished game with its seats (bot ids) and faults, in one transaction."""
-    line = orjson.loads(game.line)
-    ids = seats[line["id"]]
-    faults = [(_faulting_bot(fault, ids), str(fault.get("kind")), str(fault.get("detail", ""))[:500])
-              for fault in line.get("faults", ())]
-    set_id, rotation = places[line["id"]]
+    ids = seats[game.id]
+    recorded = parse_line(game.line)["faults"] if game.faults else ()  # faults are rare
+    faults = [(ids[fault["seat"]], fault["kind"], fault["detail"][:500]) for fault in recorded]
+    set_id, rotation = places[game.id]
     store.record_game(set_id, rotation, ids, game.line, faults)
-
-
-def _faulting_bot(fault: dict[str, object], ids: tuple[int, ...]) -> int:
-    seat = fault.get("seat")
-    return ids[seat] if isinstance(seat, int) and 0 <= seat < len(ids) else ids[0]
 
 
 def _only_run(directory: Path) -> AbstractContextManager[None]:

@@ -118,7 +118,8 @@ class LeagueSettings:
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
         """The settings of an open league; a league created before clocks existed keeps the wall
-        clock its games were timed by."""
+        clock its games were timed by. (Rules of the stored settings; those of the stored games'
+        lines are ``arena.records.upgrade``'s.)"""
         raw = store.settings()
         time = {"clock": Clock.WALL.value, **raw["time_control"]}
         time_control = TimeControl(**{**time, "clock": Clock(time["clock"])})

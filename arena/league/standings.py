@@ -6,14 +6,13 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from arena.errors import ArenaError
 from arena.league.matchmaker import Entrant
 from arena.league.store import Store
 from arena.plans.seating import neighbour_counts
 from arena.ratings.model import Flag, Ratings, rate
-from arena.ratings.record import rating_input
+from arena.records.reader import current_line, parse_line
+from arena.records.result import rating_input
 from arena.settings import RatingModel
 
 MATCHMAKER_RESAMPLES = 200
@@ -64,8 +63,7 @@ class StandingsCache:
             self._active, self._last, self._results, self._fitted_at = active, 0, [], -1
         names = {bot.key: bot.name for bot in bots}
         for rowid, line in self.store.lines_after(self._last, active_only=True):
-            result = rating_input(orjson.loads(line))
-            assert isinstance(result, dict)  # the league stored it: a game line with a result
+            result = rating_input(parse_line(line))
             result["entrants"] = [names.get(key, key) for key in result["entrants"]]
             self._results.append(result)
             self._last = rowid
@@ -123,8 +121,10 @@ class StandingsCache:
 
 
 def export_lines(store: Store) -> Iterator[bytes]:
-    """Every game's line, as ``arena run`` writes them (entrants named ``NAME@VERSION``)."""
-    yield from store.lines()
+    """Every game's line, as ``arena run`` writes them (entrants named ``NAME@VERSION``), in the
+    current format (``arena.records.reader.current_line``), without its newline."""
+    for line in store.lines():
+        yield current_line(line)
 
 
 def matchmaker_entrants(store: Store, seed: int = 0,

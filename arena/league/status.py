@@ -24,6 +24,7 @@ from arena.league.standings import active_results, export_lines, matchmaker_entr
 from arena.league.store import SUBMISSIONS_LOG, Store
 from arena.printable import printable
 from arena.ratings.table import results_table
+from arena.records.reader import RESULTS_FILE
 
 EXPORT_DIR = "export"
 """The league's own folder for exports (the default ``--out`` is ``export/games.jsonl``)."""
@@ -146,7 +147,7 @@ def export_games(directory: Path, out: Path, *, force: bool = False) -> int:
         try:
             with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb") as handle:
                 for line in export_lines(store):
-                    handle.write(line.rstrip(b"\n") + b"\n")
+                    handle.write(line + b"\n")
                     count += 1
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -169,7 +170,7 @@ def _check_export_path(league: Path, out: Path, force: bool) -> None:
                           f"{league / EXPORT_DIR}/")
     if target.is_dir():
         raise ConfigError(f"--out {out}: is a directory: give the file to write, e.g. "
-                          f"{out / 'games.jsonl'}")
+                          f"{out / RESULTS_FILE}")
     if target.exists() and not target.is_file():  # renaming over it would replace a device node
         raise ConfigError(f"--out {out}: exists and is not a regular file (a device, a pipe...): "
                           f"an export only ever replaces a file")

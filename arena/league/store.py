@@ -32,6 +32,7 @@ import orjson
 
 from arena.errors import ConfigError, StorageError
 from arena.names import name_key
+from arena.records.ids import league_game_id
 
 DATABASE = "league.db"
 BOTS_DIR = "bots"
@@ -352,7 +353,7 @@ class Store:
         """Store one finished game (its line, seats and faults ``(bot id, kind, detail)``), closing
         its set when it was the last rotation: one transaction. False if it was already stored."""
         now = time.time()
-        game_id = game_id_of(set_id, rotation)
+        game_id = league_game_id(set_id, rotation)
         with self.transaction():
             cursor = self.db.execute(
                 "INSERT OR IGNORE INTO games (id, set_id, rotation, finished, line) "
@@ -437,10 +438,6 @@ def taken_version(name: str, version: str, same: str | None) -> str | None:
     return (f"{name} v{version} is already in the league{written} (give the new one another "
             f"version)")
 
-
-def game_id_of(set_id: int, rotation: int) -> str:
-    """A league game's id: its set and rotation."""
-    return f"s{set_id:06d}-r{rotation}"
 
 
 def _is_empty(path: Path) -> bool:

@@ -21,7 +21,6 @@ same unit however many jobs play it, and a resumed match reaches the same decisi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
 from arena.game.seats import UNSAFE, command_label, free_name
 from arena.ratings.sprt import SprtBounds, unit_score
+from arena.records.ids import MATCH_GAMES, MATCH_ROUND, match_game_id
 from arena.settings import FaultPolicy, Limits, TimeControl
 from arena.work import BotCommand, GameSpec, RunSettings
 from engine.errors import OptionError
@@ -40,7 +40,6 @@ from engine.seeding import derive_seed
 
 CANDIDATE = "candidate"
 BASELINE = "baseline"
-GAME_ID = re.compile(r"u(\d{5,})-([cb])")
 
 
 @dataclass(frozen=True)
@@ -202,10 +201,10 @@ def unit_games(match: Match, unit: int) -> tuple[GameSpec, GameSpec]:
     """The two games of a unit, candidate first: the same deal seed, seats and field."""
     seed = derive_seed(match.seed, "match", unit)
     return tuple(  # type: ignore[return-value]  # two
-        GameSpec(id=f"u{unit:05d}-{tag}", game=match.game, options=match.options,
-                 seats=unit_seats(match, unit, name), seed=seed, round=1, table=unit,
+        GameSpec(id=match_game_id(unit, tag), game=match.game, options=match.options,
+                 seats=unit_seats(match, unit, name), seed=seed, round=MATCH_ROUND, table=unit,
                  rotation=rotation)
-        for rotation, (tag, name) in enumerate((("c", CANDIDATE), ("b", BASELINE))))
+        for rotation, (tag, name) in enumerate(zip(MATCH_GAMES, (CANDIDATE, BASELINE), strict=True)))
 
 
 def field_score(result: Mapping[str, Any], entrant: int) -> float:

@@ -37,6 +37,7 @@ from arena.connectivity import is_connected, minimum_tables
 from arena.errors import ConfigError
 from arena.plans.seating import Seating, balanced_orders, rotations
 from arena.plans.tournament import Tournament
+from arena.records.ids import tournament_game_id
 from arena.settings import MAX_GAMES
 from arena.work import GameSpec
 from engine.seeding import derive_seed
@@ -68,7 +69,7 @@ def schedule(tournament: Tournament) -> list[GameSpec]:
                 seats_by_rotation = rotations(cycle[(round_number - 1) % len(cycle)])
             for rotation, seats in enumerate(seats_by_rotation):
                 games.append(GameSpec(
-                    id=f"r{round_number}-t{index:04d}-s{rotation}", game=tournament.game,
+                    id=tournament_game_id(round_number, index, rotation), game=tournament.game,
                     options=tournament.options, seats=tuple(seats), seed=seed,
                     round=round_number, table=index, rotation=rotation))
     return games

@@ -40,12 +40,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations, pairwise
-from typing import Any
 
 import numpy as np
 
 from arena.errors import ConfigError, ResultsError
 from arena.ratings import duplicate as duplicate_comparisons
+from arena.records.result import GameResult, check_result, result_fields, value_problem
 from arena.settings import DEFAULT_RATING as DEFAULT_MODEL
 from arena.settings import RatingModel as Model
 from arena.settings import check_rating as check_model
@@ -62,17 +62,6 @@ class Flag(StrEnum):
     TOP = "top"
     BOTTOM = "bottom"
     APART = "apart"
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """One game's result, by entrant in seat order (by team in partnership games)."""
-
-    entrants: tuple[str, ...]
-    scores: tuple[float, ...]
-    ranks: tuple[int, ...]
-    forfeits: tuple[bool, ...]
-    faults: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -129,19 +118,6 @@ class Ratings:
         return round(float(self.wins.sum()))
 
 
-def check_result(obj: object) -> GameResult:
-    """The `result` object `obj` as a GameResult; ResultsError saying what is wrong with it.
-
-    `entrants` and `scores` are required; `ranks` default to the order of the pairwise outcomes,
-    `forfeits` to none, `faults` to zero.
-    """
-    entrants, scores, ranks, forfeits, faults = _fields(obj)
-    problem = _value_problem(scores, ranks, faults)
-    if problem:
-        raise ResultsError(problem)
-    return GameResult(tuple(entrants), tuple(scores), tuple(ranks), tuple(forfeits), tuple(faults))
-
-
 def pairwise_outcomes(result: GameResult | Mapping[str, object]) -> list[tuple[str, str, float]]:
     """Every two seats of different entrants as (entrant a, entrant b, points of a against b)."""
     if not isinstance(result, GameResult):
@@ -181,7 +157,7 @@ def rate(
     """The ratings table of `results` (result objects or GameResults), best first.
 
     `model` says which comparisons are rated (`Model`); the duplicate models read each result's
-    `set`, `seed` and `deal_scores` (`arena.ratings.record.rating_input` adds them from a line).
+    `set`, `seed` and `deal_scores` (`arena.records.result.rating_input` adds them from a line).
     None: `DEFAULT_MODEL`, or `places` for results that hold no duplicate comparisons (bare
     results without deals); the table's `model` says which was used.
 
@@ -276,75 +252,10 @@ def rate(
     )
 
 
-# Reading results -------------------------------------------------------------------------------
+# Tallying results --------------------------------------------------------------------------------
 
 _LISTS = (list, tuple)
-_NAME_TYPES = frozenset((str,))
 _NUMBER_TYPES = frozenset((int, float))
-_INT_TYPES = frozenset((int,))
-_BOOL_TYPES = frozenset((bool,))
-
-
-def _fields(obj: object) -> tuple[Sequence[str], Sequence[float], Sequence[int], Sequence[bool],
-                                   Sequence[int]]:
-    """The result's fields, their types and lengths checked (values: `_value_problem`)."""
-    if type(obj) is not dict:
-        if isinstance(obj, GameResult):
-            return obj.entrants, obj.scores, obj.ranks, obj.forfeits, obj.faults
-        if not isinstance(obj, Mapping):
-            raise ResultsError(f"a result must be an object, not {type(obj).__name__}")
-    # Set-of-types checks: this runs once per game, and 100,000 games should take well under 1 s.
-    entrants: Any = obj.get("entrants")
-    if (type(entrants) not in _LISTS or len(entrants) < 2
-            or not _NAME_TYPES.issuperset(map(type, entrants)) or "" in entrants):
-        raise ResultsError("'entrants' must be a list of at least two names")
-    players = len(entrants)
-    scores: Any = obj.get("scores")
-    if (type(scores) not in _LISTS or len(scores) != players
-            or not _NUMBER_TYPES.issuperset(map(type, scores))):
-        raise ResultsError(f"'scores' must be a list of {players} numbers, one per entrant")
-    forfeits: Any = obj.get("forfeits")
-    if forfeits is None:
-        forfeits = (False,) * players
-    elif (type(forfeits) not in _LISTS or len(forfeits) != players
-          or not _BOOL_TYPES.issuperset(map(type, forfeits))):
-        raise ResultsError(f"'forfeits' must be a list of {players} true/false, one per entrant")
-    faults: Any = obj.get("faults")
-    if faults is None:
-        faults = (0,) * players
-    elif (type(faults) not in _LISTS or len(faults) != players
-          or not _INT_TYPES.issuperset(map(type, faults))):
-        raise ResultsError(f"'faults' must be a list of {players} counts, one per entrant")
-    ranks: Any = obj.get("ranks")
-    if ranks is None:
-        ranks = _derived_ranks(scores, forfeits)
-    elif (type(ranks) not in _LISTS or len(ranks) != players
-          or not _INT_TYPES.issuperset(map(type, ranks))):
-        raise ResultsError(f"'ranks' must be a list of {players} places, one per entrant")
-    return entrants, scores, ranks, forfeits, faults
-
-
-def _value_problem(scores: Sequence[float], ranks: Sequence[int], faults: Sequence[int]
-                   ) -> str | None:
-    """What is wrong with the values of a result whose types are right, or None."""
-    players = len(scores)
-    if not all(math.isfinite(score) for score in scores):
-        return f"'scores' must be finite numbers, got {list(scores)}"
-    if not all(1 <= rank <= players for rank in ranks):
-        return f"'ranks' must be places from 1 to {players}, got {list(ranks)}"
-    if not all(fault >= 0 for fault in faults):
-        return f"'faults' must be counts of 0 or more, got {list(faults)}"
-    return None
-
-
-def _derived_ranks(scores: Sequence[float], forfeits: Sequence[bool]) -> list[int]:
-    def better(a: int, b: int) -> bool:
-        if forfeits[a] != forfeits[b]:
-            return forfeits[b]
-        return scores[a] > scores[b]
-
-    seats = range(len(scores))
-    return [1 + sum(better(b, a) for b in seats) for a in seats]
 
 
 def _points(result: GameResult, a: int, b: int) -> float:
@@ -387,7 +298,7 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult], model: Model) -
     duplicate = model is not Model.PLACES
     for count, obj in enumerate(results, 1):
         try:
-            entrants, scores, ranks, forfeits, faults = _fields(obj)
+            entrants, scores, ranks, forfeits, faults = result_fields(obj)
             if duplicate:
                 deal_keys.append(obj.get("seed") if isinstance(obj, Mapping) else None)
                 deal_scores.append(_deal_scores(obj, len(entrants)))
@@ -414,7 +325,7 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult], model: Model) -
     if bad.any():
         bad_game = int(game_of_seat[np.argmax(bad)])
         where = slice(int(start[bad_game]), int(start[bad_game] + size[bad_game]))
-        problem = _value_problem(seat_score[where], seat_rank[where], seat_faults[where])
+        problem = value_problem(seat_score[where], seat_rank[where], seat_faults[where])
         raise ResultsError(f"result {bad_game + 1}: {problem}")
 
     names = sorted(set(seat_name))

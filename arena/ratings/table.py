@@ -23,9 +23,8 @@ from tabulate import tabulate
 from arena.errors import ConfigError, ResultsError
 from arena.printable import printable, printable_json
 from arena.ratings.groups import GroupedRatings, rate_groups
-from arena.ratings.model import CONFIDENCE, RESAMPLES, Flag, Ratings, Standing, check_result
-from arena.ratings.record import rating_input
-from arena.resultsfile import ReadNotes, result_lines
+from arena.ratings.model import CONFIDENCE, RESAMPLES, Flag, Ratings, Standing
+from arena.records.reader import ReadNotes, read_rating_inputs
 from arena.settings import RatingModel, check_rating
 
 FORMATS = ("plain", "github", "csv", "json", "html")
@@ -69,20 +68,11 @@ def read_results(paths: Sequence[str | os.PathLike[str]]) -> ResultsRead:
 
     A line is a games.jsonl line (an object with a `result` object) or a bare result object. A
     half-written last line or a duplicate game is skipped and said in `notes`
-    (``arena.resultsfile``'s rules); any other bad line, a missing path or no results at all is a
-    ResultsError naming the file (and line).
+    (``arena.records.reader``'s rules); any other bad line, a missing path or no results at all
+    is a ResultsError naming the file (and line).
     """
-    results: list[dict[str, object]] = []
     notes = ReadNotes()
-    for path, number, _, obj in result_lines(paths, notes):
-        result = rating_input(obj)
-        if result is None:
-            raise ResultsError(f"{path}:{number}: no 'result' object in this line")
-        try:
-            check_result(result)
-        except ResultsError as error:
-            raise ResultsError(f"{path}:{number}: {error}") from None
-        results.append(result)  # type: ignore[arg-type]  # checked: a result object
+    results = [result for _, _, result in read_rating_inputs(paths, notes)]
     if not results:
         raise ResultsError(f"no game results in {', '.join(str(p) for p in paths) or 'no files'}")
     return ResultsRead(results, notes)
@@ -208,7 +198,7 @@ def results_table(
     confidence: float = CONFIDENCE,
     model: RatingModel | str | None = None,
 ) -> str:
-    """The rendered ratings table of `results` (rating inputs: `arena.ratings.record`), e.g. at
+    """The rendered ratings table of `results` (rating inputs: `arena.records.result.rating_input`), e.g. at
     the end of `arena run`; `model` as `arena.ratings.model.rate` takes it."""
     if fmt not in FORMATS:  # before the bootstrap, not after it
         raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")

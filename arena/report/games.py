@@ -1,8 +1,9 @@
 """Game records read from results: games.jsonl files or results directories holding one.
 
 A tournament's results directory, a match's and a league export all hold the same ``games.jsonl``:
-one game record per line (docs/records.md). Unlike `arena.ratings.table.read_results`, which needs
-only each line's ``result``, these readers keep the whole record.
+one game record per line (docs/records.md), read, upgraded and checked by ``arena.records.reader``.
+Unlike `arena.ratings.table.read_results`, which needs only each line's ``result``, these
+readers keep the whole record.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ResultsError
-from arena.report.record_check import record_problem
-from arena.resultsfile import ReadNotes, result_lines, results_file
+from arena.records.reader import ReadNotes, read_lines, results_file
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -27,7 +27,9 @@ class Game:
 
     key: str
     record: dict[str, Any]
-    line: bytes = b""  # the record as read, to copy into the replay file without re-serialising
+    line: bytes
+    """The record as one JSON line in the current format (as read, when it was): the replay file
+    copies it without serialising the record again."""
 
     @property
     def entrants(self) -> list[str]:
@@ -36,7 +38,7 @@ class Game:
 
     def entrant_of_seat(self, seat: int) -> int:
         """Index into ``entrants`` of the entrant playing ``seat``."""
-        for team, seats in enumerate(self.record.get("teams") or ()):
+        for team, seats in enumerate(self.record.get("teams", ())):
             if seat in seats:
                 return team
         return seat
@@ -55,7 +57,8 @@ class GameReader:
 
     Iterating yields each Game in file order; ResultsError naming file and line for anything that
     is not a record. A half-written last line or a duplicate game is skipped and said in ``notes``
-    (``arena.resultsfile``'s rules). Games with the same id in different files get keys ``id``, ``id~2``, ...
+    (``arena.records.reader``'s rules). Games with the same id in different files get keys ``id``,
+    ``id~2``, ...
     """
 
     def __init__(self, paths: Sequence[str | os.PathLike[str]]) -> None:
@@ -65,10 +68,8 @@ class GameReader:
     def __iter__(self) -> Iterator[Game]:
         keys: set[str] = set()
         count = 0
-        for path, number, line, record in result_lines(self.paths, self.notes):
-            problem = record_problem(record)
-            if problem:
-                raise ResultsError(f"{path}:{number}: {problem}")
+        for line in read_lines(self.paths, self.notes):
+            record = line.data
             key = base = _UNSAFE.sub("_", str(record["id"]))
             copy = 1
             while key in keys:
@@ -76,7 +77,7 @@ class GameReader:
                 key = f"{base}~{copy}"
             keys.add(key)
             count += 1
-            yield Game(key, record, line)
+            yield Game(key, record, line.current)
         if not count:
             raise ResultsError(f"no games in {', '.join(str(p) for p in self.paths) or 'no files'}")
 

@@ -25,8 +25,8 @@ def show_game(record: Mapping[str, Any], seat: int | None = None) -> str:
     raw, record = record, printable_data(record, blocks=BLOCKS)  # game_report escapes its own
     names = record["names"]
     faults: dict[int, list[Mapping[str, Any]]] = {}
-    for fault in record.get("faults", ()):
-        faults.setdefault(fault.get("decision", 0), []).append(fault)
+    for fault in record["faults"]:
+        faults.setdefault(fault["decision"], []).append(fault)
     who = "every hand" if seat is None else f"seat {seat} ({names[seat]})'s view"
     lines = [f"game {record['id']}: {record['game']}, seats: "
              + ", ".join(f"{s} {name}" for s, name in enumerate(names)) + f"; showing {who}"]
@@ -35,8 +35,8 @@ def show_game(record: Mapping[str, Any], seat: int | None = None) -> str:
     decision = 0
     for deal in record["deals"]:
         lines.append("")
-        trump = deal.get("trump") or "none"
-        turned = deal.get("trump_card") or "-"
+        trump = deal["trump"] or "none"
+        turned = deal["trump_card"] or "-"
         size = f", {deal['hand_size']} cards" if "hand_size" in deal else ""
         lines.append(f"deal {deal['deal']}{size}: dealer seat {deal['dealer']}, turned {turned}, "
                      f"trump {trump}")
@@ -45,7 +45,7 @@ def show_game(record: Mapping[str, Any], seat: int | None = None) -> str:
             shown = " ".join(hand) if seat is None or seat == s else hidden
             lines.append(f"  seat {s} {names[s]:<14} {shown}")
         auction_key = "bids" if "bids" in deal else "calls"
-        times = deal.get(f"{auction_key[:-1]}_ms") or []
+        times = deal[f"{auction_key[:-1]}_ms"] or []  # null: not recorded
         said = []
         for index, (s, value) in enumerate(deal[auction_key]):
             decision += 1
@@ -61,7 +61,7 @@ def show_game(record: Mapping[str, Any], seat: int | None = None) -> str:
             lines.append(f"  contract: team {contract['team']} {target}")
         players = len(names)
         plays = deal["plays"]
-        play_ms = deal.get("play_ms") or []
+        play_ms = deal["play_ms"] or []
         counted = [0] * players
         for start in range(0, len(plays), players):
             trick = plays[start:start + players]

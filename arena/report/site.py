@@ -35,12 +35,12 @@ from arena.league.status import EXPORT_DIR
 from arena.league.store import DATABASE
 from arena.names import NAME
 from arena.ratings.model import RESAMPLES, Ratings, rate
-from arena.ratings.record import rating_input
 from arena.ratings.table import COMPARED
+from arena.records.reader import results_file
+from arena.records.result import rating_input
 from arena.report.games import GameReader
 from arena.report.stats import EntrantStats, add_game, bank_summary
 from arena.report.svg import heat, interval_plot, line_plot
-from arena.resultsfile import results_file
 from arena.settings import RatingModel, check_rating
 
 CHECKPOINTS = 24
@@ -96,14 +96,13 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
         add_game(stats, game)
         record = game.record
         result = record["result"]
-        results.append(rating_input(record))  # type: ignore[arg-type]  # a checked record
+        results.append(rating_input(record))
         kinds.add(record["game"])
-        listed.append(_Listed(game.key, str(record["id"]), result["entrants"], result["scores"],
-                              result.get("ranks", record["places"]), len(record.get("faults", ()))))
+        listed.append(_Listed(game.key, record["id"], result["entrants"], result["scores"],
+                              result["ranks"], len(record["faults"])))
         # The seed goes again as a string: JavaScript numbers hold 53 bits, seeds 64.
         _write(out_dir / "games" / f"{game.key}.js",
-            b"arenaGame(" + (game.line or orjson.dumps(record)) + b", "
-            + orjson.dumps(str(record.get("seed", ""))) + b");\n")
+            b"arenaGame(" + game.line + b", " + orjson.dumps(str(record["seed"])) + b");\n")
     ratings = rate(results, resamples=resamples, seed=seed, model=model)
     pages = {row.name: f"entrant-{place}.html" for place, row in enumerate(ratings.standings, 1)}
     names = list(dict.fromkeys(n for n in (results_name(Path(p)) for p in paths) if n is not None))

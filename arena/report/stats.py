@@ -9,7 +9,7 @@ tricks the team took.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,37 +105,40 @@ def add_game(stats: dict[str, EntrantStats], game: Game) -> None:
     for index, row in enumerate(rows):
         row.games += 1
         row.score_sum += result["scores"][index]
-        row.place_sum += result.get("ranks", record["places"])[index]
-        row.forfeits += bool(result.get("forfeits", [False] * len(rows))[index])
+        row.place_sum += result["ranks"][index]
+        row.forfeits += result["forfeits"][index]
     seat_rows = [rows[game.entrant_of_seat(seat)] for seat in range(len(record["names"]))]
     for deal in record["deals"]:
         if "bids" in deal:
             _blackout_bids(deal, seat_rows)
         elif deal.get("contract"):
             _partnership_contract(deal, record, rows)
-        for times_key, actions_key in (("bid_ms", "bids"), ("call_ms", "calls"),
-                                       ("play_ms", "plays")):
-            times = deal.get(times_key)
-            if times:
-                for (seat, _), ms in zip(deal[actions_key], times, strict=False):
-                    if ms is not None:
-                        seat_rows[seat].times.append(ms)
-            cpu = deal.get(times_key.replace("_ms", "_cpu_ms"))
-            if isinstance(cpu, list):  # records from before clocks have none
-                for (seat, _), ms in zip(deal[actions_key], cpu, strict=False):
-                    if isinstance(ms, int | float) and not isinstance(ms, bool):
-                        seat_rows[seat].cpu_times.append(float(ms))
-    bank = (record.get("time_control") or {}).get("bank_ms")
-    if bank:
-        for seat, used in enumerate(record.get("bank_used_ms", ())):
-            seat_rows[seat].bank_shares.append(used / bank)
+        for kind, actions_key in (("bid", "bids"), ("call", "calls"), ("play", "plays")):
+            if actions_key in deal:
+                seats = [seat for seat, _ in deal[actions_key]]
+                for row, ms in _timed(seats, deal[f"{kind}_ms"], seat_rows):
+                    row.times.append(ms)
+                for row, ms in _timed(seats, deal[f"{kind}_cpu_ms"], seat_rows):
+                    row.cpu_times.append(ms)
+    control, used = record["time_control"], record["bank_used_ms"]
+    if control is not None and control["bank_ms"] and used is not None:
+        for seat, spent in enumerate(used):
+            seat_rows[seat].bank_shares.append(spent / control["bank_ms"])
     firsts = _first_decisions(record)
-    for fault in record.get("faults", ()):
+    for fault in record["faults"]:
         seat = fault["seat"]
-        deal, decision = fault.get("deal", 0), fault.get("decision", 0)
+        deal, decision = fault["deal"], fault["decision"]
         step = max(0, decision - firsts.get(deal, decision) + 1) if decision else 0
-        seat_rows[seat].faults.append(FaultRef(game.key, str(record["id"]), seat, deal, step,
-                                               fault["kind"], fault.get("detail", "")))
+        seat_rows[seat].faults.append(FaultRef(game.key, record["id"], seat, deal, step,
+                                               fault["kind"], fault["detail"]))
+
+
+def _timed(seats: list[int], times: list[float | None] | None,
+           seat_rows: list[EntrantStats]) -> Iterator[tuple[EntrantStats, float]]:
+    """``(row, ms)`` of each decision with a time (a line that has none: null)."""
+    for seat, ms in zip(seats, times or (), strict=False):
+        if ms is not None:
+            yield seat_rows[seat], float(ms)
 
 
 def _first_decisions(record: dict[str, Any]) -> dict[int, int]:
@@ -143,14 +146,14 @@ def _first_decisions(record: dict[str, Any]) -> dict[int, int]:
     numbers decisions within their deal, as its replay viewer does)."""
     firsts: dict[int, int] = {}
     before = 0
-    for deal in record.get("deals", ()):
-        firsts[deal.get("deal", 0)] = before + 1
+    for deal in record["deals"]:
+        firsts[deal["deal"]] = before + 1
         before += sum(len(deal.get(key, ())) for key in ("bids", "calls", "plays"))
     return firsts
 
 
 def _blackout_bids(deal: dict[str, Any], seat_rows: list[EntrantStats]) -> None:
-    size = deal.get("hand_size", 0)
+    size = deal["hand_size"]
     for seat, bid in deal["bids"]:
         row = seat_rows[seat]
         taken = deal["tricks"][seat]

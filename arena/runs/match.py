@@ -21,11 +21,13 @@ from typing import Any, TextIO
 from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.executors.batch import preflight
 from arena.names import NAME
-from arena.plans.match import GAME_ID, Match, legacy_field_names, score_of_unit, unit_games
+from arena.plans.match import Match, legacy_field_names, score_of_unit, unit_games
 from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, SprtBounds, match_stats
+from arena.records.ids import MATCH_GAMES, match_game_id, match_unit
+from arena.records.reader import RESULTS_FILE, read_finished
 from arena.runs.progress import StatusLine
 from arena.runs.record import play_and_record
-from arena.runs.results import ResultsWriter, read_finished, results_dir
+from arena.runs.results import ResultsWriter, results_dir
 from arena.settings import Clock, TimeControl
 from arena.work import Finished
 
@@ -65,7 +67,7 @@ class _Units:
         moved = False
         while not report.decided and len(report.scores) < self.match.units:
             unit = len(report.scores)
-            pair = (self.results.get(f"u{unit:05d}-c"), self.results.get(f"u{unit:05d}-b"))
+            pair = [self.results.get(match_game_id(unit, tag)) for tag in MATCH_GAMES]
             if pair[0] is None or pair[1] is None:
                 break
             report.scores.append(score_of_unit(pair[0], pair[1]))
@@ -100,7 +102,7 @@ def _recorded_field_names(match: Match, described: Path) -> tuple[str, ...]:
     """The field's names a resumed match's games were recorded under: those in its ``match.json``,
     ``field1``, ``field2``... for a match recorded before fields were named after their bots, and
     the match's own when there is nothing to resume (or it is not this match: ``_check_same``
-    says so)."""
+    says so). A rule of match.json, like ``_recorded_clock``."""
     try:
         before = json.loads(described.read_text())
     except (OSError, ValueError):
@@ -120,7 +122,8 @@ def _recorded_field_names(match: Match, described: Path) -> tuple[str, ...]:
 def _recorded_clock(match: Match, described: Path) -> TimeControl:
     """The match's time control with the clock its ``match.json`` records: ``wall`` for a match
     begun before clocks were recorded (it was timed by wall time); the match's own when there is
-    nothing to resume."""
+    nothing to resume. (A rule of match.json; those of results lines are
+    ``arena.records.upgrade``'s.)"""
     try:
         before = json.loads(described.read_text())
         saved = before["time"]
@@ -138,10 +141,9 @@ def _play(match: Match, path: Path, jobs: int, on_unit: Callable[[MatchReport], 
     report = MatchReport(match, path.parent, resumed=len(finished))
     units = _Units(match, report)
     for game_id in sorted(finished):
-        found = GAME_ID.fullmatch(game_id)
-        if found is None:
+        if match_unit(game_id) is None:
             raise ResultsError(f"{path}: game {game_id!r} is not a game of a match")
-        report.faults += len(finished[game_id].get("faults", ()))
+        report.faults += len(finished[game_id]["faults"])
         units.add(game_id, finished[game_id]["result"])
     if report.decided or len(report.scores) >= match.units:
         return report
@@ -178,7 +180,7 @@ def _check_same(match: Match, described: Path) -> None:
     except (OSError, ValueError):
         raise ResultsError(f"{described}: not a match description") from None
     identity = match.identity()
-    if isinstance(before.get("time"), dict) and "clock" not in before["time"]:
+    if isinstance(before.get("time"), dict) and "clock" not in before["time"]:  # match.json's rule
         before["time"] = {**before["time"], "clock": Clock.WALL.value, "wall_ms": None}
     changed = sorted(key for key in identity if before.get(key) != _plain(identity[key]))
     if changed:
@@ -256,14 +258,14 @@ def paired_estimate(directory: Path) -> str | None:
     candidate against baseline from the complete units in ``games.jsonl``; None for other
     results. ``arena table`` adds it: its bootstrap over a match's few large sets often gives
     unbounded intervals where the paired estimate is finite."""
-    if not (directory / "match.json").is_file() or not (directory / "games.jsonl").is_file():
+    if not (directory / "match.json").is_file() or not (directory / RESULTS_FILE).is_file():
         return None
-    finished = read_finished(directory / "games.jsonl")
+    finished = read_finished(directory / RESULTS_FILE)
     scores: list[float] = []
-    while (f"u{len(scores):05d}-c" in finished) and (f"u{len(scores):05d}-b" in finished):
-        unit = len(scores)
-        scores.append(score_of_unit(finished[f"u{unit:05d}-c"]["result"],
-                                    finished[f"u{unit:05d}-b"]["result"]))
+    while all(match_game_id(len(scores), tag) in finished for tag in MATCH_GAMES):
+        candidate, baseline = (finished[match_game_id(len(scores), tag)]["result"]
+                               for tag in MATCH_GAMES)
+        scores.append(score_of_unit(candidate, baseline))
     if not scores:
         return None
     stats = match_stats(scores)

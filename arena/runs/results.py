@@ -30,9 +30,9 @@ from typing import Any
 import orjson
 
 from arena.errors import ConfigError, ResultsError
-from arena.resultsfile import RESULTS_FILE, read_finished
+from arena.records.reader import RESULTS_FILE
 
-__all__ = ["MARKER", "ResultsWriter", "read_finished", "results_dir"]
+__all__ = ["MARKER", "ResultsWriter", "results_dir"]
 
 MARKER = ".arena"
 """The file that marks a directory as the arena's results, locked by the run writing it."""
@@ -58,7 +58,8 @@ class ResultsWriter:
         self.last_sync = time.monotonic()
 
     def append(self, line: bytes) -> None:
-        """Write one game's serialised line (one write: a kill leaves at most one partial line).
+        """Write one game's serialised line (``arena.records.writer.serialise``: its newline
+        included, so one write: a kill leaves at most one partial line).
 
         ResultsError when it cannot be written (a full disk): the lines before it are saved, and
         a partial line is what ``--resume`` drops."""

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
 import yaml
 
 from arena.configfile import read_yaml
@@ -28,13 +27,13 @@ from arena.plans.sandboxes import tournament_sandboxes
 from arena.plans.schedule import schedule
 from arena.plans.seating import Seating
 from arena.plans.tournament import Tournament, build_bots, load_tournament
-from arena.ratings.record import rating_input
 from arena.ratings.table import results_table
-from arena.resultsfile import RESULTS_FILE
+from arena.records.reader import RESULTS_FILE, parse_line, read_finished
+from arena.records.result import rating_input
 from arena.runs.fault_summary import FaultSummary
 from arena.runs.progress import Progress
 from arena.runs.record import play_and_record
-from arena.runs.results import ResultsWriter, read_finished, results_dir
+from arena.runs.results import ResultsWriter, results_dir
 from arena.settings import Clock, available_cpus, check_cluster_address
 from arena.work import Finished, GameSpec, RunSettings
 
@@ -50,7 +49,7 @@ class RunReport:
     faults: int = 0
     seconds: float = 0.0
     results: list[Any] = field(default_factory=list)
-    """Rating inputs (``arena.ratings.record.rating_input``) of every finished game."""
+    """Rating inputs (``arena.records.result.rating_input``) of every finished game."""
     fault_summary: FaultSummary = field(default_factory=FaultSummary)
 
 
@@ -73,21 +72,20 @@ def run(tasks: Sequence[GameSpec], settings: RunSettings, games: Path, jobs: int
     todo = [task for task in tasks if task.id not in finished]
     report = RunReport(games.parent, len(tasks), resumed=len(finished))
     report.results = [rating_input(line) for line in finished.values()]
-    report.faults = sum(len(line.get("faults", ())) for line in finished.values())
+    report.faults = sum(len(line["faults"]) for line in finished.values())
     for game_id, line in finished.items():
-        report.fault_summary.add(game_id, line.get("faults", ()))
-        report.fault_summary.add_stalls(sum(line.get("stalls", ())))
+        report.fault_summary.add(game_id, line["faults"])
+        report.fault_summary.add_stalls(sum(line["stalls"] or ()))
     writer = ResultsWriter(games)
 
     def record(game: Finished) -> bool:
         writer.append(game.line)
-        report.results.append(rating_input(orjson.loads(game.line)))  # with its deals' scores
+        report.results.append(game.result)  # with its deals' seed and scores
         report.played += 1
         report.faults += game.faults
         report.fault_summary.add_stalls(game.stalls)
         if game.faults:  # faults are rare: only those lines are parsed again
-            line = orjson.loads(game.line)
-            report.fault_summary.add(line["id"], line["faults"])
+            report.fault_summary.add(game.id, parse_line(game.line)["faults"])
         if on_game is not None:
             on_game(game, report.resumed + report.played, report.total)
         return False
@@ -109,19 +107,19 @@ def _check_saved_games(path: Path, finished: dict[str, dict[str, Any]],
         line = finished.get(task.id)
         if line is None:
             continue
-        if list(line.get("names", ())) != list(task.seats) or line.get("seed") != task.seed:
+        if line["names"] != list(task.seats) or line["seed"] != task.seed:
             raise ResultsError(
-                f"{path}: game {task.id!r} was played with seats {line.get('names')} and seed "
-                f"{line.get('seed')}, but the schedule now gives {list(task.seats)} and seed "
+                f"{path}: game {task.id!r} was played with seats {line['names']} and seed "
+                f"{line['seed']}, but the schedule now gives {list(task.seats)} and seed "
                 f"{task.seed} (added bots change a sampled schedule, one of more than max_tables "
                 f"tables); use --restart or another --out")
 
 
 def run_clock(records: Iterable[Mapping[str, Any]]) -> Clock | None:
-    """The clock a run's games were played with: their records' ``clock``, ``wall`` for records
-    from before clocks were recorded (the arena timed by wall time then); None: no games yet."""
+    """The clock a run's games were played with: their (upgraded) lines' ``clock``; None: no
+    games yet."""
     for record in records:
-        return Clock(record.get("clock", Clock.WALL.value))
+        return Clock(record["clock"])
     return None
 
 
@@ -153,8 +151,9 @@ SAVED_COPY = "tournament.yaml"
 
 def _resumed_seating(out_dir: Path) -> Seating | None:
     """The seat-order design of the run in ``out_dir``, from its saved copy (``cyclic`` for a copy
-    written before ``seating`` existed); None when there is no run to resume."""
-    games, saved = out_dir / "games.jsonl", out_dir / SAVED_COPY
+    written before ``seating`` existed: a rule of the tournament file, not of its results);
+    None when there is no run to resume."""
+    games, saved = out_dir / RESULTS_FILE, out_dir / SAVED_COPY
     if not (saved.is_file() and games.is_file() and games.stat().st_size > 0):
         return None
     raw = read_yaml(saved, "tournament file")
@@ -235,7 +234,7 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
             preflight(settings)
         workers = jobs or tournament.jobs or len(available_cpus())
         progress = Progress(len(tasks), already=len(finished), stream=progress_stream,
-                            faults=sum(len(line.get("faults", ())) for line in finished.values()))
+                            faults=sum(len(line["faults"]) for line in finished.values()))
         try:
             report = run(tasks, settings, games, workers,
                          on_game=lambda game, done, total: progress.update(game.faults, done, total),

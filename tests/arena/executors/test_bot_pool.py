@@ -14,10 +14,10 @@ import yaml
 from arena.bots.process import live_bots
 from arena.executors import batch
 from arena.executors.batch import close_batch_bots, play_batch
-from arena.game.referee import without_times
 from arena.plans.order import locality_order
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
+from arena.records.schema import without_times
 from arena.settings import TimeControl
 from arena.work import BotCommand, RunSettings
 

@@ -20,9 +20,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.game.referee import without_times
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
+from arena.records.schema import without_times
 
 distributed = pytest.importorskip(
     "distributed", reason="the cluster extra is not installed: pip install 'blackout-arena[cluster]'")

@@ -27,7 +27,8 @@ import orjson
 import pytest
 
 from arena.bots.process import BotProcess, close_bots
-from arena.game.referee import play_game, without_times
+from arena.game.referee import play_game
+from arena.records.schema import without_times
 from arena.settings import TimeControl
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -26,7 +26,9 @@ import engine
 from arena.bots.faults import FaultKind
 from arena.bots.process import BotProcess, close_bots
 from arena.errors import BotStartError
-from arena.game.referee import _milliseconds, play_game, result_of
+from arena.game.referee import play_game
+from arena.records.result import result_of
+from arena.records.writer import milliseconds
 from arena.settings import Clock, FaultPolicy, Limits, TimeControl
 
 pytestmark = pytest.mark.timeout(120)
@@ -477,4 +479,4 @@ def test_decision_times_round_as_round_does() -> None:
     near = [4e-5 * (1 + k * 1e-16) for k in range(-50, 50)] + [5e-324, 4.9999e-5, 5e-5, 1.0]
     seconds: list[float | None] = [*below, *near, 0.0, -0.0, -1e-6, 0.123456, None]
     expected = [None if s is None else round(s * 1000, 1) for s in seconds]
-    assert orjson.dumps(_milliseconds(seconds)) == orjson.dumps(expected)
+    assert orjson.dumps(milliseconds(seconds)) == orjson.dumps(expected)

@@ -11,8 +11,9 @@ import pytest
 
 from arena.errors import ConfigError, ResultsError
 from arena.ratings.model import rate
-from arena.ratings.record import rating_input
 from arena.ratings.table import ratings_json, render_table, results_table, table_for_paths
+from arena.records.result import rating_input
+from arena.records.upgrade import upgrade
 from arena.settings import DEFAULT_RATING, RatingModel, check_rating
 
 
@@ -177,15 +178,12 @@ def test_anchor_groups_and_formats_work_under_every_model(model: RatingModel) ->
     assert anchored["rating"] == 1000.0
 
 
-def test_rating_input_adds_the_set_seed_and_deal_scores_of_a_line() -> None:
+def test_an_upgraded_line_gives_the_ratings_its_set_seed_and_deal_scores() -> None:
     line = {"id": "r2-t0003-s1", "seed": 99, "deals": [{"scores": [1, 0, 3]}, {"scores": [0, 2, 0]}],
             "result": {"entrants": ["a", "b", "c"], "scores": [1, 2, 3]}}
-    assert rating_input(line) == {"entrants": ["a", "b", "c"], "scores": [1, 2, 3],
-                                  "set": "r2-t0003", "seed": 99,
-                                  "deal_scores": [[1, 0, 3], [0, 2, 0]]}
-    bare = {"entrants": ["a", "b"], "scores": [1, 2]}
-    assert rating_input(bare) is bare
-    assert rating_input({"id": "x"}) is None
+    assert rating_input(upgrade(line)) == {"entrants": ["a", "b", "c"], "scores": [1, 2, 3],
+                                           "set": "r2-t0003", "seed": 99,
+                                           "deal_scores": [[1, 0, 3], [0, 2, 0]]}
 
 
 def test_table_for_paths_takes_the_model(tmp_path: Path) -> None:

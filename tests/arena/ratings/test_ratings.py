@@ -9,16 +9,8 @@ import numpy as np
 import pytest
 
 from arena.errors import ConfigError, ResultsError
-from arena.ratings.model import (
-    ELO_PER_NAT,
-    Flag,
-    GameResult,
-    Ratings,
-    check_result,
-    fit_elo,
-    pairwise_outcomes,
-    rate,
-)
+from arena.ratings.model import ELO_PER_NAT, Flag, Ratings, fit_elo, pairwise_outcomes, rate
+from arena.records.result import GameResult, check_result
 
 EXACT_GAP = 400 * math.log10(3)  # P = 3/4 and P = 9/10 on the Elo curve: 190.849 Elo apart
 
@@ -387,7 +379,7 @@ def test_missing_fields_take_defaults() -> None:
 def test_a_game_decided_by_the_tiebreak_is_a_win_not_a_draw() -> None:
     """Ratings read the game's places: with ``tiebreak: most_exact_bids`` equal totals are ranked
     by exact bids, and the pairwise outcome follows (it used to be recomputed from scores: a draw)."""
-    from arena.game.referee import result_of
+    from arena.records.result import result_of
     from arena.settings import FaultPolicy
     from engine.blackout import places_of
 

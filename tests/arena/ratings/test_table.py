@@ -83,9 +83,10 @@ def test_reads_files_directories_and_bare_results(tmp_path: Path) -> None:
     bare.write_text("\n".join(json.dumps(g) for g in games[10:20]) + "\n\n")  # blank line: fine
     single = write_games(tmp_path / "more.jsonl", games[20:])
     read = read_results([run, bare, str(single)])
-    # A line's deal seed comes along (the duplicate models group games by it); bare results as given.
-    seeded = [{**g, "seed": i} for i, g in enumerate(games[:10])] + games[10:20] + \
-        [{**g, "seed": i} for i, g in enumerate(games[20:])]
+    # A line's deal seed comes along (the duplicate models group games by it), and its set (none
+    # for an id of no run's: a set of its own); bare results as given.
+    seeded = [{**g, "set": None, "seed": i} for i, g in enumerate(games[:10])] + games[10:20] + \
+        [{**g, "set": None, "seed": i} for i, g in enumerate(games[20:])]
     assert read.results == seeded and read.notes.messages() == []
 
 

@@ -213,7 +213,7 @@ def _as_before_clocks(out: Path) -> None:
     lines = []
     for line in games.read_bytes().splitlines():
         record = orjson.loads(line)
-        for key in ("clock", "wall_ms", "stalls"):
+        for key in ("format", "clock", "wall_ms", "stalls"):  # no format: a format-1 line
             record.pop(key)
         for deal in record["deals"]:
             for key in [key for key in deal if key.endswith("_cpu_ms")]:

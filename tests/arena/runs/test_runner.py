@@ -13,9 +13,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.game.referee import without_times
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
+from arena.records.schema import without_times
 
 ROOT = Path(__file__).resolve().parents[3]
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -21,7 +21,7 @@ from arena.errors import ConfigError
 from arena.plans.extension import FREE, changed_key
 from arena.plans.tournament import Tournament, load_tournament
 from arena.ratings.table import read_results
-from arena.resultsfile import read_finished
+from arena.records.reader import read_finished
 
 ROOT = Path(__file__).resolve().parents[3]
 ARENA = str(Path(sys.executable).parent / "arena")

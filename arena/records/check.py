@@ -1,9 +1,14 @@
-"""What a game record must hold for `arena report` and `arena show` to read it (docs/records.md).
+"""What a results line must hold (docs/records.md): checked after ``upgrade()``, so every reader
+can take each field the schema gives every line as there.
 
-``record_problem`` checks the fields the readers use, their types, lengths and seat numbers, so a
-damaged line (by hand, by another tool, or a fuzzer) is one error naming its file, line and field
-instead of a traceback deep in a page being written. It does not replay the game: that is
-``engine.replay``'s job, and too slow for a league export of a hundred thousand games.
+``record_problem`` checks the whole line: first what the readers rely on beyond types (lengths
+by seat or entrant, seat numbers, one bid per seat, the auction of the line's game), then every
+field of every part against the schema (``arena.records.schema``): present where every line has
+it, of its type where present. A damaged line (by hand, by another tool, or a fuzzer) is one
+error naming its file, line and field instead of a traceback deep in a page being written.
+``line_problem`` checks what ``--resume`` reads (all but the deals), ``result_problem`` only what
+``arena table`` reads: the result. None of them replays the game: that is ``engine.replay``'s
+job, and too slow for a league export of a hundred thousand games.
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ from typing import Any
 
 import engine
 from arena.errors import ResultsError
-from arena.ratings.model import check_result
+from arena.records.result import check_result
+from arena.records.schema import CONTRACT, DEAL, FAULT, GAME, RESULT, TIME_CONTROL, Part, is_pairs
 
 _INT = (int,)
 _NUMBER = (int, float)
+_STRINGS = frozenset((str,))
 
 
 class _Bad(Exception):
@@ -24,7 +31,7 @@ class _Bad(Exception):
 
 
 def record_problem(record: object) -> str | None:
-    """What is wrong with ``record`` as a game record (one line), or None."""
+    """What is wrong with ``record`` (an upgraded line) as a game record, or None."""
     if not isinstance(record, dict):
         return "not a game record (not a JSON object)"
     for key in ("id", "game", "names", "deals", "scores", "result"):
@@ -34,13 +41,71 @@ def record_problem(record: object) -> str | None:
             return f"{what}: no {key!r}"
     try:
         _check(record)
+        _check_schema(record)
     except _Bad as bad:
         return str(bad)
     return None
 
 
+def line_problem(line: object) -> str | None:
+    """What is wrong with ``line`` (an upgraded line) for a run that carries on from it
+    (``--resume``), or None: its own fields, its faults' and its result's, each of the schema's
+    type; its deals are kept as they are, unread (``record_problem`` checks them too)."""
+    if not isinstance(line, dict):
+        return "not a game record (not a JSON object)"
+    try:
+        _part(line, GAME, "")
+        for index, fault in enumerate(line["faults"]):
+            _part(fault, FAULT, f"faults[{index}].")
+        check_result(line["result"])
+        _part(line["result"], RESULT, "result.")
+    except _Bad as bad:
+        return str(bad)
+    except ResultsError as error:
+        return f"result: {error}"
+    return None
+
+
+def result_problem(line: object) -> str | None:
+    """What is wrong with ``line`` (an upgraded line) as a result for the ratings, or None."""
+    if not isinstance(line, dict) or "result" not in line:
+        return "no 'result' object in this line"
+    try:
+        check_result(line["result"])
+    except ResultsError as error:
+        return str(error)
+    return None
+
+
+def _check_schema(record: dict[str, Any]) -> None:
+    """Every part's fields against the schema: the required ones there, each of its type."""
+    _part(record, GAME, "")
+    for index, deal in enumerate(record["deals"]):
+        _part(deal, DEAL, f"deals[{index}].")
+        if isinstance(deal.get("contract"), dict):
+            _part(deal["contract"], CONTRACT, f"deals[{index}].contract.")
+    for index, fault in enumerate(record["faults"]):
+        _part(fault, FAULT, f"faults[{index}].")
+    if isinstance(record["time_control"], dict):
+        _part(record["time_control"], TIME_CONTROL, "time_control.")
+    _part(record["result"], RESULT, "result.")
+
+
+def _part(obj: dict[str, Any], part: Part, where: str) -> None:
+    for field in part.fields:
+        name = field.name
+        if name not in obj:
+            if field.required or (field.beside is not None and field.beside in obj):
+                raise _Bad(f"{where.rstrip('.')}: no {name!r}" if where else f"no {name!r}")
+        elif not field.type.test(obj[name]):
+            named = f"{where}{name}" if where else repr(name)
+            raise _Bad(f"{named} must be {field.type.text}, not {_kind(obj[name])}")
+        elif field.beside is not None and field.beside not in obj:
+            raise _Bad(f"{where}{name} without {field.beside!r}")
+
+
 def _check(record: dict[str, Any]) -> None:
-    if not isinstance(record["id"], str | int):
+    if not isinstance(record["id"], str):
         raise _Bad(f"'id' must be a string, not {_kind(record['id'])}")
     if record["game"] not in engine.GAMES:
         raise _Bad(f"'game' must be one of {', '.join(engine.GAMES)}, not {_kind(record['game'])}")
@@ -62,8 +127,7 @@ def _check(record: dict[str, Any]) -> None:
         raise _Bad(f"result: 'entrants' must list {entrants} entrants for {players} seats of "
                    f"{record['game']}, not {len(result['entrants'])}")
     _numbers(record["scores"], "'scores'", entrants, _INT)
-    if "ranks" not in result:
-        _numbers(record.get("places"), "'places'", entrants, _INT)
+    _numbers(record.get("places"), "'places'", entrants, _INT)
     if info.teams is not None:
         teams = record.get("teams")
         if not (isinstance(teams, list) and len(teams) == len(info.teams)
@@ -72,15 +136,9 @@ def _check(record: dict[str, Any]) -> None:
             raise _Bad(f"'teams' must be {len(info.teams)} lists of seats, not {_kind(teams)}")
     for index, fault in enumerate(_list(record.get("faults", []), "'faults'")):
         _fault(fault, f"faults[{index}]", players)
-    control = record.get("time_control")
-    if control is not None and not (isinstance(control, dict) and isinstance(
-            control.get("bank_ms", 0), (*_NUMBER, type(None)))):
-        raise _Bad(f"'time_control' must be an object with a number bank_ms, not {_kind(control)}")
-    if "bank_used_ms" in record:
-        used = _list(record["bank_used_ms"], "'bank_used_ms'")
-        _numbers(used, "'bank_used_ms'", min(len(used), players), _NUMBER)
-        if len(used) > players:
-            raise _Bad(f"'bank_used_ms' has {len(used)} entries for {players} seats")
+    for key in ("bank_used_ms", "stalls"):
+        if record.get(key) is not None:
+            _numbers(record[key], f"'{key}'", players, _NUMBER)
     auction = "calls" if "call" in info.decision_kinds else "bids"
     for index, deal in enumerate(_list(record["deals"], "'deals'")):
         _deal(deal, f"deals[{index}]", players, entrants, auction)
@@ -97,8 +155,8 @@ def _deal(deal: object, where: str, players: int, entrants: int, auction: str) -
     if not _is_seat(deal["dealer"], players):
         raise _Bad(f"{where}.dealer must be a seat (0 to {players - 1}), not {_kind(deal['dealer'])}")
     hands = deal["hands"]
-    if not (isinstance(hands, list) and len(hands) == players and all(
-            isinstance(h, list) and all(isinstance(c, str) for c in h) for h in hands)):
+    if not (type(hands) is list and len(hands) == players and all(
+            type(h) is list and _STRINGS.issuperset(map(type, h)) for h in hands)):
         raise _Bad(f"{where}.hands must be {players} lists of cards, not {_kind(hands)}")
     said = _actions(deal[auction], f"{where}.{auction}", players,
                     _INT if auction == "bids" else (int, str))
@@ -120,11 +178,6 @@ def _deal(deal: object, where: str, players: int, entrants: int, auction: str) -
     _numbers(deal["tricks"], f"{where}.tricks", players, _INT)
     _numbers(deal["scores"], f"{where}.scores", entrants, _INT)
     _numbers(deal["totals"], f"{where}.totals", entrants, _INT)
-    for key in ("bid_ms", "call_ms", "play_ms"):
-        times = deal.get(key)
-        if times is not None and not (isinstance(times, list) and all(
-                t is None or (isinstance(t, _NUMBER) and not isinstance(t, bool)) for t in times)):
-            raise _Bad(f"{where}.{key} must be a list of numbers or nulls, not {_kind(times)}")
 
 
 def _fault(fault: object, where: str, players: int) -> None:
@@ -145,6 +198,10 @@ def _fault(fault: object, where: str, players: int) -> None:
 
 def _actions(actions: object, where: str, players: int, values: tuple[type, ...]) -> list[int]:
     """The seats of a list of ``[seat, value]`` pairs, each checked."""
+    if type(actions) is list and is_pairs(actions, frozenset(values)):  # the usual case, fast
+        seats = [pair[0] for pair in actions]
+        if not seats or (min(seats) >= 0 and max(seats) < players):
+            return seats
     seats = []
     for pair in _list(actions, where):
         if not (isinstance(pair, list) and len(pair) == 2 and _is_seat(pair[0], players)
@@ -156,8 +213,8 @@ def _actions(actions: object, where: str, players: int, values: tuple[type, ...]
 
 
 def _numbers(value: object, where: str, count: int, types: tuple[type, ...]) -> None:
-    if not (isinstance(value, list) and len(value) == count
-            and all(isinstance(v, types) and not isinstance(v, bool) for v in value)):
+    if not (type(value) is list and len(value) == count
+            and frozenset(types).issuperset(map(type, value))):
         raise _Bad(f"{where} must be a list of {count} numbers, not {_kind(value)}")
 
 

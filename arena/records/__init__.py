@@ -1,0 +1,15 @@
+"""Results lines (``games.jsonl``, docs/records.md): their one owner, low in the arena's layers.
+
+- ``schema``: every field of a line, its type, the format since which every line has it and what
+  it means, declared once as data; ``FORMAT``, the format written now.
+- ``ids``: game ids and duplicate sets, and the one rule from a game's id to its set.
+- ``result``: the ``result`` object the ratings read: made (``result_of``) and checked.
+- ``writer``: the record the referee returns, the line a worker sends, serialised once.
+- ``upgrade``: every line of an older format in the current one (every "from before X existed"
+  rule for records is there).
+- ``check``: what a line must hold, after its upgrade.
+- ``reader``: the one reader of results files: parse, upgrade, check.
+
+It imports only the engine and the arena's shared values (``arena.settings``, ``arena.errors``,
+``arena.bots.faults``), so the referee, executors, runs, ratings, report and league all use it.
+"""

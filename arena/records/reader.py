@@ -1,0 +1,210 @@
+"""The one reader of results files (``games.jsonl``): every command that reads results uses it.
+
+``arena table``, ``arena report``, ``arena show``, ``--resume``, a match's estimate and the league's
+store and export all read lines here, so they agree on what a file holds:
+- a last line without its newline is an interrupted write (the writer ends every line with one in
+  the same write), so it is skipped, and said, even when it happens to parse;
+- a line whose game id already appeared in the same file is a duplicate (two writers, or files
+  joined by hand): the first is kept, the others skipped and counted;
+- any other line that is not JSON is an error naming the file and the line;
+- each line is brought to the current format (``arena.records.upgrade``) and checked
+  (``arena.records.check``: the whole record, or for ``arena table`` only its result), so what a
+  reader gets is what docs/records.md describes, or a ResultsError naming file, line and field.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from arena.errors import ResultsError
+from arena.records.check import line_problem, record_problem, result_problem
+from arena.records.result import rating_input
+from arena.records.schema import FORMAT
+from arena.records.upgrade import upgrade
+from arena.records.writer import serialise
+
+RESULTS_FILE = "games.jsonl"
+"""A results directory's file of finished games, one JSON line each."""
+
+Check = Callable[[object], str | None]
+"""What is wrong with an upgraded line for its reader, or None (``arena.records.check``)."""
+
+
+@dataclass
+class ReadNotes:
+    """What a read skipped: unterminated last lines (``path:line``) and duplicate games."""
+
+    unterminated: list[str] = field(default_factory=list)
+    duplicates: dict[str, int] = field(default_factory=dict)
+    """Skipped duplicate lines, by file."""
+
+    def messages(self) -> list[str]:
+        """One line for the user per thing skipped."""
+        lines = [f"skipped a half-written last line (interrupted run?) at {where}"
+                 for where in self.unterminated]
+        lines += [f"skipped {count} duplicate line{'s' if count > 1 else ''} (a game id seen "
+                  f"before) in {path}" for path, count in self.duplicates.items()]
+        return lines
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a results file: where it is, its bytes as read, and its content, upgraded
+    (``upgraded``: changed by the upgrade, a line of an older format)."""
+
+    path: Path
+    number: int
+    raw: bytes
+    data: dict[str, Any]
+    upgraded: bool = False
+
+    @property
+    def current(self) -> bytes:
+        """The line in the current format, without its newline: the bytes as read when they are
+        (no copy), else the upgraded line serialised."""
+        return serialise(self.data).rstrip(b"\n") if self.upgraded else self.raw
+
+
+def results_file(path: Path) -> Path:
+    """``path`` itself, or the games.jsonl in it when it is a directory; ResultsError if neither."""
+    if path.is_dir():
+        inside = path / RESULTS_FILE
+        if not inside.exists():
+            raise ResultsError(f"{path}: no {RESULTS_FILE} in this directory")
+        if not inside.is_file():
+            raise ResultsError(f"{inside}: not a file")
+        return inside
+    if not path.exists():
+        raise ResultsError(f"{path}: no such file or directory")
+    return path
+
+
+def read_lines(paths: Sequence[str | os.PathLike[str]], notes: ReadNotes,
+               check: Check = record_problem) -> Iterator[Line]:
+    """Each line of the results files in ``paths`` (games.jsonl files, or directories holding
+    one), upgraded and checked by ``check``, in file order, by the rules above.
+
+    A path given twice, a missing or unreadable one, a line that is not JSON or one ``check``
+    finds wrong is a ResultsError naming the file (and line).
+    """
+    seen: dict[Path, str] = {}
+    for given in paths:
+        path = results_file(Path(given))
+        real = path.resolve()
+        if real in seen:
+            raise ResultsError(f"{path}: given twice (also as {seen[real]})")
+        seen[real] = str(path)
+        yield from _lines(path, _read(path), notes, check)
+
+
+def read_rating_inputs(paths: Sequence[str | os.PathLike[str]],
+                 notes: ReadNotes) -> Iterator[tuple[Path, int, dict[str, Any]]]:
+    """``(file, line number, rating input)`` of each line in ``paths``: what ``arena table``
+    reads. A line needs only its result (``rating_input``); a bare result object (one that is
+    not a line: ``entrants`` and ``scores`` at the top, docs/ratings.md) is taken as it is."""
+    for line in read_lines(paths, notes, _result_or_bare):
+        data = line.data
+        yield line.path, line.number, data if "result" not in data else rating_input(data)
+
+
+def read_finished(path: Path, repair: bool = True,
+                  notes: ReadNotes | None = None) -> dict[str, dict[str, Any]]:
+    """The finished games saved in ``path`` (a games.jsonl that may not exist yet), by game id,
+    each upgraded and checked (``line_problem``: all but the deals, which a run carries on
+    without reading): what ``--resume`` carries on from.
+
+    With ``repair`` a half-written last line is cut off the file, so appends start clean (the game
+    is played again). ResultsError naming the line for one that is not a game's line.
+    """
+    if not path.exists():
+        return {}
+    if not path.is_file():
+        raise ResultsError(f"{path}: not a file")
+    data = _read(path)
+    end = data.rfind(b"\n") + 1
+    if end < len(data) and repair:
+        try:
+            with path.open("r+b") as handle:
+                handle.truncate(end)
+        except OSError as error:
+            raise ResultsError(f"{path}: cannot repair its last line: {error.strerror}") from None
+    lines = _lines(path, data, notes if notes is not None else ReadNotes(), line_problem)
+    return {line.data["id"]: line.data for line in lines}
+
+
+def parse_line(raw: bytes) -> dict[str, Any]:
+    """A line the arena wrote itself (a worker's, or one a league stored), upgraded: for the
+    runner's and the league's own reading, which need no check."""
+    return upgrade(orjson.loads(raw))
+
+
+def parse_rating_input(raw: bytes) -> dict[str, Any]:
+    """A rating input as ``arena.records.writer.serialise_rating_input`` wrote it."""
+    parsed: dict[str, Any] = orjson.loads(raw)
+    return parsed
+
+
+def current_line(raw: bytes) -> bytes:
+    """A line the arena wrote (a league's stored line) in the current format, without its
+    newline: as it is when it is (the writer puts ``format`` first), else upgraded."""
+    raw = raw.rstrip(b"\n")
+    if raw.startswith(_CURRENT):
+        return raw
+    return serialise(parse_line(raw)).rstrip(b"\n")
+
+
+_CURRENT = b'{"format":%d,' % FORMAT
+"""How every line of the current format begins."""
+
+
+def _result_or_bare(line: object) -> str | None:
+    if isinstance(line, dict) and "result" not in line and "entrants" in line:
+        return result_problem({"result": line})
+    return result_problem(line)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise ResultsError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+def _lines(path: Path, data: bytes, notes: ReadNotes, check: Check) -> Iterator[Line]:
+    lines = data.split(b"\n")
+    ids: set[object] = set()
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        if number == len(lines):  # text after the last newline: a write that did not finish
+            notes.unterminated.append(f"{path}:{number}")
+            continue
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as error:
+            raise ResultsError(f"{path}:{number}: not JSON ({error})") from None
+        game_id = obj.get("id") if isinstance(obj, dict) else None
+        if isinstance(game_id, str):
+            if game_id in ids:
+                notes.duplicates[str(path)] = notes.duplicates.get(str(path), 0) + 1
+                continue
+            ids.add(game_id)
+        try:
+            line = upgrade(obj) if isinstance(obj, dict) and not _is_bare(obj) else obj
+        except ResultsError as error:
+            raise ResultsError(f"{path}:{number}: {error}") from None
+        problem = check(line)
+        if problem:
+            raise ResultsError(f"{path}:{number}: {problem}")
+        yield Line(path, number, raw, line, line is not obj)
+
+
+def _is_bare(obj: dict[str, Any]) -> bool:
+    """A bare result object: not a line, never upgraded."""
+    return "result" not in obj and "entrants" in obj
