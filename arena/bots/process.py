@@ -60,6 +60,7 @@ from arena.bots.memory import MemoryUse
 from arena.bots.registry import install_signal_handlers, signal_name
 from arena.bots.sandbox import Sandbox, signal_of_status, start_hint
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
+from arena.bots.uids import BOT_UIDS
 from arena.errors import BotStartError
 from arena.settings import Limits
 
@@ -166,6 +167,8 @@ class BotProcess:
         self.logger = logging.getLogger(f"arena.bot.{name}")
         self._is_logging = self.logger.isEnabledFor  # bound once: asked at every request
         self._proc: subprocess.Popen[bytes] | None = None
+        self._uid: int | None = None
+        """The uid its sandbox runs it as (``arena.bots.uids``), held until the process is reaped."""
         self._channel: Channel | None = None
         self._sink = StderrSink(name, log_path, log_cap, silent_log)
         self._running = False
@@ -238,11 +241,14 @@ class BotProcess:
         self.exit_seconds = None
         self.memory = MemoryUse(self.limits.memory_mb)
         started = perf_counter()
+        if self.sandbox is not None and self.sandbox.takes_uid:
+            self._uid = BOT_UIDS.take()
         self._sink.open_log()
         try:
-            proc = launch.spawn(self.argv, self.cwd, self.env, self.sandbox, self.limits)
+            proc = launch.spawn(self.argv, self.cwd, self.env, self.sandbox, self.limits, self._uid)
         except OSError as error:
             self._sink.close_log()
+            self._give_back_uid()
             raise BotStartError(launch.spawn_failure(self.name, self.argv, self.cwd, error)) from None
         self._proc = proc
         self._channel = Channel(proc, self._sink, self.line_cap)
@@ -339,6 +345,7 @@ class BotProcess:
             _register(self, proc.pid)
             return
         self.returncode = proc.returncode
+        self._give_back_uid()
         if self._tree is not None:
             self._tree.close()
             self._tree = None
@@ -352,6 +359,11 @@ class BotProcess:
         self._running = False
         self._proc = None
         self._channel = None
+
+    def _give_back_uid(self) -> None:
+        if self._uid is not None:
+            BOT_UIDS.give_back(self._uid)
+            self._uid = None
 
     # -- talking ------------------------------------------------------------------------------
 

@@ -26,9 +26,10 @@ for an unsandboxed bot) would race bwrap's fork of the bot.
 Processes: RLIMIT_NPROC counts the processes of a kernel uid. Running as root (containers, CI),
 the arena starts bwrap without a user namespace (explicit namespaces instead of
 ``--unshare-all``, which would leave every uid but root unmapped) and the bot as a uid of its own,
-``bot_uid()``, with ``setpriv``: its RLIMIT_NPROC (``processes``) then counts that bot alone, so a
-fork bomb stops there. Root itself is exempt from RLIMIT_NPROC: a build command, which must write
-the bot's root-owned directory, runs as root without capabilities and without a process limit.
+allocated by ``arena.bots.uids`` (no two live bots share one), with ``setpriv``: its RLIMIT_NPROC
+(``processes``) then counts that bot alone, so a fork bomb stops there. Root itself is exempt
+from RLIMIT_NPROC: a build command, which must write the bot's root-owned directory, runs as root
+without capabilities and without a process limit.
 Not as root, bwrap makes a user namespace and the bot keeps the arena's uid; the kernel then
 counts, against the bot's RLIMIT_NPROC, every process of that uid (inside the user namespace and
 outside it: measured, docs/sandbox.md), so the limit is set to the processes of that uid running
@@ -44,7 +45,6 @@ from __future__ import annotations
 
 import functools
 import glob
-import itertools
 import os
 import resource
 import shutil
@@ -52,6 +52,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from arena.bots.uids import UID_FIRST, UID_LAST
 from arena.errors import ConfigError
 from arena.settings import Limits, SandboxMode
 
@@ -73,30 +74,11 @@ SANDBOX_HELP = ("Run the bots in a bubblewrap sandbox (docs/sandbox.md): none, b
 """The ``--sandbox`` option's help, shared by the commands that have it."""
 SCRATCH = "/tmp"
 """The sandbox's writable, size-capped directory (also $TMPDIR and $HOME)."""
-UID_FIRST = 2_000_000
-UID_COUNT = 1_000_000
-"""Bots of a root arena run as uids ``UID_FIRST`` .. ``UID_FIRST + UID_COUNT - 1``: far above
-the accounts of a system (and of the usual subordinate-uid ranges), so no real process shares a
-bot's RLIMIT_NPROC count."""
 SETPRIV = "/usr/bin/setpriv"
 PRLIMIT = "/usr/bin/prlimit"
 _NAMESPACES = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                "--unshare-cgroup-try")
 """Every namespace of ``--unshare-all`` but the user namespace (for an arena running as root)."""
-
-_uids = itertools.count()
-
-
-def bot_uid() -> int:
-    """A uid for the next sandboxed bot process of a root arena, distinct from recent ones.
-
-    A counter spread by the pid, so forked workers (which inherit the counter) draw from different
-    places; two live bots sharing a uid (a collision, about one in ``UID_COUNT / 1000`` for a
-    thousand bots at once) would only share one process budget: each still sees and signals
-    nothing outside its own PID namespace.
-    """
-    return UID_FIRST + (os.getpid() * 7919 + next(_uids)) % UID_COUNT
-
 
 def is_root_mode() -> bool:
     """True when sandboxes run without a user namespace, each bot as a uid of its own (root)."""
@@ -134,23 +116,34 @@ class Sandbox:
     bot_dir: str | None = None
     """The bot's directory (a manifest's); None: found from the argv (``sandbox_layout``)."""
 
+    @property
+    def takes_uid(self) -> bool:
+        """Whether a process in it runs as a uid of its own (``arena.bots.uids``): a root arena's
+        bot; a build writes root's files as root."""
+        return is_root_mode() and not self.writable_bot_dir
+
     def for_build(self) -> Sandbox:
         """The same sandbox with the bot's own directory writable, for its build command."""
         return replace(self, writable_bot_dir=True)
 
     def wrap(self, argv: Sequence[str], cwd: str | os.PathLike[str] | None, limits: Limits,
-             env: Mapping[str, str] | None = None, bot_dir: str | None = None) -> list[str]:
-        """The argv that runs ``argv`` (started in ``cwd``) in this sandbox under ``limits``.
+             env: Mapping[str, str] | None = None, bot_dir: str | None = None,
+             uid: int | None = None) -> list[str]:
+        """The argv that runs ``argv`` (started in ``cwd``) in this sandbox under ``limits``,
+        as ``uid`` where it ``takes_uid`` (one from ``arena.bots.uids.BOT_UIDS``).
 
         ``bot_dir`` overrides the bot directory (a build command's argv names the compiler, not
         the bot); else this sandbox's ``bot_dir``; else the one found from ``argv``.
         """
+        if self.takes_uid and uid is None:
+            raise ValueError("a root arena's sandboxed bot needs a uid of its own (BOT_UIDS.take())")
         here = os.path.abspath(cwd if cwd is not None else os.getcwd())
         layout = sandbox_layout(argv, here)
         chosen = bot_dir if bot_dir is not None else self.bot_dir
         if chosen is not None:
             layout = replace(layout, bot_dir=os.path.abspath(os.path.join(here, chosen)))
-        return [PRLIMIT, *self.limit_options(limits), "--", *self.bwrap_argv(layout, here, env)]
+        return [PRLIMIT, *self.limit_options(limits), "--",
+                *self.bwrap_argv(layout, here, env, uid)]
 
     def limit_options(self, limits: Limits) -> list[str]:
         """prlimit's options for ``limits`` (soft = hard but for CPU), each no higher than this
@@ -178,12 +171,14 @@ class Sandbox:
             words.append(f"--nproc={count}:{count}")
         return words
 
-    def bwrap_argv(self, layout: Layout, here: str, env: Mapping[str, str] | None) -> list[str]:
-        """The bwrap command line for a resolved ``layout`` with working directory ``here``."""
+    def bwrap_argv(self, layout: Layout, here: str, env: Mapping[str, str] | None,
+                   uid: int | None = None) -> list[str]:
+        """The bwrap command line for a resolved ``layout`` with working directory ``here``, the
+        program run as ``uid`` when given (``takes_uid``)."""
         as_root = is_root_mode()
         words = ["bwrap", *(_NAMESPACES if as_root else ("--unshare-all",)),
                  "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-        own_uid = as_root and not self.writable_bot_dir  # a build writes root's files as root
+        own_uid = uid is not None and self.takes_uid
         if own_uid:  # setpriv's, dropped by it with the uid change
             words += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         words.append("--clearenv")
@@ -221,8 +216,7 @@ class Sandbox:
             words += ["--setenv", name, value]
         words += ["--chdir", here, "--"]
         if own_uid:
-            uid = str(bot_uid())
-            words += [SETPRIV, "--reuid", uid, "--regid", uid, "--clear-groups",
+            words += [SETPRIV, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
                       "--inh-caps=-all", "--"]
         return [*words, *layout.argv]
 
@@ -396,7 +390,8 @@ def _process_line(sandbox: Sandbox) -> str:
     if problem is not None:
         return f"processes: at most {sandbox.processes}, but {problem}"
     return (f"processes and threads: at most {sandbox.processes}, as a uid of its own "
-            f"({UID_FIRST}..{UID_FIRST + UID_COUNT - 1}): the bot's files must be world-readable")
+            f"({UID_FIRST}..{UID_LAST}, none shared by two live bots): the bot's files must be "
+            "world-readable")
 
 
 def visibility_report(argv: Sequence[str], cwd: str | None = None,

@@ -383,7 +383,8 @@ def test_an_arena_not_root_still_stops_a_fork_bomb() -> None:
     # The arena as an unprivileged uid (bwrap with a user namespace): the kernel counts that uid's
     # processes outside the sandbox too, so the limit is its running processes plus 32. With 20
     # sleepers of the uid outside, the bomb still gets about 32 and no more.
-    uid = str(3_000_000 + os.getpid() % 900_000)  # its own: two suites at once must not share it
+    # its own, below the bots' uids: two suites at once must not share it
+    uid = str(1_000_000 + os.getpid() % 900_000)
     done = subprocess.run(
         ["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--inh-caps=-all", "--",
          "/usr/bin/python3", "-c", NOT_ROOT_DRIVER, str(ROOT), BOMB],
