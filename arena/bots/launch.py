@@ -31,7 +31,7 @@ def spawn(
 
     With ``sandbox``, ``argv`` runs inside it under ``limits``, set there before the bot starts
     (without, the caller applies them with ``apply_limits``), as ``uid`` where the sandbox
-    ``takes_uid``.
+    ``takes_uid``; ConfigError when the sandbox refuses its program.
     """
     command = list(argv) if sandbox is None else sandbox.wrap(argv, cwd, limits, env, uid=uid)
     return subprocess.Popen(

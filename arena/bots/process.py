@@ -61,7 +61,7 @@ from arena.bots.registry import install_signal_handlers, signal_name
 from arena.bots.sandbox import Sandbox, signal_of_status, start_hint
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
 from arena.bots.uids import BOT_UIDS
-from arena.errors import BotStartError
+from arena.errors import BotStartError, ConfigError
 from arena.settings import Limits
 
 __all__ = [
@@ -246,9 +246,11 @@ class BotProcess:
         self._sink.open_log()
         try:
             proc = launch.spawn(self.argv, self.cwd, self.env, self.sandbox, self.limits, self._uid)
-        except OSError as error:
+        except (OSError, ConfigError) as error:
             self._sink.close_log()
             self._give_back_uid()
+            if isinstance(error, ConfigError):  # the sandbox refused the program
+                raise BotStartError(f"bot '{self.name}': not started in the sandbox: {error}") from None
             raise BotStartError(launch.spawn_failure(self.name, self.argv, self.cwd, error)) from None
         self._proc = proc
         self._channel = Channel(proc, self._sink, self.line_cap)

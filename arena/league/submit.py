@@ -2,8 +2,9 @@
 or reject it.
 
 The bot (a directory, a manifest file, or a ``.zip`` / ``.tar.gz``) is copied or unpacked into
-``staging/`` (``arena.league.archive``), its manifest is read there, the build runs in the copy,
-the copy is checked again as it was when it came in (no link leading out, no FIFO, device or socket),
+``staging/`` (``arena.league.archive``), its manifest is read there, the build runs in the copy
+(under a sandbox, which refuses a program outside the bot and the allowed installations), the
+copy is checked again as it was when it came in (no link leading out, no FIFO, device or socket),
 and it goes through every ``arena check-bot`` step for the league's game. Only then, holding
 the league's ``submit.lock`` (so two submissions of one name take turns for the version number), is
 it moved to ``bots/NAME/VERSION`` and recorded, in one transaction. A rejected submission changes

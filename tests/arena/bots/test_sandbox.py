@@ -30,7 +30,6 @@ from arena.bots.sandbox import (
     bwrap_problem,
     choose_sandbox,
     process_limit_problem,
-    sandbox_layout,
 )
 from arena.errors import BotStartError, ConfigError
 from arena.game.referee import play_game
@@ -439,19 +438,19 @@ def test_a_root_arena_runs_each_bot_as_a_uid_of_its_own() -> None:
 
 
 def test_bot_directory_is_the_scripts_directory() -> None:
-    layout = sandbox_layout(["python3", "bots/python/random_bot.py"], str(ROOT))
+    layout = Sandbox().layout(["python3", "bots/python/random_bot.py"], str(ROOT))
     assert layout.bot_dir == str(ROOT / "bots" / "python")
     assert os.path.isabs(layout.argv[0]) and layout.argv[1:] == ("bots/python/random_bot.py",)
 
 
 def test_bot_directory_of_a_program_in_its_workdir() -> None:
-    assert sandbox_layout(["./random_bot"], str(ROOT / "bots" / "c")).bot_dir == str(
+    assert Sandbox().layout(["./random_bot"], str(ROOT / "bots" / "c")).bot_dir == str(
         ROOT / "bots" / "c")
 
 
 def test_a_venv_interpreter_mounts_the_venv_and_its_base() -> None:
     venv_python = os.path.join(sys.prefix, "bin", "python")
-    layout = sandbox_layout([venv_python, "bots/python/random_bot.py"], str(ROOT))
+    layout = Sandbox().layout([venv_python, "bots/python/random_bot.py"], str(ROOT))
     assert layout.bot_dir == str(ROOT / "bots" / "python")
     if sys.prefix != sys.base_prefix:
         assert sys.prefix in layout.installations

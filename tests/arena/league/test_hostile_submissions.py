@@ -167,6 +167,53 @@ def bwrap_league(empty_bwrap_league: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(empty_bwrap_league, tmp_path / "a" / "b" / "league"))
 
 
+READS_KEY = """import json, sys
+key = open(sys.argv[1]).read().strip()
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "quit":
+        break
+    if message["type"] == "hello":  # the key as its name: check-bot's report shows it
+        reply = {"id": message["id"], "name": key[:40], "protocol": 1}
+    elif message["type"] == "act":
+        reply = {"id": message["id"], "action": message["legal"][0]}
+    else:
+        continue
+    print(json.dumps(reply), flush=True)
+"""
+
+
+@needs_bwrap
+@pytest.mark.skipif(not Path("/usr/bin/python3").exists(), reason="no /usr/bin/python3")
+def test_an_interpreter_linked_from_a_fake_home_is_refused_and_nothing_of_the_home_is_read(
+        bwrap_league: Path, tmp_path: Path) -> None:
+    # Before: the link's home was mounted for the bot, which read its key and could say it in
+    # its hello, its bids and its cards (the league publishes them).
+    home = tmp_path / "hosthome"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("PRIVATE KEY of the organiser\n")
+    (home / "bin").mkdir()
+    (home / "bin" / "python3").symlink_to("/usr/bin/python3")
+    bot = tmp_path / "evil"
+    bot.mkdir()
+    (bot / "bot.py").write_text(READS_KEY)
+    (bot / "bot.yaml").write_text(f"name: evil\nrun: [{home}/bin/python3, bot.py, "
+                                  f"{home}/.ssh/id_rsa]\n")
+    for path in (tmp_path, *tmp_path.rglob("*")):
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    done = arena("league", "submit", bwrap_league, bot)
+    assert done.returncode == 1
+    assert done.stdout == (f"rejected: {bot}/bot.yaml: run: names '{home}/bin/python3', outside "
+                           f"the bot and outside the interpreters this arena allows: run it by a "
+                           f"name on PATH (python3, node, java, go, cargo), or have the "
+                           f"organiser allow its installation with --interpreter DIR\n")
+    status = arena("league", "status", bwrap_league)
+    log = (bwrap_league / "submissions.jsonl").read_text()
+    assert "PRIVATE KEY" not in status.stdout + log
+    assert left_behind(bwrap_league) == []
+
+
 @pytest.mark.parametrize(("build", "path", "problem"), [
     ("ln -s / rootlink", "rootlink", "a link pointing outside the bot ('/')"),
     ("ln -s ../../../league.db dblink", "dblink",
