@@ -158,8 +158,25 @@ def is_visible(path: str, bot_dir: str, installations: Sequence[str]) -> bool:
     directory or an allowed installation (each as given or as its real path)."""
     if is_system(path):
         return True
-    roots = (bot_dir, *installations)
-    return any(is_inside(path, root) or is_inside(path, os.path.realpath(root)) for root in roots)
+    roots = (bot_dir, os.path.realpath(bot_dir), *installations, *_real_paths(tuple(installations)))
+    return any(is_inside(path, root) for root in roots)
+
+
+@functools.cache
+def _real_paths(installations: tuple[str, ...]) -> tuple[str, ...]:
+    """The installations' real paths (asked once: a bot's start stats no more than it must)."""
+    return tuple(os.path.realpath(root) for root in installations)
+
+
+@functools.cache
+def path_inside(path: str, installations: tuple[str, ...]) -> str:
+    """The PATH of a sandbox showing ``installations``: each one's ``bin``, then the entries of
+    ``path`` (the arena's own) that the sandbox shows (the system directories, an installation)."""
+    entries = [f"{root}/bin" for root in installations if os.path.isdir(f"{root}/bin")]
+    entries += [entry for entry in path.split(":") if entry.startswith("/") and (
+        is_system(os.path.normpath(entry))
+        or any(is_inside(os.path.normpath(entry), root) for root in installations))]
+    return ":".join(dict.fromkeys(entries))
 
 
 def program_inside(argv: Sequence[str], here: str, bot_dir: str,

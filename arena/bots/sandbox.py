@@ -59,7 +59,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from arena.bots.installations import SYSTEM_DIRS, allowed_installations, is_visible, program_inside
+from arena.bots.installations import (
+    SYSTEM_DIRS,
+    allowed_installations,
+    path_inside,
+    program_inside,
+)
 from arena.bots.uids import UID_FIRST, UID_LAST
 from arena.errors import ConfigError
 from arena.settings import Limits, SandboxMode
@@ -170,10 +175,8 @@ class Sandbox:
                      else os.path.abspath(os.path.join(here, chosen)))
         present = tuple(root for root in self.installations if os.path.isdir(root))
         program = program_inside(argv, here, directory, present)
-        path = [f"{root}/bin" for root in present if os.path.isdir(f"{root}/bin")]
-        path += [entry for entry in os.environ.get("PATH", "/usr/bin:/bin").split(":")
-                 if entry.startswith("/") and is_visible(os.path.normpath(entry), directory, present)]
-        return Layout(directory, present, (program, *argv[1:]), ":".join(dict.fromkeys(path)))
+        path = path_inside(os.environ.get("PATH", "/usr/bin:/bin"), present)
+        return Layout(directory, present, (program, *argv[1:]), path)
 
     def check(self, argv: Sequence[str], cwd: str | os.PathLike[str] | None, where: str,
               bot_dir: str | None = None) -> None:

@@ -273,6 +273,10 @@ def test_a_rust_bot_builds_with_cargo_and_passes_the_check_in_the_sandbox(tmp_pa
                                   "run: ./target/release/tinybot\n")
     for path in (tmp_path, *tmp_path.rglob("*")):
         path.chmod(0o755 if path.is_dir() else 0o644)
+    done = arena("check-bot", "--sandbox", "bwrap", "--game", "blackout", bot, timeout=170)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "6 of 6 steps passed"
+    assert (bot / "target" / "release" / "tinybot").is_file()
     sysroot = toolchain()
     assert sysroot is not None
     report = arena("check-bot", "--sandbox-report", bot)
@@ -284,10 +288,6 @@ def test_a_rust_bot_builds_with_cargo_and_passes_the_check_in_the_sandbox(tmp_pa
         in lines
     for private in (Path.home() / ".cargo", Path.home() / ".rustup"):
         assert f"allowed installation (read-only): {private}" not in lines
-    done = arena("check-bot", "--sandbox", "bwrap", "--game", "blackout", bot, timeout=170)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines()[-1] == "6 of 6 steps passed"
-    assert (bot / "target" / "release" / "tinybot").is_file()
 
 
 @needs_bwrap
