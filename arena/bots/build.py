@@ -17,7 +17,7 @@ import signal
 import subprocess
 import tempfile
 
-from arena.bots.sandbox import Sandbox
+from arena.bots.sandbox import Sandbox, hidden_hint
 from arena.errors import ConfigError
 from arena.settings import Limits
 
@@ -35,11 +35,14 @@ def run_build(build: tuple[str, ...], workdir: str, bot_dir: str, where: str,
     """Run ``build`` in ``workdir`` (absolute), in ``sandbox`` with ``bot_dir`` writable.
 
     ConfigError ``WHERE: exited with N; the end of its output: ...`` (``TAIL_LINES`` lines) when
-    it fails, does not finish within ``timeout`` seconds, or cannot start.
+    it fails, does not finish within ``timeout`` seconds, or cannot start; ``WHERE: names ...``
+    when the sandbox refuses its program; a hint when the sandbox hid a program it ran.
     """
     argv = list(build)
     if sandbox is not None:
-        argv = sandbox.for_build().wrap(argv, workdir, BUILD_LIMITS, bot_dir=bot_dir)
+        box = sandbox.for_build()
+        box.check(argv, workdir, where, bot_dir)
+        argv = box.wrap(argv, workdir, BUILD_LIMITS, bot_dir=bot_dir)
     with tempfile.TemporaryFile() as output:
         try:
             proc = subprocess.Popen(argv, cwd=workdir, stdin=subprocess.DEVNULL, stdout=output,
@@ -61,5 +64,6 @@ def run_build(build: tuple[str, ...], workdir: str, bot_dir: str, where: str,
     what = f"did not finish within {timeout:.0f} s" if code is None else f"exited with {code}"
     if not lines:
         raise ConfigError(f"{where}: {what} and printed nothing")
+    hint = "" if sandbox is None else hidden_hint("\n".join(lines))
     tail = "".join(f"\n  | {line[:300]}" for line in lines)
-    raise ConfigError(f"{where}: {what}; the end of its output:{tail}")
+    raise ConfigError(f"{where}: {what}{hint}; the end of its output:{tail}")

@@ -25,13 +25,15 @@ def spawn(
     env: Mapping[str, str] | None,
     sandbox: Sandbox | None = None,
     limits: Limits = Limits(),  # noqa: B008 (frozen)
+    uid: int | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` in its own process group with stdin, stdout and stderr piped (raises OSError).
 
     With ``sandbox``, ``argv`` runs inside it under ``limits``, set there before the bot starts
-    (without, the caller applies them with ``apply_limits``).
+    (without, the caller applies them with ``apply_limits``), as ``uid`` where the sandbox
+    ``takes_uid``; ConfigError when the sandbox refuses its program.
     """
-    command = list(argv) if sandbox is None else sandbox.wrap(argv, cwd, limits, env)
+    command = list(argv) if sandbox is None else sandbox.wrap(argv, cwd, limits, env, uid=uid)
     return subprocess.Popen(
         command,
         stdin=subprocess.PIPE,

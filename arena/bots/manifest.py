@@ -174,9 +174,12 @@ def build_bot(manifest: Manifest, directory: Path | None = None,
               timeout: float = BUILD_TIMEOUT, sandbox: Sandbox | None = None) -> None:
     """Run the manifest's build command in ``directory`` (default: the bot's own directory) with
     ``arena.bots.build`` (in ``sandbox``, that directory writable and no network), then check that
-    the program in ``run`` exists. ConfigError naming the manifest, with the output's last lines."""
+    the program in ``run`` exists. ConfigError naming the manifest, with the output's last lines;
+    before anything runs, when ``sandbox`` refuses the program of ``run`` or ``build``."""
     where = Where(manifest.path)
     workdir = os.path.abspath(directory if directory is not None else manifest.directory)
+    if sandbox is not None:  # the build's own program is checked where it runs
+        sandbox.check(manifest.run, workdir, f"{manifest.path}: run", workdir)
     if manifest.build is not None:
         run_build(manifest.build, workdir, workdir, f"{manifest.path}: build", sandbox, timeout)
     check_program(where, manifest.run, workdir, "run", base_is=MANIFEST_DIRECTORY,

@@ -66,7 +66,8 @@ from arena.bots.memory import MemoryUse
 from arena.bots.registry import install_signal_handlers, signal_name
 from arena.bots.sandbox import Sandbox, signal_of_status, start_hint
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
-from arena.errors import BotStartError
+from arena.bots.uids import BOT_UIDS
+from arena.errors import BotStartError, ConfigError
 from arena.settings import Limits
 from engine.errors import shown
 
@@ -173,6 +174,8 @@ class BotProcess:
         self.logger = logging.getLogger(f"arena.bot.{name}")
         self._is_logging = self.logger.isEnabledFor  # bound once: asked at every request
         self._proc: subprocess.Popen[bytes] | None = None
+        self._uid: int | None = None
+        """The uid its sandbox runs it as (``arena.bots.uids``), held until the process is reaped."""
         self._channel: Channel | None = None
         self._sink = StderrSink(name, log_path, log_cap, silent_log)
         self._running = False
@@ -245,11 +248,16 @@ class BotProcess:
         self.exit_seconds = None
         self.memory = MemoryUse(self.limits.memory_mb)
         started = perf_counter()
+        if self.sandbox is not None and self.sandbox.takes_uid:
+            self._uid = BOT_UIDS.take()
         self._sink.open_log()
         try:
-            proc = launch.spawn(self.argv, self.cwd, self.env, self.sandbox, self.limits)
-        except OSError as error:
+            proc = launch.spawn(self.argv, self.cwd, self.env, self.sandbox, self.limits, self._uid)
+        except (OSError, ConfigError) as error:
             self._sink.close_log()
+            self._give_back_uid()
+            if isinstance(error, ConfigError):  # the sandbox refused the program
+                raise BotStartError(f"bot '{self.name}': not started in the sandbox: {error}") from None
             raise BotStartError(launch.spawn_failure(self.name, self.argv, self.cwd, error)) from None
         self._proc = proc
         self._channel = Channel(proc, self._sink, self.line_cap)
@@ -346,6 +354,7 @@ class BotProcess:
             _register(self, proc.pid)
             return
         self.returncode = proc.returncode
+        self._give_back_uid()
         if self._tree is not None:
             self._tree.close()
             self._tree = None
@@ -359,6 +368,11 @@ class BotProcess:
         self._running = False
         self._proc = None
         self._channel = None
+
+    def _give_back_uid(self) -> None:
+        if self._uid is not None:
+            BOT_UIDS.give_back(self._uid)
+            self._uid = None
 
     # -- talking ------------------------------------------------------------------------------
 

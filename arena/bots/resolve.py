@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.bots.manifest import Manifest, is_bot_target, load_manifest
-from arena.bots.sandbox import Sandbox, sandbox_layout
+from arena.bots.sandbox import Sandbox, bot_directory
 from arena.configfile import FROM_ARENA, Where, check_program
 from arena.errors import ConfigError
 from arena.work import BotCommand
@@ -45,6 +45,16 @@ class ResolvedBot:
     def name(self) -> str | None:
         """The manifest's name, when the bot is a bot directory."""
         return None if self.manifest is None else self.manifest.name
+
+    def check_sandboxed(self, sandbox: Sandbox | None, run_where: str,
+                        build_where: str) -> None:
+        """ConfigError ``RUN_WHERE: names ...`` (or ``BUILD_WHERE``) when ``sandbox`` would refuse
+        the program of its command or of its build (``Sandbox.check``); nothing without one."""
+        if sandbox is None:
+            return
+        if self.build is not None:
+            sandbox.for_build().check(self.build, self.workdir, build_where, self.bot_dir)
+        sandbox.check(self.argv, self.workdir, run_where, self.bot_dir)
 
     def command(self, sandbox: Sandbox | None) -> BotCommand:
         """How a worker starts it, in ``sandbox`` (None: unconfined), which shows it its bot
@@ -83,7 +93,7 @@ def resolve_command(argv: tuple[str, ...], workdir: str | None = None, *, base: 
     if check is not None:
         check_program(check, argv, here, key,
                       base_is=FROM_ARENA if workdir is None else "its workdir")
-    return ResolvedBot(argv, here, sandbox_layout(argv, here).bot_dir)
+    return ResolvedBot(argv, here, bot_directory(argv, here))
 
 
 def resolve_bot(text: str, key: str, base: str | None = None) -> ResolvedBot:

@@ -12,12 +12,18 @@ changes (``arena.bots.launch.spawn`` starts it like any other). Inside, the bot:
 - sees ``/usr``, ``/bin``, ``/sbin``, ``/lib*`` read-only, a documented subset of ``/etc``
   (``ETC_PATHS``: no shadow, no ssh, no credentials), a fresh ``/proc`` of its own namespace, a
   minimal ``/dev`` (``DEVICES``, no terminal); its own bot directory read-only at its usual
-  path (writable for a build command); the installation of its interpreter when that is not
-  under the system directories (pyenv, nvm, a venv: the installation's root only, nothing else of
-  that home); and a private tmpfs of ``scratch_mb`` at ``/tmp`` (``$TMPDIR`` and ``$HOME``).
-  Everything else (the other bots, the results, the tournament file, the organiser's home, the
-  arena's own files) is simply not there. The environment is cleared to ``PATH``, ``HOME``,
+  path (writable for a build command); the allowed interpreter installations, read-only
+  (``arena.bots.installations``: those of the interpreters the arena itself finds, and those the
+  organiser names; never a home); and a private tmpfs of ``scratch_mb`` at ``/tmp`` (``$TMPDIR``
+  and ``$HOME``). Everything else (the other bots, the results, the tournament file, the
+  organiser's home, the arena's own files) is simply not there. The environment is cleared to
+  ``PATH`` (each allowed installation's ``bin``, then the entries of the arena's own PATH that
+  the sandbox shows), ``HOME``,
   ``TMPDIR`` and ``LANG``.
+
+What a command names never adds to that view: a program outside the bot's directory, the system
+directories and the allowed installations is refused before it starts (``Sandbox.check``), with
+one line saying what to do.
 
 Limits are set by ``prlimit`` (util-linux) on itself before it execs bwrap, so they hold from the
 bot's first instruction; applying them to bwrap's pid after the start (as the process layer does
@@ -26,9 +32,10 @@ for an unsandboxed bot) would race bwrap's fork of the bot.
 Processes: RLIMIT_NPROC counts the processes of a kernel uid. Running as root (containers, CI),
 the arena starts bwrap without a user namespace (explicit namespaces instead of
 ``--unshare-all``, which would leave every uid but root unmapped) and the bot as a uid of its own,
-``bot_uid()``, with ``setpriv``: its RLIMIT_NPROC (``processes``) then counts that bot alone, so a
-fork bomb stops there. Root itself is exempt from RLIMIT_NPROC: a build command, which must write
-the bot's root-owned directory, runs as root without capabilities and without a process limit.
+allocated by ``arena.bots.uids`` (no two live bots share one), with ``setpriv``: its RLIMIT_NPROC
+(``processes``) then counts that bot alone, so a fork bomb stops there. Root itself is exempt
+from RLIMIT_NPROC: a build command, which must write the bot's root-owned directory, runs as root
+without capabilities and without a process limit.
 Not as root, bwrap makes a user namespace and the bot keeps the arena's uid; the kernel then
 counts, against the bot's RLIMIT_NPROC, every process of that uid (inside the user namespace and
 outside it: measured, docs/sandbox.md), so the limit is set to the processes of that uid running
@@ -44,20 +51,25 @@ from __future__ import annotations
 
 import functools
 import glob
-import itertools
 import os
 import resource
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
+from arena.bots.installations import (
+    SYSTEM_DIRS,
+    allowed_installations,
+    path_inside,
+    program_inside,
+)
+from arena.bots.uids import UID_FIRST, UID_LAST
 from arena.errors import ConfigError
 from arena.settings import Limits, SandboxMode
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-"""Read-only in every sandbox (where they exist; merged-/usr symlinks stay symlinks)."""
 ETC_PATHS = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", "/etc/passwd", "/etc/group",
              "/etc/nsswitch.conf", *sorted(glob.glob("/etc/java-*")))
 """The part of /etc a sandbox sees: what the dynamic loader, ``alternatives`` links, the C
@@ -73,30 +85,11 @@ SANDBOX_HELP = ("Run the bots in a bubblewrap sandbox (docs/sandbox.md): none, b
 """The ``--sandbox`` option's help, shared by the commands that have it."""
 SCRATCH = "/tmp"
 """The sandbox's writable, size-capped directory (also $TMPDIR and $HOME)."""
-UID_FIRST = 2_000_000
-UID_COUNT = 1_000_000
-"""Bots of a root arena run as uids ``UID_FIRST`` .. ``UID_FIRST + UID_COUNT - 1``: far above
-the accounts of a system (and of the usual subordinate-uid ranges), so no real process shares a
-bot's RLIMIT_NPROC count."""
 SETPRIV = "/usr/bin/setpriv"
 PRLIMIT = "/usr/bin/prlimit"
 _NAMESPACES = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                "--unshare-cgroup-try")
 """Every namespace of ``--unshare-all`` but the user namespace (for an arena running as root)."""
-
-_uids = itertools.count()
-
-
-def bot_uid() -> int:
-    """A uid for the next sandboxed bot process of a root arena, distinct from recent ones.
-
-    A counter spread by the pid, so forked workers (which inherit the counter) draw from different
-    places; two live bots sharing a uid (a collision, about one in ``UID_COUNT / 1000`` for a
-    thousand bots at once) would only share one process budget: each still sees and signals
-    nothing outside its own PID namespace.
-    """
-    return UID_FIRST + (os.getpid() * 7919 + next(_uids)) % UID_COUNT
-
 
 def is_root_mode() -> bool:
     """True when sandboxes run without a user namespace, each bot as a uid of its own (root)."""
@@ -114,43 +107,99 @@ def signal_of_status(returncode: int | None) -> int | None:
     return None
 
 
+HIDDEN_MARKS = ("bwrap: execvp ", "setpriv: failed to execute ")
+"""How bwrap and setpriv say that the program they were to run does not exist in the sandbox."""
+
+
 def start_hint(stderr_tail: str) -> str:
-    """A hint for a sandboxed bot that died before its hello saying "Permission denied", or ""."""
+    """A hint for a sandboxed bot that died before its hello: its files unreadable to its uid,
+    or its program hidden by the sandbox; else ""."""
     if is_root_mode() and "permission denied" in stderr_tail.lower():
         return ("; inside the sandbox the bot runs as a uid of its own, so its files must be "
                 "world-readable (chmod -R a+rX BOT_DIR; docs/sandbox.md)")
-    return ""
+    return hidden_hint(stderr_tail)
+
+
+def hidden_hint(output: str) -> str:
+    """A hint for a sandboxed command that could not run because the sandbox hides its program
+    (or the interpreter its ``#!`` line names), from what bwrap or setpriv printed; else ""."""
+    if not any(mark in line and "no such file" in line.lower()
+               for line in output.splitlines() for mark in HIDDEN_MARKS):
+        return ""
+    return ("; the sandbox hides that program (or the interpreter on its #! line): it shows only "
+            "the system directories, the bot's directory and the interpreters this arena allows "
+            "(arena check-bot --sandbox-report lists them; the organiser adds one with "
+            "--interpreter DIR)")
 
 
 @dataclass(frozen=True)
 class Sandbox:
     """How bot processes are confined: scratch size, process limit, whether the bot's own
-    directory is writable (build commands only), and the bot's directory when a manifest says it."""
+    directory is writable (build commands only), the bot's directory when a manifest says it, and
+    the installations the organiser allows besides the arena's own interpreters."""
 
     scratch_mb: int = 64
     processes: int | None = 128
     """Processes and threads of the bot's uid together (RLIMIT_NPROC); None: not limited."""
     writable_bot_dir: bool = False
     bot_dir: str | None = None
-    """The bot's directory (a manifest's); None: found from the argv (``sandbox_layout``)."""
+    """The bot's directory (a manifest's); None: found from the argv (``bot_directory``)."""
+    interpreters: tuple[str, ...] = ()
+    """Installations the organiser allows (absolute, checked by
+    ``arena.bots.installations.check_interpreters``), shown read-only besides the defaults."""
+
+    @property
+    def installations(self) -> tuple[str, ...]:
+        """Every installation this sandbox shows (``allowed_installations``)."""
+        return allowed_installations(self.interpreters)
+
+    @property
+    def takes_uid(self) -> bool:
+        """Whether a process in it runs as a uid of its own (``arena.bots.uids``): a root arena's
+        bot; a build writes root's files as root."""
+        return is_root_mode() and not self.writable_bot_dir
 
     def for_build(self) -> Sandbox:
         """The same sandbox with the bot's own directory writable, for its build command."""
         return replace(self, writable_bot_dir=True)
 
-    def wrap(self, argv: Sequence[str], cwd: str | os.PathLike[str] | None, limits: Limits,
-             env: Mapping[str, str] | None = None, bot_dir: str | None = None) -> list[str]:
-        """The argv that runs ``argv`` (started in ``cwd``) in this sandbox under ``limits``.
-
-        ``bot_dir`` overrides the bot directory (a build command's argv names the compiler, not
-        the bot); else this sandbox's ``bot_dir``; else the one found from ``argv``.
-        """
+    def layout(self, argv: Sequence[str], cwd: str | os.PathLike[str] | None,
+               bot_dir: str | None = None) -> Layout:
+        """What ``argv`` started in ``cwd`` sees in this sandbox; ConfigError when its program is
+        outside that view (``program_inside``). ``bot_dir`` overrides the bot directory (a build
+        command's argv names the compiler, not the bot); else this sandbox's ``bot_dir``; else
+        the one found from ``argv``."""
         here = os.path.abspath(cwd if cwd is not None else os.getcwd())
-        layout = sandbox_layout(argv, here)
         chosen = bot_dir if bot_dir is not None else self.bot_dir
-        if chosen is not None:
-            layout = replace(layout, bot_dir=os.path.abspath(os.path.join(here, chosen)))
-        return [PRLIMIT, *self.limit_options(limits), "--", *self.bwrap_argv(layout, here, env)]
+        directory = (bot_directory(argv, here) if chosen is None
+                     else os.path.abspath(os.path.join(here, chosen)))
+        present = tuple(root for root in self.installations if os.path.isdir(root))
+        program = program_inside(argv, here, directory, present)
+        path = path_inside(os.environ.get("PATH", "/usr/bin:/bin"), present)
+        return Layout(directory, present, (program, *argv[1:]), path)
+
+    def check(self, argv: Sequence[str], cwd: str | os.PathLike[str] | None, where: str,
+              bot_dir: str | None = None) -> None:
+        """ConfigError ``WHERE: names ...`` when ``argv``'s program is outside this sandbox's view."""
+        try:
+            self.layout(argv, cwd, bot_dir)
+        except ConfigError as error:
+            raise ConfigError(f"{where}: {error}") from None
+
+    def wrap(self, argv: Sequence[str], cwd: str | os.PathLike[str] | None, limits: Limits,
+             env: Mapping[str, str] | None = None, bot_dir: str | None = None,
+             uid: int | None = None) -> list[str]:
+        """The argv that runs ``argv`` (started in ``cwd``) in this sandbox under ``limits``,
+        as ``uid`` where it ``takes_uid`` (one from ``arena.bots.uids.BOT_UIDS``).
+
+        ``bot_dir`` as for ``layout``; ConfigError when the program is outside the sandbox's view.
+        """
+        if self.takes_uid and uid is None:
+            raise ValueError("a root arena's sandboxed bot needs a uid of its own (BOT_UIDS.take())")
+        here = os.path.abspath(cwd if cwd is not None else os.getcwd())
+        layout = self.layout(argv, here, bot_dir)
+        return [PRLIMIT, *self.limit_options(limits), "--",
+                *self.bwrap_argv(layout, here, env, uid)]
 
     def limit_options(self, limits: Limits) -> list[str]:
         """prlimit's options for ``limits`` (soft = hard but for CPU), each no higher than this
@@ -178,12 +227,14 @@ class Sandbox:
             words.append(f"--nproc={count}:{count}")
         return words
 
-    def bwrap_argv(self, layout: Layout, here: str, env: Mapping[str, str] | None) -> list[str]:
-        """The bwrap command line for a resolved ``layout`` with working directory ``here``."""
+    def bwrap_argv(self, layout: Layout, here: str, env: Mapping[str, str] | None,
+                   uid: int | None = None) -> list[str]:
+        """The bwrap command line for a resolved ``layout`` with working directory ``here``, the
+        program run as ``uid`` when given (``takes_uid``)."""
         as_root = is_root_mode()
         words = ["bwrap", *(_NAMESPACES if as_root else ("--unshare-all",)),
                  "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-        own_uid = as_root and not self.writable_bot_dir  # a build writes root's files as root
+        own_uid = uid is not None and self.takes_uid
         if own_uid:  # setpriv's, dropped by it with the uid change
             words += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         words.append("--clearenv")
@@ -214,15 +265,14 @@ class Sandbox:
             words += ["--ro-bind", os.path.realpath(root), root]
         bind = "--bind" if self.writable_bot_dir else "--ro-bind"
         words += [bind, os.path.realpath(layout.bot_dir), layout.bot_dir, "--remount-ro", "/"]
-        variables = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": SCRATCH,
+        variables = {"PATH": layout.path, "HOME": SCRATCH,
                      "TMPDIR": SCRATCH, "LANG": os.environ.get("LANG", "C.UTF-8")}
         variables.update(env or {})
         for name, value in variables.items():
             words += ["--setenv", name, value]
         words += ["--chdir", here, "--"]
         if own_uid:
-            uid = str(bot_uid())
-            words += [SETPRIV, "--reuid", uid, "--regid", uid, "--clear-groups",
+            words += [SETPRIV, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
                       "--inh-caps=-all", "--"]
         return [*words, *layout.argv]
 
@@ -250,79 +300,28 @@ def _ancestors(path: str, include_self: bool) -> list[str]:
 
 @dataclass(frozen=True)
 class Layout:
-    """What a bot's sandbox shows of the host: the bot's directory and its interpreter's
-    installations (absolute paths), and the argv to run inside (the program resolved)."""
+    """What a bot's sandbox shows of the host: the bot's directory and the allowed installations
+    (absolute paths), the argv to run inside (the program resolved) and the PATH inside."""
 
     bot_dir: str
     installations: tuple[str, ...]
     argv: tuple[str, ...]
+    path: str
 
 
-def sandbox_layout(argv: Sequence[str], here: str) -> Layout:
-    """Resolve a bot's directory and interpreter for ``argv`` run in the directory ``here``.
+def bot_directory(argv: Sequence[str], here: str) -> str:
+    """The directory of the bot ``argv`` runs in the directory ``here`` (absolute).
 
-    The bot's directory is that of the first argument naming an existing file (the script:
-    ``python3 bots/x/bot.py`` -> ``bots/x``), else that of the program when it is given as a path
-    (``./random_bot``), else ``here``. A program found on PATH runs by its resolved absolute path;
-    a pyenv shim is resolved to the real interpreter with ``pyenv which``.
+    That of the first argument naming an existing file (the script: ``python3 bots/x/bot.py`` ->
+    ``bots/x``), else that of the program when it is given as a path (``./random_bot``), else
+    ``here``.
     """
-    program = argv[0]
-    bot_dir = None
     for word in argv[1:]:
         if not word.startswith("-") and os.path.isfile(os.path.join(here, word)):
-            bot_dir = os.path.dirname(os.path.abspath(os.path.join(here, word)))
-            break
-    installations: list[str] = []
-    resolved = program
-    if "/" in program:
-        path = os.path.abspath(os.path.join(here, program))
-        if bot_dir is None:
-            bot_dir = os.path.dirname(path)
-        elif not path.startswith(bot_dir + os.sep):
-            installations += _installations(path)
-    else:
-        found = shutil.which(program)
-        if found is not None:
-            resolved = _unshimmed(found, here)
-            installations += _installations(resolved)
-    return Layout(bot_dir or here, tuple(dict.fromkeys(installations)),
-                  (resolved, *argv[1:]))
-
-
-def _installations(program: str) -> list[str]:
-    """The installation roots outside the system directories that ``program`` needs.
-
-    An installation's root is the parent of its ``bin`` directory (``~/.pyenv/versions/3.11.7``,
-    ``~/.nvm/versions/node/v20``, a venv with its ``pyvenv.cfg``), else the program's directory.
-    Both the path as given and its real target count: a venv's python is a link to another
-    installation.
-    """
-    roots = []
-    for path in dict.fromkeys((os.path.abspath(program), os.path.realpath(program))):
-        if _is_system(path):
-            continue
-        directory = os.path.dirname(path)
-        roots.append(os.path.dirname(directory) if os.path.basename(directory) == "bin"
-                     else directory)
-    return roots
-
-
-def _is_system(path: str) -> bool:
-    return any(path == top or path.startswith(top + "/") for top in SYSTEM_DIRS)
-
-
-@functools.cache
-def _unshimmed(program: str, here: str) -> str:
-    """A pyenv shim's real interpreter (shims are scripts that run ``pyenv``); else ``program``."""
-    if os.path.basename(os.path.dirname(program)) != "shims" or shutil.which("pyenv") is None:
-        return program
-    try:
-        done = subprocess.run(["pyenv", "which", os.path.basename(program)], cwd=here,
-                              capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return program
-    real = done.stdout.strip()
-    return real if done.returncode == 0 and os.path.isfile(real) else program
+            return os.path.dirname(os.path.abspath(os.path.join(here, word)))
+    if "/" in argv[0]:
+        return os.path.dirname(os.path.abspath(os.path.join(here, argv[0])))
+    return here
 
 
 # -- is bubblewrap here, and does it work -----------------------------------------------------
@@ -365,7 +364,9 @@ def choose_sandbox(mode: SandboxMode, where: str = "sandbox",
         return None, None
     problem = bwrap_problem()
     if problem is None:
-        return sandbox or Sandbox(), None
+        box = sandbox or Sandbox()
+        _ = box.installations  # found once here, not again in each worker forked after this
+        return box, None
     if mode is SandboxMode.BWRAP:
         raise ConfigError(f"{where}: bwrap asked for, but {problem}")
     return None, f"warning: bots run WITHOUT a sandbox: {problem}"
@@ -396,26 +397,49 @@ def _process_line(sandbox: Sandbox) -> str:
     if problem is not None:
         return f"processes: at most {sandbox.processes}, but {problem}"
     return (f"processes and threads: at most {sandbox.processes}, as a uid of its own "
-            f"({UID_FIRST}..{UID_FIRST + UID_COUNT - 1}): the bot's files must be world-readable")
+            f"({UID_FIRST}..{UID_LAST}, none shared by two live bots): the bot's files must be "
+            "world-readable")
+
+
+class VisibilityReport(NamedTuple):
+    """What ``--sandbox-report`` prints, and the commands the sandbox refuses (empty: none)."""
+
+    lines: list[str]
+    refused: list[str]
 
 
 def visibility_report(argv: Sequence[str], cwd: str | None = None,
-                      sandbox: Sandbox | None = None, bot_dir: str | None = None) -> list[str]:
-    """What a bot started with ``argv`` in ``cwd`` sees inside its sandbox, one line per item.
+                      sandbox: Sandbox | None = None, bot_dir: str | None = None,
+                      build: Sequence[str] | None = None) -> VisibilityReport:
+    """What a bot started with ``argv`` in ``cwd`` sees inside its sandbox, one line per item,
+    and what its ``build`` command sees while it runs.
 
     ``bot_dir``: the bot's directory where a manifest says it (else found from ``argv``).
     """
     sandbox = sandbox or Sandbox()
     here = os.path.abspath(cwd or os.getcwd())
-    layout = sandbox_layout(argv, here)
-    if bot_dir is not None:
-        layout = replace(layout, bot_dir=os.path.abspath(os.path.join(here, bot_dir)))
-    lines = [
-        f"command inside: {' '.join(layout.argv)}",
-        f"working directory: {here}",
-        f"bot directory (read-only): {layout.bot_dir}",
-    ]
-    lines += [f"interpreter installation (read-only): {root}" for root in layout.installations]
+    refused: list[str] = []
+
+    def command(what: str, words: Sequence[str], box: Sandbox) -> tuple[str, Layout | None]:
+        try:
+            layout = box.layout(words, here, bot_dir)
+        except ConfigError as error:
+            refused.append(f"{what}: {error}")
+            return f"{what}: refused: {error}", None
+        return f"{what}: {' '.join(layout.argv)}", layout
+
+    lines = [f"allowed installation (read-only): {root}" for root in sandbox.installations
+             if os.path.isdir(root)]
+    if build is not None:
+        line, layout = command("build command inside", build, sandbox.for_build())
+        lines.append(line)
+        if layout is not None:
+            lines.append(f"build: bot directory (writable): {layout.bot_dir}; as the arena's "
+                         "user without capabilities; no process or memory limit; no network")
+    line, layout = command("command inside", argv, sandbox)
+    lines += [line, f"working directory: {here}"]
+    if layout is not None:
+        lines += [f"bot directory (read-only): {layout.bot_dir}", f"PATH inside: {layout.path}"]
     lines += [
         f"system (read-only): {', '.join(p for p in SYSTEM_DIRS if os.path.lexists(p))}",
         f"/etc (read-only, only): {', '.join(p for p in ETC_PATHS if os.path.exists(p))}",
@@ -424,6 +448,6 @@ def visibility_report(argv: Sequence[str], cwd: str | None = None,
         "scratch), fd links; no terminal",
         "network: none (not even loopback); environment: PATH, HOME, TMPDIR, LANG only",
         _process_line(sandbox),
-        "nothing else: not other bots, results, tournament files or your home directory",
+        "nothing else: not other bots, results, tournament files or any home directory",
     ]
-    return lines
+    return VisibilityReport(lines, refused)

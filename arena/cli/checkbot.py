@@ -8,9 +8,16 @@ from typing import Annotated
 import typer
 
 import engine
+from arena.bots.installations import INTERPRETER_HELP, check_interpreters
 from arena.bots.manifest import build_bot, is_bot_target
 from arena.bots.resolve import resolve_manifest
-from arena.bots.sandbox import SANDBOX_HELP, bwrap_problem, choose_sandbox, visibility_report
+from arena.bots.sandbox import (
+    SANDBOX_HELP,
+    Sandbox,
+    bwrap_problem,
+    choose_sandbox,
+    visibility_report,
+)
 from arena.cli.bot_command import MEMORY_HELP
 from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.printable import printable
@@ -61,9 +68,12 @@ def check_bot_command(
         help="Time a bot has to exit after quit before it is killed, ms.",
         min=QUIT_GRACE_MS.low, max=QUIT_GRACE_MS.high)] = Limits().quit_grace_ms,
     sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
+    interpreter: Annotated[list[str] | None, typer.Option(
+        help=INTERPRETER_HELP, metavar="DIR", show_default=False)] = None,
     sandbox_report: Annotated[bool, typer.Option(
-        help="Print what the bot would see inside its sandbox (files, network, processes) "
-             "and exit without checking it.")] = False,
+        help="Print what the bot and its build would see inside the sandbox (the allowed "
+             "installations, files, network, processes) and exit without checking it; exit "
+             "status 1 when the sandbox would refuse its program.")] = False,
 ) -> None:
     """Take a bot through the protocol step by step: PASS or FAIL per step, with the reason.
 
@@ -92,6 +102,7 @@ def check_bot_command(
       arena check-bot "node bots/js/random_bot.js" --game blackout
       arena check-bot --move-ms 200 -- python3 -u my_bot.py --depth 3
       arena check-bot --sandbox bwrap python3 my_bot.py
+      arena check-bot --sandbox bwrap --interpreter /opt/pypy3 -- /opt/pypy3/bin/pypy3 my_bot.py
       arena check-bot --sandbox-report python3 my_bot.py
     """
     words = bot_command or []
@@ -99,14 +110,19 @@ def check_bot_command(
     manifest = None if bot is None else bot.manifest
     argv = bot_argv(words) if bot is None else list(bot.argv)
     workdir = None if bot is None else bot.workdir
+    allowed = Sandbox(interpreters=check_interpreters(interpreter or [], "--interpreter"))
     if sandbox_report:
         problem = bwrap_problem()
         if problem is not None:
             typer.echo(f"note: {problem}")
-        for line in visibility_report(argv, workdir, bot_dir=workdir):
+        report = visibility_report(argv, workdir, allowed, bot_dir=workdir,
+                                   build=None if manifest is None else manifest.build)
+        for line in report.lines:
             typer.echo(printable(line))  # it names the paths in the bot's manifest
+        if report.refused:
+            raise typer.Exit(1)
         return
-    box, note = choose_sandbox(sandbox, "--sandbox")
+    box, note = choose_sandbox(sandbox, "--sandbox", allowed)
     if note is not None:
         typer.echo(note)
     if box is not None and workdir is not None:  # the manifest's directory is the bot's

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from arena.bots.installations import INTERPRETER_HELP
 from arena.cli.table import RATING_HELP
 from arena.errors import ConfigError, RunInterrupted
 from arena.game.play import parse_option_pairs
@@ -64,10 +65,12 @@ def init_command(
         help="Elo margin under which two neighbours count as a tie: once their difference is "
              "surely inside +-delta, the matchmaker stops spending games on them.",
         min=0.0)] = DELTA,
+    interpreter: Annotated[list[str] | None, typer.Option(
+        help=INTERPRETER_HELP, metavar="DIR", show_default=False)] = None,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), sandbox, seed,
-                                      cluster, clock, wall_ms, rating, delta)
+                                      cluster, clock, wall_ms, rating, delta, interpreter or [])
     try:
         Store.create(league, settings.stored()).close()
     except OSError as error:

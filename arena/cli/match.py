@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 import engine
-from arena.bots.sandbox import SANDBOX_HELP, choose_sandbox
+from arena.bots.installations import INTERPRETER_HELP, check_interpreters
+from arena.bots.sandbox import SANDBOX_HELP, Sandbox, choose_sandbox
 from arena.errors import ConfigError
 from arena.game.play import parse_option_pairs
 from arena.plans.match import new_match
@@ -80,6 +81,8 @@ def match_command(
     wall_ms: Annotated[int | None, typer.Option(help=WALL_MS_HELP, min=WALL_MS.low,
                                                 max=WALL_MS.high, show_default=False)] = None,
     sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
+    interpreter: Annotated[list[str] | None, typer.Option(
+        help=INTERPRETER_HELP, metavar="DIR", show_default=False)] = None,
     force: Annotated[bool, typer.Option(
         help="Write into --out even if it is a directory the arena did not make (it never "
              "deletes files it did not write).")] = False,
@@ -94,7 +97,8 @@ def match_command(
     Example: arena match "python3 bots/python/greedy_bot.py" "python3 bots/python/random_bot.py"
     --field bots/c/random_bot --sprt elo0=0,elo1=30 --games 600
     """
-    box, note = choose_sandbox(sandbox, "--sandbox")
+    allowed = Sandbox(interpreters=check_interpreters(interpreter or [], "--interpreter"))
+    box, note = choose_sandbox(sandbox, "--sandbox", allowed)
     if note is not None:
         typer.echo(f"arena: {note}", err=True)
     match = new_match(candidate, baseline, field, game=game, players=players,

@@ -10,7 +10,8 @@ from typing import Annotated, BinaryIO
 import typer
 
 import engine
-from arena.bots.sandbox import SANDBOX_HELP, choose_sandbox
+from arena.bots.installations import INTERPRETER_HELP, check_interpreters
+from arena.bots.sandbox import SANDBOX_HELP, Sandbox, choose_sandbox
 from arena.cli.bot_command import MEMORY_HELP
 from arena.errors import ConfigError
 from arena.game.options_text import option_defaults
@@ -75,6 +76,8 @@ def play_command(
         help="Time a bot has to exit after quit before it is killed, ms.",
         min=QUIT_GRACE_MS.low, max=QUIT_GRACE_MS.high)] = Limits().quit_grace_ms,
     sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
+    interpreter: Annotated[list[str] | None, typer.Option(
+        help=INTERPRETER_HELP, metavar="DIR", show_default=False)] = None,
 ) -> None:
     """Play one game between bot programs and print it deal by deal.
 
@@ -89,7 +92,8 @@ def play_command(
         bots/c/random_bot
       arena play blackout "me=python3 my_bot.py" "a=bots/c/random_bot" "b=bots/c/random_bot"
     """
-    box, note = choose_sandbox(sandbox, "--sandbox")
+    allowed = Sandbox(interpreters=check_interpreters(interpreter or [], "--interpreter"))
+    box, note = choose_sandbox(sandbox, "--sandbox", allowed)
     if note is not None:
         typer.echo(note, err=True)
     if stderr_dir is not None:

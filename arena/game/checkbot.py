@@ -144,7 +144,8 @@ def check_bot(
     ``games`` limits step 2 to those games (default: all). ``on_step`` is called with each result
     as soon as its step ends. ``workdir``: the bot's working directory (a bot
     directory's). Raises ConfigError / OptionError for bad input before starting
-    anything; nothing the bot does raises. With ``sandbox`` every process of the bot runs in it.
+    anything (also when ``sandbox`` refuses its program); nothing the bot does raises. With
+    ``sandbox`` every process of the bot runs in it.
 
     ``on_note`` gets what is worth knowing beyond PASS and FAIL: early, that the check will take
     minutes (the bot's answers so far times the decisions the check asks for); at the end, that
@@ -158,6 +159,8 @@ def check_bot(
     for name in chosen:
         if PLAYERS not in engine.game(name).info.player_counts:  # UnknownGameError names the games
             raise ConfigError(f"check-bot: no check for game {name!r} (it is not for {PLAYERS} players)")
+    if sandbox is not None:  # a program the sandbox hides is bad input, not a failed step
+        sandbox.check(argv, workdir, "check-bot")
     check = _Check(argv, chosen, seed, time_control, limits, on_step, sandbox)
     check.workdir = workdir
     check.on_note = on_note

@@ -65,9 +65,6 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
     game = engine.game(game_name)
     targets = [_bot_target(c) for c in commands]
     directories = {program.bot_dir: program for _, program in targets if program is not None}
-    for program in directories.values():
-        assert program.manifest is not None  # a bot directory: resolved from its manifest
-        build_bot(program.manifest, sandbox=_for_dir(sandbox, program.bot_dir))
     seats = game_seats(game_name, [c if program is None else _seat_text(given, program)
                                    for c, (given, program) in zip(commands, targets, strict=True)])
     argvs = [list(seat.argv) for seat in seats]
@@ -80,6 +77,17 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
                             [None if program is None or given is not None else program.manifest
                              for program, given in zip(per_seat, given_per_seat, strict=True)])
     workdirs = [None if program is None else program.workdir for program in per_seat]
+    if sandbox is not None:  # every program the sandbox would refuse, before any build or start
+        for program in directories.values():
+            assert program.manifest is not None
+            program.check_sandboxed(_for_dir(sandbox, program.bot_dir),
+                                    f"{program.manifest.path}: run",
+                                    f"{program.manifest.path}: build")
+        for seat, (name, argv) in enumerate(zip(names, argvs, strict=True)):
+            sandbox.check(argv, workdirs[seat], f"seat {seat} ({name})", workdirs[seat])
+    for program in directories.values():
+        assert program.manifest is not None  # a bot directory: resolved from its manifest
+        build_bot(program.manifest, sandbox=_for_dir(sandbox, program.bot_dir))
     with ExitStack() as stack:
         bots: list[BotProcess] = []
         stack.callback(close_bots, bots)  # together: one shared quit grace, not one per seat

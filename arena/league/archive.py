@@ -13,6 +13,9 @@ is still stopped), and whatever could reach outside the bot through a link:
 - a hard link, unless it names a regular file already unpacked inside the bot: it is then copied,
   never linked.
 
+The same check of the whole tree (``stored_problems``) runs again after a submission's build, so
+nothing a build leaves (``ln -s / rootlink``, a FIFO) reaches the stored copy either.
+
 Paths are resolved with ``os.path.realpath`` against the real directory, never compared as text
 (``b/b/b/../../..`` looks inside and is not when ``b`` is a link to ``.``). A refusal raises
 ConfigError naming the source and the entry; the destination is then left for the caller to drop.
@@ -163,21 +166,30 @@ def _hard_link_source(source: Path, root: Path, name: str, linkname: str) -> Pat
     return Path(resolved)
 
 
-def _links_outside(root: Path) -> Iterator[tuple[Path, str]]:
-    """Every symbolic link under ``root`` that resolves outside it (with its target), as the tree
-    is now: a link checked when it was written may lead out through links written after it."""
+def stored_problems(root: Path) -> Iterator[tuple[Path, str]]:
+    """Every entry under ``root`` that a stored bot may not hold, with what is wrong with it, as
+    the tree is now: a symbolic link that resolves outside ``root`` (a link checked when it was
+    written may lead out through links written after it, or a build may have made it), a FIFO,
+    a device or a socket. The one check of a bot's tree, after unpacking, copying and building.
+    A directory that cannot be listed is a problem too (nothing in it could be checked)."""
     real = _real(root)
-    for top, dirs, files in os.walk(root):  # never follows a link to a directory
+    unreadable: list[OSError] = []
+    for top, dirs, files in os.walk(root, onerror=unreadable.append):  # never follows a link
         for name in dirs + files:
             path = Path(top) / name
-            if path.is_symlink() and not _is_inside(real, _real(path)):
-                yield path, os.readlink(path)
+            mode = path.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                if not _is_inside(real, _real(path)):
+                    yield path, f"a link pointing outside the bot ({shown(os.readlink(path))})"
+            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                yield path, "not a regular file (a device, FIFO or socket)"
+    for error in unreadable:
+        yield Path(error.filename), f"cannot be read ({error.strerror})"
 
 
 def _check_links(root: Path, source: Path) -> None:
-    for path, target in _links_outside(root):
-        raise ConfigError(f"{source}: entry {shown(path.relative_to(root).as_posix())}: a link "
-                          f"pointing outside the bot ({shown(target)})")
+    for path, problem in stored_problems(root):
+        raise ConfigError(f"{source}: entry {shown(path.relative_to(root).as_posix())}: {problem}")
 
 
 def _write(stream: IO[bytes], destination: Path, budget: _Budget, mode: int) -> None:
@@ -306,9 +318,8 @@ def copy_tree(source: Path, destination: Path, max_files: int = MAX_FILES,
                     _write(stream, target, budget, info.st_mode)
             else:
                 raise ConfigError(f"{entry}: not a regular file (a device, FIFO or socket)")
-    for path, link in _links_outside(root):
-        raise ConfigError(f"{source / path.relative_to(root)}: a link pointing outside the bot "
-                          f"({shown(link)})")
+    for path, problem in stored_problems(root):
+        raise ConfigError(f"{source / path.relative_to(root)}: {problem}")
 
 
 def _problem(error: BaseException) -> str:
@@ -328,7 +339,7 @@ def bot_root(unpacked: Path, manifest: str) -> Path:
     entries = [p for p in unpacked.iterdir() if not p.name.startswith(".")]
     if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
         # Links were checked against the whole archive; the bot is now only this directory.
-        for path, target in _links_outside(entries[0]):
-            raise ConfigError(f"{path}: a link pointing outside the bot ({shown(target)})")
+        for path, problem in stored_problems(entries[0]):
+            raise ConfigError(f"{path}: {problem}")
         return entries[0]
     return unpacked

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import engine
+from arena.bots.installations import check_interpreters
 from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
 from arena.league.matchmaker import DELTA
@@ -53,6 +54,9 @@ class LeagueSettings:
     delta: float = DELTA
     """The matchmaker's tie margin (Elo): neighbours whose difference is surely within +-delta
     are a tie and get no more games than settled pairs (``arena.league.matchmaker``)."""
+    interpreters: tuple[str, ...] = ()
+    """Installations its sandbox shows besides the arena's own interpreters (``league init
+    --interpreter``; ``arena.bots.installations``); leagues made before it: none."""
 
     @property
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
@@ -69,7 +73,8 @@ class LeagueSettings:
     def checked(cls, game: str, players: int | None, options: Mapping[str, object],
                 sandbox: str, seed: int = 1, cluster: str | None = None,
                 clock: Clock = Clock.CPU, wall_ms: int | None = None,
-                rating: str = DEFAULT_RATING.value, delta: float = DELTA) -> LeagueSettings:
+                rating: str = DEFAULT_RATING.value, delta: float = DELTA,
+                interpreters: Sequence[str] = ()) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option."""
         try:
             rules = engine.game(game)
@@ -94,12 +99,14 @@ class LeagueSettings:
             raise ConfigError(f"--delta: must be a number of Elo points, 0 or more, got {delta}")
         return cls(game, count, resolved, sandbox, seed, cluster=cluster,
                    time_control=TimeControl(clock=clock, wall_ms=wall_ms),
-                   rating=check_rating(rating), delta=float(delta))
+                   rating=check_rating(rating), delta=float(delta),
+                   interpreters=check_interpreters(interpreters, "--interpreter"))
 
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
         """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
         bwrap cannot run, which says so on stderr); ConfigError for ``bwrap`` where it cannot."""
-        box, note = choose_sandbox(SandboxMode(self.sandbox), "league sandbox")
+        box, note = choose_sandbox(SandboxMode(self.sandbox), "league sandbox",
+                                   Sandbox(interpreters=self.interpreters))
         if note is not None and note not in _SAID:  # once per process, not once per bot
             _SAID.add(note)
             print(f"arena: {note}", file=sys.stderr)
@@ -113,7 +120,7 @@ class LeagueSettings:
                                  "clock": self.time_control.clock.value},
                 "limits": asdict(self.limits),
                 "policy": self.policy.value, "cluster": self.cluster, "rating": self.rating.value,
-                "delta": self.delta}
+                "delta": self.delta, "interpreters": list(self.interpreters)}
 
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
@@ -128,4 +135,5 @@ class LeagueSettings:
                    time_control=time_control, limits=Limits(**raw["limits"]),
                    policy=FaultPolicy(raw["policy"]), cluster=raw.get("cluster"),
                    rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"),
-                   delta=float(raw.get("delta", DELTA)))
+                   delta=float(raw.get("delta", DELTA)),
+                   interpreters=tuple(raw.get("interpreters", ())))

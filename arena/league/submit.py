@@ -2,8 +2,10 @@
 or reject it.
 
 The bot (a directory, a manifest file, or a ``.zip`` / ``.tar.gz``) is copied or unpacked into
-``staging/`` (``arena.league.archive``), its manifest is read there, the build runs in the copy,
-and the copy goes through every ``arena check-bot`` step for the league's game. Only then, holding
+``staging/`` (``arena.league.archive``), its manifest is read there, the build runs in the copy
+(under a sandbox, which refuses a program outside the bot and the allowed installations), the
+copy is checked again as it was when it came in (no link leading out, no FIFO, device or socket),
+and it goes through every ``arena check-bot`` step for the league's game. Only then, holding
 the league's ``submit.lock`` (so two submissions of one name take turns for the version number), is
 it moved to ``bots/NAME/VERSION`` and recorded, in one transaction. A rejected submission changes
 nothing in the league but the submissions log (``submissions.jsonl``, every attempt with its
@@ -33,7 +35,7 @@ import orjson
 from arena.bots.manifest import MANIFEST, Manifest, build_bot, load_manifest, manifest_file
 from arena.errors import ConfigError, RunInterrupted
 from arena.game.checkbot import StepResult, check_bot
-from arena.league.archive import bot_root, copy_tree, is_archive, unpack
+from arena.league.archive import bot_root, copy_tree, is_archive, stored_problems, unpack
 from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.settings import LeagueSettings
@@ -146,6 +148,8 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
     submission.version = _version(store, manifest)  # early, to refuse a taken version at once
     sandbox = settings.bot_sandbox(copy)
     build_bot(manifest, copy, sandbox=sandbox)
+    for path, problem in stored_problems(copy):  # what the build made, under the same rules
+        raise Rejected(f"{path}: {problem}, left by its build")
     lines: list[str] = []
 
     def step(result: StepResult) -> None:

@@ -16,8 +16,8 @@ from arena.plans.seating import Seating
 from arena.plans.tournament import BotSpec, Tournament, load_tournament
 from engine.errors import shown
 
-FREE = frozenset({"path", "jobs", "max_live_bots", "cluster", "sandbox", "left_out",
-                  "clock_given", "rating"})
+FREE = frozenset({"path", "jobs", "max_live_bots", "cluster", "sandbox", "sandbox_interpreters",
+                  "left_out", "clock_given", "rating"})
 """Tournament fields that say how or where games are played, or how they are rated, not which
 games: they may change freely."""
 APPENDABLE = ("bots", "challengers", "teams")

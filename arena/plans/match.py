@@ -129,8 +129,11 @@ def _program(command: BotCommand) -> dict[str, object]:
 
 def bot_command(text: str, key: str, sandbox: Sandbox | None = None) -> BotCommand:
     """A bot given on the command line: a command, a bot directory or a manifest file, resolved
-    (``arena.bots.resolve``); ConfigError naming ``key`` when it cannot run."""
-    return resolve_bot(text, key).command(sandbox)
+    (``arena.bots.resolve``); ConfigError naming ``key`` when it cannot run, or when ``sandbox``
+    refuses its program or its build's."""
+    bot = resolve_bot(text, key)
+    bot.check_sandboxed(sandbox, key, f"{key} build")
+    return bot.command(sandbox)
 
 
 def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str = engine.DEFAULT_GAME,
@@ -166,6 +169,8 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
         raise ConfigError(f"--seed: must be 0 or more, got {seed}")
     tested = bot_command(candidate, "CANDIDATE", sandbox), bot_command(baseline, "BASELINE", sandbox)
     fields = [resolve_bot(bot, f"--field[{i + 1}]") for i, bot in enumerate(field)]
+    for index, bot in enumerate(fields):
+        bot.check_sandboxed(sandbox, f"--field[{index + 1}]", f"--field[{index + 1}] build")
     return Match(
         game=game, players=seats, options=resolved, candidate=tested[0], baseline=tested[1],
         field=tuple(bot.command(sandbox) for bot in fields), field_names=field_labels(fields),

@@ -28,20 +28,28 @@ class TournamentSandboxes:
 
 
 def tournament_sandboxes(tournament: Tournament) -> TournamentSandboxes:
-    """Resolve every bot's ``sandbox`` setting (its own, else the tournament's).
+    """Resolve every bot's ``sandbox`` setting (its own, else the tournament's), each showing the
+    file's ``sandbox_interpreters`` besides the arena's own.
 
-    ConfigError naming the file and key when ``bwrap`` is asked for where it cannot run; a note
-    (once per problem) when ``auto`` falls back to no sandbox.
+    ConfigError naming the file and key when ``bwrap`` is asked for where it cannot run, or when
+    a sandbox refuses a bot's program or its build's; a note (once per problem) when ``auto``
+    falls back to no sandbox.
     """
     by_bot: dict[str, Sandbox | None] = {}
     notes: list[str] = []
     keys = [f"bots[{i}]" for i in range(len(tournament.bots))]
     keys += [f"challengers[{i}]" for i in range(len(tournament.challengers))]
+    allowed = Sandbox(interpreters=tournament.sandbox_interpreters)
     for entry, bot in zip(keys, tournament.programs, strict=True):
         key = "sandbox" if bot.sandbox is None else f"{entry}.sandbox"
-        sandbox, note = choose_sandbox(tournament.sandbox_of(bot), f"{tournament.path}: {key}")
+        sandbox, note = choose_sandbox(tournament.sandbox_of(bot), f"{tournament.path}: {key}",
+                                       allowed)
         if sandbox is not None:  # what the sandbox shows: the bot's directory, resolved once
             sandbox = replace(sandbox, bot_dir=bot.resolved.bot_dir)
+            where = f"{tournament.path}: {entry}"
+            dir_entry = bot.resolved.manifest is not None
+            bot.resolved.check_sandboxed(sandbox, f"{where}.{'dir' if dir_entry else 'cmd'}",
+                                         f"{where}.{'dir' if dir_entry else 'build'}")
         by_bot[bot.name] = sandbox
         if note is not None:
             notes.append(f"{tournament.path}: {note}")

@@ -15,6 +15,7 @@ from typing import Any
 
 import engine
 from arena.bots.build import run_build
+from arena.bots.installations import check_interpreters
 from arena.bots.manifest import MANIFEST_DIRECTORY
 from arena.bots.resolve import ResolvedBot, resolve_command, resolve_manifest
 from arena.bots.sandbox import Sandbox, sandbox_mode
@@ -114,6 +115,9 @@ class Tournament:
     cluster: str | None = None
     """A Dask scheduler's address to play the games on (``docs/cluster.md``); None: locally."""
     sandbox: SandboxMode = SandboxMode.NONE
+    sandbox_interpreters: tuple[str, ...] = ()
+    """Installations every sandbox shows besides the arena's own interpreters
+    (``arena.bots.installations``)."""
     clock_given: bool = False
     """Whether the file says ``time.clock``: a run resumed from a file that does not keeps the
     clock it started with (``arena.runs.run``), so a run begun before clocks existed stays on wall."""
@@ -145,7 +149,8 @@ class Tournament:
 
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
             "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "format",
-            "challengers", "max_live_bots", "cluster", "sandbox", "rating", "seating"}
+            "challengers", "max_live_bots", "cluster", "sandbox", "sandbox_interpreters", "rating",
+            "seating"}
 BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires", "sandbox"}
 TIME_KEYS = {"start_ms", "move_ms", "bank_ms", "clock", "wall_ms"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb", "quit_grace_ms"}
@@ -234,6 +239,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
                                     players),  # every seat of a table needs a live bot
         cluster=None if top.get("cluster") is None else _cluster(where, top["cluster"]),
         sandbox=sandbox_mode(top.get("sandbox", "none"), f"{path}: sandbox"),
+        sandbox_interpreters=_interpreters(where, top.get("sandbox_interpreters")),
         clock_given="clock" in time,
         rating=check_rating(top.get("rating", DEFAULT_RATING.value), f"{path}: rating"),
         seating=None if top.get("seating") is None else _seating(where, top["seating"]),
@@ -265,6 +271,16 @@ def _optional_key(where: _Where, top: dict[str, Any], bounds: Range, default: in
     if bounds.key not in top:
         return default
     return None if top[bounds.key] is None else _in(where, top[bounds.key], bounds, low)
+
+
+def _interpreters(where: _Where, raw: object) -> tuple[str, ...]:
+    """``sandbox_interpreters``: a list of directories (relative ones from the current directory,
+    like a bot's ``workdir``)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise where.error("sandbox_interpreters", f"expected a list of directories, got {_kind(raw)}")
+    return check_interpreters(raw, f"{where.path}: sandbox_interpreters")
 
 
 def _cluster(where: _Where, raw: object) -> str:

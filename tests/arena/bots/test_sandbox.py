@@ -30,7 +30,6 @@ from arena.bots.sandbox import (
     bwrap_problem,
     choose_sandbox,
     process_limit_problem,
-    sandbox_layout,
 )
 from arena.errors import BotStartError, ConfigError
 from arena.game.referee import play_game
@@ -383,7 +382,8 @@ def test_an_arena_not_root_still_stops_a_fork_bomb() -> None:
     # The arena as an unprivileged uid (bwrap with a user namespace): the kernel counts that uid's
     # processes outside the sandbox too, so the limit is its running processes plus 32. With 20
     # sleepers of the uid outside, the bomb still gets about 32 and no more.
-    uid = str(3_000_000 + os.getpid() % 900_000)  # its own: two suites at once must not share it
+    # its own, below the bots' uids: two suites at once must not share it
+    uid = str(1_000_000 + os.getpid() % 900_000)
     done = subprocess.run(
         ["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--inh-caps=-all", "--",
          "/usr/bin/python3", "-c", NOT_ROOT_DRIVER, str(ROOT), BOMB],
@@ -438,19 +438,19 @@ def test_a_root_arena_runs_each_bot_as_a_uid_of_its_own() -> None:
 
 
 def test_bot_directory_is_the_scripts_directory() -> None:
-    layout = sandbox_layout(["python3", "bots/python/random_bot.py"], str(ROOT))
+    layout = Sandbox().layout(["python3", "bots/python/random_bot.py"], str(ROOT))
     assert layout.bot_dir == str(ROOT / "bots" / "python")
     assert os.path.isabs(layout.argv[0]) and layout.argv[1:] == ("bots/python/random_bot.py",)
 
 
 def test_bot_directory_of_a_program_in_its_workdir() -> None:
-    assert sandbox_layout(["./random_bot"], str(ROOT / "bots" / "c")).bot_dir == str(
+    assert Sandbox().layout(["./random_bot"], str(ROOT / "bots" / "c")).bot_dir == str(
         ROOT / "bots" / "c")
 
 
 def test_a_venv_interpreter_mounts_the_venv_and_its_base() -> None:
     venv_python = os.path.join(sys.prefix, "bin", "python")
-    layout = sandbox_layout([venv_python, "bots/python/random_bot.py"], str(ROOT))
+    layout = Sandbox().layout([venv_python, "bots/python/random_bot.py"], str(ROOT))
     assert layout.bot_dir == str(ROOT / "bots" / "python")
     if sys.prefix != sys.base_prefix:
         assert sys.prefix in layout.installations

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.sandbox import bwrap_problem
 from arena.league.store import DATABASE, STAGING_DIR
 from arena.league.submit import submit
 
@@ -143,3 +144,108 @@ def test_an_empty_league_db_is_not_a_league_until_init_makes_it_one(tmp_path: Pa
     assert arena("league", "status", league).returncode == 0
     again = arena("league", "init", league, "--game", "blackout", "--players", "3")
     assert again.returncode == 2 and "already a league" in again.stderr
+
+
+needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None,
+                                 reason=f"no working bubblewrap: {bwrap_problem()}")
+
+
+@pytest.fixture(scope="module")
+def empty_bwrap_league(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if bwrap_problem() is not None:
+        pytest.skip(f"no working bubblewrap: {bwrap_problem()}")
+    path = tmp_path_factory.mktemp("template") / "league"
+    done = arena("league", "init", path, "--game", "blackout", "--players", "3",
+                 "--sandbox", "bwrap")
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+@pytest.fixture
+def bwrap_league(empty_bwrap_league: Path, tmp_path: Path) -> Path:
+    """A fresh copy of a league whose builds, checks and games run under bwrap."""
+    return Path(shutil.copytree(empty_bwrap_league, tmp_path / "a" / "b" / "league"))
+
+
+READS_KEY = """import json, sys
+key = open(sys.argv[1]).read().strip()
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "quit":
+        break
+    if message["type"] == "hello":  # the key as its name: check-bot's report shows it
+        reply = {"id": message["id"], "name": key[:40], "protocol": 1}
+    elif message["type"] == "act":
+        reply = {"id": message["id"], "action": message["legal"][0]}
+    else:
+        continue
+    print(json.dumps(reply), flush=True)
+"""
+
+
+@needs_bwrap
+@pytest.mark.skipif(not Path("/usr/bin/python3").exists(), reason="no /usr/bin/python3")
+def test_an_interpreter_linked_from_a_fake_home_is_refused_and_nothing_of_the_home_is_read(
+        bwrap_league: Path, tmp_path: Path) -> None:
+    # Before: the link's home was mounted for the bot, which read its key and could say it in
+    # its hello, its bids and its cards (the league publishes them).
+    home = tmp_path / "hosthome"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("PRIVATE KEY of the organiser\n")
+    (home / "bin").mkdir()
+    (home / "bin" / "python3").symlink_to("/usr/bin/python3")
+    bot = tmp_path / "evil"
+    bot.mkdir()
+    (bot / "bot.py").write_text(READS_KEY)
+    (bot / "bot.yaml").write_text(f"name: evil\nrun: [{home}/bin/python3, bot.py, "
+                                  f"{home}/.ssh/id_rsa]\n")
+    for path in (tmp_path, *tmp_path.rglob("*")):
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    done = arena("league", "submit", bwrap_league, bot)
+    assert done.returncode == 1
+    assert done.stdout == (f"rejected: {bot}/bot.yaml: run: names '{home}/bin/python3', outside "
+                           f"the bot and outside the interpreters this arena allows: run it by a "
+                           f"name on PATH (python3, node, java, go, cargo), or have the "
+                           f"organiser allow its installation with --interpreter DIR\n")
+    status = arena("league", "status", bwrap_league)
+    log = (bwrap_league / "submissions.jsonl").read_text()
+    assert "PRIVATE KEY" not in status.stdout + log
+    assert left_behind(bwrap_league) == []
+
+
+@pytest.mark.parametrize(("build", "path", "problem"), [
+    ("ln -s / rootlink", "rootlink", "a link pointing outside the bot ('/')"),
+    ("ln -s ../../../league.db dblink", "dblink",
+     "a link pointing outside the bot ('../../../league.db')"),
+    ("mkdir -p deep/er && ln -s ../../.. deep/er/up", "deep/er/up",
+     "a link pointing outside the bot ('../../..')"),
+    ("mkfifo pipe", "pipe", "not a regular file (a device, FIFO or socket)"),
+], ids=["root", "league.db", "nested", "fifo"])
+def test_what_a_build_leaves_is_checked_like_what_was_submitted(
+        league: Path, tmp_path: Path, build: str, path: str, problem: str) -> None:
+    # Before: the no-links rule held before the build only, and the copy was stored with it.
+    bot = tmp_path / "builder"
+    bot.mkdir()
+    shutil.copy(ROOT / "tests" / "bots" / "misbehaving" / "well_behaved.py", bot)
+    shutil.copy(ROOT / "tests" / "bots" / "misbehaving" / "_protocol.py", bot)
+    (bot / "bot.yaml").write_text(f"name: builder\nbuild: sh -c '{build}'\n"
+                                  f"run: python3 well_behaved.py\n")
+    submission = submit(league, bot)
+    assert not submission.accepted
+    assert submission.reason == f"{bot}/{path}: {problem}, left by its build"
+    assert left_behind(league) == []
+
+
+@needs_bwrap
+def test_a_sandboxed_build_that_leaves_a_fifo_is_rejected(bwrap_league: Path,
+                                                          tmp_path: Path) -> None:
+    bot = tmp_path / "builder"
+    bot.mkdir(mode=0o755)
+    (bot / "bot.yaml").write_text("name: builder\nbuild: mkfifo pipe\nrun: python3 bot.py\n")
+    (bot / "bot.py").write_text("")
+    tmp_path.chmod(0o755)
+    submission = submit(bwrap_league, bot)
+    assert submission.reason == (f"{bot}/pipe: not a regular file (a device, FIFO or socket), "
+                                 f"left by its build")
+    assert left_behind(bwrap_league) == []

@@ -474,3 +474,25 @@ def test_a_league_keeps_its_clock_and_one_begun_before_clocks_stays_on_wall() ->
     assert LeagueSettings.of(_Stored(stored)).time_control == new.time_control  # type: ignore[arg-type]
     old = {**stored, "time_control": {"start_ms": 10000, "move_ms": 1000, "bank_ms": 10000}}
     assert LeagueSettings.of(_Stored(old)).time_control.clock is Clock.WALL  # type: ignore[arg-type]
+
+
+def test_a_league_keeps_the_installations_its_sandbox_allows_and_older_ones_have_none(
+        tmp_path: Path) -> None:
+    opt = tmp_path / "opt" / "pypy3"
+    opt.mkdir(parents=True)
+    done = arena("league", "init", tmp_path / "lg", "--game", "blackout", "--sandbox", "none",
+                 "--interpreter", opt)
+    assert done.returncode == 0, done.stderr
+    store = Store.open(tmp_path / "lg")
+    try:
+        settings = LeagueSettings.of(store)
+    finally:
+        store.close()
+    assert settings.interpreters == (str(opt),)
+    older = {key: value for key, value in settings.stored().items() if key != "interpreters"}
+    assert LeagueSettings.of(_Stored(older)).interpreters == ()  # type: ignore[arg-type]
+    refused = arena("league", "init", tmp_path / "lg2", "--game", "blackout",
+                    "--interpreter", Path.home())
+    assert refused.returncode == 2 and not (tmp_path / "lg2").exists()
+    assert refused.stderr.startswith(f"arena: error: --interpreter: {Path.home().resolve()} is a "
+                                     f"home directory: a sandbox never shows a home")
