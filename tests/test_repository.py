@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # A path of some machine: a home or work directory, or the machine's own checkout.
-MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:work|root|home/\w+|Users/\w+|tmp/[\w.-]*arena)\b")
+MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:work|root/|home/\w+|Users/\w+|tmp/[\w.-]*arena)\b")
 # The specifications folder of the developers' workplace, spelled so this file does not match.
 OUTSIDE_DOC = re.compile("shar" + "ed/")
 
