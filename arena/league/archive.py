@@ -19,10 +19,13 @@ nothing a build leaves (``ln -s / rootlink``, a FIFO) reaches the stored copy ei
 Paths are resolved with ``os.path.realpath`` against the real directory, never compared as text
 (``b/b/b/../../..`` looks inside and is not when ``b`` is a link to ``.``). A refusal raises
 ConfigError naming the source and the entry; the destination is then left for the caller to drop.
+Too many files is most often a directory that has no place in a submission (``LEAVE_OUT``): the
+error then names it.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 import tarfile
@@ -43,6 +46,15 @@ MAX_NAME = 1024
 MAX_LINK = 1024
 """The most bytes in a symbolic link's target."""
 _CHUNK = 1 << 20
+LEAVE_OUT = {
+    "target": "cargo's build output: the league runs the bot's build itself",
+    "node_modules": "installed npm packages: bundle the code the bot loads into its own files",
+    ".git": "a git repository's history",
+    "__pycache__": "Python's bytecode cache, made again when the bot runs",
+}
+"""Directories that fill a submission past ``MAX_FILES`` without being part of the bot, by name,
+with what each holds: a refusal for too many files names the ones it met, to be left out."""
+_LEAVE_OUT_SHOWN = 3
 
 
 def is_archive(path: Path) -> bool:
@@ -59,11 +71,34 @@ class _Budget:
         self.bytes = 0
         self.max_files = max_files
         self.max_bytes = max_bytes
+        self.left_out: dict[str, str] = {}
+        """The ``LEAVE_OUT`` directories met so far (their path in the bot, with a ``/``), in
+        order, with what each holds."""
 
-    def entry(self) -> None:
+    def entry(self, name: str, is_dir: bool) -> None:
+        """Count the entry ``name`` (its path in the bot, as the archive or directory gives it)."""
         self.files += 1
+        parts = name.replace("\\", "/").split("/")
+        directories = parts if is_dir else parts[:-1]
+        for index, part in enumerate(directories):
+            if part in LEAVE_OUT:
+                path = "/".join(directories[: index + 1]) + "/"
+                self.left_out.setdefault(path, LEAVE_OUT[part])
+                break
         if self.files > self.max_files:
-            raise ConfigError(f"{self.source}: more than {self.max_files} files")
+            raise ConfigError(f"{self.source}: more than {self.max_files} files{self._advice()}")
+
+    def _advice(self) -> str:
+        """What to leave out, when the entries counted went through a ``LEAVE_OUT`` directory."""
+        if not self.left_out:
+            return ""
+        named = [f"{shown(path)} ({what})" for path, what in
+                 itertools.islice(self.left_out.items(), _LEAVE_OUT_SHOWN)]
+        more = len(self.left_out) - len(named)
+        if more:
+            named.append(f"{more} more such director{'y' if more == 1 else 'ies'}")
+        listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+        return f"; leave out {listed}"
 
     def add(self, count: int) -> None:
         self.bytes += count
@@ -220,7 +255,7 @@ def _unzip(source: Path, root: Path, budget: _Budget) -> None:
         raise ConfigError(f"{source}: not a readable zip archive ({_problem(error)})") from None
     with archive:
         for info in archive.infolist():
-            budget.entry()
+            budget.entry(info.filename, info.filename.endswith("/"))  # is_dir() fails on ''
             try:
                 _zip_member(source, root, archive, info, budget)
             except FileExistsError:
@@ -259,7 +294,7 @@ def _untar(source: Path, root: Path, budget: _Budget) -> None:
     with archive:
         try:
             for member in archive:
-                budget.entry()
+                budget.entry(member.name, member.isdir())
                 try:
                     _tar_member(source, root, archive, member, budget)
                 except FileExistsError:
@@ -302,9 +337,9 @@ def copy_tree(source: Path, destination: Path, max_files: int = MAX_FILES,
         here = Path(top)
         relative = PurePosixPath(here.relative_to(source).as_posix())
         for name in sorted(dirs) + sorted(files):
-            budget.entry()
             entry = here / name
             info = entry.lstat()
+            budget.entry((relative / name).as_posix(), stat.S_ISDIR(info.st_mode))
             target = root / relative / name
             if stat.S_ISLNK(info.st_mode):
                 link = os.readlink(entry)

@@ -286,3 +286,48 @@ def test_a_file_that_is_no_archive_is_one_line(tmp_path: Path) -> None:
         unpack(tmp_path / "junk.tar.gz", tmp_path / "out")
     assert str(caught.value).startswith(f"{tmp_path / 'junk.tar.gz'}: not a readable tar archive (")
     assert "\n" not in str(caught.value)
+
+
+def test_too_many_files_in_a_build_output_directory_says_to_leave_it_out(tmp_path: Path) -> None:
+    """A Rust bot with its target/ (and a git checkout's .git/) copied: the refusal names what
+    to leave out, where it is, and why; files elsewhere get the plain refusal."""
+    source = tmp_path / "rustbot"
+    (source / "src").mkdir(parents=True)
+    (source / "bot.yaml").write_text("name: x\nrun: ./target/release/x\n")
+    (source / "src" / "main.rs").write_text("fn main() {}\n")
+    (source / ".git").write_text("gitdir: elsewhere\n")  # a worktree's .git is a file: no hint
+    for index in range(8):
+        (source / "src" / f"m{index}.rs").write_text("")
+    with pytest.raises(ConfigError) as plain:
+        copy_tree(source, tmp_path / "a", max_files=5)
+    assert str(plain.value) == f"{source}: more than 5 files"
+    (source / "target" / "release" / "deps").mkdir(parents=True)
+    for index in range(30):
+        (source / "target" / "release" / "deps" / f"d{index}.o").write_text("")
+    with pytest.raises(ConfigError) as refused:
+        copy_tree(source, tmp_path / "b", max_files=20)
+    assert str(refused.value) == (f"{source}: more than 20 files; leave out 'target/' (cargo's "
+                                  f"build output: the league runs the bot's build itself)")
+
+
+def test_an_archive_of_too_many_files_names_each_directory_to_leave_out(tmp_path: Path) -> None:
+    with zipfile.ZipFile(tmp_path / "bot.zip", "w") as archive:
+        archive.writestr("jsbot/bot.yaml", "name: x\n")
+        archive.writestr("jsbot/node_modules/", "")
+        for index in range(15):
+            archive.writestr(f"jsbot/node_modules/pkg{index}/index.js", "")
+    with pytest.raises(ConfigError, match=r"more than 10 files; leave out 'jsbot/node_modules/' "
+                                          r"\(installed npm packages: "):
+        unpack(tmp_path / "bot.zip", tmp_path / "z", max_files=10)
+    members = [(entry("bot.yaml"), b"name: x\n")]
+    members += [(entry(f".git/objects/{index:02x}"), b"") for index in range(6)]
+    members += [(entry(f"lib/__pycache__/m{index}.pyc"), b"") for index in range(6)]
+    members += [(entry(f"{name}/target/x"), b"") for name in ("a", "b", "c")]
+    path = make_tar(tmp_path / "bot.tar.gz", members)
+    with pytest.raises(ConfigError) as refused:
+        unpack(path, tmp_path / "t", max_files=15)
+    assert str(refused.value) == (
+        f"{path}: more than 15 files; leave out '.git/' (a git repository's history), "
+        f"'lib/__pycache__/' (Python's bytecode cache, made again when the bot runs), 'a/target/' "
+        f"(cargo's build output: the league runs the bot's build itself) and 2 more such "
+        f"directories")

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots.sandbox import bwrap_problem
+from arena.league.archive import MAX_FILES
 from arena.league.store import DATABASE, STAGING_DIR
 from arena.league.submit import submit
 
@@ -249,3 +250,27 @@ def test_a_sandboxed_build_that_leaves_a_fifo_is_rejected(bwrap_league: Path,
     assert submission.reason == (f"{bot}/pipe: not a regular file (a device, FIFO or socket), "
                                  f"left by its build")
     assert left_behind(bwrap_league) == []
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["directory", "tar.gz"])
+def test_a_rust_bot_submitted_with_its_target_directory_is_told_to_leave_it_out(
+        league: Path, tmp_path: Path, packed: bool) -> None:
+    """The Rust starter bot's sources with a target/ of cargo's build output past the league's
+    5,000 files: one line that names target/ and why it is not needed."""
+    bot = tmp_path / "rustbot"
+    shutil.copytree(ROOT / "bots/rust", bot, ignore=shutil.ignore_patterns("target", "Cargo.lock"))
+    objects = bot / "target" / "release" / "deps"
+    objects.mkdir(parents=True)
+    for index in range(MAX_FILES):
+        (objects / f"o{index}").touch()
+    source = bot
+    if packed:
+        source = tmp_path / "rustbot.tar.gz"
+        with tarfile.open(source, "w:gz") as archive:
+            archive.add(bot, arcname="rustbot")
+    done = arena("league", "submit", league, source)
+    assert done.returncode == 1
+    where = "rustbot/target/" if packed else "target/"
+    assert done.stdout == (f"rejected: {source}: more than {MAX_FILES} files; leave out '{where}' "
+                           f"(cargo's build output: the league runs the bot's build itself)\n")
+    assert left_behind(league) == []
