@@ -14,9 +14,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 
+from arena.bots.manifest import build_bot, load_manifest
+
 ROOT = Path(__file__).resolve().parents[2]
+RUST_BOT = ROOT / "bots" / "rust"
 REPLY_TIMEOUT = 20.0  # generous: the machine is shared; this bounds a hang, it times nothing
 EXIT_TIMEOUT = 5.0
 
@@ -73,8 +77,24 @@ def _go_program() -> Path:
     return out
 
 
+RUST_MISSING = ("cargo is not installed (rustup, or Debian: cargo): the Rust starter bot is not "
+                "tested")
+
+
+@functools.cache
+def _rust_program() -> list[str]:
+    """Builds the Rust bot in its own directory by its bot.yaml, as `make demo` and check-bot
+    do: cargo leaves an up-to-date build alone, so every test process and the demo share one."""
+    if shutil.which("cargo") is None:
+        pytest.skip(RUST_MISSING)
+    manifest = load_manifest(RUST_BOT)
+    build_bot(manifest)
+    return [str(manifest.directory / manifest.run[0]), *manifest.run[1:]]
+
+
 BOTS = {
     "go-random": lambda c: [str(_go_program())],
+    "rust-greedy": lambda c: _rust_program(),
     "python-random": lambda c: [sys.executable, str(ROOT / "bots/python/random_bot.py")],
     "python-greedy": lambda c: [sys.executable, str(ROOT / "bots/python/greedy_bot.py")],
     "js-random": lambda c: [*_needs_node(), str(ROOT / "bots/js/random_bot.js")],
@@ -321,8 +341,9 @@ def test_first_bot_answers_the_first_legal_action(start) -> None:
     assert reply == {"id": 4, "action": "pass"}
 
 
-def test_greedy_bot_logs_nothing_on_a_normal_game(start) -> None:
-    bot = start("python-greedy")
+@pytest.mark.parametrize("name", ["python-greedy", "rust-greedy"])
+def test_greedy_bot_logs_nothing_on_a_normal_game(start, name: str) -> None:
+    bot = start(name)
     bot.ask(HELLO)
     bot.send(blackout_game_start())
     bot.ask(bid_act(17))
@@ -350,3 +371,75 @@ def test_the_go_bot_builds_from_its_manifest_and_passes_check_bot_sandboxed(tmp_
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("7 of 7 steps passed")
     assert (bot / "bot").is_file()
+
+
+def _arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    program = Path(sys.executable).with_name("arena")
+    return subprocess.run([str(program), *args], capture_output=True, text=True, timeout=600,
+                          cwd=cwd)
+
+
+def _needs_cargo() -> None:
+    if shutil.which("cargo") is None:
+        pytest.skip(RUST_MISSING)
+
+
+def test_the_rust_bot_passes_check_bot() -> None:
+    """bots/rust as a user gets it: built by its bot.yaml (in place: an up-to-date build is left
+    alone), then checked step by step."""
+    _needs_cargo()
+    done = _arena("check-bot", "bots/rust", "--move-ms", "5000", "--start-ms", "30000")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().endswith("7 of 7 steps passed")
+    assert (RUST_BOT / "target" / "release" / "greedy-rust").is_file()
+
+
+def test_the_rust_bot_passes_check_bot_sandboxed() -> None:
+    """The same in the bubblewrap sandbox (the build too: no network, only the bot's directory
+    and the toolchain visible), as a league or `make demo` runs it."""
+    _needs_cargo()
+    from arena.bots.sandbox import bwrap_problem
+
+    problem = bwrap_problem()
+    if problem is not None:
+        pytest.skip(f"no bubblewrap sandbox here: {problem}")
+    done = _arena("check-bot", "--sandbox", "bwrap", "bots/rust", "--move-ms", "5000",
+                  "--start-ms", "30000")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().endswith("7 of 7 steps passed")
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), [
+    ("blackout", ["bots/rust", "bots/python/greedy.bot.yaml", "bots/rust", "bots/c/random.bot.yaml",
+                  "bots/c/first.bot.yaml"], ["deals=7", "hook=true", "must_trump=true"]),
+    ("blackout", ["bots/rust", "bots/python/random.bot.yaml", "bots/c/random.bot.yaml"],
+     ["deals=17", "sequence=down"]),
+    ("partnership-blackout", ["bots/rust", "bots/python/greedy.bot.yaml"], ["target=60"]),
+    ("partnership-blackout", ["bots/python/random.bot.yaml", "bots/rust"], ["target=60"]),
+])
+def test_the_rust_bot_plays_legally_against_the_other_starters(
+        c_bots: Path, tmp_path: Path, game: str, seats: list[str], options: list[str]) -> None:
+    """Whole games through the real referee: no fault (an illegal or garbled action would be
+    one), and nothing on the Rust bot's stderr (no decision fell back to the first legal one)."""
+    _rust_program()  # built once (or skipped) before the arena times its start
+    log, logs = tmp_path / "game.json", tmp_path / "stderr"
+    words = [f"--option={option}" for option in options]
+    done = _arena("play", game, *seats, *words, "--seed", "5", "--log", str(log), "--stderr-dir",
+                  str(logs))
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = orjson.loads(log.read_bytes())
+    assert record["faults"] == [] and record["deals"]
+    said = {path.name: [line for line in path.read_text().splitlines()
+                        if not line.startswith("[arena] ")]  # the arena's own notes
+            for path in logs.iterdir() if "rust" in path.name}
+    assert said and all(lines == [] for lines in said.values()), said
+
+
+def test_the_rust_bots_own_unit_tests_pass() -> None:
+    """`cargo test` of bots/rust: its JSON reader (escapes, surrogates, nesting, large numbers),
+    cards and decisions on hand-made views."""
+    _needs_cargo()
+    done = subprocess.run(["cargo", "test", "--offline", "--quiet"], cwd=RUST_BOT,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "test result: ok" in done.stdout

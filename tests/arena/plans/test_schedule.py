@@ -282,9 +282,11 @@ def test_game_and_options_carried(tmp_path: Path) -> None:
 def test_demo_schedules_are_stable() -> None:
     """Pinned values: a change here changes every published demo result."""
     demo = schedule(load_tournament(REPO / "tournaments" / "demo.yaml"))
-    # five bots always; the Java bot where javac and java are, the Go bot where go is
-    bots = 5 + bool(shutil.which("javac") and shutil.which("java")) + bool(shutil.which("go"))
-    tables = math.comb(bots, 4)  # 5, 15 or 35
+    # five bots always; the Java bot where javac and java are, the Go bot where go is, the Rust
+    # bot where cargo is
+    bots = (5 + bool(shutil.which("javac") and shutil.which("java")) + bool(shutil.which("go"))
+            + bool(shutil.which("cargo")))
+    tables = math.comb(bots, 4)  # 5, 15, 35 or 70
     assert len(demo) == tables * 4 * 4
     assert demo[0].id == "r1-t0000-s0" and demo[-1].id == f"r4-t{tables - 1:04d}-s3"
     assert demo[0].seats == ("random-c", "random-py", "random-js", "greedy")
