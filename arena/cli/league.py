@@ -21,16 +21,20 @@ from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.records.reader import RESULTS_FILE
 from arena.runs.progress import Progress
 from arena.settings import (
+    BANK_MS,
     CLOCK_HELP,
     DEFAULT_RATING,
     GAMES,
     JOBS,
     MINUTES,
+    MOVE_MS,
     RESAMPLES,
     SEED,
+    START_MS,
     WALL_MS,
     WALL_MS_HELP,
     Clock,
+    TimeControl,
     check_cluster_address,
 )
 
@@ -57,7 +61,15 @@ def init_command(
     cluster: Annotated[str | None, typer.Option(
         help="Play the league's games on the Dask cluster whose scheduler is at this address "
              "(docs/cluster.md); `league run --cluster` overrides it.", show_default=False)] = None,
-    clock: Annotated[Clock, typer.Option(help=CLOCK_HELP)] = Clock.CPU,
+    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.",
+                                         min=MOVE_MS.low, max=MOVE_MS.high)] = 1000,
+    bank_ms: Annotated[int, typer.Option(
+        help="Extra time per game a decision may draw on, ms.", min=BANK_MS.low,
+        max=BANK_MS.high)] = 10000,
+    start_ms: Annotated[int, typer.Option(
+        help="Time from start to the hello reply, ms.", min=START_MS.low,
+        max=START_MS.high)] = 10000,
+    clock: Annotated[Clock, typer.Option(help=CLOCK_HELP)] = Clock.FAIR,
     wall_ms: Annotated[int | None, typer.Option(help=WALL_MS_HELP, min=WALL_MS.low,
                                                 max=WALL_MS.high, show_default=False)] = None,
     rating: Annotated[str, typer.Option(help=RATING_HELP)] = DEFAULT_RATING.value,
@@ -70,7 +82,9 @@ def init_command(
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), sandbox, seed,
-                                      cluster, clock, wall_ms, rating, delta, interpreter or [])
+                                      cluster, TimeControl(start_ms, move_ms, bank_ms, clock,
+                                                           wall_ms),
+                                      rating, delta, interpreter or [])
     try:
         Store.create(league, settings.stored()).close()
     except OSError as error:

@@ -72,7 +72,7 @@ class LeagueSettings:
     @classmethod
     def checked(cls, game: str, players: int | None, options: Mapping[str, object],
                 sandbox: str, seed: int = 1, cluster: str | None = None,
-                clock: Clock = Clock.CPU, wall_ms: int | None = None,
+                time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
                 rating: str = DEFAULT_RATING.value, delta: float = DELTA,
                 interpreters: Sequence[str] = ()) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option."""
@@ -98,7 +98,7 @@ class LeagueSettings:
         if not (math.isfinite(delta) and delta >= 0):
             raise ConfigError(f"--delta: must be a number of Elo points, 0 or more, got {delta}")
         return cls(game, count, resolved, sandbox, seed, cluster=cluster,
-                   time_control=TimeControl(clock=clock, wall_ms=wall_ms),
+                   time_control=time_control,
                    rating=check_rating(rating), delta=float(delta),
                    interpreters=check_interpreters(interpreters, "--interpreter"))
 
