@@ -95,42 +95,59 @@ class Limits:
 
 
 class Clock(enum.Enum):
-    """What a decision's time is: the CPU time of the bot's process tree, or wall time."""
+    """What a decision's time is: the bot's own time (fair), its CPU time, or wall time."""
 
+    FAIR = "fair"
     CPU = "cpu"
     WALL = "wall"
+
+
+FAIR_CAP_MIN_MS = 5_000
+"""Under ``clock: fair`` the wall cap's least margin over ``move_ms + bank_ms`` (``wall_cap_ms``)."""
 
 
 @dataclass(frozen=True)
 class TimeControl:
     """Time limits in milliseconds: to the ``hello`` reply, per decision, and an extra bank per game.
 
-    ``clock`` says what ``move_ms`` and the bank measure. Under ``cpu`` (the default) a decision is
-    charged the CPU time the bot's process tree used, so a busy machine costs a bot nothing; the
-    wall cap (``wall_ms``, default ``max(5000, 10 x (move_ms + bank_ms))``) still ends a decision
-    that blocks or sleeps. Under ``wall`` a decision is charged the time from the request to the
-    reply, as a bot that must answer in real time is.
+    ``clock`` says what ``move_ms`` and the bank measure. Under ``fair`` (the default) a decision
+    is charged its wall time less the time the bot waited for a CPU and the time the arena itself
+    was not running: its CPU time and the time it chose to wait (sleeping, blocking on its own
+    I/O), never less than its CPU time. A busy machine costs a bot nothing, and a bot that sleeps
+    times out as on the wall clock. Under ``cpu`` (the default of runs begun before ``fair``) a
+    decision is charged the CPU time of the bot's process tree alone, and only the wall cap ends
+    one that blocks or sleeps. Under ``wall`` a decision is charged the time from the request to
+    the reply, as a bot that must answer in real time is.
     """
 
     start_ms: int = 10_000
     move_ms: int = 1_000
     bank_ms: int = 10_000
-    clock: Clock = Clock.CPU
+    clock: Clock = Clock.FAIR
     wall_ms: int | None = None
-    """The wall cap of a decision under ``clock: cpu``; None: the default."""
+    """The wall cap of a decision under ``clock: fair`` or ``cpu``; None: the default."""
 
     @property
     def wall_cap_ms(self) -> int:
-        """The wall cap of a decision in ms: ``wall_ms``, or ``max(5000, 10 x (move + bank))``."""
+        """The wall cap of a decision in ms: ``wall_ms``, else by the clock. Under ``fair`` a
+        decision reaches it only by waiting for a CPU as long as its whole allowance (at least
+        ``FAIR_CAP_MIN_MS``): ``move + bank + max(5000, move + bank)``; under ``cpu``, where
+        sleeping is not charged, ``max(5000, 10 x (move + bank))``."""
         if self.wall_ms is not None:
             return self.wall_ms
-        return max(5_000, 10 * (self.move_ms + self.bank_ms))
+        allowance = self.move_ms + self.bank_ms
+        if self.clock is Clock.FAIR:
+            return allowance + max(FAIR_CAP_MIN_MS, allowance)
+        return max(5_000, 10 * allowance)
 
 
-CLOCK_HELP = ("What move_ms and the bank measure: cpu, the CPU time of the bot's processes "
-              "(a busy machine costs a bot nothing), or wall, the time from request to reply.")
-WALL_MS_HELP = ("Under --clock cpu, the wall time after which a decision that blocks or sleeps "
-                "times out, ms (default: 10 x (move + bank), at least 5000).")
+CLOCK_HELP = ("What move_ms and the bank measure: fair, the bot's own time (its CPU time and its "
+              "sleeps and waits, never the time it waited for a CPU: a busy machine costs a bot "
+              "nothing, a sleeping bot times out); cpu, its CPU time alone (sleeping is free up "
+              "to the wall cap); or wall, the time from request to reply.")
+WALL_MS_HELP = ("Under --clock fair or cpu, the wall time after which a decision times out "
+                "whatever it was charged, ms (default: fair: move + bank + max(5000, move + "
+                "bank); cpu: 10 x (move + bank), at least 5000).")
 
 
 class FaultPolicy(enum.Enum):

@@ -19,12 +19,20 @@ counts from its own start (what it used is charged to the decision that finds it
 leaves the tree keeps counting with the CPU time last read of it, so the total never goes down. Not
 counted: the CPU of a child that started and was reaped between two reads (it is in its parent's
 ``cutime``, which the kernel only keeps in 10 ms ticks).
+
+Under ``clock: fair`` a decision is charged its wall time less the time the bot waited for a CPU
+(and the time the arena did): Linux keeps every task's run-queue delay, the nanoseconds it was
+runnable but not running, in ``/proc/PID/task/TID/schedstat`` (its second field). ``TreeClock``
+tracks the tasks (threads) of the tree once asked to (``waited``), with one open ``schedstat``
+file each, read with one ``pread``; a task found by a later walk counts from its own start.
+``ArenaWait`` is the same for the arena's own thread.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
 
 from arena.bots.memory import process_tree
@@ -51,7 +59,7 @@ class TreeClock:
     """CPU time of one bot's process tree, in seconds since it was started; owned by its BotProcess."""
 
     __slots__ = ("children", "clocks", "countdown", "gone", "last", "looked", "only", "pid",
-                 "walked")
+                 "tasks", "tracking", "waits_before", "waits_read", "walked")
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
@@ -69,6 +77,13 @@ class TreeClock:
         """Readings left before the next look at the tree."""
         self.looked = self.walked = 0.0
         """``perf_counter()`` at the last look at the tree, and at the last walk."""
+        self.tracking = False
+        """Whether the tasks' run-queue delays are tracked (from the first ``waited``)."""
+        self.tasks: dict[int, list[int]] = {}
+        """While tracking: by task id, [its process's pid, its open ``schedstat``, the run-queue
+        delay and the CPU time in ns last read of it, 1 if it ran between the last two reads]."""
+        self.waits_read = self.waits_before = 0.0
+        """``perf_counter()`` at the last ``waited`` and at the one before."""
         self.walk()
 
     def walk(self) -> None:
@@ -91,6 +106,91 @@ class TreeClock:
             except OSError:
                 os.close(fd)
         self.only = next(iter(self.clocks.items())) if len(self.clocks) == 1 else None
+        if self.tracking:
+            self._find_tasks(pids, 0)
+
+    def _find_tasks(self, pids: list[int], since: int) -> None:
+        """Open the ``schedstat`` of every task of ``pids`` not yet tracked, counting its delay
+        from ``since`` (0: from its start; -1: from now); forget those of processes gone."""
+        tasks = self.tasks
+        for tid in [tid for tid, task in tasks.items() if task[0] not in self.clocks]:
+            with contextlib.suppress(OSError):
+                os.close(tasks.pop(tid)[1])
+        for pid in pids:
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for name in tids:
+                tid = int(name)
+                if tid in tasks:
+                    continue
+                try:
+                    fd = os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+                except OSError:
+                    continue
+                try:
+                    ran, delay = _schedstat(fd)
+                except (OSError, ValueError, IndexError):
+                    os.close(fd)
+                    continue
+                tasks[tid] = [pid, fd, delay if since < 0 else since, ran, 1]
+
+    def waited(self, fresh: bool = False) -> float:
+        """The longest time, in seconds, that one task of the tree waited for a CPU since the last
+        call (the first call starts tracking and returns 0). ``fresh`` looks for new tasks first.
+
+        The longest, not the sum: threads wait side by side, and a decision is charged its wall
+        time less this, but never less than its CPU time (``arena.bots.process``), so a thread
+        kept waiting beside a sleeping one earns a bot no more than the CPU it burns. The kernel
+        adds a wait to a task's delay when the wait ends: ``settle`` bounds a wait going on."""
+        if not self.tracking:
+            self.tracking = True
+            self._find_tasks(list(self.clocks), -1)
+            self.waits_read = _now()
+            return 0.0
+        if fresh:
+            self.walk()
+        self.waits_before, self.waits_read = self.waits_read, _now()
+        longest = 0
+        gone = None
+        for tid, task in self.tasks.items():
+            try:
+                ran, delay = _schedstat(task[1])
+            except (OSError, ValueError, IndexError):  # the thread has exited
+                gone = [*(gone or ()), tid]
+                continue
+            if delay - task[2] > longest:
+                longest = delay - task[2]
+            task[2] = delay
+            task[4] = ran != task[3]
+            task[3] = ran
+        for tid in gone or ():
+            with contextlib.suppress(OSError):
+                os.close(self.tasks.pop(tid)[1])
+        return longest / 1e9
+
+    def settle(self) -> tuple[float, float | None]:
+        """At a deadline: what ``waited(fresh=True)`` returns, and the most that a wait for a CPU
+        still going on can add to it, in seconds: 0 when no task was runnable (every wait had
+        ended, so it is counted); the time since the reading before when every runnable task ran
+        since then (a wait going on began after it); None when one has not: it may be waiting yet.
+
+        The states are read before the delays: a task that runs in between has its wait counted
+        by the delays, where the other order could miss a wait that ended after the delays were
+        read and see the task asleep again (a reply written meanwhile)."""
+        self.walk()
+        runnable = [tid for tid, task in self.tasks.items() if _is_runnable(task[0], tid)]
+        waited = self.waited()
+        unseen: float | None = 0.0
+        for tid in runnable:
+            task = self.tasks.get(tid)
+            if task is None:  # it has exited since
+                continue
+            if not task[4]:
+                return waited, None
+            unseen = self.waits_read - self.waits_before
+        return waited, unseen
 
     def _forget(self, pid: int) -> None:
         self.clocks.pop(pid, None)
@@ -166,7 +266,97 @@ class TreeClock:
         return False
 
     def close(self) -> None:
-        """Close the ``children`` files."""
+        """Close the ``children`` and ``schedstat`` files."""
         self.only = None
         for pid in list(self.clocks):
             self._forget(pid)
+        for task in self.tasks.values():
+            with contextlib.suppress(OSError):
+                os.close(task[1])
+        self.tasks.clear()
+        self.tracking = False
+
+
+def _run_delay(fd: int) -> int:
+    """The run-queue delay in ns of the task whose ``schedstat`` is open as ``fd``."""
+    return int(_pread(fd, 96, 0).split(None, 2)[1])
+
+
+def _is_runnable(pid: int, tid: int) -> bool:
+    """Whether the task ``tid`` of ``pid`` is running or waiting for a CPU (state ``R``)."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2:][:1] == b"R"
+
+
+def _schedstat(fd: int) -> tuple[int, int]:
+    """The CPU time and the run-queue delay, in ns, of the task whose ``schedstat`` is ``fd``."""
+    fields = _pread(fd, 96, 0).split(None, 2)
+    return int(fields[0]), int(fields[1])
+
+
+ARENA_MARK_SECONDS = 0.005
+"""How old the arena thread's last reading may be to serve as a request's start (``ArenaWait``)."""
+
+
+class ArenaWait:
+    """The time the arena's own thread waited for a CPU: one per thread (``for_thread``).
+
+    Read at a reply of a request timed by the fair clock and at its deadlines; the reading at the
+    previous reply serves as the next request's start when it is under ``ARENA_MARK_SECONDS``
+    old (the referee's work between two decisions), so a decision costs one reading."""
+
+    __slots__ = ("at", "delay", "fd")
+
+    def __init__(self) -> None:
+        self.fd = -1
+        self.delay = 0
+        """The run-queue delay in ns last read."""
+        self.at = 0.0
+        """``perf_counter()`` of that reading."""
+        self.read()
+
+    def mark(self, now: float) -> int:
+        """The delay at ``now`` (a request's start): the last reading when it is recent."""
+        if now - self.at > ARENA_MARK_SECONDS:
+            self.read()
+        return self.delay
+
+    def read(self) -> int:
+        """The delay now, in ns (0 where the system does not keep it)."""
+        try:
+            delay = _run_delay(self.fd)
+        except (OSError, ValueError, IndexError):  # not opened yet, or of a thread gone
+            delay = self._reopen()
+        self.delay = delay
+        self.at = _now()
+        return delay
+
+    def _reopen(self) -> int:
+        if self.fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = -1
+        try:
+            self.fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            return _run_delay(self.fd)
+        except (OSError, ValueError, IndexError):
+            return self.delay
+
+
+ARENA_WAITS: dict[int, ArenaWait] = {}
+"""By ``threading.get_ident()`` (no system call, where ``get_native_id`` is one); emptied in a
+forked child, whose threads must never read their parent's."""
+_thread_id = threading.get_ident
+os.register_at_fork(after_in_child=ARENA_WAITS.clear)
+
+
+def arena_wait() -> ArenaWait:
+    """The ``ArenaWait`` of the calling thread (opened at its first call)."""
+    waits = ARENA_WAITS.get(_thread_id())
+    if waits is None:
+        waits = ARENA_WAITS[_thread_id()] = ArenaWait()
+    return waits

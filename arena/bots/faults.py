@@ -32,10 +32,12 @@ class FaultKind(enum.Enum):
 
 
 class TimeLimit(enum.Enum):
-    """Which limit ended a decision that timed out: its CPU allowance (``clock: cpu``), its
-    wall-time allowance (``clock: wall``), or the wall cap that ends a decision under ``cpu``
-    that blocks or sleeps."""
+    """Which limit ended a decision that timed out: its allowance of the bot's own time
+    (``clock: fair``), its CPU allowance (``clock: cpu``), its wall-time allowance (``clock:
+    wall``), or the wall cap that ends a decision under ``fair`` or ``cpu`` whatever it was
+    charged."""
 
+    FAIR = "fair"
     CPU = "cpu"
     WALL = "wall"
     WALL_CAP = "wall_cap"

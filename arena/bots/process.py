@@ -14,14 +14,16 @@ what a request means:
 
 - The clock runs from just before the write to just after the read that completed the line; the
   caller never waits past its allowance (plus poll's 1 ms granularity; collecting a crashed bot's
-  exit status may add up to 0.1 s), unless the allowance is of CPU time (``cpu_limit``): then,
-  when the allowance has passed in wall time, the bot's CPU time (``arena.bots.cputime``) decides:
-  under the limit, the wait goes on, up to the wall cap. Every reply carries the CPU time the
-  bot's process tree used since its previous reply: read once per request, just after the reply
-  (and at the deadline), not at the write: one reading per decision instead of two, and what a
-  bot does between two requests (the messages in between, pondering) counts toward the next. A wait that woke
-  up much later than its deadline (``STALL``: the arena itself was not running) is counted in
-  ``stalls`` and, under a wall allowance, the bot is given that time again.
+  exit status may add up to 0.1 s) in the time of the request's clock. Under ``fair`` and ``cpu``,
+  when the allowance has passed in wall time, what the bot was charged decides: under ``fair`` the
+  wall time less the time it waited for a CPU (``arena.bots.cputime``: the run-queue delay of its
+  threads, and of the arena's own thread), never less than its CPU time; under ``cpu`` its CPU
+  time. Under the allowance, the wait goes on, up to the wall cap. Every reply carries the CPU
+  time the bot's process tree used since its previous reply: read once per request, just after
+  the reply (and at the deadline), not at the write: one reading per decision instead of two,
+  and what a bot does between two requests (the messages in between, pondering) counts toward
+  the next. A wait that woke up much later than its deadline (``STALL``: the arena itself was
+  not running) is counted in ``stalls`` and the bot is given that time again.
 - Ids are the arena's: a reply that arrives after its request timed out is recognised by its id
   and dropped, so a slow bot does not also earn a malformed fault.
 - An over-long reply line is a malformed fault; the caller should restart the bot after it.
@@ -49,6 +51,7 @@ import logging
 import os
 import signal
 import subprocess
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from time import perf_counter
 from typing import Any, NamedTuple
@@ -59,7 +62,7 @@ from mypy_extensions import mypyc_attr
 import engine
 from arena.bots import launch, memory, registry
 from arena.bots.channel import NOTHING_RECEIVED, Channel, ChannelError, wait_exits
-from arena.bots.cputime import TreeClock
+from arena.bots.cputime import ARENA_MARK_SECONDS, ARENA_WAITS, TreeClock, arena_wait
 from arena.bots.exactjson import NotJson, read_exactly
 from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit, snippet
 from arena.bots.memory import MemoryUse
@@ -68,7 +71,7 @@ from arena.bots.sandbox import Sandbox, signal_of_status, start_hint
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
 from arena.bots.uids import BOT_UIDS
 from arena.errors import BotStartError, ConfigError
-from arena.settings import Limits
+from arena.settings import Clock, Limits
 from engine.errors import shown
 
 __all__ = [
@@ -92,9 +95,24 @@ STDERR_LINES = 5
 STALL = 0.025
 """Seconds past its deadline after which a wait counts as having woken up late: the arena itself
 was not running (poll's granularity and a busy machine's wake-up latency stay below it)."""
+QUICK = 0.001
+"""Under ``clock: fair``, a reply within this many seconds is charged its wall time (at least its
+CPU time) without reading the waits, as long as they were read under ``FRESH`` seconds before
+the request: a wait read later may then take in at most that much from before the request.
+Below a millisecond the charge moves no bank, and reading the bot's and the arena's waits at
+every reply would cost a microsecond-fast bot's decision a quarter more."""
+FRESH = 0.005
+"""See ``QUICK``; ``arena.bots.cputime.ARENA_MARK_SECONDS`` is the arena's own."""
+CONFIRM = 0.005
+"""Under ``clock: fair``, seconds until a decision that seems over its allowance while a thread of
+the bot is runnable is looked at again (``_at_deadline``): the bot's wait for a CPU, if it is
+waiting, is counted by then, or bounded by this."""
 BLOCKED_HINT = "blocked on input, or the reply is not flushed"
 """Said with a timeout that used little CPU and received nothing: the bot was waiting, not working."""
 
+_FAIR = Clock.FAIR
+_thread_id = threading.get_ident
+_CPU = Clock.CPU
 _BOM = b"\xef\xbb\xbf"
 _APPEND_NEWLINE = orjson.OPT_APPEND_NEWLINE
 _DEBUG = logging.DEBUG
@@ -103,8 +121,10 @@ _QUIT = b'{"type":"quit"}\n'
 
 class Reply(NamedTuple):
     """A bot's reply to a request: the decoded JSON object, the wall seconds it took, the CPU
-    seconds the bot's process tree used meanwhile, and the seconds charged to the bot: the CPU
-    time under a CPU allowance, else the wall time less the time the arena itself stalled."""
+    seconds the bot's process tree used meanwhile, and the seconds charged to the bot by the
+    request's clock: under ``fair`` the wall time less the time the bot waited for a CPU and the
+    time the arena did (never less than the CPU time), under ``cpu`` the CPU time, under
+    ``wall`` the wall time less the time the arena itself stalled."""
 
     message: dict[str, Any]
     elapsed: float
@@ -190,14 +210,19 @@ class BotProcess:
         """CPU seconds the process tree used up to its ``hello`` reply."""
         self._cpu_start = 0.0
         """The tree's CPU time when the bot last replied: a request's CPU time counts from there."""
-        self._asked: tuple[int, float, float, float | None, float | None] = (-1, 0.0, 0.0, None, None)
-        """The request being waited for: its id, when it was written, its allowance, its CPU
-        allowance (None: a wall allowance), its wall cap (None: ``wall_cap`` of the allowance).
-        One tuple, stored once per request: what only a passed deadline reads costs it nothing."""
+        self._asked: tuple[int, float, float, Clock, float | None, int] = (
+            -1, 0.0, 0.0, Clock.WALL, None, 0)
+        """The request being waited for: its id, when it was written, its allowance, its clock,
+        its wall cap (None: ``wall_cap`` of the allowance), and under ``fair`` the arena thread's
+        run-queue delay (ns) at its start. One tuple, stored once per request: what only a passed
+        deadline reads costs it nothing."""
         self._judged = -1
         """The id of the last request whose deadline passed; ``_stalled`` and ``_limit`` are its."""
         self._stalled = 0.0
         """Seconds the arena stalled past that request's deadlines."""
+        self._waited = 0.0
+        """Under ``fair``: seconds the bot waited for a CPU during that request, up to its last
+        deadline (``TreeClock.waited``)."""
         self._limit: TimeLimit | None = None
         """The limit that ended that request, if one did."""
         self._on_deadline = self._at_deadline  # bound once, not at every request
@@ -425,19 +450,22 @@ class BotProcess:
         self._write(data, None)
 
     def request(self, message: dict[str, Any] | bytes, timeout: float,
-                cpu_limit: float | None = None, cap: float | None = None) -> Reply:
+                clock: Clock = Clock.WALL, cap: float | None = None) -> Reply:
         """Write ``message`` with a fresh ``id`` and wait for its reply line.
 
         ``message`` is a dict (the id is set in it) or, rendered already (the referee's ``act``),
         the JSON text of an object without its closing brace: the id is written as its last field.
 
-        ``timeout`` is this request's allowance in seconds, measured from writing the message to
-        reading the complete reply line. With ``cpu_limit`` (seconds of CPU) the bot may take
-        longer in wall time as long as its process tree has used less CPU than that, up to ``cap``
-        seconds of wall time (default ``wall_cap(timeout)``; it also bounds what a stall of the
-        arena gives back). Returns the reply object, the elapsed seconds, the CPU seconds and the
-        seconds charged; raises BotFaultError for a timeout, a malformed reply (not one JSON object
-        on one line, a missing or wrong id, a line over ``line_cap``) or a crash.
+        ``timeout`` is this request's allowance in seconds of ``clock``, counted from writing the
+        message to reading the complete reply line. Under ``wall`` that is wall time (less what
+        the arena stalled); under ``fair`` the wall time less the time the bot waited for a CPU
+        and the time the arena did, never less than the CPU time of the bot's process tree; under
+        ``cpu`` that CPU time alone. Under ``fair`` and ``cpu`` the wait ends at ``cap`` seconds
+        of wall time whatever was charged (default ``wall_cap(timeout)``; it also bounds what a
+        stall of the arena gives back). Returns the reply object, the elapsed seconds, the CPU
+        seconds and the seconds charged; raises BotFaultError for a timeout, a malformed reply
+        (not one JSON object on one line, a missing or wrong id, a line over ``line_cap``) or a
+        crash.
         """
         if not self._running:
             raise self._fault(FaultKind.CRASH, "is not running", b"", b"", None)
@@ -461,7 +489,14 @@ class BotProcess:
         cpu_start = self._cpu_start
         start = perf_counter()
         deadline = start + timeout
-        self._asked = (rid, start, timeout, cpu_limit, cap)
+        arena = None
+        mark = 0
+        if clock is _FAIR:
+            arena = ARENA_WAITS.get(_thread_id()) or arena_wait()
+            mark = arena.delay if start - arena.at <= ARENA_MARK_SECONDS else arena.read()
+            if not tree.tracking:  # the bot's first request on this clock: its waits from now
+                tree.waited()
+        self._asked = (rid, start, timeout, clock, cap, mark)
         while True:
             try:
                 if payload:  # written here, not through _write: one Python call less per request
@@ -487,7 +522,22 @@ class BotProcess:
                     self._exchange = (data, line)
                     used = self._cpu_start = tree.read()
                     cpu = used - cpu_start
-                    if cpu_limit is not None:
+                    if arena is not None and elapsed < QUICK and self._judged != rid and \
+                            start - tree.waits_read < FRESH:
+                        # fair, a quick reply: the waits are read now and then, not every time
+                        charged = elapsed if elapsed > cpu else cpu
+                    elif arena is not None:  # fair: the wall time less the waits for a CPU
+                        waited = tree.waited()
+                        stalled = 0.0
+                        if self._judged == rid:
+                            waited += self._waited
+                            stalled = self._stalled
+                        arena_waited = (arena.read() - self._asked[5]) / 1e9
+                        charged = elapsed - waited - (
+                            arena_waited if arena_waited > stalled else stalled)
+                        if charged < cpu:
+                            charged = cpu
+                    elif clock is _CPU:
                         charged = cpu
                     elif self._judged == rid:  # a deadline passed: the arena may have stalled
                         charged = elapsed - self._stalled
@@ -504,28 +554,43 @@ class BotProcess:
     def _at_deadline(self, now: float, deadline: float) -> float:
         """The request's new deadline when its deadline has passed (not after ``now``: time out).
 
-        A wait that woke up over ``STALL`` late is counted; under a wall allowance the bot is
-        given the time the arena was not running. Under a CPU allowance the bot's CPU time
-        decides: under the limit, wait for what is left of it (at least 2 ms), up to the cap.
+        A wait that woke up over ``STALL`` late is counted; under ``wall`` the bot is given the
+        time the arena was not running. Under ``fair`` the time charged so far decides (the wall
+        time less the bot's and the arena's waits for a CPU, at least the CPU time), under
+        ``cpu`` the CPU time: under the allowance, wait for what is left of it (at least 2 ms),
+        up to the cap.
         """
-        rid, start, timeout, cpu_limit, cap = self._asked
+        rid, start, timeout, clock, cap, arena_mark = self._asked
         if self._judged != rid:  # this request's first deadline
-            self._judged, self._stalled, self._limit = rid, 0.0, None
+            self._judged, self._stalled, self._waited, self._limit = rid, 0.0, 0.0, None
         cap_at = start + (cap if cap is not None else wall_cap(timeout))
         late = now - deadline
         if late > STALL:
             self.stalls += 1
             self._stalled += late
         if now >= cap_at:
-            self._limit = TimeLimit.WALL_CAP if cpu_limit is not None else TimeLimit.WALL
+            self._limit = TimeLimit.WALL if clock is Clock.WALL else TimeLimit.WALL_CAP
             return now
-        if cpu_limit is not None:
+        if clock is not Clock.WALL:
             assert self._tree is not None
             used = self._tree.read(fresh=True) - self._cpu_start
-            if used >= cpu_limit:
-                self._limit = TimeLimit.CPU
+            if clock is _FAIR:
+                tree = self._tree
+                waited, unseen = tree.settle()
+                self._waited += waited
+                arena_waited = (arena_wait().read() - arena_mark) / 1e9
+                charged = now - start - self._waited - max(arena_waited, self._stalled)
+                if charged >= timeout and used < timeout and (
+                        unseen is None or charged - unseen < timeout):
+                    # Over, unless a wait for a CPU is going on (the kernel counts a wait when it
+                    # ends): judged once what may be unseen cannot bring it under; until then
+                    # looked at again shortly (a runnable task runs within the scheduler's latency).
+                    return min(cap_at, now + CONFIRM)
+                used = max(used, charged)
+            if used >= timeout:
+                self._limit = TimeLimit.FAIR if clock is _FAIR else TimeLimit.CPU
                 return now
-            return min(cap_at, now + max(0.002, cpu_limit - used))
+            return min(cap_at, now + max(0.002, timeout - used))
         if late > STALL:
             return min(cap_at, now + late)
         self._limit = TimeLimit.WALL
@@ -534,24 +599,33 @@ class BotProcess:
     def _timeout_fault(self, error: ChannelError, sent: bytes, start: float) -> BotFaultError:
         """The fault of a request whose deadline passed: which limit, the CPU used, and a hint
         where the bot is waiting rather than working (no thread of its tree runnable): then the
-        reply was not flushed, or not written at all."""
+        reply was not flushed, or not written at all. Under ``fair`` it says how the time charged
+        was spent: CPU, and sleeping or waiting (and the wait for a CPU that was not charged)."""
         assert self._tree is not None
         total = self._tree.read(fresh=True)
         cpu, self._cpu_start = max(0.0, total - self._cpu_start), total
-        rid, _, timeout, cpu_limit, cap = self._asked
+        rid, _, timeout, clock, cap, _ = self._asked
         limit = (self._limit if self._judged == rid else None) or TimeLimit.WALL
         used = f"{cpu * 1000:.0f} ms of CPU"
         if limit is TimeLimit.CPU:
-            assert cpu_limit is not None
-            detail = f"used {used}, limit {cpu_limit * 1000:.0f} ms"
+            detail = f"used {used}, limit {timeout * 1000:.0f} ms"
+        elif limit is TimeLimit.FAIR:
+            slept = timeout - cpu
+            asleep = f" and {slept * 1000:.0f} ms asleep or waiting" if slept >= 0.0005 else ""
+            detail = f"used {used}{asleep}, limit {timeout * 1000:.0f} ms"
+            if asleep and self._waited >= 0.001:
+                detail += f" (not charged: {self._waited * 1000:.0f} ms waiting for a CPU)"
         elif limit is TimeLimit.WALL_CAP:
             wall = cap if cap is not None else wall_cap(timeout)
             detail = f"no reply in {wall:g} s of wall time while using {used}"
+            if clock is _FAIR:
+                detail += (f" and waiting {self._waited:.1f} s for a CPU (the machine is "
+                           f"overloaded)")
         else:
             detail = f"no reply within {timeout * 1000:.0f} ms, using {used}"
         if limit is not TimeLimit.CPU and not self._tree.is_working():
             if not error.received:
-                detail += f": {BLOCKED_HINT}" if limit is TimeLimit.WALL_CAP else \
+                detail += f": {BLOCKED_HINT}" if limit is not TimeLimit.WALL else \
                     f" ({NOTHING_RECEIVED})"
             else:
                 detail += ": the reply line has no end yet: is the newline written and flushed?"

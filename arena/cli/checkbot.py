@@ -57,7 +57,7 @@ def check_bot_command(
     bank_ms: Annotated[int, typer.Option(
         help="Extra time per game a decision may draw on, ms (not in the time step).",
         min=BANK_MS.low, max=BANK_MS.high)] = 10000,
-    clock: Annotated[Clock, typer.Option(help=CLOCK_HELP)] = Clock.CPU,
+    clock: Annotated[Clock, typer.Option(help=CLOCK_HELP)] = Clock.FAIR,
     wall_ms: Annotated[int | None, typer.Option(help=WALL_MS_HELP, min=WALL_MS.low,
                                                 max=WALL_MS.high, show_default=False)] = None,
     start_ms: Annotated[int, typer.Option(help="Time from start to the hello reply, ms.",

@@ -105,7 +105,7 @@ def match_command(
                       options=parse_option_pairs(option or []), games=games,
                       sprt=None if sprt is None else parse_sprt(sprt), seed=seed,
                       time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms,
-                                               clock=clock or Clock.CPU, wall_ms=wall_ms),
+                                               clock=clock or Clock.FAIR, wall_ms=wall_ms),
                       sandbox=box)
     if cluster is not None:
         if jobs is not None:

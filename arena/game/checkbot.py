@@ -34,8 +34,10 @@ The steps, and what each one proves:
    for this step alone.
 
 When step 1 fails the rest is skipped; when no game of step 2 finishes cleanly, steps 3 to 5 are
-skipped (they build on a clean game). A process that faulted is restarted before the next step
-uses it, as a tournament restarts a faulted bot before its next game.
+skipped (they build on a clean game). A check's game stops at its first fault (the fallback
+plays every decision left): the other seats are copies of the bot, which would only repeat it,
+and a copy that hangs would cost its whole allowance again. A process that faulted is restarted
+before the next step uses it, as a tournament restarts a faulted bot before its next game.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from arena.bots.sandbox import Sandbox
 from arena.errors import BotStartError, ConfigError
 from arena.game.play import seat_names
 from arena.game.referee import GameOutcome, play_game
-from arena.settings import Limits, TimeControl
+from arena.settings import Clock, Limits, TimeControl
 from engine.errors import shown
 
 PLAYERS = 4
@@ -251,7 +253,7 @@ class _CheckedBot(BotProcess):
             self.hold(orjson.loads(line))
 
     def request(self, message: dict[str, Any] | bytes, timeout: float,
-                cpu_limit: float | None = None, cap: float | None = None) -> Reply:
+                clock: Clock = Clock.WALL, cap: float | None = None) -> Reply:
         # The referee's act comes rendered (its text less the closing brace): parsed here, so
         # that the check can change its fields
         fields: dict[str, Any] = orjson.loads(message + b"}") if isinstance(message, bytes) \
@@ -266,9 +268,9 @@ class _CheckedBot(BotProcess):
             self.squeeze_next_act = False
             fields["time_ms"] = SQUEEZE_MS
             timeout = cap = SQUEEZE_MS / 1000  # in wall time, whatever the clock
-            cpu_limit = None
+            clock = Clock.WALL
         try:
-            reply = super().request(fields, timeout, cpu_limit=cpu_limit, cap=cap)
+            reply = super().request(fields, timeout, clock, cap)
         except BotFaultError as error:
             if squeeze:
                 self.squeezed = error.fault
@@ -533,7 +535,7 @@ class _Check:
         seed = self.seed + self.games_played
         self.games_played += 1
         outcome = play_game(game, bots, seed, engine.game(game).info.short_options,
-                            time_control=time_control or self.time_control)
+                            time_control=time_control or self.time_control, stop_at_fault=True)
         for seat in outcome.faulted_seats:
             bots[seat].needs_restart = True
         return outcome

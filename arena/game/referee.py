@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,10 +29,13 @@ from arena.bots.exactjson import NotJson, read_exactly
 from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit
 from arena.bots.process import BotProcess, Reply
 from arena.records.writer import fault_entry, game_record
-from arena.settings import Clock, FaultPolicy, TimeControl
+from arena.settings import FaultPolicy, TimeControl
 from engine.errors import EngineError
 from engine.game import Game
 from engine.seeding import derive_seed
+
+_LIMIT = re.compile(r", limit \d+ ms")
+"""The allowance in a fair clock's timeout detail, which ``with_bank`` says in move and bank."""
 
 
 @dataclass(frozen=True)
@@ -56,13 +60,18 @@ def play_game(
     names: Sequence[str] | None = None,
     time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
     policy: FaultPolicy = FaultPolicy.FORFEIT,
+    stop_at_fault: bool = False,
 ) -> GameOutcome:
-    """Play one game with ``bots[seat]`` in each seat; never raises for anything a bot does."""
+    """Play one game with ``bots[seat]`` in each seat; never raises for anything a bot does.
+
+    ``stop_at_fault``: after the first fault no seat is asked again, every decision left is the
+    fallback's (check-bot: the other seats are copies of the bot, which would repeat the fault,
+    and a copy that hangs costs its whole allowance)."""
     game = engine.game(game_name)
     players = len(bots)
     state = game.new_game(players, seed, options)
     names = list(names) if names is not None else [bot.name for bot in bots]
-    match = _Match(game, bots, seed, time_control)
+    match = _Match(game, bots, seed, time_control, stop_at_fault)
     stalls = [bot.stalls for bot in bots]
     start: dict[str, Any] = {"type": "game_start", "game": game_name, "options": state.options,
                              "players": players, "names": names}
@@ -91,16 +100,20 @@ class _Match:
     """The mutable bookkeeping of one game: time banks, faults, the fallback generator."""
 
     def __init__(self, game: Game, bots: Sequence[BotProcess], seed: int,
-                 time_control: TimeControl) -> None:
+                 time_control: TimeControl, stop_at_fault: bool = False) -> None:
         self.game = game
         self.bots = bots
         self.move = time_control.move_ms / 1000
         self.bank = time_control.bank_ms / 1000  # seconds, like self.move
-        self.is_cpu = time_control.clock is Clock.CPU
+        self.clock = time_control.clock
         self.cap = time_control.wall_cap_ms / 1000
         self.banks = [self.bank] * len(bots)
         self.fallback = random.Random(derive_seed(seed, "fallback"))
         self.faulted: set[int] = set()
+        self.unasked: set[int] = set()
+        """Seats whose decisions the fallback makes: the faulted ones (all, after a fault, when
+        the game stops at its first)."""
+        self.stop_at_fault = stop_at_fault
         self.shared: list[bytes] = []
         """The event lines shown to every seat alike, in order, as the engine rendered them."""
         self.handed = [0] * len(bots)
@@ -112,6 +125,7 @@ class _Match:
     def fault(self, seat: int, fault: Fault, state: Any) -> None:
         """Record ``fault`` against ``seat``; the seat plays by fallback from now on."""
         self.faulted.add(seat)
+        self.unasked.update(range(len(self.bots)) if self.stop_at_fault else (seat,))
         # Every decision so far has its time recorded: their count is this one's number.
         self.faults.append(fault_entry(fault, seat, state.deal_number, len(self.times)))
 
@@ -156,6 +170,9 @@ class _Match:
             fault = dataclasses.replace(
                 fault, detail=f"used {fault.cpu * 1000:.0f} ms of CPU, limit "
                               f"{self.move * 1000:.0f} ms + bank {left * 1000:.0f}")
+        elif fault.limit is TimeLimit.FAIR:
+            fault = dataclasses.replace(fault, detail=_LIMIT.sub(
+                f", limit {self.move * 1000:.0f} ms + bank {left * 1000:.0f}", fault.detail, 1))
         if full - left < 0.0005:
             return fault
         detail = (f"{fault.detail}; bank used up: {left * 1000:.0f} ms of the {full * 1000:.0f} ms "
@@ -182,17 +199,17 @@ class _Match:
         legal_actions, view_json, legal_json, apply, parse_action = (
             game.legal_actions, game.view_json, game.legal_json, game.apply, game.parse_action)
         shared_events_json = game.shared_events_json
-        bots, banks, handed, shared, faulted = (self.bots, self.banks, self.handed, self.shared,
-                                                self.faulted)
+        bots, banks, handed, shared, unasked = (self.bots, self.banks, self.handed, self.shared,
+                                                self.unasked)
         record_time = self.times.append
         record_cpu = self.cpu_times.append
         move = self.move
-        is_cpu, cap = self.is_cpu, self.cap
+        clock, cap = self.clock, self.cap
         while True:
             seat = state.to_act
             if seat is None:
                 return state
-            if seat in faulted:
+            if seat in unasked:
                 record_time(None)
                 record_cpu(None)
                 state = apply(state, self.fallback.choice(legal_actions(state)))
@@ -211,7 +228,7 @@ class _Match:
                            f'"view":{view_json(state, seat)},"time_ms":{int(allowance * 1000)}'
                            ).encode()
                 try:
-                    reply = bot.request(message, allowance, allowance if is_cpu else None, cap)
+                    reply = bot.request(message, allowance, clock, cap)
                 except BotFaultError as error:
                     record_time(error.fault.elapsed)
                     record_cpu(error.fault.cpu)

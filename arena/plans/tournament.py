@@ -248,7 +248,8 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
 
 def _clock(where: _Where, raw: object) -> Clock:
     if raw not in [clock.value for clock in Clock]:
-        raise where.error("time.clock", f"{_kind(raw)} is not one of cpu, wall")
+        raise where.error("time.clock", f"{_kind(raw)} is not one of "
+                          f"{', '.join(clock.value for clock in Clock)}")
     return Clock(raw)
 
 

@@ -225,7 +225,8 @@ DEAL = Part("A deal", "deals[i]", (
           "process, below `bwrap` too) used from its previous reply to this one (read once per "
           "decision, just after the reply: what a bot does between two decisions counts toward "
           "the next; 0.1 ms resolution; a child process that started and exited between two "
-          "readings is not counted). Under `clock: cpu` this is what the decision was charged. "
+          "readings is not counted). Under `clock: cpu` this is what the decision was charged; "
+          "under `clock: fair` it was charged at least this, and at most `bid_ms`. "
           "Nulls as in `bid_ms`.",
           since=2, older=NOT_RECORDED, beside="bids", measured=True),
     Field("call_cpu_ms", nullable(TIMES), "The same, parallel to `calls`.",
@@ -256,8 +257,9 @@ FAULT = Part("A fault", "faults[i]", (
           "A timeout: the CPU time the bot's process tree used from the request to the fault.",
           since=2, older=NOT_RECORDED),
     Field("limit", nullable(one_of(limit.value for limit in TimeLimit)),
-          "A timeout: the limit that ended it: `cpu` (its CPU allowance), `wall` (its allowance "
-          "under `clock: wall`) or `wall_cap` (the wall cap under `clock: cpu`).",
+          "A timeout: the limit that ended it: `fair` (its allowance of its own time under "
+          "`clock: fair`), `cpu` (its CPU allowance under `clock: cpu`), `wall` (its allowance "
+          "under `clock: wall`) or `wall_cap` (the wall cap under `clock: fair` or `cpu`).",
           since=2, older=NOT_RECORDED),
     Field("deal", INT, "The deal it happened in."),
     Field("decision", INT,

@@ -21,6 +21,7 @@ import pytest
 from arena.bots.cputime import TreeClock
 from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
 from arena.bots.process import BLOCKED_HINT, BotProcess
+from arena.settings import Clock
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -100,7 +101,7 @@ def test_tree_clock_finds_a_child_between_deadlines_without_a_fresh_walk():
 
 def test_a_bot_spinning_50_ms_of_cpu_records_45_to_60_ms(bot):
     process = bot("spins", 0.05, 1)
-    reply = process.request(act(), 30.0, cpu_limit=30.0)
+    reply = process.request(act(), 30.0, clock=Clock.CPU)
     assert 0.045 <= reply.cpu <= 0.060
     assert reply.charged == reply.cpu
     assert process.hello_cpu is not None and process.hello_cpu > 0
@@ -110,7 +111,7 @@ def test_a_bot_over_its_cpu_limit_times_out_saying_what_it_used(bot):
     process = bot("spins", 30.0, 1)
     began = perf_counter()
     with pytest.raises(BotFaultError) as error:
-        process.request(act(), 0.1, cpu_limit=0.1, cap=20.0)
+        process.request(act(), 0.1, clock=Clock.CPU, cap=20.0)
     assert perf_counter() - began < 20.0
     fault = error.value.fault
     assert fault.kind is FaultKind.TIMEOUT and fault.limit is TimeLimit.CPU
@@ -121,7 +122,7 @@ def test_a_bot_over_its_cpu_limit_times_out_saying_what_it_used(bot):
 def test_cpu_of_a_child_counts_against_the_limit(bot):
     process = bot("spins", 0.0, 1, "child")  # the parent sleeps, its child spins
     with pytest.raises(BotFaultError) as error:
-        process.request(act(), 0.1, cpu_limit=0.1, cap=20.0)
+        process.request(act(), 0.1, clock=Clock.CPU, cap=20.0)
     fault = error.value.fault
     assert fault.limit is TimeLimit.CPU and fault.cpu is not None and fault.cpu >= 0.1
 
@@ -130,7 +131,7 @@ def test_a_sleeping_bot_times_out_at_the_wall_cap_and_is_told_it_was_waiting(bot
     process = bot("slow", 60.0, 1)
     began = perf_counter()
     with pytest.raises(BotFaultError) as error:
-        process.request(act(), 0.1, cpu_limit=0.1, cap=1.0)
+        process.request(act(), 0.1, clock=Clock.CPU, cap=1.0)
     waited = perf_counter() - began
     assert 1.0 <= waited < 1.0 + SLACK
     fault = error.value.fault

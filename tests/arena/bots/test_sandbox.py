@@ -33,7 +33,7 @@ from arena.bots.sandbox import (
 )
 from arena.errors import BotStartError, ConfigError
 from arena.game.referee import play_game
-from arena.settings import Limits, SandboxMode, TimeControl
+from arena.settings import Clock, Limits, SandboxMode, TimeControl
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -545,7 +545,7 @@ def test_a_sandboxed_bots_cpu_time_is_measured_below_bwrap_and_limited() -> None
                      sandbox=Sandbox(), start_timeout=TIME.start_ms / 1000)
     try:
         bot.start()
-        reply = bot.request(dict(ACT), 30.0, 30.0)
+        reply = bot.request(dict(ACT), 30.0, Clock.CPU)
         assert 0.045 <= reply.cpu <= 0.060
     finally:
         bot.close()
@@ -554,7 +554,32 @@ def test_a_sandboxed_bots_cpu_time_is_measured_below_bwrap_and_limited() -> None
     try:
         burner.start()
         with pytest.raises(BotFaultError) as error:
-            burner.request(dict(ACT), 0.1, 0.1, 20.0)
+            burner.request(dict(ACT), 0.1, Clock.CPU, 20.0)
         assert error.value.fault.limit is TimeLimit.CPU
     finally:
         burner.close()
+
+
+@needs_bwrap
+def test_a_sandboxed_bot_that_sleeps_is_charged_its_sleep_below_bwrap() -> None:
+    """Under the fair clock the tree below bwrap and the sandbox's pid 1 is watched for waits on
+    a CPU, not charged; its sleep is charged, and a sleep past the allowance is a timeout there."""
+    bot = BotProcess("slow", ["python3", "-S", "slow.py", "0.3", "1"], cwd=MISBEHAVING,
+                     sandbox=Sandbox(), start_timeout=TIME.start_ms / 1000)
+    try:
+        bot.start()
+        reply = bot.request(dict(ACT), 30.0, Clock.FAIR)
+        assert 0.3 <= reply.charged <= reply.elapsed
+    finally:
+        bot.close()
+    sleeper = BotProcess("sleeps", ["python3", "-S", "slow.py", "60", "1"], cwd=MISBEHAVING,
+                         sandbox=Sandbox(), start_timeout=TIME.start_ms / 1000)
+    try:
+        sleeper.start()
+        began = perf_counter()
+        with pytest.raises(BotFaultError) as error:
+            sleeper.request(dict(ACT), 0.2, Clock.FAIR, 20.0)
+        assert perf_counter() - began < 10.0  # not the 20 s cap
+        assert error.value.fault.limit is TimeLimit.FAIR
+    finally:
+        sleeper.close()

@@ -182,6 +182,16 @@ CASES = {
                      # charged its CPU time: over move_ms and the bank, no flush hint
                      r"used \d+ ms of CPU, limit 500 ms \+ bank 500$",
                      time_control=TimeControl(start_ms=20_000, move_ms=500, bank_ms=500)),
+    "over-cpu-clock": Case(misbehaving("spins", 30.0, 1), 1, FaultKind.TIMEOUT, 1,
+                           r"used \d+ ms of CPU, limit 500 ms \+ bank 500$",
+                           time_control=TimeControl(start_ms=20_000, move_ms=500, bank_ms=500,
+                                                    clock=Clock.CPU)),
+    "asleep": Case(misbehaving("slow", 30.0, 2), 3, FaultKind.TIMEOUT, 2,
+                   # the fair clock charges a sleep: timed out at move_ms and the bank
+                   r"used \d+ ms of CPU and \d+ ms asleep or waiting, limit 500 ms \+ bank 500"
+                   r"( \(not charged: \d+ ms waiting for a CPU\))?: blocked on input, or the "
+                   r"reply is not flushed$",
+                   time_control=TimeControl(start_ms=20_000, move_ms=500, bank_ms=500)),
     "garbage": Case(misbehaving("garbage_line", 1), 2, FaultKind.MALFORMED, 1,
                     r"reply is not JSON$", received=r"thinking\.\.\. this is not JSON \{$"),
     "garbage-bytes": Case(misbehaving("garbage_line", 4, "bytes"), 3, FaultKind.MALFORMED, 4,

@@ -467,13 +467,34 @@ class _Stored:
 
 def test_a_league_keeps_its_clock_and_one_begun_before_clocks_stays_on_wall() -> None:
     from arena.league.settings import LeagueSettings
-    from arena.settings import Clock
+    from arena.settings import Clock, TimeControl
 
-    new = LeagueSettings.checked("blackout", 4, {}, "none", clock=Clock.CPU, wall_ms=7000)
+    new = LeagueSettings.checked("blackout", 4, {}, "none", time_control=TimeControl(
+        start_ms=3000, move_ms=300, bank_ms=0, clock=Clock.CPU, wall_ms=7000))
     stored = orjson.loads(orjson.dumps(new.stored()))  # as the database keeps it: JSON
     assert LeagueSettings.of(_Stored(stored)).time_control == new.time_control  # type: ignore[arg-type]
     old = {**stored, "time_control": {"start_ms": 10000, "move_ms": 1000, "bank_ms": 10000}}
     assert LeagueSettings.of(_Stored(old)).time_control.clock is Clock.WALL  # type: ignore[arg-type]
+
+
+def test_league_init_sets_the_time_control_and_a_new_league_is_on_the_fair_clock(
+        tmp_path: Path) -> None:
+    from arena.settings import Clock, TimeControl
+
+    done = arena("league", "init", tmp_path / "lg", "--game", "blackout", "--move-ms", "150",
+                 "--bank-ms", "0", "--start-ms", "4000")
+    assert done.returncode == 0, done.stderr
+    plain = arena("league", "init", tmp_path / "plain", "--game", "blackout")
+    assert plain.returncode == 0, plain.stderr
+    kept = {}
+    for name in ("lg", "plain"):
+        store = Store.open(tmp_path / name)
+        try:
+            kept[name] = LeagueSettings.of(store).time_control
+        finally:
+            store.close()
+    assert kept["lg"] == TimeControl(start_ms=4000, move_ms=150, bank_ms=0, clock=Clock.FAIR)
+    assert kept["plain"] == TimeControl() and kept["plain"].clock is Clock.FAIR
 
 
 def test_a_league_keeps_the_installations_its_sandbox_allows_and_older_ones_have_none(
@@ -496,3 +517,34 @@ def test_a_league_keeps_the_installations_its_sandbox_allows_and_older_ones_have
     assert refused.returncode == 2 and not (tmp_path / "lg2").exists()
     assert refused.stderr.startswith(f"arena: error: --interpreter: {Path.home().resolve()} is a "
                                      f"home directory: a sandbox never shows a home")
+
+
+def test_a_bot_that_sleeps_against_other_bots_is_timed_out_not_given_the_league(
+        tmp_path: Path) -> None:
+    """A bot that plays well against copies of itself (so it passes the submit check) and sleeps
+    2.5 s a decision against anyone else, using no CPU: on the fair clock each of its games ends
+    its turn at move_ms (a timeout), where the CPU clock let it hold both workers for 2.5 s a
+    decision with no fault."""
+    league = tmp_path / "league"
+    done = arena("league", "init", league, "--game", "blackout", "--players", "3", "--option",
+                 "deals=3", "--move-ms", "200", "--bank-ms", "0")
+    assert done.returncode == 0, done.stderr
+    stalls = tmp_path / "stalls-src"
+    stalls.mkdir()
+    shutil.copy(ROOT / "tests" / "bots" / "hostile" / "stalls.py", stalls / "bot.py")
+    (stalls / "bot.yaml").write_text("name: stalls\nrun: python3 bot.py 2.5\n")
+    for bot in ("bots/c/random.bot.yaml", "bots/c/first.bot.yaml", stalls):
+        done = arena("league", "submit", league, bot)
+        assert done.stdout.startswith("accepted"), done.stdout + done.stderr
+    done = arena("league", "run", league, "--games", "6", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    export = arena("league", "export", league, "--out", tmp_path / "out" / "games.jsonl")
+    assert export.returncode == 0, export.stderr
+    lines = [orjson.loads(line) for line in (tmp_path / "out/games.jsonl").read_bytes().splitlines()]
+    with_it = [line for line in lines if any(name.startswith("stalls") for name in line["names"])]
+    assert with_it  # three entrants, three seats: every game seats it
+    for line in with_it:
+        [fault] = line["faults"]
+        assert (fault["kind"], fault["limit"], fault["bot"].startswith("stalls")) == \
+            ("timeout", "fair", True)
+        assert fault["elapsed_ms"] < 200 + 2000  # its move, not its 2.5 s sleep

@@ -165,7 +165,7 @@ def test_the_commands_read_the_oldest_shape(tmp_path: Path) -> None:
 def test_resume_reads_every_field_but_the_deals_by_the_schema(tmp_path: Path) -> None:
     line = upgrade(old_lines("clocks", "blackout")[0])
     path = tmp_path / "games.jsonl"
-    for damage, said in ((("clock", "sundial"), "'clock' must be `cpu` or `wall`, not 'sundial'"),
+    for damage, said in ((("clock", "sundial"), "'clock' must be `fair`, `cpu` or `wall`, not 'sundial'"),
                          (("stalls", [0, "x", 0]), "'stalls' must be list of ints or null"),
                          (("names", None), "'names' must be list of strings, not None")):
         path.write_bytes(serialise({**line, damage[0]: damage[1]}))

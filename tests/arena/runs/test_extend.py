@@ -225,13 +225,27 @@ def _as_before_clocks(out: Path) -> None:
 def test_a_run_begun_before_clocks_resumes_on_the_wall_clock(finished: Path,
                                                              tmp_path: Path) -> None:
     path, out = copy_of(finished, tmp_path)
-    assert {line["clock"] for line in lines_by_id(out).values()} == {"cpu"}  # the new default
+    assert {line["clock"] for line in lines_by_id(out).values()} == {"fair"}  # the new default
     _as_before_clocks(out)
     write(tmp_path, c_bots(3), 3)  # one more round; the file does not say time.clock
     done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     added = [line for line in lines_by_id(out).values() if "clock" in line]
     assert len(added) == 3 and {line["clock"] for line in added} == {"wall"}
+
+
+def test_a_run_begun_on_the_cpu_clock_resumes_on_it(finished: Path, tmp_path: Path) -> None:
+    """A run begun before the fair clock was the default has `cpu` in its lines: resumed from a
+    file that does not say time.clock, it stays on the clock its games were timed by."""
+    path, out = copy_of(finished, tmp_path)
+    games = out / "games.jsonl"
+    records = [{**orjson.loads(line), "clock": "cpu"} for line in games.read_bytes().splitlines()]
+    games.write_bytes(b"".join(orjson.dumps(record) + b"\n" for record in records))
+    write(tmp_path, c_bots(3), 3)  # one more round; the file does not say time.clock
+    done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    clocks = [line["clock"] for line in lines_by_id(out).values()]
+    assert len(clocks) == len(records) + 3 and set(clocks) == {"cpu"}
 
 
 def _with_clock(path: Path, clock: str) -> None:

@@ -1,0 +1,197 @@
+"""The fair clock (``clock: fair``): a decision is charged the bot's CPU time and the time it chose
+to wait (sleeping, blocking), never the time it waited for a CPU. Against real processes.
+
+A bot's wait for a CPU is made real by pinning it to one CPU beside busy loops pinned there too:
+the kernel then shares that CPU, and the bot spends part of its wall time runnable but not
+running. Times are asserted with generous slack, except where what is charged is the point.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from time import perf_counter
+
+import pytest
+
+from arena.bots.cputime import TreeClock, arena_wait
+from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
+from arena.bots.process import BLOCKED_HINT, BotProcess
+from arena.settings import Clock, TimeControl
+
+pytestmark = pytest.mark.timeout(120)
+
+BOTS = Path(__file__).resolve().parents[2] / "bots" / "misbehaving"
+SLACK = 2.0  # seconds: a loaded 2-CPU machine may stall anything this long
+SPIN = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end: pass"
+
+
+def act() -> dict[str, object]:
+    """An act message as the referee would send it (the layer sets the id)."""
+    return {"type": "act", "kind": "play", "legal": ["QS", "2H"], "view": {}, "time_ms": 100}
+
+
+@pytest.fixture
+def bot(tmp_path: Path) -> Iterator[Callable[..., BotProcess]]:
+    """Start a misbehaving bot by file name with arguments; every bot is closed afterwards."""
+    started: list[BotProcess] = []
+
+    def start(name: str, *args: object) -> BotProcess:
+        process = BotProcess(name, [sys.executable, "-S", str(BOTS / f"{name}.py"), *map(str, args)],
+                             log_path=tmp_path / f"{name}.log", start_timeout=30.0)
+        started.append(process)
+        process.start()
+        return process
+
+    yield start
+    for process in started:
+        pid = process.pid
+        process.close(grace=0)
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def busy_cpu() -> Iterator[Callable[[int], int]]:
+    """``crowd(pid)``: pin ``pid`` to one CPU beside two busy loops pinned there; returns the CPU."""
+    loops: list[subprocess.Popen[bytes]] = []
+
+    def crowd(pid: int) -> int:
+        cpu = min(os.sched_getaffinity(0))
+        for _ in range(2):
+            loop = subprocess.Popen([sys.executable, "-S", "-c", SPIN])
+            loops.append(loop)
+            os.sched_setaffinity(loop.pid, {cpu})
+        os.sched_setaffinity(pid, {cpu})
+        return cpu
+
+    yield crowd
+    for loop in loops:
+        loop.kill()
+        loop.wait()
+
+
+def test_a_bot_that_sleeps_is_charged_its_sleep(bot) -> None:
+    reply = bot("slow", 0.3, 1).request(act(), 30.0, Clock.FAIR)
+    assert 0.3 <= reply.charged <= reply.elapsed
+    assert reply.cpu < 0.1  # the sleep is charged, though it used next to no CPU
+
+
+def test_a_bot_that_sleeps_past_its_allowance_times_out_at_it_not_at_the_cap(bot) -> None:
+    process = bot("slow", 60.0, 1)
+    began = perf_counter()
+    with pytest.raises(BotFaultError) as error:
+        process.request(act(), 0.2, Clock.FAIR, 30.0)
+    waited = perf_counter() - began
+    assert 0.2 <= waited < 0.2 + SLACK  # the cap (30 s) is a backstop only
+    fault = error.value.fault
+    assert fault.kind is FaultKind.TIMEOUT and fault.limit is TimeLimit.FAIR
+    assert fault.cpu is not None
+    slept = round((0.2 - fault.cpu) * 1000)
+    assert fault.detail.startswith(f"used {fault.cpu * 1000:.0f} ms of CPU and {slept} ms asleep "
+                                   f"or waiting, limit 200 ms")
+    assert fault.detail.endswith(f": {BLOCKED_HINT}")
+
+
+def test_a_spinning_bot_is_charged_its_cpu(bot) -> None:
+    process = bot("spins", 30.0, 1)
+    with pytest.raises(BotFaultError) as error:
+        process.request(act(), 0.2, Clock.FAIR, 30.0)
+    fault = error.value.fault
+    assert fault.limit is TimeLimit.FAIR and fault.cpu is not None and fault.cpu >= 0.1
+    assert "flush" not in fault.detail  # it was working, not waiting
+
+
+def test_waiting_for_a_cpu_is_not_charged(bot, busy_cpu) -> None:
+    """The bot spins 0.15 s of CPU on a CPU it shares with two busy loops: it takes about three
+    times that in wall time, and is charged its CPU time, not the wall time."""
+    process = bot("spins", 0.15, 1)
+    assert process.pid is not None
+    busy_cpu(process.pid)
+    reply = process.request(act(), 30.0, Clock.FAIR)
+    waited = reply.elapsed - reply.cpu
+    assert waited > 0.1  # the loops did keep it waiting: else this test shows nothing
+    assert reply.cpu <= reply.charged < reply.cpu + 0.3 * waited
+
+
+def test_a_bot_kept_waiting_for_a_cpu_still_makes_a_tight_allowance(bot, busy_cpu) -> None:
+    """0.15 s of CPU under a 0.25 s allowance, on a crowded CPU: about 0.45 s of wall time, which
+    the wall clock would time out, and the fair clock does not."""
+    process = bot("spins", 0.15, 1)
+    assert process.pid is not None
+    busy_cpu(process.pid)
+    reply = process.request(act(), 0.25, Clock.FAIR, 30.0)
+    assert reply.elapsed > 0.25 and reply.charged < 0.25
+
+
+def test_a_sleeping_bot_kept_waiting_to_wake_is_charged_its_sleep_only(bot, busy_cpu) -> None:
+    process = bot("slow", 0.3, 1)
+    assert process.pid is not None
+    busy_cpu(process.pid)
+    reply = process.request(act(), 30.0, Clock.FAIR)
+    assert 0.3 <= reply.charged <= reply.elapsed
+    assert reply.charged < 0.3 + 0.5 * (reply.elapsed - 0.3) + 0.05
+
+
+def test_tree_clock_finds_the_longest_wait_of_any_thread(busy_cpu) -> None:
+    """A process whose second thread spins on a crowded CPU while its main thread sleeps: the
+    wait found is the spinning thread's (the longest), not the sum or the main thread's."""
+    program = ("import threading, time\n"
+               "def spin():\n"
+               "    end = time.monotonic() + 60\n"
+               "    while time.monotonic() < end: pass\n"
+               "threading.Thread(target=spin, daemon=True).start()\n"
+               "time.sleep(60)\n")
+    child = subprocess.Popen([sys.executable, "-S", "-c", program])
+    try:
+        clock = TreeClock(child.pid)
+        assert clock.waited() == 0.0  # the first call starts tracking
+        began = perf_counter()
+        busy_cpu(child.pid)
+        waited = 0.0
+        while perf_counter() - began < 20 and waited < 0.2:
+            waited += clock.waited(fresh=True)
+        assert 0.2 <= waited <= perf_counter() - began
+        clock.close()
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_the_arena_threads_own_wait_is_read_per_thread(busy_cpu) -> None:
+    """The arena's wait for a CPU: this thread, spinning on a crowded CPU, waits; another thread
+    of this process has its own reading."""
+    before = os.sched_getaffinity(0)
+    waits = arena_wait()
+    start = waits.read()
+    try:
+        busy_cpu(threading.get_native_id())
+        end = perf_counter() + 0.5
+        while perf_counter() < end:
+            pass
+        waited = (waits.read() - start) / 1e9
+    finally:
+        os.sched_setaffinity(threading.get_native_id(), before)
+    assert waited > 0.1
+    assert arena_wait() is waits
+    other: list[object] = []
+    thread = threading.Thread(target=lambda: other.append(arena_wait()))
+    thread.start()
+    thread.join()
+    assert other and other[0] is not waits
+
+
+def test_the_fair_clock_is_the_default_with_a_cap_close_to_the_allowance() -> None:
+    default = TimeControl()
+    assert default.clock is Clock.FAIR
+    assert default.wall_cap_ms == 1000 + 10000 + 11000  # the allowance, then as long again
+    assert TimeControl(move_ms=100, bank_ms=0).wall_cap_ms == 100 + 5000
+    assert TimeControl(clock=Clock.CPU).wall_cap_ms == 110_000  # 10 x, as before fair existed
+    assert TimeControl(wall_ms=700).wall_cap_ms == 700
