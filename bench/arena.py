@@ -66,7 +66,7 @@ import orjson
 
 from arena.bots.process import BotProcess, Reply, close_bots
 from arena.game.referee import play_game
-from arena.settings import Limits, TimeControl
+from arena.settings import Clock, Limits, TimeControl
 
 ROOT = Path(__file__).resolve().parents[1]
 FIRST_BOT = ROOT / "bots" / "c" / "first_bot"
@@ -236,7 +236,7 @@ class InProcessBot:
         self._held.clear()
 
     def request(self, message: dict[str, Any] | bytes, timeout: float,
-                cpu_limit: float | None = None, cap: float | None = None) -> Reply:
+                clock: Clock = Clock.WALL, cap: float | None = None) -> Reply:
         rid = self._next_id
         self._next_id += 1
         if isinstance(message, bytes):  # an act the referee rendered: completed with the id

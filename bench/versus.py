@@ -108,7 +108,7 @@ class StandIn(BotProcess):
         self.held += data
     def send(self, message):
         self.hold(message); self.held.clear()
-    def request(self, message, timeout, cpu_limit=None, cap=None):  # the clock: since issue 19
+    def request(self, message, timeout, clock=None, cap=None):  # the clock: since issue 19
         rid = self.next_id; self.next_id += 1
         if isinstance(message, bytes):  # rendered by the referee (since issue 22): completed
             self.held += b'%b,"id":%d}\n' % (message, rid); self.held.clear()
