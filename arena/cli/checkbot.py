@@ -8,29 +8,20 @@ from typing import Annotated
 import typer
 
 import engine
-from arena.bots.installations import INTERPRETER_HELP, check_interpreters
+from arena import spec
+from arena.bots.installations import check_interpreters
 from arena.bots.manifest import build_bot, is_bot_target
 from arena.bots.resolve import resolve_manifest
 from arena.bots.sandbox import (
-    SANDBOX_HELP,
     Sandbox,
     bwrap_problem,
     choose_sandbox,
     visibility_report,
 )
-from arena.cli.bot_command import MEMORY_HELP
+from arena.cli.options import option
 from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.printable import printable
 from arena.settings import (
-    BANK_MS,
-    CLOCK_HELP,
-    MEMORY_MB,
-    MOVE_MS,
-    QUIT_GRACE_MS,
-    SEED,
-    START_MS,
-    WALL_MS,
-    WALL_MS_HELP,
     Clock,
     Limits,
     SandboxMode,
@@ -50,26 +41,19 @@ def check_bot_command(
         "--game", "-g", help=f"Check only this game ({' or '.join(engine.GAMES)}); "
                              "repeatable. Default: every game.", show_default=False)] = None,
     # each game adds 1 to the seed: the last must still be a 64-bit seed
-    seed: Annotated[int, typer.Option(help="Seed of the first game (each game adds 1).",
-                                      min=SEED.low, max=SEED.high - 10)] = 1,
-    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.",
-                                         min=MOVE_MS.low, max=MOVE_MS.high)] = 1000,
-    bank_ms: Annotated[int, typer.Option(
-        help="Extra time per game a decision may draw on, ms (not in the time step).",
-        min=BANK_MS.low, max=BANK_MS.high)] = 10000,
-    clock: Annotated[Clock, typer.Option(help=CLOCK_HELP)] = Clock.FAIR,
-    wall_ms: Annotated[int | None, typer.Option(help=WALL_MS_HELP, min=WALL_MS.low,
-                                                max=WALL_MS.high, show_default=False)] = None,
-    start_ms: Annotated[int, typer.Option(help="Time from start to the hello reply, ms.",
-                                          min=START_MS.low, max=START_MS.high)] = 10000,
-    memory_mb: Annotated[int, typer.Option(
-        help=MEMORY_HELP, min=MEMORY_MB.low, max=MEMORY_MB.high)] = Limits().memory_mb or 2048,
-    quit_grace_ms: Annotated[int, typer.Option(
-        help="Time a bot has to exit after quit before it is killed, ms.",
-        min=QUIT_GRACE_MS.low, max=QUIT_GRACE_MS.high)] = Limits().quit_grace_ms,
-    sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
-    interpreter: Annotated[list[str] | None, typer.Option(
-        help=INTERPRETER_HELP, metavar="DIR", show_default=False)] = None,
+    seed: Annotated[int, option(spec.SEED_SETTING, help=f"{spec.SEED_SETTING.help} Each game "
+                                                        f"of the check adds 1.",
+                                max=spec.SEED_SETTING.range.high - 10)] = spec.SEED_SETTING.default,
+    move_ms: Annotated[int, option(spec.MOVE)] = spec.MOVE.default,
+    bank_ms: Annotated[int, option(spec.BANK, help=f"{spec.BANK.help} Not in the time step.")] = \
+        spec.BANK.default,
+    clock: Annotated[Clock, option(spec.CLOCK)] = spec.CLOCK.default,
+    wall_ms: Annotated[int | None, option(spec.WALL)] = spec.WALL.default,
+    start_ms: Annotated[int, option(spec.START)] = spec.START.default,
+    memory_mb: Annotated[int, option(spec.MEMORY)] = spec.MEMORY.default,
+    quit_grace_ms: Annotated[int, option(spec.QUIT_GRACE)] = spec.QUIT_GRACE.default,
+    sandbox: Annotated[SandboxMode, option(spec.SANDBOX)] = spec.SANDBOX.default,
+    interpreter: Annotated[list[str] | None, option(spec.INTERPRETERS)] = None,
     sandbox_report: Annotated[bool, typer.Option(
         help="Print what the bot and its build would see inside the sandbox (the allowed "
              "installations, files, network, processes) and exit without checking it; exit "

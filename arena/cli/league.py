@@ -7,12 +7,12 @@ from typing import Annotated
 
 import typer
 
-from arena.bots.installations import INTERPRETER_HELP
-from arena.cli.table import RATING_HELP
+from arena import spec
+from arena.cli.options import option as setting_option
 from arena.errors import ConfigError, RunInterrupted
 from arena.game.play import parse_option_pairs
 from arena.league.matchmaker import DELTA
-from arena.league.settings import SANDBOXES, LeagueSettings
+from arena.league.settings import LeagueSettings
 from arena.league.status import EXPORT_DIR, export_games, league_status, league_table
 from arena.league.store import Store
 from arena.league.submit import LOCK_WAIT, submit
@@ -21,19 +21,16 @@ from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.records.reader import RESULTS_FILE
 from arena.runs.progress import Progress
 from arena.settings import (
-    BANK_MS,
-    CLOCK_HELP,
-    DEFAULT_RATING,
     GAMES,
     JOBS,
     MINUTES,
-    MOVE_MS,
     RESAMPLES,
     SEED,
-    START_MS,
-    WALL_MS,
-    WALL_MS_HELP,
     Clock,
+    FaultPolicy,
+    Limits,
+    RatingModel,
+    SandboxMode,
     TimeControl,
     check_cluster_address,
 )
@@ -53,38 +50,37 @@ def init_command(
         help="Players per table (blackout: 3..7; default 4).", show_default=False)] = None,
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-o", help="A game option as name=value, e.g. -o deals=5; repeatable.")] = None,
-    sandbox: Annotated[str, typer.Option(
-        help=f"How builds, checks and games are isolated ({', '.join(SANDBOXES)}; "
-             "docs/sandbox.md).")] = "none",
-    seed: Annotated[int, typer.Option(help="Seed of the league's deals.", min=SEED.low,
-                                      max=SEED.high)] = 1,
+    sandbox: Annotated[SandboxMode, setting_option(
+        spec.SANDBOX, help=f"How builds, checks and games are isolated: {spec.SANDBOX.help}")] = \
+        spec.SANDBOX.default,
+    seed: Annotated[int, setting_option(spec.SEED_SETTING)] = spec.SEED_SETTING.default,
     cluster: Annotated[str | None, typer.Option(
         help="Play the league's games on the Dask cluster whose scheduler is at this address "
              "(docs/cluster.md); `league run --cluster` overrides it.", show_default=False)] = None,
-    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.",
-                                         min=MOVE_MS.low, max=MOVE_MS.high)] = 1000,
-    bank_ms: Annotated[int, typer.Option(
-        help="Extra time per game a decision may draw on, ms.", min=BANK_MS.low,
-        max=BANK_MS.high)] = 10000,
-    start_ms: Annotated[int, typer.Option(
-        help="Time from start to the hello reply, ms.", min=START_MS.low,
-        max=START_MS.high)] = 10000,
-    clock: Annotated[Clock, typer.Option(help=CLOCK_HELP)] = Clock.FAIR,
-    wall_ms: Annotated[int | None, typer.Option(help=WALL_MS_HELP, min=WALL_MS.low,
-                                                max=WALL_MS.high, show_default=False)] = None,
-    rating: Annotated[str, typer.Option(help=RATING_HELP)] = DEFAULT_RATING.value,
+    move_ms: Annotated[int, setting_option(spec.MOVE)] = spec.MOVE.default,
+    bank_ms: Annotated[int, setting_option(spec.BANK)] = spec.BANK.default,
+    start_ms: Annotated[int, setting_option(spec.START)] = spec.START.default,
+    clock: Annotated[Clock, setting_option(spec.CLOCK)] = spec.CLOCK.default,
+    wall_ms: Annotated[int | None, setting_option(spec.WALL)] = spec.WALL.default,
+    memory_mb: Annotated[int, setting_option(spec.MEMORY)] = spec.MEMORY.default,
+    cpu_seconds: Annotated[int | None, setting_option(spec.CPU_LIMIT)] = spec.CPU_LIMIT.default,
+    file_mb: Annotated[int, setting_option(spec.FILE_SIZE)] = spec.FILE_SIZE.default,
+    quit_grace_ms: Annotated[int, setting_option(spec.QUIT_GRACE)] = spec.QUIT_GRACE.default,
+    policy: Annotated[FaultPolicy, setting_option(spec.POLICY)] = spec.POLICY.default,
+    rating: Annotated[RatingModel, setting_option(spec.RATING)] = spec.RATING.default,
     delta: Annotated[float, typer.Option(
         help="Elo margin under which two neighbours count as a tie: once their difference is "
              "surely inside +-delta, the matchmaker stops spending games on them.",
         min=0.0)] = DELTA,
-    interpreter: Annotated[list[str] | None, typer.Option(
-        help=INTERPRETER_HELP, metavar="DIR", show_default=False)] = None,
+    interpreter: Annotated[list[str] | None, setting_option(spec.INTERPRETERS)] = None,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
-    settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), sandbox, seed,
-                                      cluster, TimeControl(start_ms, move_ms, bank_ms, clock,
-                                                           wall_ms),
-                                      rating, delta, interpreter or [])
+    settings = LeagueSettings.checked(
+        game, players, parse_option_pairs(option or []), sandbox, seed, cluster,
+        TimeControl(start_ms, move_ms, bank_ms, clock, wall_ms),
+        Limits(memory_mb=memory_mb, cpu_seconds=cpu_seconds, file_mb=file_mb,
+               quit_grace_ms=quit_grace_ms),
+        policy, rating, delta, interpreter or [])
     try:
         Store.create(league, settings.stored()).close()
     except OSError as error:

@@ -8,23 +8,21 @@ from typing import Annotated
 import typer
 
 import engine
-from arena.bots.installations import INTERPRETER_HELP, check_interpreters
-from arena.bots.sandbox import SANDBOX_HELP, Sandbox, choose_sandbox
+from arena import spec
+from arena.bots.installations import check_interpreters
+from arena.bots.sandbox import Sandbox, choose_sandbox
+from arena.cli.options import option
 from arena.errors import ConfigError
 from arena.game.play import parse_option_pairs
 from arena.plans.match import new_match
 from arena.ratings.sprt import parse_sprt
 from arena.runs.match import MatchProgress, play_match, summary
 from arena.settings import (
-    BANK_MS,
-    CLOCK_HELP,
     GAMES,
     JOBS,
-    MOVE_MS,
-    SEED,
-    WALL_MS,
-    WALL_MS_HELP,
     Clock,
+    FaultPolicy,
+    Limits,
     SandboxMode,
     TimeControl,
     available_cpus,
@@ -58,8 +56,7 @@ def match_command(
         help="Stop as soon as a sequential test decides: elo0=E0,elo1=E1,alpha=A,beta=B "
              "(defaults elo0=0, elo1=10, alpha=beta=0.05; see docs/match.md).",
         show_default=False)] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the deals and of the bots' seeds.",
-                                      min=SEED.low, max=SEED.high)] = 1,
+    seed: Annotated[int, option(spec.SEED_SETTING)] = spec.SEED_SETTING.default,
     jobs: Annotated[int | None, typer.Option(
         help="Games played in parallel (default: the number of CPUs).", min=JOBS.low, max=JOBS.high,
         show_default=False)] = None,
@@ -70,19 +67,18 @@ def match_command(
     out: Annotated[Path, typer.Option(help="Results directory.")] = Path("results/match"),
     resume: Annotated[bool, typer.Option(
         help="Continue the match already in --out: its games are kept, not played again.")] = False,
-    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.",
-                                         min=MOVE_MS.low, max=MOVE_MS.high)] = 1000,
-    bank_ms: Annotated[int, typer.Option(
-        help="Extra time per game a decision may draw on, ms.", min=BANK_MS.low,
-        max=BANK_MS.high)] = 10000,
-    clock: Annotated[Clock | None, typer.Option(
-        help=f"{CLOCK_HELP} Default: cpu; a resumed match keeps its own.",
-        show_default=False)] = None,
-    wall_ms: Annotated[int | None, typer.Option(help=WALL_MS_HELP, min=WALL_MS.low,
-                                                max=WALL_MS.high, show_default=False)] = None,
-    sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
-    interpreter: Annotated[list[str] | None, typer.Option(
-        help=INTERPRETER_HELP, metavar="DIR", show_default=False)] = None,
+    move_ms: Annotated[int, option(spec.MOVE)] = spec.MOVE.default,
+    bank_ms: Annotated[int, option(spec.BANK)] = spec.BANK.default,
+    clock: Annotated[Clock | None, option(
+        spec.CLOCK, help=f"{spec.CLOCK.help} Default: {spec.CLOCK.default.value}; a resumed "
+                         f"match keeps its own.", show_default=False)] = None,
+    wall_ms: Annotated[int | None, option(spec.WALL)] = spec.WALL.default,
+    start_ms: Annotated[int, option(spec.START)] = spec.START.default,
+    memory_mb: Annotated[int, option(spec.MEMORY)] = spec.MEMORY.default,
+    quit_grace_ms: Annotated[int, option(spec.QUIT_GRACE)] = spec.QUIT_GRACE.default,
+    policy: Annotated[FaultPolicy, option(spec.POLICY)] = spec.POLICY.default,
+    sandbox: Annotated[SandboxMode, option(spec.SANDBOX)] = spec.SANDBOX.default,
+    interpreter: Annotated[list[str] | None, option(spec.INTERPRETERS)] = None,
     force: Annotated[bool, typer.Option(
         help="Write into --out even if it is a directory the arena did not make (it never "
              "deletes files it did not write).")] = False,
@@ -104,9 +100,10 @@ def match_command(
     match = new_match(candidate, baseline, field, game=game, players=players,
                       options=parse_option_pairs(option or []), games=games,
                       sprt=None if sprt is None else parse_sprt(sprt), seed=seed,
-                      time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms,
-                                               clock=clock or Clock.FAIR, wall_ms=wall_ms),
-                      sandbox=box)
+                      time_control=TimeControl(start_ms, move_ms, bank_ms,
+                                               clock or spec.CLOCK.default, wall_ms),
+                      limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
+                      policy=policy, sandbox=box)
     if cluster is not None:
         if jobs is not None:
             raise ConfigError("--jobs and --cluster contradict each other: --jobs is for local runs")

@@ -10,24 +10,16 @@ from typing import Annotated, BinaryIO
 import typer
 
 import engine
-from arena.bots.installations import INTERPRETER_HELP, check_interpreters
-from arena.bots.sandbox import SANDBOX_HELP, Sandbox, choose_sandbox
-from arena.cli.bot_command import MEMORY_HELP
+from arena import spec
+from arena.bots.installations import check_interpreters
+from arena.bots.sandbox import Sandbox, choose_sandbox
+from arena.cli.options import option
 from arena.errors import ConfigError
 from arena.game.options_text import option_defaults
 from arena.game.play import parse_option_pairs, play_one
 from arena.game.transcript import game_report
 from arena.records.writer import indented
 from arena.settings import (
-    BANK_MS,
-    CLOCK_HELP,
-    MEMORY_MB,
-    MOVE_MS,
-    QUIT_GRACE_MS,
-    SEED,
-    START_MS,
-    WALL_MS,
-    WALL_MS_HELP,
     Clock,
     FaultPolicy,
     Limits,
@@ -46,38 +38,25 @@ def play_command(
              "A bot directory with a bot.yaml (or a NAME.bot.yaml file) is built and run "
              "from its directory.",
         show_default=False)],
-    seed: Annotated[int, typer.Option(help="Seed of the deals (and of the bots' own seeds).",
-                                      min=SEED.low, max=SEED.high)] = 1,
+    seed: Annotated[int, option(spec.SEED_SETTING)] = spec.SEED_SETTING.default,
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-o", help="A game option as name=value, e.g. -o hook=true; repeatable. "
         "Defaults (by player count where they differ; `arena rules GAME` says what each sets): "
         + "; ".join(f"{name}: {option_defaults(name)}" for name in engine.GAMES) + ".")] = None,
     log: Annotated[Path | None, typer.Option(
         help="Write the full game record (with faults) as JSON to this file.")] = None,
-    move_ms: Annotated[int, typer.Option(help="Each decision's time allowance, ms.",
-                                         min=MOVE_MS.low, max=MOVE_MS.high)] = 1000,
-    bank_ms: Annotated[int, typer.Option(
-        help="Extra time per game a decision may draw on, ms.", min=BANK_MS.low,
-        max=BANK_MS.high)] = 10000,
-    clock: Annotated[Clock, typer.Option(help=CLOCK_HELP)] = Clock.FAIR,
-    wall_ms: Annotated[int | None, typer.Option(help=WALL_MS_HELP, min=WALL_MS.low,
-                                                max=WALL_MS.high, show_default=False)] = None,
-    start_ms: Annotated[int, typer.Option(
-        help="Time from start to the hello reply, ms.", min=START_MS.low,
-        max=START_MS.high)] = 10000,
-    memory_mb: Annotated[int, typer.Option(
-        help=MEMORY_HELP, min=MEMORY_MB.low, max=MEMORY_MB.high)] = Limits().memory_mb or 2048,
-    policy: Annotated[FaultPolicy, typer.Option(
-        help="What a fault costs: forfeit (placed last) or substitute (result stands).")] =
-        FaultPolicy.FORFEIT,
+    move_ms: Annotated[int, option(spec.MOVE)] = spec.MOVE.default,
+    bank_ms: Annotated[int, option(spec.BANK)] = spec.BANK.default,
+    clock: Annotated[Clock, option(spec.CLOCK)] = spec.CLOCK.default,
+    wall_ms: Annotated[int | None, option(spec.WALL)] = spec.WALL.default,
+    start_ms: Annotated[int, option(spec.START)] = spec.START.default,
+    memory_mb: Annotated[int, option(spec.MEMORY)] = spec.MEMORY.default,
+    quit_grace_ms: Annotated[int, option(spec.QUIT_GRACE)] = spec.QUIT_GRACE.default,
+    policy: Annotated[FaultPolicy, option(spec.POLICY)] = spec.POLICY.default,
     stderr_dir: Annotated[Path | None, typer.Option(
         help="Save each bot's stderr to seatN-LABEL.stderr.log in this directory.")] = None,
-    quit_grace_ms: Annotated[int, typer.Option(
-        help="Time a bot has to exit after quit before it is killed, ms.",
-        min=QUIT_GRACE_MS.low, max=QUIT_GRACE_MS.high)] = Limits().quit_grace_ms,
-    sandbox: Annotated[SandboxMode, typer.Option(help=SANDBOX_HELP)] = SandboxMode.NONE,
-    interpreter: Annotated[list[str] | None, typer.Option(
-        help=INTERPRETER_HELP, metavar="DIR", show_default=False)] = None,
+    sandbox: Annotated[SandboxMode, option(spec.SANDBOX)] = spec.SANDBOX.default,
+    interpreter: Annotated[list[str] | None, option(spec.INTERPRETERS)] = None,
 ) -> None:
     """Play one game between bot programs and print it deal by deal.
 

@@ -9,6 +9,7 @@ import typer
 
 from arena.errors import ConfigError
 from arena.plans.preview import preview_file
+from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.runs.run import run_tournament
 from arena.settings import JOBS, LIVE_BOTS, RESAMPLES
 
@@ -32,7 +33,7 @@ def run_command(
         help="Write into --out even if it is a directory the arena did not make (it never "
              "deletes files it did not write).")] = False,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the rating intervals.",
-                                           min=RESAMPLES.low, max=RESAMPLES.high)] = 1000,
+                                           min=RESAMPLES.low, max=RESAMPLES.high)] = DEFAULT_RESAMPLES,
     max_live_bots: Annotated[int | None, typer.Option(
         help="Bot processes each worker keeps alive at most; the least recently used are closed "
              "and restarted when next needed (default: the file's max_live_bots, else 24).",

@@ -8,14 +8,14 @@ from typing import Annotated
 
 import typer
 
+from arena import spec
 from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.ratings.table import table_for_paths
 from arena.runs.match import paired_estimate
 from arena.settings import DEFAULT_RATING, RESAMPLES, SEED
 
-RATING_HELP = (f"What is rated: places (every two entrants at a table), duplicate (totals of "
-               f"entrants that held the same cards) or deals (the same, deal by deal). Default: "
-               f"{DEFAULT_RATING.value}, or places for results without deals (docs/ratings.md).")
+RATING_HELP = (f"{spec.RATING.help} Default: {DEFAULT_RATING.value}, or places for results "
+               f"without deals.")
 
 
 def table_command(

@@ -32,7 +32,7 @@ from arena.records.ids import LEAGUE_ROUND, league_game_id
 from arena.records.reader import parse_line
 from arena.runs.record import play_and_record
 from arena.settings import available_cpus
-from arena.work import Finished, GameSpec, RunSettings
+from arena.work import Finished, GameSpec
 from engine.seeding import derive_seed
 
 RUN_LOCK = "run.lock"
@@ -121,11 +121,10 @@ def _play_batch(store: Store, settings: LeagueSettings, workers: LocalWorkers, g
         tasks = tasks[:games - report.played]  # the rest stays open for the next run
     directories = {bots[b].key: (bots[b].run, store.directory / bots[b].dir)
                    for b in {b for ids in seats.values() for b in ids}}
-    run_settings = RunSettings(
+    run_settings = settings.play.run_settings(
         bots={key: resolve_copy(run, directory).command(settings.bot_sandbox(directory))
               for key, (run, directory) in directories.items()},
-        time_control=settings.time_control, limits=settings.limits,
-        policy=settings.policy, log_dir=str(store.directory / LOGS_DIR), silent_bot_logs=False)
+        log_dir=str(store.directory / LOGS_DIR), silent_bot_logs=False)
 
     def record(game: Finished) -> bool:
         _record(store, game, seats, places, bots)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import engine
 from arena.bots.installations import check_interpreters
-from arena.bots.sandbox import Sandbox, choose_sandbox
+from arena.bots.sandbox import Sandbox, choose_sandbox, sandbox_mode
 from arena.errors import ConfigError
 from arena.league.matchmaker import DELTA
 from arena.settings import (
@@ -25,13 +25,12 @@ from arena.settings import (
     check_cluster_address,
     check_rating,
 )
+from arena.spec import PlaySettings
 from engine.errors import OptionError
 
 if TYPE_CHECKING:
     from arena.league.store import Store
 
-SANDBOXES = tuple(mode.value for mode in SandboxMode)
-"""Sandbox modes a league can use for builds, checks and games (arena.bots.sandbox)."""
 _SAID: set[str] = set()
 
 
@@ -42,7 +41,7 @@ class LeagueSettings:
     game: str
     players: int
     options: dict[str, Any]
-    sandbox: str = "none"
+    sandbox: SandboxMode = SandboxMode.NONE
     seed: int = 1
     time_control: TimeControl = TimeControl()
     limits: Limits = field(default_factory=Limits)
@@ -59,6 +58,12 @@ class LeagueSettings:
     --interpreter``; ``arena.bots.installations``); leagues made before it: none."""
 
     @property
+    def play(self) -> PlaySettings:
+        """How its games are played (``arena.spec``)."""
+        return PlaySettings(self.time_control, self.limits, self.policy, self.sandbox,
+                            self.interpreters)
+
+    @property
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
         """The game's teams (each entrant then plays a team's seats with copies of itself), or None."""
         return engine.game(self.game).info.teams
@@ -71,8 +76,10 @@ class LeagueSettings:
 
     @classmethod
     def checked(cls, game: str, players: int | None, options: Mapping[str, object],
-                sandbox: str, seed: int = 1, cluster: str | None = None,
+                sandbox: SandboxMode | str, seed: int = 1, cluster: str | None = None,
                 time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
+                limits: Limits = Limits(),  # noqa: B008 (frozen)
+                policy: FaultPolicy = FaultPolicy.FORFEIT,
                 rating: str = DEFAULT_RATING.value, delta: float = DELTA,
                 interpreters: Sequence[str] = ()) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option."""
@@ -88,24 +95,22 @@ class LeagueSettings:
             resolved = rules.resolve_options(count, dict(options))
         except OptionError as error:
             raise ConfigError(f"--option {error.option or ''}: {error.problem}") from None
-        if sandbox not in SANDBOXES:
-            raise ConfigError(f"--sandbox: {sandbox!r} is not available in this arena "
-                              f"(available: {', '.join(SANDBOXES)})")
-        if sandbox == SandboxMode.BWRAP.value:  # where it cannot run: one line now, not at submit
+        sandbox = sandbox_mode(sandbox, "--sandbox")
+        if sandbox is SandboxMode.BWRAP:  # where it cannot run: one line now, not at submit
             choose_sandbox(SandboxMode.BWRAP, "--sandbox")
         if cluster is not None:
             cluster = check_cluster_address(cluster)
         if not (math.isfinite(delta) and delta >= 0):
             raise ConfigError(f"--delta: must be a number of Elo points, 0 or more, got {delta}")
         return cls(game, count, resolved, sandbox, seed, cluster=cluster,
-                   time_control=time_control,
+                   time_control=time_control, limits=limits, policy=policy,
                    rating=check_rating(rating), delta=float(delta),
                    interpreters=check_interpreters(interpreters, "--interpreter"))
 
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
         """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
         bwrap cannot run, which says so on stderr); ConfigError for ``bwrap`` where it cannot."""
-        box, note = choose_sandbox(SandboxMode(self.sandbox), "league sandbox",
+        box, note = choose_sandbox(self.sandbox, "league sandbox",
                                    Sandbox(interpreters=self.interpreters))
         if note is not None and note not in _SAID:  # once per process, not once per bot
             _SAID.add(note)
@@ -115,7 +120,7 @@ class LeagueSettings:
     def stored(self) -> dict[str, Any]:
         """The settings as the database keeps them (JSON values by key)."""
         return {"game": self.game, "players": self.players, "options": self.options,
-                "sandbox": self.sandbox, "seed": self.seed,
+                "sandbox": self.sandbox.value, "seed": self.seed,
                 "time_control": {**asdict(self.time_control),
                                  "clock": self.time_control.clock.value},
                 "limits": asdict(self.limits),
@@ -131,7 +136,7 @@ class LeagueSettings:
         time = {"clock": Clock.WALL.value, **raw["time_control"]}
         time_control = TimeControl(**{**time, "clock": Clock(time["clock"])})
         return cls(game=raw["game"], players=raw["players"], options=raw["options"],
-                   sandbox=raw["sandbox"], seed=raw["seed"],
+                   sandbox=SandboxMode(raw["sandbox"]), seed=raw["seed"],
                    time_control=time_control, limits=Limits(**raw["limits"]),
                    policy=FaultPolicy(raw["policy"]), cluster=raw.get("cluster"),
                    rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"),

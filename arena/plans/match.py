@@ -34,6 +34,7 @@ from arena.game.seats import UNSAFE, command_label, free_name
 from arena.ratings.sprt import SprtBounds, unit_score
 from arena.records.ids import MATCH_GAMES, MATCH_ROUND, match_game_id
 from arena.settings import FaultPolicy, Limits, TimeControl
+from arena.spec import PlaySettings
 from arena.work import BotCommand, GameSpec, RunSettings
 from engine.errors import OptionError
 from engine.seeding import derive_seed
@@ -81,8 +82,12 @@ class Match:
         """The workers' settings: every program by name."""
         bots = {CANDIDATE: self.candidate, BASELINE: self.baseline,
                 **dict(zip(self.field_names, self.field, strict=True))}
-        return RunSettings(bots=bots, time_control=self.time_control, limits=self.limits,
-                           policy=self.policy, log_dir=log_dir)
+        return self.play.run_settings(bots, log_dir=log_dir)
+
+    @property
+    def play(self) -> PlaySettings:
+        """How its games are played (``arena.spec``; its programs carry their own sandbox)."""
+        return PlaySettings(self.time_control, self.limits, self.policy)
 
     def identity(self) -> dict[str, Any]:
         """What makes two runs the same match (``match.json``); ``games`` may grow on resume."""
@@ -140,6 +145,8 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
               players: int | None = None, options: Mapping[str, object] | None = None,
               games: int = 1000, sprt: SprtBounds | None = None, seed: int = 1,
               time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
+              limits: Limits = Limits(),  # noqa: B008 (frozen)
+              policy: FaultPolicy = FaultPolicy.FORFEIT,
               sandbox: Sandbox | None = None) -> Match:
     """A validated match from command-line values; ConfigError naming the option at fault."""
     try:
@@ -174,7 +181,8 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
     return Match(
         game=game, players=seats, options=resolved, candidate=tested[0], baseline=tested[1],
         field=tuple(bot.command(sandbox) for bot in fields), field_names=field_labels(fields),
-        games=games, sprt=sprt, seed=seed, time_control=time_control)
+        games=games, sprt=sprt, seed=seed, time_control=time_control, limits=limits,
+        policy=policy)
 
 
 # Units -----------------------------------------------------------------------------------------

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from arena import spec
 from arena.bots.build import run_build
-from arena.bots.installations import check_interpreters
 from arena.bots.manifest import MANIFEST_DIRECTORY
 from arena.bots.resolve import ResolvedBot, resolve_command, resolve_manifest
 from arena.bots.sandbox import Sandbox, sandbox_mode
@@ -29,22 +29,12 @@ from arena.errors import ConfigError
 from arena.names import same_name
 from arena.plans.seating import DEFAULT_SEATING, Seating
 from arena.settings import (
-    BANK_MS,
-    CPU_SECONDS,
     DEFAULT_RATING,
-    FILE_MB,
     JOBS,
     LIVE_BOTS,
     MAX_LIVE_BOTS,
     MAX_TABLES,
-    MEMORY_MB,
-    MOVE_MS,
-    QUIT_GRACE_MS,
     ROUNDS,
-    SEED,
-    START_MS,
-    WALL_MS,
-    Clock,
     FaultPolicy,
     Limits,
     Range,
@@ -52,7 +42,6 @@ from arena.settings import (
     SandboxMode,
     TimeControl,
     check_cluster_address,
-    check_rating,
 )
 from engine.errors import OptionError
 from engine.game import GameInfo
@@ -128,6 +117,12 @@ class Tournament:
     gets ``DEFAULT_SEATING``, a resumed one keeps its saved copy's)."""
 
     @property
+    def play(self) -> spec.PlaySettings:
+        """How its games are played (``arena.spec``)."""
+        return spec.PlaySettings(self.time, self.limits, self.fault_policy, self.sandbox,
+                                 self.sandbox_interpreters)
+
+    @property
     def seating_design(self) -> Seating:
         """The seat-order design the schedule uses."""
         return DEFAULT_SEATING if self.seating is None else self.seating
@@ -152,8 +147,8 @@ TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "
             "challengers", "max_live_bots", "cluster", "sandbox", "sandbox_interpreters", "rating",
             "seating"}
 BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires", "sandbox"}
-TIME_KEYS = {"start_ms", "move_ms", "bank_ms", "clock", "wall_ms"}
-LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_mb", "quit_grace_ms"}
+TIME_KEYS = spec.section_keys("time")
+LIMIT_KEYS = spec.section_keys("limits")
 
 
 def load_tournament(path: str | os.PathLike[str]) -> Tournament:
@@ -201,36 +196,21 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     schedule = where.text(top.get("schedule", "round-robin"), "schedule")
     if schedule not in SCHEDULES:
         raise where.error("schedule", f"{schedule!r} is not one of {', '.join(SCHEDULES)}")
-    time = where.mapping({} if top.get("time") is None else top["time"], "time", TIME_KEYS)
-    limits = where.mapping({} if top.get("limits") is None else top["limits"], "limits", LIMIT_KEYS)
-    policy = top.get("fault_policy", "forfeit")
-    if policy not in [p.value for p in FaultPolicy]:
-        raise where.error("fault_policy", f"{_kind(policy)} is not one of forfeit, substitute")
+    where.mapping({} if top.get("time") is None else top["time"], "time", TIME_KEYS)
+    where.mapping({} if top.get("limits") is None else top["limits"], "limits", LIMIT_KEYS)
+    values = spec.read_settings(where, top)
     max_tables = _in(where, top.get("max_tables", 200), MAX_TABLES)
     if info.teams is None:  # team games play every pairing of teams: always connected
         _check_connectable(where, max_tables, len(bots), players)
-    defaults = TimeControl()
-    base_limits = Limits()
     return Tournament(
         path=path, name=name, game=game_name, players=players, options=options, bots=bots,
         teams=teams, schedule=schedule,
         rounds=_in(where, top.get("rounds", 1), ROUNDS),
         max_tables=max_tables,
-        seed=_in(where, top.get("seed", 1), SEED),
-        time=TimeControl(
-            start_ms=_in(where, time.get("start_ms", defaults.start_ms), START_MS),
-            move_ms=_in(where, time.get("move_ms", defaults.move_ms), MOVE_MS),
-            bank_ms=_in(where, time.get("bank_ms", defaults.bank_ms), BANK_MS),
-            clock=_clock(where, time.get("clock", defaults.clock.value)),
-            wall_ms=_optional(where, time, "wall_ms", defaults.wall_ms, WALL_MS)),
-        limits=Limits(
-            memory_mb=_optional(where, limits, "memory_mb", base_limits.memory_mb, MEMORY_MB),
-            cpu_seconds=_optional(where, limits, "cpu_seconds", base_limits.cpu_seconds,
-                                  CPU_SECONDS),
-            file_mb=_optional(where, limits, "file_mb", base_limits.file_mb, FILE_MB),
-            quit_grace_ms=_in(where, limits.get("quit_grace_ms", base_limits.quit_grace_ms),
-                              QUIT_GRACE_MS)),
-        fault_policy=FaultPolicy(policy),
+        seed=values.get(spec.SEED_SETTING.key, spec.SEED_SETTING.default),
+        time=spec.time_control(values),
+        limits=spec.limits(values),
+        fault_policy=values.get(spec.POLICY.key, spec.POLICY.default),
         jobs=None if top.get("jobs") is None else _in(where, top["jobs"], JOBS),
         format=fmt,
         challengers=challengers,
@@ -238,19 +218,12 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         max_live_bots=_optional_key(where, top, LIVE_BOTS, MAX_LIVE_BOTS,
                                     players),  # every seat of a table needs a live bot
         cluster=None if top.get("cluster") is None else _cluster(where, top["cluster"]),
-        sandbox=sandbox_mode(top.get("sandbox", "none"), f"{path}: sandbox"),
-        sandbox_interpreters=_interpreters(where, top.get("sandbox_interpreters")),
-        clock_given="clock" in time,
-        rating=check_rating(top.get("rating", DEFAULT_RATING.value), f"{path}: rating"),
+        sandbox=values.get(spec.SANDBOX.key, spec.SANDBOX.default),
+        sandbox_interpreters=values.get(spec.INTERPRETERS.key, spec.INTERPRETERS.default),
+        clock_given=spec.CLOCK.key in values,
+        rating=values.get(spec.RATING.key, spec.RATING.default),
         seating=None if top.get("seating") is None else _seating(where, top["seating"]),
     )
-
-
-def _clock(where: _Where, raw: object) -> Clock:
-    if raw not in [clock.value for clock in Clock]:
-        raise where.error("time.clock", f"{_kind(raw)} is not one of "
-                          f"{', '.join(clock.value for clock in Clock)}")
-    return Clock(raw)
 
 
 def _seating(where: _Where, raw: object) -> Seating:
@@ -274,16 +247,6 @@ def _optional_key(where: _Where, top: dict[str, Any], bounds: Range, default: in
     return None if top[bounds.key] is None else _in(where, top[bounds.key], bounds, low)
 
 
-def _interpreters(where: _Where, raw: object) -> tuple[str, ...]:
-    """``sandbox_interpreters``: a list of directories (relative ones from the current directory,
-    like a bot's ``workdir``)."""
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise where.error("sandbox_interpreters", f"expected a list of directories, got {_kind(raw)}")
-    return check_interpreters(raw, f"{where.path}: sandbox_interpreters")
-
-
 def _cluster(where: _Where, raw: object) -> str:
     return check_cluster_address(where.text(raw, "cluster"), where=f"{where.path}: cluster")
 
@@ -296,14 +259,6 @@ def _check_connectable(where: _Where, max_tables: int, bots: int, players: int) 
     if max_tables < minimum:
         raise where.error("max_tables", f"{max_tables} tables cannot link {bots} bots at "
                                         f"{players}-player tables: at least {minimum} needed")
-
-
-def _optional(where: _Where, section: dict[str, Any], key: str, default: int | None,
-              bounds: Range) -> int | None:
-    if key not in section:
-        return default
-    value = section[key]
-    return None if value is None else _in(where, value, bounds)
 
 
 def _challengers(where: _Where, fmt: str, raw: object,

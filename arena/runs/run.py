@@ -223,10 +223,9 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         finished = read_finished(games, repair=False)
         tournament = _with_run_clock(tournament, finished.values(), file, out_dir)
         build_bots(tournament, sandboxes.by_bot)
-        settings = RunSettings(
+        settings = tournament.play.run_settings(
             bots={bot.name: bot.resolved.command(sandboxes.by_bot[bot.name])
                   for bot in tournament.programs},
-            time_control=tournament.time, limits=tournament.limits, policy=tournament.fault_policy,
             log_dir=str(out_dir.absolute() / "logs"),
             max_live_bots=max_live_bots if max_live_bots is not None else tournament.max_live_bots)
         tasks = locality_order(specs, settings.max_live_bots)

@@ -247,7 +247,7 @@ def test_bad_league_input_is_one_line_and_exit_2(tmp_path: Path, league: Path) -
         LeagueSettings.checked("blackout", 9, {}, "none")
     with pytest.raises(ConfigError, match="--option deals: "):
         LeagueSettings.checked("blackout", 4, {"deals": "lots"}, "none")
-    with pytest.raises(ConfigError, match="'jail' is not available"):
+    with pytest.raises(ConfigError, match="--sandbox: 'jail' is not one of none, bwrap, auto"):
         LeagueSettings.checked("blackout", 4, {}, "jail")
     with pytest.raises(ConfigError, match="already a league"):
         Store.create(league, {})

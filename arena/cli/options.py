@@ -1,0 +1,29 @@
+"""The commands' options for play settings, made from the key table (``arena.spec``).
+
+A command names a setting and takes its option from here: ``move_ms: Annotated[int,
+option(spec.MOVE)] = spec.MOVE.default``. The option's name, help, bounds and shown default are
+the table's, so ``arena play``, ``check-bot``, ``match`` and ``league init`` cannot drift apart or
+from docs/tournaments.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from arena.spec import Setting
+
+
+def option(setting: Setting, *, help: str | None = None, **extra: Any) -> Any:
+    """The typer option of ``setting`` (``--move-ms``, its help, ``min``/``max`` of its range);
+    ``help`` replaces the table's where a command says more, ``extra`` goes to ``typer.Option``."""
+    bounds: dict[str, Any] = {}
+    if setting.range is not None:
+        bounds = {"min": setting.range.low, "max": setting.range.high}
+        bounds.update((key, extra.pop(key)) for key in ("min", "max") if key in extra)
+    if setting.type is list:
+        extra.setdefault("metavar", "DIR")
+    if setting.default is None or setting.type is list:
+        extra.setdefault("show_default", False)
+    return typer.Option(setting.option_name, help=help or setting.help, **bounds, **extra)

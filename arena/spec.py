@@ -1,0 +1,312 @@
+"""The key table of play settings: every setting of how games are played, declared once.
+
+Each ``Setting`` says its key in a tournament file (``time.move_ms``), the name of its
+command-line option (``--move-ms``), its type, its range, its default, a one-line help for
+``--help`` and the longer text of docs/tournaments.md's table. The tournament file's reader
+(``read_settings``), the commands' options (``arena.cli.options``), ``league init`` and the docs'
+table all come from here, and a test keeps docs/tournaments.md's rows equal to ``doc_row``.
+``PlaySettings`` is what a tournament, a match and a league compose: the time control, the
+limits, the fault policy, the sandbox and the installations it allows.
+
+Settings that depend on the game (``players``, ``options``) are checked by the engine; the
+table holds what is the same for every game.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from arena.bots.installations import check_interpreters
+from arena.bots.sandbox import sandbox_mode
+from arena.configfile import Where
+from arena.configfile import kind as kind_of
+from arena.settings import (
+    BANK_MS,
+    CPU_SECONDS,
+    DEFAULT_RATING,
+    FILE_MB,
+    MEMORY_MB,
+    MOVE_MS,
+    QUIT_GRACE_MS,
+    SEED,
+    START_MS,
+    WALL_MS,
+    Clock,
+    FaultPolicy,
+    Limits,
+    Range,
+    RatingModel,
+    SandboxMode,
+    TimeControl,
+    check_rating,
+)
+from arena.work import BotCommand, RunSettings
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One play setting: where it is written, what it may be, what it is for."""
+
+    key: str
+    """Its key in a tournament file: ``time.move_ms``, ``fault_policy``."""
+    type: type
+    """``int``, ``str``, an ``enum.Enum`` (its values are the words), or ``list`` (of text)."""
+    default: Any
+    """The value when nothing says otherwise (None: off, or computed: ``shown_default`` says)."""
+    help: str
+    """One line for ``--help``."""
+    doc: str
+    """The meaning column of docs/tournaments.md (the help, at length)."""
+    range: Range | None = None
+    """An integer's bounds."""
+    nullable: bool = False
+    """Whether a tournament file's ``null`` is a value (no limit, the computed default)."""
+    option: str = ""
+    """The command-line option's name without ``--``; default: the key's last part, with ``-``."""
+    shown_default: str | None = None
+    """docs/tournaments.md's default column where the default is not a plain value."""
+    shown_type: str | None = None
+    """docs/tournaments.md's type column where it says more than the type."""
+    reader: Callable[[Where, object], Any] | None = None
+    """Reads and checks a file's value where the type's own rule does not (paths, models)."""
+
+    @property
+    def option_name(self) -> str:
+        """``--move-ms``."""
+        return "--" + (self.option or self.key.rsplit(".", 1)[-1].replace("_", "-"))
+
+    @property
+    def parameter(self) -> str:
+        """The Python name of a command's parameter for it: ``move_ms``."""
+        return self.option_name[2:].replace("-", "_")
+
+    @property
+    def field(self) -> str:
+        """The field of its value type (``TimeControl.move_ms``): the key's last part."""
+        return self.key.rsplit(".", 1)[-1]
+
+    def words(self) -> list[str]:
+        """The words an enum setting takes."""
+        assert issubclass(self.type, enum.Enum)
+        return [str(member.value) for member in self.type]
+
+    def type_text(self) -> str:
+        """docs/tournaments.md's type column."""
+        if self.shown_type is not None:
+            return self.shown_type
+        if issubclass(self.type, enum.Enum):
+            text = " or ".join(", ".join(f"`{word}`" for word in self.words()).rsplit(", ", 1))
+        elif self.type is int:
+            assert self.range is not None
+            text = f"integer {self.range}"
+        elif self.type is list:
+            text = "list of directories"
+        else:
+            text = "text"
+        return f"{text}, or `null`" if self.nullable else text
+
+    def default_text(self) -> str:
+        """docs/tournaments.md's default column."""
+        if self.shown_default is not None:
+            return self.shown_default
+        if self.default is None:
+            return "`null`"
+        if isinstance(self.default, enum.Enum):
+            return f"`{self.default.value}`"
+        if isinstance(self.default, tuple):
+            return "none" if not self.default else ", ".join(self.default)
+        return str(self.default)
+
+    def doc_row(self) -> str:
+        """This setting's row of docs/tournaments.md's table."""
+        return f"| `{self.key}` | {self.type_text()} | {self.default_text()} | {self.doc} |"
+
+    def read(self, where: Where, raw: object) -> Any:
+        """A tournament file's value for this setting, checked; ConfigError ``FILE: KEY: ...``."""
+        if raw is None and self.nullable:
+            return self.default if self.type is list else None
+        if self.reader is not None:
+            return self.reader(where, raw)
+        if issubclass(self.type, enum.Enum):
+            if not isinstance(raw, str) or raw not in self.words():
+                raise where.error(self.key, f"{kind_of(raw)} is not one of "
+                                            f"{', '.join(self.words())}")
+            return self.type(raw)
+        if self.type is int:
+            assert self.range is not None
+            return where.integer(raw, self.key, self.range.low, self.range.high)
+        if self.type is list:
+            if not isinstance(raw, list):
+                raise where.error(self.key, f"expected a list, got {kind_of(raw)}")
+            return tuple(raw)
+        return where.text(raw, self.key)
+
+
+_TIME, _LIMITS = TimeControl(), Limits()
+
+START = Setting(
+    "time.start_ms", int, _TIME.start_ms, "Time from start to the hello reply, ms.",
+    "How long a bot has to answer `hello` after it is started.", START_MS)
+MOVE = Setting(
+    "time.move_ms", int, _TIME.move_ms, "Each decision's time allowance, ms.",
+    "How long a bot has for each decision.", MOVE_MS)
+BANK = Setting(
+    "time.bank_ms", int, _TIME.bank_ms, "Extra time per game a decision may draw on, ms.",
+    "Extra time per game, used up when a decision runs past `move_ms`.", BANK_MS)
+CLOCK = Setting(
+    "time.clock", Clock, _TIME.clock,
+    "What move_ms and the bank measure: fair, the bot's own time (its CPU time and its sleeps "
+    "and waits, never the time it waited for a CPU: a busy machine costs a bot nothing, a "
+    "sleeping bot times out); cpu, its CPU time alone (sleeping is free up to the wall cap); or "
+    "wall, the time from request to reply.",
+    "What `move_ms` and the bank measure. `fair`: the bot's own time, the real time of the "
+    "decision less the time the bot (every thread and child) and the arena waited for a CPU, "
+    "never less than its CPU time: a loaded machine costs a bot nothing, and a bot that sleeps "
+    "is charged its sleep. `cpu`: the CPU time of the bot's process tree alone (sleeping is not "
+    "charged; the wall cap ends it). `wall`: the real time from the request to the reply, for "
+    "bots that must answer in real time. A run resumed from a file without `time.clock` keeps "
+    "the clock it started with (a run begun before clocks existed: `wall`; one begun before "
+    "`fair`: `cpu`); a file that says another clock than the run's is refused.")
+WALL = Setting(
+    "time.wall_ms", int, _TIME.wall_ms,
+    "Under --clock fair or cpu, the wall time after which a decision times out whatever it was "
+    "charged, ms (default: fair: move + bank + max(5000, move + bank); cpu: 10 x (move + bank), "
+    "at least 5000).",
+    "Under `clock: fair` or `cpu`, the real time after which a decision times out whatever it "
+    "was charged (a timeout fault with `limit` `wall_cap`): under `fair` a backstop that only a "
+    "bot kept waiting for a CPU as long as its allowance reaches; under `cpu` what ends a "
+    "decision that blocks or sleeps. Under `wall` it bounds the time given back to a bot when "
+    "the arena itself stalled.", WALL_MS, nullable=True,
+    shown_default="`null`: under `fair`, `move_ms` + `bank_ms` + the larger of 5000 and "
+                  "`move_ms` + `bank_ms`; under `cpu`, 10 x (`move_ms` + `bank_ms`), at least "
+                  "5000")
+MEMORY = Setting(
+    "limits.memory_mb", int, _LIMITS.memory_mb,
+    "Resident-memory limit of each bot process (with its children), MB; the bot is killed past "
+    "it. Reserved address space does not count: a JVM, Go or node bot runs with its defaults.",
+    "Resident memory (RSS) of a bot's process and its children. The arena samples it every "
+    "50 ms and kills the process group past the limit: a `crash` fault \"memory limit N MB "
+    "exceeded\", with the peak in the fault's `memory_peak_mb`. Only memory in use counts, so a "
+    "JVM, Go or node bot runs with its defaults (no `-Xmx` needed); the address space is capped "
+    "only as a generous backstop (4 times this, and at least the machine's memory plus 4096 MB: "
+    "a default JVM reserves a quarter of the machine's memory for its heap, and more). `null` "
+    "means no limit.", MEMORY_MB, nullable=True)
+CPU_LIMIT = Setting(
+    "limits.cpu_seconds", int, _LIMITS.cpu_seconds,
+    "CPU time over the whole life of a bot process, s (it plays many games; default: none).",
+    "CPU time over the whole life of a bot process. That process plays many games, so leave "
+    "this off unless you need it.", CPU_SECONDS, nullable=True)
+FILE_SIZE = Setting(
+    "limits.file_mb", int, _LIMITS.file_mb, "The largest file a bot may write, MB.",
+    "The largest file a bot may write.", FILE_MB, nullable=True)
+QUIT_GRACE = Setting(
+    "limits.quit_grace_ms", int, _LIMITS.quit_grace_ms,
+    "Time a bot has to exit after quit before it is killed, ms.",
+    "How long a bot has to exit after `quit` before its process group is killed. Its stderr "
+    "keeps being read meanwhile, so a bot flushing a large log can finish.", QUIT_GRACE_MS)
+POLICY = Setting(
+    "fault_policy", FaultPolicy, FaultPolicy.FORFEIT,
+    "What a fault costs: forfeit (placed last) or substitute (result stands).",
+    "What happens to a bot that faults (a timeout, a malformed reply, an illegal action or a "
+    "crash). The game always finishes, with legal fallback moves for that seat. `forfeit` ranks "
+    "the seat below every seat that did not fault. `substitute` lets the result stand as it was "
+    "played.", option="policy")
+SANDBOX = Setting(
+    "sandbox", SandboxMode, SandboxMode.NONE,
+    "Run the bots in a bubblewrap sandbox (docs/sandbox.md): none, bwrap (an error where it "
+    "cannot run), or auto (bwrap where it can run, else none with a warning).",
+    "Run the bots (and their build commands) in a bubblewrap sandbox: see "
+    "[sandbox.md](sandbox.md). `bwrap` stops the run before any game where bubblewrap cannot "
+    "run; `auto` then runs unsandboxed with a warning on the first line.",
+    reader=lambda where, raw: sandbox_mode(raw, f"{where.path}: sandbox"))
+INTERPRETERS = Setting(
+    "sandbox_interpreters", list, (),
+    "An installation the sandbox shows its bots read-only besides the system directories and "
+    "the arena's own interpreters (docs/sandbox.md), e.g. /opt/pypy3; repeatable. Never a home "
+    "directory or one that holds a home.",
+    "Installations every sandbox of the run shows its bots read-only, besides the system "
+    "directories and the arena's own interpreters (e.g. `[/opt/pypy3]`; relative paths from the "
+    "current directory). Never a home directory or one that holds a home: see "
+    "[sandbox.md](sandbox.md#allowed-installations). A sandboxed bot whose program is outside "
+    "its directory, the system directories and these is refused before any build or game. May "
+    "change on `--resume`.", nullable=True, option="interpreter",
+    reader=lambda where, raw: _interpreters(where, raw))
+RATING = Setting(
+    "rating", RatingModel, DEFAULT_RATING,
+    "What is rated: places (every two entrants at a table), duplicate (totals of entrants that "
+    "held the same cards) or deals (the same, deal by deal); docs/ratings.md.",
+    "What the closing table rates: see [ratings.md](ratings.md#models). It changes how games "
+    "are read, not which are played, so a resumed run may change it.",
+    reader=lambda where, raw: check_rating(raw, f"{where.path}: rating"))
+SEED_SETTING = Setting(
+    "seed", int, 1, "Seed of the deals (and of the bots' own seeds).",
+    "Every deal seed is derived from this one. Change it to get different deals.", SEED,
+    shown_type="integer 0..18446744073709551615 (64 bits)")
+
+
+def _interpreters(where: Where, raw: object) -> tuple[str, ...]:
+    """``sandbox_interpreters``: a list of directories (relative ones from the current directory,
+    like a bot's ``workdir``)."""
+    if not isinstance(raw, list):
+        raise where.error("sandbox_interpreters", f"expected a list of directories, got "
+                                                  f"{kind_of(raw)}")
+    return check_interpreters(raw, f"{where.path}: sandbox_interpreters")
+
+
+SETTINGS: tuple[Setting, ...] = (
+    START, MOVE, BANK, CLOCK, WALL, MEMORY, CPU_LIMIT, FILE_SIZE, QUIT_GRACE, POLICY, SANDBOX,
+    INTERPRETERS, RATING, SEED_SETTING)
+"""Every play setting, in the order the docs list them."""
+BY_KEY = {setting.key: setting for setting in SETTINGS}
+TIME_SETTINGS = tuple(s for s in SETTINGS if s.key.startswith("time."))
+LIMIT_SETTINGS = tuple(s for s in SETTINGS if s.key.startswith("limits."))
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    """How a run's games are played, the part a tournament, a match and a league share (each
+    gives its own as ``play``), and the one way it reaches the workers (``run_settings``)."""
+
+    time: TimeControl = field(default_factory=TimeControl)
+    limits: Limits = field(default_factory=Limits)
+    policy: FaultPolicy = FaultPolicy.FORFEIT
+    sandbox: SandboxMode = SandboxMode.NONE
+    interpreters: tuple[str, ...] = ()
+
+    def run_settings(self, bots: dict[str, BotCommand], **rest: Any) -> RunSettings:
+        """The workers' settings: these, the bots' commands and ``rest`` (log directory, live
+        bots kept)."""
+        return RunSettings(bots=bots, time_control=self.time, limits=self.limits,
+                           policy=self.policy, **rest)
+
+
+def time_control(values: Mapping[str, Any], base: TimeControl = _TIME) -> TimeControl:
+    """``base`` with the time settings in ``values`` (by key; a key missing keeps ``base``'s)."""
+    given = {s.field: values[s.key] for s in TIME_SETTINGS if s.key in values}
+    return TimeControl(**{**{f.name: getattr(base, f.name) for f in fields(TimeControl)}, **given})
+
+
+def limits(values: Mapping[str, Any], base: Limits = _LIMITS) -> Limits:
+    """``base`` with the limit settings in ``values`` (by key)."""
+    given = {s.field: values[s.key] for s in LIMIT_SETTINGS if s.key in values}
+    return Limits(**{**{f.name: getattr(base, f.name) for f in fields(Limits)}, **given})
+
+
+def read_settings(where: Where, top: Mapping[str, Any]) -> dict[str, Any]:
+    """The play settings a tournament file gives (``top`` is its top mapping, whose ``time`` and
+    ``limits`` sections are mappings already checked for unknown keys), by key, checked."""
+    values: dict[str, Any] = {}
+    for setting in SETTINGS:
+        section, _, name = setting.key.rpartition(".")
+        mapping = top if not section else (top.get(section) or {})
+        if name in mapping:
+            values[setting.key] = setting.read(where, mapping[name])
+    return values
+
+
+def section_keys(section: str) -> set[str]:
+    """The keys a section of a tournament file (``time``, ``limits``) may hold."""
+    return {s.field for s in SETTINGS if s.key.startswith(f"{section}.")}

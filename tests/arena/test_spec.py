@@ -1,0 +1,125 @@
+"""The key table of play settings (arena.spec): docs, tournament files and command lines agree."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
+
+from arena import spec
+from arena.cli import app
+from arena.errors import ConfigError
+from arena.league.settings import LeagueSettings
+from arena.league.store import Store
+from arena.plans.tournament import load_tournament
+from arena.settings import Clock, FaultPolicy, Limits, SandboxMode, TimeControl
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMANDS = {"play": ("play",), "check-bot": ("check-bot",), "match": ("match",),
+            "league init": ("league", "init")}
+
+
+def command(path: tuple[str, ...]) -> Any:
+    """The click command at ``path`` (typer's own click, whose classes are not ``click``'s)."""
+    group: Any = typer.main.get_command(app)
+    for name in path:
+        group = group.commands[name]
+    return group
+
+
+def test_docs_hold_each_settings_row_as_the_table_says_it() -> None:
+    text = (ROOT / "docs" / "tournaments.md").read_text()
+    for setting in spec.SETTINGS:
+        assert setting.doc_row() in text, f"docs/tournaments.md: {setting.key} differs:\n" \
+                                          f"{setting.doc_row()}"
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_commands_setting_option_is_the_tables(name: str) -> None:
+    """Each option of a play setting has the table's name, bounds and default (help may say
+    more than the table's line, never less)."""
+    options = {param.opts[0]: param for param in command(COMMANDS[name]).params
+               if param.param_type_name == "option"}
+    found = [setting for setting in spec.SETTINGS if setting.option_name in options]
+    assert len(found) >= 8, (name, sorted(options))
+    for setting in found:
+        param = options[setting.option_name]
+        assert setting.help in (param.help or ""), (name, setting.key)
+        if name == "check-bot" and setting.key == spec.SEED_SETTING.key:
+            continue  # its games take seeds from it on: it stops 10 short of the last
+        if setting.range is not None:
+            assert (param.min, param.max) == (setting.range.low, setting.range.high), \
+                (name, setting.key)
+        default = setting.default.value if isinstance(setting.default, enum.Enum) else \
+            setting.default
+        if setting.key == spec.CLOCK.key and name == "match":
+            assert param.default is None  # a resumed match keeps its own clock
+        elif setting.type is list:
+            assert not param.default
+        else:
+            shown = param.default.value if isinstance(param.default, enum.Enum) else param.default
+            assert shown == default, (name, setting.key, param.default)
+
+
+def test_the_commands_that_play_take_every_time_setting() -> None:
+    for name, path in COMMANDS.items():
+        options = {param.opts[0] for param in command(path).params}
+        assert {s.option_name for s in spec.TIME_SETTINGS} <= options, name
+
+
+def test_league_init_sets_every_play_setting(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    done = CliRunner().invoke(app, [
+        "league", "init", str(tmp_path / "lg"), "--game", "blackout", "--start-ms", "3000",
+        "--move-ms", "50", "--bank-ms", "0", "--clock", "wall", "--wall-ms", "900",
+        "--memory-mb", "300", "--cpu-seconds", "60", "--file-mb", "4", "--quit-grace-ms", "100",
+        "--policy", "substitute", "--seed", "9", "--sandbox", "none"])
+    assert done.exit_code == 0, done.output
+    store = Store.open(tmp_path / "lg")
+    try:
+        settings = LeagueSettings.of(store)
+    finally:
+        store.close()
+    assert settings.time_control == TimeControl(3000, 50, 0, Clock.WALL, 900)
+    assert settings.limits == Limits(memory_mb=300, cpu_seconds=60, file_mb=4, quit_grace_ms=100)
+    assert (settings.policy, settings.seed, settings.sandbox) == \
+        (FaultPolicy.SUBSTITUTE, 9, SandboxMode.NONE)
+
+
+def test_a_tournament_file_sets_every_setting_of_the_table(tmp_path: Path) -> None:
+    bot = ROOT / "bots" / "c" / "random_bot"
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        "name: t\ngame: blackout\nplayers: 3\nseed: 7\nfault_policy: substitute\n"
+        "sandbox: none\nrating: places\nsandbox_interpreters: []\n"
+        "time: {start_ms: 3000, move_ms: 50, bank_ms: 0, clock: cpu, wall_ms: 900}\n"
+        "limits: {memory_mb: null, cpu_seconds: 60, file_mb: 4, quit_grace_ms: 100}\n"
+        f"bots:\n  - {{name: a, cmd: {bot}}}\n  - {{name: b, cmd: {bot}}}\n"
+        f"  - {{name: c, cmd: {bot}}}\n")
+    tournament = load_tournament(path)
+    assert tournament.time == TimeControl(3000, 50, 0, Clock.CPU, 900)
+    assert tournament.limits == Limits(memory_mb=None, cpu_seconds=60, file_mb=4, quit_grace_ms=100)
+    assert (tournament.seed, tournament.fault_policy, tournament.rating.value) == \
+        (7, FaultPolicy.SUBSTITUTE, "places")
+    assert tournament.clock_given
+
+
+@pytest.mark.parametrize("setting", [s for s in spec.SETTINGS if s.range is not None],
+                         ids=lambda s: s.key)
+def test_a_tournament_file_value_out_of_the_tables_range_is_one_line(
+        tmp_path: Path, setting: spec.Setting) -> None:
+    assert setting.range is not None
+    section, _, name = setting.key.rpartition(".")
+    value = f"{name}: {setting.range.high + 1}"
+    text = f"{section}: {{{value}}}\n" if section else f"{value}\n"
+    bot = ROOT / "bots" / "c" / "random_bot"
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\ngame: blackout\nplayers: 3\n{text}bots:\n"
+                    + "".join(f"  - {{name: {n}, cmd: {bot}}}\n" for n in "abc"))
+    with pytest.raises(ConfigError) as error:
+        load_tournament(path)
+    assert str(error.value).startswith(f"{path}: {setting.key}: ")
