@@ -53,7 +53,7 @@ CPU_SECONDS = Range("limits.cpu_seconds", 1, 31_536_000)
 FILE_MB = Range("limits.file_mb", 1, 1 << 20)
 QUIT_GRACE_MS = Range("limits.quit_grace_ms", 0, 600_000)
 RESAMPLES = Range("resamples", 0, 1_000_000)
-GAMES = Range("games", 1, MAX_GAMES)
+GAME_COUNT = Range("games", 1, MAX_GAMES)
 """Games a command plays (``match --games``, ``league run --games``)."""
 MINUTES = Range("minutes", 0, 525_600)
 """``league run --minutes``: at most a year."""

@@ -75,12 +75,12 @@ from arena.settings import Clock, Limits
 from engine.errors import shown
 
 __all__ = [
-    "CRASH_GRACE", "GAMES", "LINE_CAP", "LOG_CAP", "PROTOCOL_VERSION", "QUIT_GRACE", "BotProcess",
+    "CRASH_GRACE", "HELLO_GAMES", "LINE_CAP", "LOG_CAP", "PROTOCOL_VERSION", "QUIT_GRACE", "BotProcess",
     "Reply", "close_all", "close_bots", "install_signal_handlers", "live_bots",
 ]
 
 PROTOCOL_VERSION = 1
-GAMES = tuple(engine.GAMES)
+HELLO_GAMES = tuple(engine.GAMES)
 """The games named in ``hello``: every game of the engine."""
 LINE_CAP = 1 << 20
 """Longest reply line accepted, in bytes (without the newline)."""
@@ -164,7 +164,7 @@ class BotProcess:
         start_timeout: float = 10.0,
         line_cap: int = LINE_CAP,
         log_cap: int = LOG_CAP,
-        games: Sequence[str] = GAMES,
+        games: Sequence[str] = HELLO_GAMES,
         sandbox: Sandbox | None = None,
         silent_log: bool = True,
     ) -> None:

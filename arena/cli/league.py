@@ -21,7 +21,7 @@ from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
 from arena.records.reader import RESULTS_FILE
 from arena.runs.progress import Progress
 from arena.settings import (
-    GAMES,
+    GAME_COUNT,
     JOBS,
     MINUTES,
     RESAMPLES,
@@ -128,7 +128,7 @@ def submit_command(
 def run_command(
     league: League,
     games: Annotated[int | None, typer.Option(help="Play this many games, then stop.",
-                                              min=GAMES.low, max=GAMES.high,
+                                              min=GAME_COUNT.low, max=GAME_COUNT.high,
                                               show_default=False)] = None,
     minutes: Annotated[float | None, typer.Option(
         help="Play for about this long (checked between batches of games).",

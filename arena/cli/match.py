@@ -18,7 +18,7 @@ from arena.plans.match import new_match
 from arena.ratings.sprt import parse_sprt
 from arena.runs.match import MatchProgress, play_match, summary
 from arena.settings import (
-    GAMES,
+    GAME_COUNT,
     JOBS,
     Clock,
     FaultPolicy,
@@ -51,7 +51,7 @@ def match_command(
         "--option", "-o", help="A game option as name=value, e.g. -o hook=true; repeatable.")] = None,
     games: Annotated[int, typer.Option(
         help="Most games to play (two per unit); the match stops earlier when --sprt decides.",
-        min=2, max=GAMES.high)] = 1000,
+        min=2, max=GAME_COUNT.high)] = 1000,
     sprt: Annotated[str | None, typer.Option(
         help="Stop as soon as a sequential test decides: elo0=E0,elo1=E1,alpha=A,beta=B "
              "(defaults elo0=0, elo1=10, alpha=beta=0.05; see docs/match.md).",

@@ -71,7 +71,7 @@ def play_game(
     players = len(bots)
     state = game.new_game(players, seed, options)
     names = list(names) if names is not None else [bot.name for bot in bots]
-    match = _Match(game, bots, seed, time_control, stop_at_fault)
+    match = _Bookkeeping(game, bots, seed, time_control, stop_at_fault)
     stalls = [bot.stalls for bot in bots]
     start: dict[str, Any] = {"type": "game_start", "game": game_name, "options": state.options,
                              "players": players, "names": names}
@@ -96,7 +96,7 @@ def play_game(
     return GameOutcome(record, frozenset(match.faulted))
 
 
-class _Match:
+class _Bookkeeping:
     """The mutable bookkeeping of one game: time banks, faults, the fallback generator."""
 
     def __init__(self, game: Game, bots: Sequence[BotProcess], seed: int,

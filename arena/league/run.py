@@ -88,7 +88,7 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
             with LocalWorkers(workers) as local:  # bots stay alive from batch to batch
                 while (games is None or report.played < games) and \
                         (minutes is None or time.monotonic() - start < minutes * 60):
-                    _play_batch(store, settings, local, games, report, on_game, cluster,
+                    _plan_and_play_batch(store, settings, local, games, report, on_game, cluster,
                                 standings)
     finally:
         report.seconds = time.monotonic() - start
@@ -108,7 +108,7 @@ def expected_games(report: LeagueRunReport, games: int | None, minutes: float | 
     return estimate if games is None else min(games, estimate)
 
 
-def _play_batch(store: Store, settings: LeagueSettings, workers: LocalWorkers, games: int | None,
+def _plan_and_play_batch(store: Store, settings: LeagueSettings, workers: LocalWorkers, games: int | None,
                 report: LeagueRunReport,
                 on_game: Callable[[Finished, LeagueRunReport], None] | None,
                 cluster: str | None, standings: StandingsCache) -> None:

@@ -267,7 +267,7 @@ def _points(result: GameResult, a: int, b: int) -> float:
 
 
 @dataclass
-class _Tally:
+class _GameArrays:
     """All games as arrays. Entrants are numbered in name order, games in a canonical order."""
 
     names: list[str]
@@ -285,7 +285,7 @@ class _Tally:
     sets: int
 
 
-def _tally(results: Iterable[Mapping[str, object] | GameResult], model: Model) -> _Tally:
+def _tally(results: Iterable[Mapping[str, object] | GameResult], model: Model) -> _GameArrays:
     seat_name: list[str] = []
     seat_score: list[float] = []
     seat_rank: list[int] = []
@@ -384,7 +384,7 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult], model: Model) -
     record_points = np.concatenate([p for _, _, p in found])
     set_of_game, sets = _sets(set_names, canonical)
     wins = np.bincount(record_cell, weights=record_points, minlength=n * n).reshape(n, n)
-    return _Tally(
+    return _GameArrays(
         names=names,
         games=games,
         wins=wins.astype(np.float64),
@@ -493,7 +493,7 @@ def _structure(wins: np.ndarray, anchor: int | None
 
 
 
-def _table_order(tally: _Tally, flags: list[Flag | None], depth: np.ndarray,
+def _table_order(tally: _GameArrays, flags: list[Flag | None], depth: np.ndarray,
                  ratings: np.ndarray) -> list[int]:
     """Entrant numbers in table order: +inf, rated (by rating), -inf, then those apart."""
     pairings = (tally.wins + tally.wins.T).sum(axis=1)
@@ -509,7 +509,7 @@ def _table_order(tally: _Tally, flags: list[Flag | None], depth: np.ndarray,
     return sorted(range(len(pairings)), key=key)
 
 
-def _standings(tally: _Tally, order: list[int], flags: list[Flag | None], ratings: np.ndarray,
+def _standings(tally: _GameArrays, order: list[int], flags: list[Flag | None], ratings: np.ndarray,
                intervals: dict[int, tuple[float, float]], los: dict[int, float],
                gaps: dict[int, tuple[float, float]]) -> tuple[Standing, ...]:
     pairings = (tally.wins + tally.wins.T).sum(axis=1)
@@ -613,7 +613,7 @@ def _centred(elo: np.ndarray, anchor: int | None, level: float) -> np.ndarray:
 
 # Bootstrap -------------------------------------------------------------------------------------
 
-def _bootstrap(tally: _Tally, members: np.ndarray, elo: np.ndarray, anchor: int | None,
+def _bootstrap(tally: _GameArrays, members: np.ndarray, elo: np.ndarray, anchor: int | None,
                level: float, neighbours: list[tuple[int, int]], resamples: int, seed: int,
                ) -> tuple[np.ndarray, np.ndarray, int]:
     """(ratings of the rated group in each resample, resamples x members; the rating differences

@@ -20,7 +20,7 @@ from arena.work import Finished, GameSpec, RunSettings
 
 
 @dataclass
-class Tally:
+class LoopCount:
     """What one loop did: games played and their faults, seconds."""
 
     played: int = 0
@@ -31,11 +31,11 @@ class Tally:
 def play_and_record(tasks: Sequence[GameSpec], settings: RunSettings, record: Callable[[Finished], bool],
                     *, jobs: int, cluster: str | None = None,
                     on_workers: Callable[[int], None] | None = None,
-                    workers: LocalWorkers | None = None) -> Tally:
+                    workers: LocalWorkers | None = None) -> LoopCount:
     """Play ``tasks``; ``record(game)`` stores each finished game and returns True to stop early
     (a match decided). On ``jobs`` local workers (``workers``, kept between calls by the caller,
     when given: a league's batches), or on the Dask cluster at ``cluster``."""
-    tally = Tally()
+    tally = LoopCount()
     start = time.monotonic()
     arrivals: Generator[Finished, None, None] = run_tasks_anywhere(  # type: ignore[assignment]
         tasks, settings, jobs, cluster, on_workers, workers)  # a generator either way

@@ -31,7 +31,7 @@ from arena.cli import main
 from arena.plans.tournament import LIMIT_KEYS, TIME_KEYS, TOP_KEYS
 from arena.settings import (
     BANK_MS,
-    GAMES,
+    GAME_COUNT,
     JOBS,
     MEMORY_MB,
     MOVE_MS,
@@ -345,7 +345,7 @@ def cli_case(rng: random.Random, results: Path, tmp_path: Path, case: int) -> li
                                      ("--resamples", RESAMPLES)])
         return ["run", str(results / "t.yaml"), "--dry-run", option, cli_value(rng, bounds)]
     if kind == 5:
-        option, bounds = rng.choice([("--jobs", JOBS), ("--games", GAMES), ("--minutes", None)])
+        option, bounds = rng.choice([("--jobs", JOBS), ("--games", GAME_COUNT), ("--minutes", None)])
         return ["league", "run", str(tmp_path / "no-league"), option, cli_value(rng, bounds)]
     if kind == 6:
         option = rng.choice(["--players", "--seed", "-o", "--sandbox", "--cluster"])
@@ -358,7 +358,7 @@ def cli_case(rng: random.Random, results: Path, tmp_path: Path, case: int) -> li
                                      ("--start-ms", START_MS), ("--memory-mb", MEMORY_MB),
                                      ("--quit-grace-ms", QUIT_GRACE_MS), ("--seed", SEED)])
         return ["check-bot", option, past(rng, bounds), RANDOM]
-    option, bounds = rng.choice([("--games", GAMES), ("--seed", SEED), ("--jobs", JOBS),
+    option, bounds = rng.choice([("--games", GAME_COUNT), ("--seed", SEED), ("--jobs", JOBS),
                                  ("--move-ms", MOVE_MS), ("--bank-ms", BANK_MS)])
     return ["match", RANDOM, FIRST, "--field", RANDOM, option, past(rng, bounds),
             "--out", str(tmp_path / "match")]

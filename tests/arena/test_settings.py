@@ -18,7 +18,7 @@ from arena.errors import ConfigError
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
 from arena.settings import (
-    GAMES,
+    GAME_COUNT,
     JOBS,
     LIVE_BOTS,
     MAX_GAMES,
@@ -155,7 +155,7 @@ def test_a_command_line_number_past_its_range_is_one_error_before_anything_runs(
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
-OPTION_RANGES = {"seed": SEED, "jobs": JOBS, "resamples": RESAMPLES, "games": GAMES,
+OPTION_RANGES = {"seed": SEED, "jobs": JOBS, "resamples": RESAMPLES, "games": GAME_COUNT,
                  "minutes": MINUTES, "max_live_bots": LIVE_BOTS}
 OPTION_RANGES |= {bounds.key.rpartition(".")[2]: bounds for bounds in TOURNAMENT_RANGES}
 
