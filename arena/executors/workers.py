@@ -15,7 +15,7 @@ import gc
 import os
 import signal
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from arena.bots.process import live_bots
@@ -193,7 +193,8 @@ class LocalWorkers:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def play(self, tasks: Sequence[GameSpec], settings: RunSettings) -> Iterator[Finished]:
+    def play(self, tasks: Sequence[GameSpec],
+             settings: RunSettings) -> Generator[Finished, None, None]:
         """The games of ``tasks`` as they finish (any order)."""
         if not tasks:
             return

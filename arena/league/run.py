@@ -10,6 +10,7 @@ stored copies are resolved like any bot (``arena.bots.resolve.resolve_copy``).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -21,7 +22,7 @@ import numpy as np
 
 from arena.bots.resolve import resolve_copy
 from arena.errors import ConfigError
-from arena.executors.workers import LocalWorkers
+from arena.executors.choose import Executor, executor_for
 from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
 from arena.league.settings import LeagueSettings
@@ -85,11 +86,12 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
             workers = jobs or len(available_cpus())
             cluster = cluster if cluster is not None else settings.cluster
             standings = StandingsCache(store, settings.rating)  # each game read once per run
-            with LocalWorkers(workers) as local:  # bots stay alive from batch to batch
+            # Local workers keep their bots alive from batch to batch.
+            with contextlib.closing(executor_for(workers, cluster)) as executor:
                 while (games is None or report.played < games) and \
                         (minutes is None or time.monotonic() - start < minutes * 60):
-                    _plan_and_play_batch(store, settings, local, games, report, on_game, cluster,
-                                standings)
+                    _plan_and_play_batch(store, settings, executor, workers, games, report,
+                                         on_game, standings)
     finally:
         report.seconds = time.monotonic() - start
         report.total = store.game_total()
@@ -108,14 +110,15 @@ def expected_games(report: LeagueRunReport, games: int | None, minutes: float | 
     return estimate if games is None else min(games, estimate)
 
 
-def _plan_and_play_batch(store: Store, settings: LeagueSettings, workers: LocalWorkers, games: int | None,
-                report: LeagueRunReport,
-                on_game: Callable[[Finished, LeagueRunReport], None] | None,
-                cluster: str | None, standings: StandingsCache) -> None:
-    """Plan (or take up) a batch of sets and play it, storing each game as it ends: on the
-    league's cluster, or on the run's local ``workers``, whose bots outlive the batch."""
+def _plan_and_play_batch(store: Store, settings: LeagueSettings, executor: Executor, jobs: int,
+                         games: int | None, report: LeagueRunReport,
+                         on_game: Callable[[Finished, LeagueRunReport], None] | None,
+                         standings: StandingsCache) -> None:
+    """Plan (or take up) a batch of sets for ``jobs`` games at once and play it on ``executor``
+    (the league's cluster, or the run's local workers, whose bots outlive the batch), storing
+    each game as it ends."""
     bots = store.bots_by_id()
-    tasks, seats, places = _next_batch(store, settings, bots, workers.jobs, standings)
+    tasks, seats, places = _next_batch(store, settings, bots, jobs, standings)
     report.refresh_leader(standings)
     if games is not None:
         tasks = tasks[:games - report.played]  # the rest stays open for the next run
@@ -135,8 +138,7 @@ def _plan_and_play_batch(store: Store, settings: LeagueSettings, workers: LocalW
             on_game(game, report)
         return False
 
-    play_and_record(tasks, run_settings, record, jobs=workers.jobs, cluster=cluster,
-                    workers=workers)
+    play_and_record(tasks, run_settings, record, executor)
 
 
 def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot], workers: int,

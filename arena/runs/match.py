@@ -9,6 +9,7 @@ same unit however many jobs play it, and a resumed match reaches the same decisi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import shlex
@@ -20,6 +21,7 @@ from typing import Any, TextIO
 
 from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.executors.batch import preflight
+from arena.executors.choose import executor_for
 from arena.names import NAME
 from arena.plans.match import Match, legacy_field_names, score_of_unit, unit_games
 from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, SprtBounds, match_stats
@@ -163,7 +165,8 @@ def _play(match: Match, path: Path, jobs: int, on_unit: Callable[[MatchReport], 
 
     start = time.monotonic()
     try:
-        play_and_record(todo, settings, record, jobs=jobs, cluster=cluster)
+        with contextlib.closing(executor_for(jobs, cluster)) as executor:
+            play_and_record(todo, settings, record, executor)
     except KeyboardInterrupt:
         raise RunInterrupted(f"interrupted: {report.resumed + report.played} games are saved in "
                              f"{path}; continue with the same command and --resume") from None

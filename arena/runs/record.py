@@ -2,20 +2,19 @@
 
 ``play_and_record`` hands the games to an executor (local workers or a Dask cluster,
 ``arena.executors.choose``) and calls ``record`` for each finished game the moment it arrives, in
-the runner's process: the one writer of the run's results. Whatever ends the loop (all games
-played, ``record`` asking to stop, Ctrl-C, an error), the executor is stopped and its bots closed
-before it returns or raises; only local workers the caller keeps (``LocalWorkers``) outlive a
-loop that played all its games.
+the runner's process: the one writer of the run's results. Whatever ends the loop early
+(``record`` asking to stop, Ctrl-C, an error), the games in progress are stopped and their bots
+closed before it returns or raises; the executor itself is the caller's to close (a league keeps
+its local workers, and their bots, from batch to batch).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arena.executors.choose import run_tasks_anywhere
-from arena.executors.workers import LocalWorkers
+from arena.executors.choose import Executor
 from arena.work import Finished, GameSpec, RunSettings
 
 
@@ -28,17 +27,13 @@ class LoopCount:
     seconds: float = 0.0
 
 
-def play_and_record(tasks: Sequence[GameSpec], settings: RunSettings, record: Callable[[Finished], bool],
-                    *, jobs: int, cluster: str | None = None,
-                    on_workers: Callable[[int], None] | None = None,
-                    workers: LocalWorkers | None = None) -> LoopCount:
-    """Play ``tasks``; ``record(game)`` stores each finished game and returns True to stop early
-    (a match decided). On ``jobs`` local workers (``workers``, kept between calls by the caller,
-    when given: a league's batches), or on the Dask cluster at ``cluster``."""
+def play_and_record(tasks: Sequence[GameSpec], settings: RunSettings,
+                    record: Callable[[Finished], bool], executor: Executor) -> LoopCount:
+    """Play ``tasks`` on ``executor``; ``record(game)`` stores each finished game and returns True
+    to stop early (a match decided). The executor stays the caller's to close."""
     tally = LoopCount()
     start = time.monotonic()
-    arrivals: Generator[Finished, None, None] = run_tasks_anywhere(  # type: ignore[assignment]
-        tasks, settings, jobs, cluster, on_workers, workers)  # a generator either way
+    arrivals = executor.play(tasks, settings)
     try:
         for game in arrivals:
             tally.played += 1
@@ -46,6 +41,6 @@ def play_and_record(tasks: Sequence[GameSpec], settings: RunSettings, record: Ca
             if record(game):
                 break
     finally:
-        arrivals.close()  # stops the workers and their bots, also after an early stop
+        arrivals.close()  # stops the games in progress, also after an early stop
         tally.seconds = time.monotonic() - start
     return tally

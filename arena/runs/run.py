@@ -9,6 +9,7 @@ already there, and plays the rest.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,6 +22,7 @@ import yaml
 from arena.configfile import read_yaml
 from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.executors.batch import preflight
+from arena.executors.choose import executor_for
 from arena.plans.extension import check_extension
 from arena.plans.order import locality_order
 from arena.plans.sandboxes import tournament_sandboxes
@@ -91,8 +93,8 @@ def run(tasks: Sequence[GameSpec], settings: RunSettings, games: Path, jobs: int
         return False
 
     try:
-        report.seconds = play_and_record(todo, settings, record, jobs=jobs, cluster=cluster,
-                                         on_workers=on_workers).seconds
+        with contextlib.closing(executor_for(jobs, cluster, on_workers)) as executor:
+            report.seconds = play_and_record(todo, settings, record, executor).seconds
     finally:
         writer.close()
     return report
