@@ -27,7 +27,8 @@ import orjson
 import engine
 from arena.bots.exactjson import NotJson, read_exactly
 from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit
-from arena.bots.process import BotProcess, Reply
+from arena.bots.process import Reply
+from arena.game.seated import SeatedBot
 from arena.records.writer import fault_entry, game_record
 from arena.settings import FaultPolicy, TimeControl
 from engine.errors import EngineError
@@ -53,7 +54,7 @@ def bot_seed(game_seed: int, seat: int) -> int:
 
 def play_game(
     game_name: str,
-    bots: Sequence[BotProcess],
+    bots: Sequence[SeatedBot],
     seed: int,
     options: Mapping[str, object] | None = None,
     *,
@@ -99,7 +100,7 @@ def play_game(
 class _Bookkeeping:
     """The mutable bookkeeping of one game: time banks, faults, the fallback generator."""
 
-    def __init__(self, game: Game, bots: Sequence[BotProcess], seed: int,
+    def __init__(self, game: Game, bots: Sequence[SeatedBot], seed: int,
                  time_control: TimeControl, stop_at_fault: bool = False) -> None:
         self.game = game
         self.bots = bots
@@ -251,7 +252,7 @@ class _Bookkeeping:
             else:
                 self.broadcast_events(state)
 
-    def illegal(self, seat: int, bot: BotProcess, error: EngineError, message: bytes,
+    def illegal(self, seat: int, bot: SeatedBot, error: EngineError, message: bytes,
                 reply: Reply, state: Any) -> None:
         """Record an illegal-action fault: the engine's verdict on the bot's reply (to the act
         ``message``, the text the process layer completed with the reply's id).

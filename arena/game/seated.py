@@ -1,0 +1,51 @@
+"""What the referee needs of a bot in a seat: ``SeatedBot``, a protocol.
+
+``arena.bots.process.BotProcess`` is the real one (a program behind pipes); anything with these
+members can sit at a table, so a test or a benchmark can hand the referee a scripted stand-in.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from arena.bots.faults import Fault
+from arena.bots.process import Reply
+from arena.settings import Clock
+
+
+class SeatedBot(Protocol):
+    """A bot as the referee uses it: it says its name, takes messages, answers requests, and
+    tells what went wrong (``request`` raises ``arena.bots.faults.BotFaultError``)."""
+
+    name: str
+    last_fault: Fault | None
+    """The most recent fault, kept after a crash so the next game can record it."""
+    stalls: int
+    """Waits for it that woke up late because the arena itself was not running."""
+
+    @property
+    def is_running(self) -> bool:
+        """Whether it is still there to play."""
+        ...
+
+    @property
+    def reply_line(self) -> bytes:
+        """The line of the last answered request's reply, as it came."""
+        ...
+
+    def hold_line(self, data: bytes) -> None:
+        """Queue message lines to go with the next request or send."""
+        ...
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Write a message that needs no reply."""
+        ...
+
+    def request(self, message: dict[str, Any] | bytes, timeout: float,
+                clock: Clock = Clock.WALL, cap: float | None = None) -> Reply:
+        """Ask, and wait for the reply within ``timeout`` seconds of ``clock``."""
+        ...
+
+    def stderr_tail(self) -> str:
+        """The end of what it wrote to stderr."""
+        ...
