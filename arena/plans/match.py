@@ -21,6 +21,7 @@ same unit however many jobs play it, and a resumed match reaches the same decisi
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +74,9 @@ class Match:
     field_names: tuple[str, ...] = ()
     """The field bots' names in the results, in the order given (``field_labels``); empty: the
     names matches had before they were named after their bots, ``field1``, ``field2``..."""
+    labels: tuple[str, str] = ("", "")
+    """What the candidate and the baseline are called (``program_label``); empty: their
+    commands. Not part of the match's identity: a new version's manifest may say more."""
 
     def __post_init__(self) -> None:
         if not self.field_names:
@@ -101,7 +105,14 @@ class Match:
     def description(self) -> dict[str, Any]:
         """``match.json``: the identity, and the field's names in the results (not part of the
         identity: a resumed match keeps the names its first games were recorded under)."""
-        return {**self.identity(), "field_names": list(self.field_names)}
+        return {**self.identity(), "field_names": list(self.field_names),
+                "labels": list(self.shown_labels)}
+
+    @property
+    def shown_labels(self) -> tuple[str, str]:
+        """The candidate's and the baseline's names for people: ``labels``, else their commands."""
+        return (self.labels[0] or shlex.join(self.candidate.argv),
+                self.labels[1] or shlex.join(self.baseline.argv))
 
 
 def legacy_field_names(count: int) -> tuple[str, ...]:
@@ -139,6 +150,17 @@ def bot_command(text: str, key: str, sandbox: Sandbox | None = None) -> BotComma
     bot = resolve_bot(text, key)
     bot.check_sandboxed(sandbox, key, f"{key} build")
     return bot.command(sandbox)
+
+
+def program_label(text: str, key: str) -> str:
+    """What a match calls a program given on the command line: a bot directory's manifest name
+    and version (``greedy-rust v2``), else the command as given; both versions of one bot
+    directory are told apart by their manifests, where their commands read the same."""
+    bot = resolve_bot(text, key)
+    if bot.manifest is None:
+        return text
+    version = bot.manifest.version
+    return bot.manifest.name if version is None else f"{bot.manifest.name} v{version}"
 
 
 def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str = engine.DEFAULT_GAME,
@@ -181,6 +203,7 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
     return Match(
         game=game, players=seats, options=resolved, candidate=tested[0], baseline=tested[1],
         field=tuple(bot.command(sandbox) for bot in fields), field_names=field_labels(fields),
+        labels=(program_label(candidate, "CANDIDATE"), program_label(baseline, "BASELINE")),
         games=games, sprt=sprt, seed=seed, time_control=time_control, limits=limits,
         policy=policy)
 

@@ -107,7 +107,7 @@ def elo_of_score(score: float) -> float:
 
 def unit_score(candidate: float, baseline: float) -> float:
     """A unit's score from the tested seat's score against the field in each game (each 0..1)."""
-    return (1.0 + candidate - baseline) / 2.0
+    return 0.5 + (candidate - baseline) / 2.0  # exactly 0.5 for equal scores: (1 + 2/3 - 2/3) is not 1
 
 
 def llr(n: np.ndarray | int, total: np.ndarray | float, total_squares: np.ndarray | float,
@@ -148,6 +148,14 @@ class MatchStats:
     los: float
     llr: float | None
     decision: Decision
+    drawn: int = 0
+    """Units drawn (unit score 0.5: the two did equally against the field on the same cards)."""
+
+    @property
+    def all_drawn(self) -> bool:
+        """Whether every unit, two at least, was drawn: the field did not tell the two apart, so
+        the interval is narrow for want of any difference, not for a measured equality."""
+        return self.units >= 2 and self.drawn == self.units
 
     @property
     def margin(self) -> float:
@@ -162,7 +170,7 @@ def match_stats(scores: list[float] | np.ndarray, bounds: SprtBounds | None = No
     if n < 2:  # one unit says nothing about the spread
         mean = float(values.mean()) if n else 0.5
         return MatchStats(n, mean, elo_of_score(mean), -math.inf, math.inf, 0.5,
-                          0.0 if bounds else None, Decision.NONE)
+                          0.0 if bounds else None, Decision.NONE, int((values == 0.5).sum()))
     mean = float(values.mean())
     spread = math.sqrt(max(float(values.var()), VARIANCE_FLOOR) / n)
     los = 0.5 * math.erfc(-(mean - 0.5) / spread / math.sqrt(2.0))
@@ -173,7 +181,8 @@ def match_stats(scores: list[float] | np.ndarray, bounds: SprtBounds | None = No
         verdict = int(decide(n, ratio, bounds))
         decision = {1: Decision.H1, -1: Decision.H0}.get(verdict, Decision.NONE)
     return MatchStats(n, mean, elo_of_score(mean), elo_of_score(mean - Z95 * spread),
-                      elo_of_score(mean + Z95 * spread), los, ratio, decision)
+                      elo_of_score(mean + Z95 * spread), los, ratio, decision,
+                      int((values == 0.5).sum()))
 
 
 def first_decisions(outcomes: np.ndarray, bounds: SprtBounds,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -24,6 +23,7 @@ from arena.executors.batch import preflight
 from arena.executors.choose import executor_for
 from arena.names import NAME
 from arena.plans.match import Match, legacy_field_names, score_of_unit, unit_games
+from arena.printable import printable
 from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, SprtBounds, match_stats
 from arena.records.ids import MATCH_GAMES, match_game_id, match_unit
 from arena.records.reader import RESULTS_FILE, read_finished
@@ -202,14 +202,20 @@ def summary(report: MatchReport) -> str:
     games = 2 * stats.units
     interval = (f" (95%: {_signed(stats.elo_lower)} .. {_signed(stats.elo_upper)})"
                 if math.isfinite(stats.margin) else "")
-    lines = [f"match: candidate {shlex.join(match.candidate.argv)!r} vs baseline "
-             f"{shlex.join(match.baseline.argv)!r}, {match.game}, {match.players} players, "
+    candidate, baseline = match.shown_labels
+    lines = [f"match: candidate {printable(candidate)!r} vs baseline {printable(baseline)!r}, "
+             f"{match.game}, {match.players} players, "
              f"field {', '.join(match.field_names)}; "
              f"{stats.units} units ({games} games; {report.played} played now, {report.resumed} "
              f"from before) in {report.seconds:.1f} s, {report.faults} faults; results in "
              f"{report.out_dir}/",
              f"Elo {estimate(stats)}{interval}, LOS {100 * stats.los:.1f}%, mean unit score "
              f"{stats.mean:.4f}"]
+    if stats.all_drawn:
+        lines.append(f"every unit was drawn: on the same cards the two did exactly as well "
+                     f"against this field in all {stats.units} units, so it cannot separate "
+                     f"them (the interval above measures no difference, not an equality); "
+                     f"a field that wins some games against them can")
     bounds = match.sprt
     if bounds is not None and stats.llr is not None:
         lines.append(f"SPRT elo0={bounds.elo0:g} elo1={bounds.elo1:g} alpha={bounds.alpha:g} "

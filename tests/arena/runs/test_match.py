@@ -245,3 +245,40 @@ def test_a_crashing_candidate_loses_its_units_and_the_match_goes_on(tmp_path: Pa
     report = play_match(match, tmp_path / "m", jobs=2)
     assert len(report.scores) == 6 and report.faults >= 6
     assert report.stats.mean < 0.5  # forfeits place the crashing candidate last
+
+
+def _version_of_c_bot(tmp_path: Path, version: str) -> Path:
+    """A bot directory holding the C random bot, its manifest naming it ``mine`` at ``version``."""
+    directory = tmp_path / f"mine-v{version}"
+    directory.mkdir()
+    (directory / "bot").symlink_to(C_BOT)
+    (directory / "bot.yaml").write_text(f"name: mine\nversion: '{version}'\nrun: ./bot\n")
+    return directory
+
+
+def test_a_match_between_two_versions_names_them_by_manifest_name_and_version(
+        tmp_path: Path) -> None:
+    """Both versions run ./bot: their commands read the same, their manifests do not."""
+    new, old = _version_of_c_bot(tmp_path, "2"), _version_of_c_bot(tmp_path, "1")
+    out = tmp_path / "m"
+    done = subprocess.run([ARENA, "match", str(new), str(old), "--field", C_BOT, "--games", "4",
+                           "--out", str(out), "--jobs", "1"], capture_output=True, text=True,
+                          timeout=200)
+    assert done.returncode == 0, done.stderr
+    assert "match: candidate 'mine v2' vs baseline 'mine v1', blackout" in done.stdout
+    described = orjson.loads((out / "match.json").read_bytes())
+    assert described["labels"] == ["mine v2", "mine v1"]
+
+
+def test_a_match_whose_units_are_all_drawn_says_the_field_cannot_separate_them(
+        tmp_path: Path) -> None:
+    """The same first-legal bot as both programs: on the same cards it plays the same game, so
+    every unit is drawn, and the narrow interval measures no difference."""
+    first = str(ROOT / "bots" / "c" / "first_bot")
+    done = subprocess.run([ARENA, "match", first, first, "--field", C_BOT, "--games", "8",
+                           "--out", str(tmp_path / "m"), "--jobs", "1"], capture_output=True,
+                          text=True, timeout=200)
+    assert done.returncode == 0, done.stderr
+    assert "every unit was drawn: on the same cards the two did exactly as well against this " \
+           "field in all 4 units, so it cannot separate them" in done.stdout
+    assert match_stats([0.5, 0.5, 0.5]).all_drawn and not match_stats([0.5, 1.0]).all_drawn
