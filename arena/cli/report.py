@@ -45,9 +45,11 @@ def report_command(
 
 def show_command(
     results: Annotated[Path, typer.Argument(
-        help="A results directory or games.jsonl file.", metavar="RESULTS", show_default=False)],
-    game_id: Annotated[str, typer.Argument(help="The game's id, e.g. r1-t0000-s0.",
-                                           metavar="GAME_ID", show_default=False)],
+        help="A results directory, a games.jsonl file, or an `arena play --log` file.",
+        metavar="RESULTS", show_default=False)],
+    game_id: Annotated[str | None, typer.Argument(
+        help="The game's id, e.g. r1-t0000-s0; not needed when the file holds one game.",
+        metavar="[GAME_ID]", show_default=False)] = None,
     seat: Annotated[int | None, typer.Option(
         help="Show only what this seat knew: its own hand, and the public bids and plays.",
         show_default=False)] = None,

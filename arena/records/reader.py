@@ -7,6 +7,8 @@ store and export all read lines here, so they agree on what a file holds:
 - a line whose game id already appeared in the same file is a duplicate (two writers, or files
   joined by hand): the first is kept, the others skipped and counted;
 - any other line that is not JSON is an error naming the file and the line;
+- an ``arena play --log`` file (one game, indented, without an id) is read as a one-game results
+  file whose game has the id ``game``;
 - each line is brought to the current format (``arena.records.upgrade``) and checked
   (``arena.records.check``: the whole record, or for ``arena table`` only its result), so what a
   reader gets is what docs/records.md describes, or a ResultsError naming file, line and field.
@@ -100,7 +102,7 @@ def read_lines(paths: Sequence[str | os.PathLike[str]], notes: ReadNotes,
         if real in seen:
             raise ResultsError(f"{path}: given twice (also as {seen[real]})")
         seen[real] = str(path)
-        yield from _lines(path, _read(path), notes, check)
+        yield from _lines(path, _one_game_file(path, _read(path)), notes, check)
 
 
 def read_rating_inputs(paths: Sequence[str | os.PathLike[str]],
@@ -174,6 +176,33 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError as error:
         raise ResultsError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+PLAY_LOG_ID = "game"
+"""The id a game of an ``arena play --log`` file reads with: it was played alone, with no run
+around it to number it."""
+
+
+def _one_game_file(path: Path, data: bytes) -> bytes:
+    """``data`` as results lines: an ``arena play --log`` file (one record, indented over many
+    lines, without an ``id``) becomes one line with the id ``PLAY_LOG_ID``; anything else is
+    left as it is. A compact record without an id, alone in its file, is given it too."""
+    start = data.lstrip()
+    if not start.startswith(b"{"):
+        return data
+    first = start.split(b"\n", 1)[0].strip()
+    if first != b"{" and data.count(b"\n") > 1:
+        return data  # a results file: one object a line
+    try:
+        record = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return data  # not one object: read line by line, to name the line at fault
+    if not isinstance(record, dict) or "id" in record or "deals" not in record:
+        return data
+    result = record.get("result")
+    if isinstance(result, dict) and "set" not in result:  # alone: its own duplicate set
+        record = {**record, "result": {**result, "set": PLAY_LOG_ID}}
+    return orjson.dumps({"id": PLAY_LOG_ID, **record}) + b"\n"
 
 
 def _lines(path: Path, data: bytes, notes: ReadNotes, check: Check) -> Iterator[Line]:

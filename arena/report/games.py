@@ -89,9 +89,16 @@ def read_games(paths: Sequence[str | os.PathLike[str]]) -> GamesRead:
     return GamesRead(games, reader.notes)
 
 
-def find_game(path: str | os.PathLike[str], game_id: str) -> dict[str, Any]:
-    """The record of game ``game_id`` in the results at ``path``; ResultsError if it is not there."""
+def find_game(path: str | os.PathLike[str], game_id: str | None) -> dict[str, Any]:
+    """The record of game ``game_id`` in the results at ``path`` (None: the one game it holds);
+    ResultsError if it is not there."""
     read = read_games([path])
+    if game_id is None:
+        if len(read.games) == 1:
+            return read.games[0].record
+        known = [game.record["id"] for game in read.games[:3]]
+        raise ResultsError(f"{results_file(Path(path))}: holds {len(read.games)} games: name one "
+                           f"(ids look like {', '.join(known)})")
     for game in read.games:
         if game.record["id"] == game_id or game.key == game_id:
             return game.record
