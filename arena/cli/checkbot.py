@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import replace
+from time import perf_counter
 from typing import Annotated
 
 import typer
@@ -10,7 +12,7 @@ import typer
 import engine
 from arena import spec
 from arena.bots.installations import check_interpreters
-from arena.bots.manifest import build_bot, is_bot_target
+from arena.bots.manifest import Manifest, build_bot, is_bot_target
 from arena.bots.resolve import resolve_manifest
 from arena.bots.sandbox import (
     Sandbox,
@@ -19,6 +21,7 @@ from arena.bots.sandbox import (
     visibility_report,
 )
 from arena.cli.options import option
+from arena.errors import ConfigError
 from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.printable import printable
 from arena.settings import (
@@ -112,7 +115,7 @@ def check_bot_command(
     if box is not None and workdir is not None:  # the manifest's directory is the bot's
         box = replace(box, bot_dir=workdir)
     if manifest is not None:
-        build_bot(manifest, sandbox=box)
+        _build(manifest, box)
         game = game or list(manifest.games) or None
     results = check_bot(argv, games=game, seed=seed,
                         time_control=TimeControl(start_ms, move_ms, bank_ms, clock, wall_ms),
@@ -122,6 +125,23 @@ def check_bot_command(
     typer.echo(f"{passed} of {len(results)} steps passed")
     if passed < len(results):
         raise typer.Exit(1)
+
+
+def _build(manifest: Manifest, box: Sandbox | None) -> None:
+    """Build the bot as a league would, saying how long it took; a failed build is the check's
+    first failure (its output's tail shown), exit status 1: the bot, not the input, is at fault."""
+    if manifest.build is None:
+        build_bot(manifest, sandbox=box)  # only checks that the program is there
+        return
+    command = printable(shlex.join(manifest.build))
+    started = perf_counter()
+    try:
+        build_bot(manifest, sandbox=box)
+    except ConfigError as error:
+        _print_step(StepResult("build", False, f"{command}: {error}", perf_counter() - started))
+        typer.echo("the build failed: no step was run")
+        raise typer.Exit(1) from None
+    typer.echo(f"built ({_duration(perf_counter() - started)}): {command}")
 
 
 def _print_step(result: StepResult) -> None:
