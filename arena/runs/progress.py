@@ -10,17 +10,21 @@ from typing import TextIO
 
 from arena.printable import printable
 
+HEARTBEAT = 30.0
+"""Seconds at most between two progress lines written to a file or a pipe, while work is done."""
+
 
 class StatusLine:
     """The one way long work reports progress: on a terminal one line redrawn in place (at most 10
-    times a second, and at the end); elsewhere a line at every ``steps``-th of the work, so logs
-    stay short."""
+    times a second, and at the end); elsewhere a line at every ``steps``-th of the work, and at
+    least every ``HEARTBEAT`` seconds while it moves, so logs stay short and never fall silent
+    (a league run's total is open-ended: a tenth of it can be an hour)."""
 
     def __init__(self, stream: TextIO | None = None, steps: int = 10) -> None:
         self.stream = stream or sys.stderr
         self.steps = steps
         self.tty = self.stream.isatty()
-        self.last_draw = 0.0
+        self.last_draw = time.monotonic() if not self.tty else 0.0
         self.last_step = -1
 
     def draw(self, text: Callable[[], str], done: int, total: int, final: bool = False) -> None:
@@ -33,8 +37,10 @@ class StatusLine:
                 self.stream.flush()
             return
         step = done * self.steps // max(1, total)
-        if step != self.last_step or final:
+        now = time.monotonic()
+        if step != self.last_step or final or now - self.last_draw >= HEARTBEAT:
             self.last_step = step
+            self.last_draw = now
             self.stream.write(text() + "\n")
             self.stream.flush()
 
