@@ -64,10 +64,16 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def install_signal_handlers() -> None:
-    """Make SIGTERM and SIGHUP interrupt the runner like Ctrl-C (KeyboardInterrupt).
+    """Make SIGTERM and SIGHUP interrupt the runner like Ctrl-C (KeyboardInterrupt), and SIGINT
+    do so even where it was ignored when the runner started.
 
-    The exception unwinds ``with`` blocks (closing their bots); whatever is still live is closed
-    at interpreter exit. Call once from the main thread of the runner (the CLI does).
+    A shell script that starts a command in the background (``arena league run ... &``) starts
+    it with SIGINT ignored, and Python then leaves it ignored: ``kill -INT PID``, which a running
+    league tells its user to send, did nothing. The exception unwinds ``with`` blocks (closing
+    their bots); whatever is still live is closed at interpreter exit. Call once from the main
+    thread of the runner (the CLI does).
     """
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

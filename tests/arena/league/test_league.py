@@ -3,6 +3,7 @@ submissions accepted and rejected, runs, the table and status, and a SIGKILL mid
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -548,3 +549,25 @@ def test_a_bot_that_sleeps_against_other_bots_is_timed_out_not_given_the_league(
         assert (fault["kind"], fault["limit"], fault["bot"].startswith("stalls")) == \
             ("timeout", "fair", True)
         assert fault["elapsed_ms"] < 200 + 2000  # its move, not its 2.5 s sleep
+
+
+def test_kill_int_stops_a_run_started_in_the_background_of_a_script(league: Path) -> None:
+    """A script's background job starts with SIGINT ignored (POSIX shells do so): the run must
+    still stop on the `kill -INT PID` it advises, saving what finished."""
+    run = subprocess.Popen(["sh", "-c", f"{ARENA} league run {league} --minutes 5 --jobs 1 & "
+                                        f"echo $!; wait"],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert run.stdout is not None
+    pid = int(run.stdout.readline())
+    try:
+        wait_for(lambda: games(league) >= 2)
+        os.kill(pid, signal.SIGINT)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:  # the run ignored it: stop it (SIGTERM closes its bots), and sh
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+            run.kill()
+            run.wait()
+    assert "interrupted: every finished game is saved" in err, err
+    assert query(league, "PRAGMA integrity_check") == [("ok",)]
