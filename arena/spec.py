@@ -173,16 +173,13 @@ CLOCK = Setting(
 WALL = Setting(
     "time.wall_ms", int, _TIME.wall_ms,
     "Under --clock fair or cpu, the wall time after which a decision times out whatever it was "
-    "charged, ms (default: fair: move + bank + max(5000, move + bank); cpu: 10 x (move + bank), "
-    "at least 5000).",
+    "charged, ms (default: 10 x (move + bank), at least 5000).",
     "Under `clock: fair` or `cpu`, the real time after which a decision times out whatever it "
     "was charged (a timeout fault with `limit` `wall_cap`): under `fair` a backstop that only a "
-    "bot kept waiting for a CPU as long as its allowance reaches; under `cpu` what ends a "
-    "decision that blocks or sleeps. Under `wall` it bounds the time given back to a bot when "
-    "the arena itself stalled.", WALL_MS, nullable=True,
-    shown_default="`null`: under `fair`, `move_ms` + `bank_ms` + the larger of 5000 and "
-                  "`move_ms` + `bank_ms`; under `cpu`, 10 x (`move_ms` + `bank_ms`), at least "
-                  "5000")
+    "bot kept waiting for a CPU nine times its allowance reaches (a bot that sleeps or hangs "
+    "times out at its allowance); under `cpu` what ends a decision that blocks or sleeps. Under "
+    "`wall` it bounds the time given back to a bot when the arena itself stalled.", WALL_MS,
+    nullable=True, shown_default="`null`: 10 x (`move_ms` + `bank_ms`), at least 5000")
 MEMORY = Setting(
     "limits.memory_mb", int, _LIMITS.memory_mb,
     "Resident-memory limit of each bot process (with its children), MB; the bot is killed past "

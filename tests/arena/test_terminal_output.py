@@ -82,10 +82,10 @@ def test_check_bot_shows_what_the_bot_sent_escaped() -> None:
 
 def test_a_failed_build_quotes_its_output_escaped() -> None:
     status, out, err = arena("check-bot", BOTS / "broken.bot.yaml")
-    assert status == 2
+    assert status == 1  # a failed build is the check's first failure, on stdout
     assert_inert(out, err)
-    assert err.startswith("arena: error: ") and "build: exited with 1" in err
-    assert_shown(err)
+    assert out.startswith("FAIL  build (") and "build: exited with 1" in out
+    assert_shown(out)
 
 
 # A tournament with the payload bot, and results files from elsewhere ----------------------------

@@ -78,9 +78,14 @@ def busy_cpu() -> Iterator[Callable[[int], int]]:
         loop.wait()
 
 
+OVERLAP = 0.03
+"""Seconds of a sleep that may go uncharged on a loaded machine: a bot that waits for a CPU after
+writing its reply while the arena waits for one to read it has both waits taken off."""
+
+
 def test_a_bot_that_sleeps_is_charged_its_sleep(bot) -> None:
     reply = bot("slow", 0.3, 1).request(act(), 30.0, Clock.FAIR)
-    assert 0.3 <= reply.charged <= reply.elapsed
+    assert 0.3 - OVERLAP <= reply.charged <= reply.elapsed
     assert reply.cpu < 0.1  # the sleep is charged, though it used next to no CPU
 
 
@@ -136,7 +141,7 @@ def test_a_sleeping_bot_kept_waiting_to_wake_is_charged_its_sleep_only(bot, busy
     assert process.pid is not None
     busy_cpu(process.pid)
     reply = process.request(act(), 30.0, Clock.FAIR)
-    assert 0.3 <= reply.charged <= reply.elapsed
+    assert 0.3 - OVERLAP <= reply.charged <= reply.elapsed
     assert reply.charged < 0.3 + 0.5 * (reply.elapsed - 0.3) + 0.05
 
 
@@ -149,6 +154,7 @@ def test_tree_clock_finds_the_longest_wait_of_any_thread(busy_cpu) -> None:
                "    while time.monotonic() < end: pass\n"
                "threading.Thread(target=spin, daemon=True).start()\n"
                "time.sleep(60)\n")
+    born = perf_counter()
     child = subprocess.Popen([sys.executable, "-S", "-c", program])
     try:
         clock = TreeClock(child.pid)
@@ -158,7 +164,8 @@ def test_tree_clock_finds_the_longest_wait_of_any_thread(busy_cpu) -> None:
         waited = 0.0
         while perf_counter() - began < 20 and waited < 0.2:
             waited += clock.waited(fresh=True)
-        assert 0.2 <= waited <= perf_counter() - began
+        # The kernel adds a wait when it ends: one going on when tracking began counts whole.
+        assert 0.2 <= waited <= perf_counter() - born
         clock.close()
     finally:
         child.kill()
@@ -188,10 +195,11 @@ def test_the_arena_threads_own_wait_is_read_per_thread(busy_cpu) -> None:
     assert other and other[0] is not waits
 
 
-def test_the_fair_clock_is_the_default_with_a_cap_close_to_the_allowance() -> None:
+def test_the_fair_clock_is_the_default_and_its_cap_a_generous_backstop() -> None:
+    """A hung bot times out at its allowance on the fair clock: the cap is reached only by a bot
+    starved of CPU, so it stays as generous as the CPU clock's."""
     default = TimeControl()
     assert default.clock is Clock.FAIR
-    assert default.wall_cap_ms == 1000 + 10000 + 11000  # the allowance, then as long again
-    assert TimeControl(move_ms=100, bank_ms=0).wall_cap_ms == 100 + 5000
-    assert TimeControl(clock=Clock.CPU).wall_cap_ms == 110_000  # 10 x, as before fair existed
+    assert default.wall_cap_ms == 110_000 == TimeControl(clock=Clock.CPU).wall_cap_ms
+    assert TimeControl(move_ms=100, bank_ms=0).wall_cap_ms == 5000
     assert TimeControl(wall_ms=700).wall_cap_ms == 700

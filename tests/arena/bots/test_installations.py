@@ -211,9 +211,10 @@ def test_a_program_the_sandbox_hides_is_named_in_the_error(tmp_path: Path) -> No
     assert str(error.value).endswith(f"; {HIDDEN_HINT}")
     (bot / "bot.yaml").write_text("name: hidden\nbuild: ./build.sh\nrun: ./run.py\n")
     done = arena("check-bot", "--sandbox", "bwrap", bot)
-    assert done.returncode == 2
-    assert done.stderr.startswith(f"arena: error: {bot}/bot.yaml: build: exited with ")
-    assert f"; {HIDDEN_HINT}; the end of its output:" in done.stderr
+    assert done.returncode == 1  # the check's first failure: the bot's build
+    assert done.stdout.startswith("FAIL  build (")
+    assert f": ./build.sh: {bot}/bot.yaml: build: exited with " in done.stdout
+    assert f"; {HIDDEN_HINT}; the end of its output:" in done.stdout
 
 
 CARGO_TOML = '[package]\nname = "tinybot"\nversion = "0.1.0"\nedition = "2021"\n'

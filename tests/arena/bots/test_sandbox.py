@@ -569,7 +569,7 @@ def test_a_sandboxed_bot_that_sleeps_is_charged_its_sleep_below_bwrap() -> None:
     try:
         bot.start()
         reply = bot.request(dict(ACT), 30.0, Clock.FAIR)
-        assert 0.3 <= reply.charged <= reply.elapsed
+        assert 0.3 - 0.03 <= reply.charged <= reply.elapsed  # waits that overlap, under load
     finally:
         bot.close()
     sleeper = BotProcess("sleeps", ["python3", "-S", "slow.py", "60", "1"], cwd=MISBEHAVING,
