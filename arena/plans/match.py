@@ -31,7 +31,7 @@ import engine
 from arena.bots.resolve import ResolvedBot, resolve_bot
 from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
-from arena.game.seats import UNSAFE, command_label, free_name
+from arena.names import UNSAFE, command_label, free_name
 from arena.ratings.sprt import SprtBounds, unit_score
 from arena.records.ids import MATCH_GAMES, MATCH_ROUND, match_game_id
 from arena.settings import FaultPolicy, Limits, TimeControl
