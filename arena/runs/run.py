@@ -25,7 +25,6 @@ from arena.executors.batch import preflight
 from arena.executors.choose import executor_for
 from arena.plans.extension import check_extension
 from arena.plans.order import locality_order
-from arena.plans.sandboxes import tournament_sandboxes
 from arena.plans.schedule import schedule
 from arena.plans.seating import Seating
 from arena.plans.tournament import Tournament, build_bots, load_tournament
@@ -36,6 +35,7 @@ from arena.runs.fault_summary import FaultSummary
 from arena.runs.progress import Progress
 from arena.runs.record import play_and_record
 from arena.runs.results import ResultsWriter, results_dir
+from arena.runs.sandboxes import tournament_sandboxes
 from arena.settings import Clock, available_cpus, check_cluster_address
 from arena.work import Finished, GameSpec, RunSettings
 
