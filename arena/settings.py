@@ -185,6 +185,15 @@ class SandboxMode(enum.Enum):
     AUTO = "auto"
 
 
+def sandbox_mode(value: object, where: str) -> SandboxMode:
+    """Parse a ``sandbox`` setting; ConfigError naming ``where`` otherwise."""
+    try:
+        return SandboxMode(value)
+    except ValueError:
+        shown = "nothing" if value is None else repr(value)
+        raise ConfigError(f"{where}: {shown} is not one of none, bwrap, auto") from None
+
+
 CLUSTER_ADDRESS = re.compile(r"(tcp|tls|ws|wss|ucx)://\[?[A-Za-z0-9_.:-]+\]?:\d{1,5}")
 """A Dask scheduler's address: a protocol Dask speaks, a host and a port."""
 

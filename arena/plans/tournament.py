@@ -16,7 +16,6 @@ from typing import Any
 import engine
 from arena import spec
 from arena.bots.resolve import ResolvedBot, resolve_command, resolve_manifest
-from arena.bots.sandbox import sandbox_mode
 from arena.configfile import Where as _Where
 from arena.configfile import command as _command
 from arena.configfile import kind as _kind
@@ -39,6 +38,7 @@ from arena.settings import (
     SandboxMode,
     TimeControl,
     check_cluster_address,
+    sandbox_mode,
 )
 from engine.errors import OptionError
 from engine.game import GameInfo
