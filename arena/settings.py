@@ -4,6 +4,7 @@ the fault policy. Plain frozen values, importable from every layer without reach
 from __future__ import annotations
 
 import enum
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -171,6 +172,15 @@ class SandboxMode(enum.Enum):
     AUTO = "auto"
 
 
+def sandbox_mode(value: object, where: str) -> SandboxMode:
+    """Parse a ``sandbox`` setting; ConfigError naming ``where`` otherwise."""
+    try:
+        return SandboxMode(value)
+    except ValueError:
+        shown = "nothing" if value is None else repr(value)
+        raise ConfigError(f"{where}: {shown} is not one of none, bwrap, auto") from None
+
+
 CLUSTER_ADDRESS = re.compile(r"(tcp|tls|ws|wss|ucx)://\[?[A-Za-z0-9_.:-]+\]?:\d{1,5}")
 """A Dask scheduler's address: a protocol Dask speaks, a host and a port."""
 
@@ -210,3 +220,23 @@ def check_rating(value: object, where: str = "--rating") -> RatingModel:
     except ValueError:
         raise ConfigError(f"{where}: {value!r} is not a rating model (models: "
                           f"{', '.join(m.value for m in RatingModel)})") from None
+
+
+@dataclass(frozen=True)
+class SprtBounds:
+    """The hypotheses (Elo) and error rates of a test."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @property
+    def lower(self) -> float:
+        """The LLR at or below which H0 is accepted."""
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """The LLR at or above which H1 is accepted."""
+        return math.log((1 - self.beta) / self.alpha)

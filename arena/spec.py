@@ -20,7 +20,6 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from arena.bots.installations import check_interpreters
-from arena.bots.sandbox import sandbox_mode
 from arena.configfile import Where
 from arena.configfile import kind as kind_of
 from arena.settings import (
@@ -42,6 +41,7 @@ from arena.settings import (
     SandboxMode,
     TimeControl,
     check_rating,
+    sandbox_mode,
 )
 from arena.work import BotCommand, RunSettings
 

@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from arena.plans.match import field_score, new_match, tested_entrant
-from arena.ratings.sprt import SprtBounds, first_decisions, match_stats
+from arena.plans.match import new_match, tested_entrant
+from arena.ratings.sprt import field_score, first_decisions, match_stats
 from arena.runs.match import play_match
-from arena.settings import TimeControl
+from arena.settings import SprtBounds, TimeControl
 
 ROOT = Path(__file__).resolve().parents[1]
 GREEDY = f"{sys.executable} -S {ROOT / 'bots' / 'python' / 'greedy_bot.py'}"

@@ -1,9 +1,11 @@
-"""The package's layout: imports point one way, and no module imports itself back through others."""
+"""The package's layout: each layer imports only what its row of the table allows (``LAYERS``), no
+module imports itself back through others, and only ``arena.records`` handles results lines."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,36 +61,208 @@ def test_cycle_finder_finds_a_cycle() -> None:
     assert _cycle({"a": {"b"}, "b": set()}) is None
 
 
-def test_layers_point_one_way() -> None:
-    """Plans start nothing (no executor, no run); executors know nothing of plans or runs; the work
-    items import nothing of the arena above the settings."""
-    graph = _imports("arena")
-    rules = {"arena.plans": ("arena.executors", "arena.runs", "arena.league", "arena.cli"),
-             "arena.executors": ("arena.plans", "arena.runs", "arena.league", "arena.cli"),
-             "arena.runs": ("arena.league", "arena.cli"),
-             "arena.bots": ("arena.game", "arena.plans", "arena.executors", "arena.runs")}
-    wrong = [f"{name} imports {dep}" for name, deps in graph.items() for layer, banned in rules.items()
-             if name.startswith(layer) for dep in deps if dep.startswith(banned)]
-    work = ROOT / "arena" / "work.py"
-    runtime = [node for node in ast.parse(work.read_text()).body
-               if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena")]
-    wrong += [f"arena.work imports {node.module}" for node in runtime
-              if node.module not in ("arena.settings", "arena.errors")
-              and not (node.module or "").startswith("arena.records")]
-    assert wrong == []
+LAYERS: dict[str, tuple[str, ...]] = {
+    # The engine: pure rules, nothing of the arena.
+    "engine": (),
+    # The arena's shared values, below every layer (``arena`` is the package's own __init__).
+    "arena": (),
+    "arena.errors": (),
+    "arena.names": (),
+    "arena.printable": (),
+    "arena.connectivity": (),
+    "arena.settings": ("arena.errors",),
+    "arena.configfile": ("arena.errors", "arena.names"),
+    # The results line's one owner, and the work items that plans produce and executors consume.
+    "arena.records": ("arena.errors", "arena.settings"),
+    "arena.work": ("arena.errors", "arena.settings", "arena.records"),
+    # The key table of play settings, which tournaments, matches and the league compose.
+    "arena.spec": ("arena.errors", "arena.settings", "arena.configfile", "arena.work"),
+    # Bot processes, and one game between them.
+    "arena.bots": ("arena.errors", "arena.settings", "arena.configfile", "arena.work"),
+    "arena.game": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
+                   "arena.records", "arena.bots"),
+    # How games get played: nothing of plans or runs.
+    "arena.executors": ("arena.errors", "arena.settings", "arena.records", "arena.work",
+                        "arena.bots", "arena.game"),
+    # What to play: pure data and planning, starting nothing (no bot, no build, no bwrap).
+    "arena.plans": ("arena.errors", "arena.names", "arena.settings", "arena.configfile",
+                    "arena.connectivity", "arena.records", "arena.work", "arena.spec"),
+    # Ratings and tables: statistics over results.
+    "arena.ratings": ("arena.errors", "arena.printable", "arena.settings", "arena.connectivity",
+                      "arena.records"),
+    # A plan played: its bots sandboxed and built, its games handed to an executor, results kept.
+    "arena.runs": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
+                   "arena.configfile", "arena.records", "arena.work", "arena.bots",
+                   "arena.executors", "arena.plans", "arena.ratings"),
+    "arena.league": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
+                     "arena.records", "arena.work", "arena.spec", "arena.bots", "arena.game",
+                     "arena.executors", "arena.plans", "arena.ratings", "arena.runs"),
+    # A view of results (of a league only through its one function in NAMED).
+    "arena.report": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
+                     "arena.configfile", "arena.records", "arena.game", "arena.ratings"),
+    # The commands, on top of everything.
+    "arena.cli": ("arena", "arena.errors", "arena.names", "arena.printable", "arena.connectivity",
+                  "arena.settings", "arena.configfile", "arena.records", "arena.work", "arena.spec",
+                  "arena.bots", "arena.game", "arena.executors", "arena.plans", "arena.ratings",
+                  "arena.runs", "arena.league", "arena.report"),
+}
+"""Each package of ``arena/`` (and each of its top-level modules) and ``engine/``: the others it
+may import, at run time or for type checking. Every part of the arena may import the engine; the
+engine imports nothing of the arena. Anything else is a row changed here on purpose, or one name
+in ``NAMED``."""
 
 
-RECORDS_MAY_IMPORT = ("arena.records", "arena.settings", "arena.errors", "arena.bots.faults")
-"""What the results lines' package stands on: the engine and the arena's shared values, so every
-layer that writes or reads a line (referee, executors, runs, ratings, report, league) can use it."""
+class Crossing(NamedTuple):
+    """Why a layer may import one name from a package its row leaves out."""
+
+    why: str
+    type_only: bool = False
+    """Only under ``if TYPE_CHECKING:``, never at run time."""
 
 
-def test_records_sit_below_every_reader_and_writer() -> None:
-    graph = _imports("arena")
-    wrong = [f"{name} imports {dep}" for name, deps in graph.items()
-             if name.startswith("arena.records") for dep in deps
-             if not dep.startswith(RECORDS_MAY_IMPORT)]
-    assert wrong == []
+NAMED: dict[str, dict[str, Crossing]] = {
+    "arena.records": {
+        "arena.bots.faults": Crossing("the fault kinds a results line records (values only)"),
+    },
+    "arena.work": {
+        "arena.bots.sandbox.Sandbox": Crossing("the type of a BotCommand's sandbox", type_only=True),
+    },
+    "arena.spec": {
+        "arena.bots.installations.check_interpreters": Crossing(
+            "the setting sandbox_interpreters: directories, checked"),
+    },
+    "arena.plans": {  # naming a bot reads files and starts nothing: no build, no bwrap, no bot
+        "arena.bots.resolve.ResolvedBot": Crossing("a tournament's or a match's program, resolved"),
+        "arena.bots.resolve.resolve_command": Crossing("a tournament file's cmd: and workdir:"),
+        "arena.bots.resolve.resolve_manifest": Crossing("a tournament file's dir:"),
+        "arena.bots.resolve.resolve_bot": Crossing("a match's bots, as the command line gives them"),
+        "arena.bots.sandbox.Sandbox": Crossing("the sandbox a match's bots are checked against"),
+    },
+    "arena.report": {
+        "arena.league.status.league_of_export": Crossing(
+            "the league whose export a report shows: the one way the report reads a league"),
+    },
+}
+"""The imports across the table's lines, each by the one name it imports: the rest of that package
+stays out of reach (a plan importing ``arena.bots.build`` or ``choose_sandbox``, or a report
+opening the league's store, fails)."""
+
+
+class Import(NamedTuple):
+    """One import of ours: a name (``from M import n`` is ``M.n``) or a module (``import M``)."""
+
+    module: str
+    target: str
+    line: int
+    type_only: bool
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def unit_of(name: str) -> str:
+    """The row of ``LAYERS`` a module or an imported name belongs to: ``engine``, a package of the
+    arena (``arena.bots``) or one of its top-level modules (``arena.settings``)."""
+    parts = name.split(".")
+    return parts[0] if len(parts) == 1 or parts[0] == "engine" else ".".join(parts[:2])
+
+
+def imports_of(package: str) -> list[Import]:
+    """Every import of ``arena`` or ``engine`` in ``package``'s modules, function-level ones and
+    those for type checking included."""
+    found: list[Import] = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        checking = {id(node) for guard in ast.walk(tree)
+                    if isinstance(guard, ast.If) and "TYPE_CHECKING" in ast.unparse(guard.test)
+                    for statement in guard.body for node in ast.walk(statement)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [f"{node.module}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            found += [Import(_module_name(path), target, node.lineno, id(node) in checking)
+                      for target in targets if target.split(".")[0] in ("arena", "engine")]
+    return found
+
+
+def _crossing(home: str, target: str) -> tuple[str, Crossing] | None:
+    """The entry of ``NAMED`` that lets ``home`` import ``target``, if any."""
+    return next(((name, crossing) for name, crossing in NAMED.get(home, {}).items()
+                 if target == name or target.startswith(name + ".")), None)
+
+
+def violations(imports: list[Import]) -> list[str]:
+    """The imports that ``LAYERS`` and ``NAMED`` do not allow, one line each."""
+    wrong: list[str] = []
+    for found in imports:
+        home, there = unit_of(found.module), unit_of(found.target)
+        where = f"{found.module}:{found.line} imports {found.target}"
+        if home not in LAYERS:
+            unplaced = f"{home} has no row in LAYERS (say what it may import)"
+            wrong += [unplaced] if unplaced not in wrong else []
+            continue
+        allowed = LAYERS[home] + (() if home == "engine" else ("engine",))
+        if there == home or there in allowed:
+            continue
+        named = _crossing(home, found.target)
+        if named is None:
+            wrong.append(f"{where}: {home} may not import {there}")
+        elif named[1].type_only and not found.type_only:
+            wrong.append(f"{where}: only for type checking (under if TYPE_CHECKING:)")
+    return wrong
+
+
+def test_each_layer_imports_only_what_the_table_allows() -> None:
+    wrong = violations(imports_of("arena") + imports_of("engine"))
+    assert wrong == [], "\n".join(["", *wrong])
+
+
+def test_every_package_has_a_row_and_every_row_a_package() -> None:
+    units = {unit_of(_module_name(path)) for top in ("arena", "engine")
+             for path in (ROOT / top).rglob("*.py")}
+    assert sorted(units - set(LAYERS)) == [], "add a row to LAYERS"
+    assert sorted(set(LAYERS) - units) == [], "these are gone: take their rows off LAYERS"
+
+
+def test_the_table_is_layered() -> None:
+    """No row allows, through others, a row that allows it: the layers stack."""
+    cycle = _cycle({unit: set(allowed) for unit, allowed in LAYERS.items()})
+    assert cycle is None, "rows allow each other: " + " -> ".join(cycle or [])
+
+
+def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> None:
+    refused = [Import("arena.plans.tournament", "arena.bots.build.run_build", 1, False),
+               Import("arena.plans.tournament", "arena.bots.sandbox.choose_sandbox", 1, False),
+               Import("arena.plans.match", "arena.bots.process.BotProcess", 1, False),
+               Import("arena.plans.schedule", "arena.bots.resolve", 1, False),
+               Import("arena.plans.match", "arena.ratings.sprt.unit_score", 1, False),
+               Import("arena.plans.match", "arena.game.seats.free_name", 1, False),
+               Import("arena.plans.schedule", "arena.runs.run.run", 1, False),
+               Import("arena.executors.batch", "arena.plans.match.Match", 1, False),
+               Import("arena.report.site", "arena.league.store.DATABASE", 1, False),
+               Import("arena.work", "arena.bots.sandbox.Sandbox", 1, False),
+               Import("engine.blackout", "arena.settings.Limits", 1, False),
+               Import("arena.newpackage.x", "arena.errors.ConfigError", 1, False)]
+    assert [len(violations([found])) for found in refused] == [1] * len(refused)
+    allowed = [Import("arena.plans.match", "arena.bots.resolve.resolve_bot", 1, False),
+               Import("arena.work", "arena.bots.sandbox.Sandbox", 1, True),
+               Import("arena.runs.builds", "arena.bots.build.run_build", 1, False),
+               Import("arena.plans.schedule", "engine.seeding.derive_seed", 1, False)]
+    assert violations(allowed) == []
+
+
+def test_every_named_crossing_is_still_used() -> None:
+    """An entry of ``NAMED`` that nothing imports any more is a door left open: close it."""
+    used = {(unit_of(found.module), named[0]) for found in imports_of("arena")
+            if (named := _crossing(unit_of(found.module), found.target)) is not None}
+    stale = sorted((home, name) for home, names in NAMED.items() for name in names
+                   if (home, name) not in used)
+    assert stale == [], "nothing imports these any more: take them off NAMED"
 
 
 OTHER_JSON = {

@@ -372,15 +372,6 @@ def choose_sandbox(mode: SandboxMode, where: str = "sandbox",
     return None, f"warning: bots run WITHOUT a sandbox: {problem}"
 
 
-def sandbox_mode(value: object, where: str) -> SandboxMode:
-    """Parse a ``sandbox`` setting; ConfigError naming ``where`` otherwise."""
-    try:
-        return SandboxMode(value)
-    except ValueError:
-        shown = "nothing" if value is None else repr(value)
-        raise ConfigError(f"{where}: {shown} is not one of none, bwrap, auto") from None
-
-
 def process_limit_problem() -> str | None:
     """Why sandboxed bots here get a weaker process limit than their own (one line), or None."""
     if is_root_mode():

@@ -16,7 +16,8 @@ from arena.bots.resolve import ResolvedBot, resolve_manifest
 from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
 from arena.game.referee import play_game
-from arena.game.seats import command_label, free_name, game_seats, given_name, log_file_name
+from arena.game.seats import game_seats, given_name, log_file_name
+from arena.names import command_label, free_name
 from arena.records.result import result_of
 from arena.records.writer import logged_record
 from arena.settings import FaultPolicy, Limits, TimeControl

@@ -8,18 +8,14 @@ keys (``arena.names``): ``fast=...`` and ``FAST=...`` are two seats with one nam
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import engine
 from arena.bots.resolve import split_command
 from arena.errors import ConfigError
-from arena.names import NAME, name_key, same_name
+from arena.names import NAME, UNSAFE, command_label, free_name, same_name
 from engine.game import GameInfo
-
-UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 @dataclass(frozen=True)
@@ -28,17 +24,6 @@ class Seat:
 
     name: str
     argv: tuple[str, ...]
-
-
-def command_label(argv: Sequence[str]) -> str:
-    """A readable label from a command: its script or program, with one parent folder if any.
-
-    The last word with a ``/`` or ``.`` in it, else the program: ``python3
-    bots/python/random_bot.py`` is ``python/random_bot``, ``bots/c/random_bot`` is ``c/random_bot``.
-    """
-    path = Path(next((a for a in reversed(argv) if "/" in a or "." in a), argv[0]))
-    parent = path.parent.name
-    return f"{parent}/{path.stem}" if parent not in ("", ".", "bots") else path.stem
 
 
 def parse_seat(text: str) -> tuple[str | None, tuple[str, ...]]:
@@ -97,16 +82,6 @@ def game_seats(game_name: str, texts: Sequence[str]) -> list[Seat]:
                 if parsed[partner] == parsed[seat]:
                     names[partner] = name
     return [Seat(str(name), argv) for name, (_, argv) in zip(names, parsed, strict=True)]
-
-
-def free_name(base: str, names: Iterable[str | None]) -> str:
-    """``base``, or ``base-2``, ``base-3``...: the first that is not the same name as one of
-    ``names`` (``arena.names``), for a label that must not pass for another seat's."""
-    keys = {name_key(name) for name in names if name is not None}
-    name, n = base, 2
-    while name_key(name) in keys:
-        name, n = f"{base}-{n}", n + 1
-    return name
 
 
 def _first_partner(info: GameInfo, seat: int) -> int | None:

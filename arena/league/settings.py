@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import engine
 from arena.bots.installations import check_interpreters
-from arena.bots.sandbox import Sandbox, choose_sandbox, sandbox_mode
+from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
 from arena.league.matchmaker import DELTA
 from arena.settings import (
@@ -24,6 +24,7 @@ from arena.settings import (
     TimeControl,
     check_cluster_address,
     check_rating,
+    sandbox_mode,
 )
 from arena.spec import PlaySettings
 from engine.errors import OptionError

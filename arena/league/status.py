@@ -21,7 +21,7 @@ from arena.league.lock import LeagueBusy, league_lock
 from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
 from arena.league.settings import LeagueSettings
 from arena.league.standings import active_results, export_lines, matchmaker_entrants
-from arena.league.store import SUBMISSIONS_LOG, Store
+from arena.league.store import DATABASE, SUBMISSIONS_LOG, Store
 from arena.printable import printable
 from arena.ratings.table import results_table
 from arena.records.reader import RESULTS_FILE
@@ -158,6 +158,14 @@ def export_games(directory: Path, out: Path, *, force: bool = False) -> int:
     finally:
         store.close()
     return count
+
+
+def league_of_export(directory: Path) -> Path | None:
+    """The league whose export folder ``directory`` is (``export/`` beside its database), or
+    None: what a report of exported games (``arena.report``) names them after."""
+    if directory.name == EXPORT_DIR and (directory.parent / DATABASE).is_file():
+        return directory.parent
+    return None
 
 
 def _check_export_path(league: Path, out: Path, force: bool) -> None:

@@ -31,10 +31,9 @@ import engine
 from arena.bots.resolve import ResolvedBot, resolve_bot
 from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
-from arena.game.seats import UNSAFE, command_label, free_name
-from arena.ratings.sprt import SprtBounds, unit_score
+from arena.names import UNSAFE, command_label, free_name
 from arena.records.ids import MATCH_GAMES, MATCH_ROUND, match_game_id
-from arena.settings import FaultPolicy, Limits, TimeControl
+from arena.settings import FaultPolicy, Limits, SprtBounds, TimeControl
 from arena.spec import PlaySettings
 from arena.work import BotCommand, GameSpec, RunSettings
 from engine.errors import OptionError
@@ -241,19 +240,3 @@ def unit_games(match: Match, unit: int) -> tuple[GameSpec, GameSpec]:
                  seats=unit_seats(match, unit, name), seed=seed, round=MATCH_ROUND, table=unit,
                  rotation=rotation)
         for rotation, (tag, name) in enumerate(zip(MATCH_GAMES, (CANDIDATE, BASELINE), strict=True)))
-
-
-def field_score(result: Mapping[str, Any], entrant: int) -> float:
-    """Entrant ``entrant``'s score against the others of one game: the share it finished above
-    (ties half), from the result's ranks (forfeits already placed last)."""
-    ranks = result["ranks"]
-    mine = ranks[entrant]
-    others = [r for i, r in enumerate(ranks) if i != entrant]
-    return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
-
-
-def score_of_unit(candidate: Mapping[str, Any], baseline: Mapping[str, Any]) -> float:
-    """The unit's score from its two games' result objects; the tested entrant is where the
-    candidate sits in its game's entrants (the baseline sits in the same place in the other)."""
-    entrant = list(candidate["entrants"]).index(CANDIDATE)
-    return unit_score(field_score(candidate, entrant), field_score(baseline, entrant))

@@ -15,12 +15,8 @@ from typing import Any
 
 import engine
 from arena import spec
-from arena.bots.build import run_build
-from arena.bots.manifest import MANIFEST_DIRECTORY
 from arena.bots.resolve import ResolvedBot, resolve_command, resolve_manifest
-from arena.bots.sandbox import Sandbox, sandbox_mode
 from arena.configfile import Where as _Where
-from arena.configfile import check_program as _check_program
 from arena.configfile import command as _command
 from arena.configfile import kind as _kind
 from arena.configfile import read_yaml, resolved_from
@@ -42,6 +38,7 @@ from arena.settings import (
     SandboxMode,
     TimeControl,
     check_cluster_address,
+    sandbox_mode,
 )
 from engine.errors import OptionError
 from engine.game import GameInfo
@@ -391,21 +388,3 @@ def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...], info: GameInfo
             raise where.error(key, f"team {pair[0]}+{pair[1]} is listed twice")
         teams.append(team)
     return tuple(teams)
-
-
-def build_bots(tournament: Tournament, sandboxes: dict[str, Sandbox | None] | None = None) -> None:
-    """Run each distinct build command once (``arena.bots.build``); ConfigError with the output's
-    tail if one fails. A bot with a sandbox in ``sandboxes`` (by name) builds in it."""
-    built: set[tuple[tuple[str, ...], str]] = set()
-    keys = [f"bots[{i}]" for i in range(len(tournament.bots))]
-    keys += [f"challengers[{i}]" for i in range(len(tournament.challengers))]
-    for key, bot in zip(keys, tournament.programs, strict=True):
-        if bot.build is None:
-            continue
-        if (bot.build, bot.workdir) not in built:
-            run_build(bot.build, bot.workdir, bot.resolved.bot_dir, f"{tournament.path}: {key}.build",
-                      (sandboxes or {}).get(bot.name))
-            built.add((bot.build, bot.workdir))
-        _check_program(_Where(tournament.path), bot.argv, bot.workdir, f"{key}.cmd",
-                       base_is="its workdir" if bot.resolved.manifest is None else MANIFEST_DIRECTORY,
-                       hint=": does `build:` create it?")

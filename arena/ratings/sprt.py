@@ -15,19 +15,23 @@ which is why the unit, never the game, is the observation everywhere here.
   variance is estimated from the units themselves, so the pairing's correlation (what makes a
   paired unit less noisy than two independent games) is accounted for without a model of it.
 
-Pure: no I/O, no clock. Every function takes plain numbers or numpy arrays, so the validation
-tests can run thousands of simulated tests at once.
+Pure: no I/O, no clock. Every function takes plain numbers or numpy arrays (``field_score`` one
+game's result), so the validation tests can run thousands of simulated tests at once. The test's
+bounds (``SprtBounds``) are a setting (``arena.settings``), which a match's plan holds.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 import numpy as np
 
 from arena.errors import ConfigError
+from arena.settings import SprtBounds
 
 Z95 = 1.959963984540054
 MIN_UNITS = 40
@@ -43,26 +47,6 @@ class Decision(StrEnum):
     H0 = "H0"
     H1 = "H1"
     NONE = "none"
-
-
-@dataclass(frozen=True)
-class SprtBounds:
-    """The hypotheses (Elo) and error rates of a test."""
-
-    elo0: float = 0.0
-    elo1: float = 10.0
-    alpha: float = 0.05
-    beta: float = 0.05
-
-    @property
-    def lower(self) -> float:
-        """The LLR at or below which H0 is accepted."""
-        return math.log(self.beta / (1 - self.alpha))
-
-    @property
-    def upper(self) -> float:
-        """The LLR at or above which H1 is accepted."""
-        return math.log((1 - self.beta) / self.alpha)
 
 
 def parse_sprt(text: str) -> SprtBounds:
@@ -108,6 +92,15 @@ def elo_of_score(score: float) -> float:
 def unit_score(candidate: float, baseline: float) -> float:
     """A unit's score from the tested seat's score against the field in each game (each 0..1)."""
     return 0.5 + (candidate - baseline) / 2.0  # exactly 0.5 for equal scores: (1 + 2/3 - 2/3) is not 1
+
+
+def field_score(result: Mapping[str, Any], entrant: int) -> float:
+    """Entrant ``entrant``'s score against the others of one game: the share it finished above
+    (ties half), from the result's ranks (forfeits already placed last)."""
+    ranks = result["ranks"]
+    mine = ranks[entrant]
+    others = [r for i, r in enumerate(ranks) if i != entrant]
+    return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
 
 
 def llr(n: np.ndarray | int, total: np.ndarray | float, total_squares: np.ndarray | float,

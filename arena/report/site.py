@@ -31,8 +31,7 @@ import orjson
 
 from arena.configfile import read_yaml
 from arena.errors import ConfigError, ResultsError
-from arena.league.status import EXPORT_DIR
-from arena.league.store import DATABASE
+from arena.league.status import league_of_export
 from arena.names import NAME
 from arena.ratings.model import RESAMPLES, Ratings, rate
 from arena.ratings.table import COMPARED
@@ -175,8 +174,9 @@ def results_name(path: Path) -> str | None:
             return f"tournament {name}"
     if (directory / "match.json").is_file():
         return f"match {directory.resolve().name}"
-    if directory.name == EXPORT_DIR and (directory.parent / DATABASE).is_file():
-        return f"league {directory.parent.resolve().name}"
+    league = league_of_export(directory)
+    if league is not None:
+        return f"league {league.resolve().name}"
     return None
 
 

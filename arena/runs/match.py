@@ -13,7 +13,7 @@ import contextlib
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -22,15 +22,15 @@ from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.executors.batch import preflight
 from arena.executors.choose import executor_for
 from arena.names import NAME
-from arena.plans.match import Match, legacy_field_names, score_of_unit, unit_games
+from arena.plans.match import CANDIDATE, Match, legacy_field_names, unit_games
 from arena.printable import printable
-from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, SprtBounds, match_stats
+from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, field_score, match_stats, unit_score
 from arena.records.ids import MATCH_GAMES, match_game_id, match_unit
 from arena.records.reader import RESULTS_FILE, read_finished
 from arena.runs.progress import StatusLine
 from arena.runs.record import play_and_record
 from arena.runs.results import ResultsWriter, results_dir
-from arena.settings import Clock, TimeControl
+from arena.settings import Clock, SprtBounds, TimeControl
 from arena.work import Finished
 
 # Playing ---------------------------------------------------------------------------------------
@@ -52,6 +52,13 @@ class MatchReport:
     def decided(self) -> bool:
         """Whether the test has accepted a hypothesis."""
         return self.stats.decision is not Decision.NONE
+
+
+def score_of_unit(candidate: Mapping[str, Any], baseline: Mapping[str, Any]) -> float:
+    """The unit's score from its two games' result objects; the tested entrant is where the
+    candidate sits in its game's entrants (the baseline sits in the same place in the other)."""
+    entrant = list(candidate["entrants"]).index(CANDIDATE)
+    return unit_score(field_score(candidate, entrant), field_score(baseline, entrant))
 
 
 class _Units:

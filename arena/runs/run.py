@@ -25,17 +25,18 @@ from arena.executors.batch import preflight
 from arena.executors.choose import executor_for
 from arena.plans.extension import check_extension
 from arena.plans.order import locality_order
-from arena.plans.sandboxes import tournament_sandboxes
 from arena.plans.schedule import schedule
 from arena.plans.seating import Seating
-from arena.plans.tournament import Tournament, build_bots, load_tournament
+from arena.plans.tournament import Tournament, load_tournament
 from arena.ratings.table import results_table
 from arena.records.reader import RESULTS_FILE, parse_line, read_finished
 from arena.records.result import rating_input
+from arena.runs.builds import build_bots
 from arena.runs.fault_summary import FaultSummary
 from arena.runs.progress import Progress
 from arena.runs.record import play_and_record
 from arena.runs.results import ResultsWriter, results_dir
+from arena.runs.sandboxes import tournament_sandboxes
 from arena.settings import Clock, available_cpus, check_cluster_address
 from arena.work import Finished, GameSpec, RunSettings
 

@@ -18,8 +18,8 @@ import pytest
 from arena.bots.process import BotProcess
 from arena.bots.sandbox import Sandbox, bwrap_problem
 from arena.errors import BotStartError, ConfigError
-from arena.plans.sandboxes import tournament_sandboxes
 from arena.plans.tournament import load_tournament
+from arena.runs.sandboxes import tournament_sandboxes
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -11,14 +11,15 @@ from arena.errors import ConfigError
 from arena.ratings.sprt import (
     MIN_UNITS,
     Decision,
-    SprtBounds,
     elo_of_score,
+    field_score,
     first_decisions,
     match_stats,
     parse_sprt,
     score_of_elo,
     unit_score,
 )
+from arena.settings import SprtBounds
 
 RUNS = 2000
 VALUES = np.arange(7) / 6  # the unit scores of 4-player Blackout: (1 + c - b) / 2, c, b in k/3
@@ -102,6 +103,12 @@ def test_scales_round_trip() -> None:
     for elo in (-200.0, -10.0, 0.0, 30.0, 400.0):
         assert elo_of_score(float(score_of_elo(elo))) == pytest.approx(elo)
     assert unit_score(1.0, 0.0) == 1.0 and unit_score(0.5, 0.5) == 0.5
+
+
+def test_field_score_is_the_share_of_the_field_finished_above() -> None:
+    assert field_score({"ranks": [1, 2, 3, 4]}, 0) == 1.0
+    assert field_score({"ranks": [2, 2, 1, 4]}, 0) == pytest.approx((0.5 + 0 + 1) / 3)
+    assert field_score({"ranks": [2, 1]}, 0) == 0.0
 
 
 def test_parse_sprt_reads_every_key_and_keeps_defaults() -> None:

@@ -11,11 +11,11 @@ import orjson
 import pytest
 
 from arena.errors import ConfigError
-from arena.plans.match import BASELINE, CANDIDATE, field_score, new_match, unit_games
-from arena.ratings.sprt import Decision, SprtBounds, match_stats
+from arena.plans.match import BASELINE, CANDIDATE, new_match, unit_games
+from arena.ratings.sprt import Decision, match_stats
 from arena.ratings.table import table_for_paths
 from arena.runs.match import MatchReport, play_match, progress_line, summary, verdict
-from arena.settings import TimeControl
+from arena.settings import SprtBounds, TimeControl
 
 ROOT = Path(__file__).resolve().parents[3]
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -90,12 +90,6 @@ def test_partnership_units_give_the_tested_program_a_whole_team() -> None:
     assert first.seats == (CANDIDATE, "random_bot", CANDIDATE, "random_bot")
     assert second.seats == ("random_bot", CANDIDATE, "random_bot", CANDIDATE)
     assert second.entrants == ["random_bot", CANDIDATE]
-
-
-def test_field_score_is_the_share_of_the_field_finished_above() -> None:
-    assert field_score({"ranks": [1, 2, 3, 4]}, 0) == 1.0
-    assert field_score({"ranks": [2, 2, 1, 4]}, 0) == pytest.approx((0.5 + 0 + 1) / 3)
-    assert field_score({"ranks": [2, 1]}, 0) == 0.0
 
 
 def test_greedy_against_random_accepts_h1_within_a_few_hundred_games(tmp_path: Path) -> None:

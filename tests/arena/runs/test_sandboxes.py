@@ -9,9 +9,9 @@ import orjson
 import pytest
 
 from arena.bots.sandbox import bwrap_problem
-from arena.plans.sandboxes import tournament_sandboxes
 from arena.plans.tournament import load_tournament
 from arena.runs.run import run_tournament
+from arena.runs.sandboxes import tournament_sandboxes
 
 ROOT = Path(__file__).resolve().parents[3]
 
