@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 import engine
 from arena import spec
-from arena.bots.installations import check_interpreters
-from arena.bots.manifest import build_bot, is_bot_target
-from arena.bots.resolve import resolve_manifest
-from arena.bots.sandbox import (
-    Sandbox,
-    bwrap_problem,
-    choose_sandbox,
-    visibility_report,
-)
 from arena.cli.options import option
-from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.printable import printable
 from arena.settings import (
     Clock,
@@ -27,6 +17,9 @@ from arena.settings import (
     SandboxMode,
     TimeControl,
 )
+
+if TYPE_CHECKING:
+    from arena.game.checkbot import StepResult
 
 
 def check_bot_command(
@@ -89,6 +82,12 @@ def check_bot_command(
       arena check-bot --sandbox bwrap --interpreter /opt/pypy3 -- /opt/pypy3/bin/pypy3 my_bot.py
       arena check-bot --sandbox-report python3 my_bot.py
     """
+    from arena.bots.installations import check_interpreters
+    from arena.bots.manifest import build_bot, is_bot_target
+    from arena.bots.resolve import resolve_manifest
+    from arena.bots.sandbox import Sandbox, bwrap_problem, choose_sandbox, visibility_report
+    from arena.game.checkbot import bot_argv, check_bot
+
     words = bot_command or []
     bot = resolve_manifest(words[0]) if len(words) == 1 and is_bot_target(words[0]) else None
     manifest = None if bot is None else bot.manifest

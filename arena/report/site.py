@@ -34,7 +34,8 @@ from arena.errors import ConfigError, ResultsError
 from arena.league.status import EXPORT_DIR
 from arena.league.store import DATABASE
 from arena.names import NAME
-from arena.ratings.model import RESAMPLES, Ratings, rate
+from arena.ratings.defaults import RESAMPLES
+from arena.ratings.model import Ratings, rate
 from arena.ratings.table import COMPARED
 from arena.records.reader import results_file
 from arena.records.result import rating_input
