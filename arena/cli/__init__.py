@@ -4,7 +4,9 @@
 module imports at its top only what its options need (typer, ``arena.spec``, ``arena.settings``,
 the engine's game names, light defaults such as ``arena.ratings.defaults``) and the library it
 hands off to inside its function: numpy, tabulate, the league, Dask, the report, the sandbox and
-the bots' processes load only for the command that runs (tests/arena/cli/test_startup.py).
+the bots' processes load only for the command that runs (tests/arena/cli/test_startup.py). The
+command modules leave out ``from __future__ import annotations``: with it typer evaluates every
+option's annotation again, several times per command, on each start.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
 """``arena check-bot``: take a bot through the protocol step by step, one PASS/FAIL line per step."""
 
-from __future__ import annotations
-
 from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated
 
@@ -123,7 +121,7 @@ def check_bot_command(
         raise typer.Exit(1)
 
 
-def _print_step(result: StepResult) -> None:
+def _print_step(result: "StepResult") -> None:
     """``PASS  name (312 ms): detail``, continuation lines of the detail indented; the detail
     made ``printable`` (it quotes the bot: its hello, what it sent, its stderr)."""
     timing = "" if result.skipped else f" ({_duration(result.seconds)})"

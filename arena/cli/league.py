@@ -1,7 +1,5 @@
 """``arena league``: a league that accepts bot submissions and keeps a live ranking (SQLite)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

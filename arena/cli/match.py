@@ -1,7 +1,5 @@
 """``arena match``: is CANDIDATE stronger than BASELINE? Paired duplicate games, optional SPRT."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """``arena play``: one game between bot commands, with a deal-by-deal report."""
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path

@@ -1,7 +1,5 @@
 """`arena report` and `arena show`: the web report of finished games, and one game as text."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated

@@ -1,7 +1,5 @@
 """``arena run``: a whole tournament from a YAML file, resumable, with the rating table at the end."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """`arena table`: the ratings table of one or more tournaments' results."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated

@@ -3,6 +3,7 @@ they need (checked by the modules a real start loads, never by timing)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -74,3 +75,18 @@ def test_rules_imports_the_engine_and_tabulate_only(tmp_path: Path) -> None:
     assert "engine.blackout" in modules and "tabulate" in modules
     assert heavy_in(modules, allowed=("tabulate",)) == {}
 
+
+def test_command_modules_evaluate_their_annotations_once() -> None:
+    """Under ``from __future__ import annotations`` typer evaluates each option's annotation
+    (its typer.Option call, its help text) again every time it reads a signature."""
+    cli = ROOT / "arena" / "cli"
+    deferred = []
+    for path in sorted(cli.glob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        commands = any(isinstance(node, ast.FunctionDef) and node.name.endswith("_command")
+                       for node in tree.body)
+        future = any(isinstance(node, ast.ImportFrom) and node.module == "__future__"
+                     for node in tree.body)
+        if commands and future:
+            deferred.append(path.name)
+    assert deferred == []
