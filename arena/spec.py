@@ -17,11 +17,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arena.bots.installations import check_interpreters
-from arena.configfile import Where
-from arena.configfile import kind as kind_of
 from arena.settings import (
     BANK_MS,
     CPU_SECONDS,
@@ -43,7 +40,13 @@ from arena.settings import (
     check_rating,
     sandbox_mode,
 )
-from arena.work import BotCommand, RunSettings
+
+if TYPE_CHECKING:
+    from arena.configfile import Where
+    from arena.work import BotCommand, RunSettings
+
+# The tournament file's reader (yaml), the sandbox and the work items are imported where they are
+# used: the commands' --help reads this table, and should not wait for them.
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,8 @@ class Setting:
 
     def read(self, where: Where, raw: object) -> Any:
         """A tournament file's value for this setting, checked; ConfigError ``FILE: KEY: ...``."""
+        from arena.configfile import kind as kind_of
+
         if raw is None and self.nullable:
             return self.default if self.type is list else None
         if self.reader is not None:
@@ -218,7 +223,7 @@ SANDBOX = Setting(
     "Run the bots (and their build commands) in a bubblewrap sandbox: see "
     "[sandbox.md](sandbox.md). `bwrap` stops the run before any game where bubblewrap cannot "
     "run; `auto` then runs unsandboxed with a warning on the first line.",
-    reader=lambda where, raw: sandbox_mode(raw, f"{where.path}: sandbox"))
+    reader=lambda where, raw: _sandbox_mode(where, raw))
 INTERPRETERS = Setting(
     "sandbox_interpreters", list, (),
     "An installation the sandbox shows its bots read-only besides the system directories and "
@@ -244,9 +249,17 @@ SEED_SETTING = Setting(
     shown_type="integer 0..18446744073709551615 (64 bits)")
 
 
+def _sandbox_mode(where: Where, raw: object) -> SandboxMode:
+    """``sandbox``: a mode (``arena.settings.sandbox_mode``), named where it is wrong."""
+    return sandbox_mode(raw, f"{where.path}: sandbox")
+
+
 def _interpreters(where: Where, raw: object) -> tuple[str, ...]:
     """``sandbox_interpreters``: a list of directories (relative ones from the current directory,
     like a bot's ``workdir``)."""
+    from arena.bots.installations import check_interpreters
+    from arena.configfile import kind as kind_of
+
     if not isinstance(raw, list):
         raise where.error("sandbox_interpreters", f"expected a list of directories, got "
                                                   f"{kind_of(raw)}")
@@ -276,6 +289,8 @@ class PlaySettings:
     def run_settings(self, bots: dict[str, BotCommand], **rest: Any) -> RunSettings:
         """The workers' settings: these, the bots' commands and ``rest`` (log directory, live
         bots kept)."""
+        from arena.work import RunSettings
+
         return RunSettings(bots=bots, time_control=self.time, limits=self.limits,
                            policy=self.policy, **rest)
 

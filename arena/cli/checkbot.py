@@ -1,28 +1,15 @@
 """``arena check-bot``: take a bot through the protocol step by step, one PASS/FAIL line per step."""
 
-from __future__ import annotations
-
 import shlex
 from dataclasses import replace
 from time import perf_counter
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 import engine
 from arena import spec
-from arena.bots.installations import check_interpreters
-from arena.bots.manifest import Manifest, build_bot, is_bot_target
-from arena.bots.resolve import resolve_manifest
-from arena.bots.sandbox import (
-    Sandbox,
-    bwrap_problem,
-    choose_sandbox,
-    visibility_report,
-)
 from arena.cli.options import option
-from arena.errors import ConfigError
-from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.printable import printable
 from arena.settings import (
     Clock,
@@ -30,6 +17,11 @@ from arena.settings import (
     SandboxMode,
     TimeControl,
 )
+
+if TYPE_CHECKING:
+    from arena.bots.manifest import Manifest
+    from arena.bots.sandbox import Sandbox
+    from arena.game.checkbot import StepResult
 
 
 def check_bot_command(
@@ -92,6 +84,12 @@ def check_bot_command(
       arena check-bot --sandbox bwrap --interpreter /opt/pypy3 -- /opt/pypy3/bin/pypy3 my_bot.py
       arena check-bot --sandbox-report python3 my_bot.py
     """
+    from arena.bots.installations import check_interpreters
+    from arena.bots.manifest import is_bot_target
+    from arena.bots.resolve import resolve_manifest
+    from arena.bots.sandbox import Sandbox, bwrap_problem, choose_sandbox, visibility_report
+    from arena.game.checkbot import bot_argv, check_bot
+
     words = bot_command or []
     bot = resolve_manifest(words[0]) if len(words) == 1 and is_bot_target(words[0]) else None
     manifest = None if bot is None else bot.manifest
@@ -127,9 +125,13 @@ def check_bot_command(
         raise typer.Exit(1)
 
 
-def _build(manifest: Manifest, box: Sandbox | None) -> None:
+def _build(manifest: "Manifest", box: "Sandbox | None") -> None:
     """Build the bot as a league would, saying how long it took; a failed build is the check's
     first failure (its output's tail shown), exit status 1: the bot, not the input, is at fault."""
+    from arena.bots.manifest import build_bot
+    from arena.errors import ConfigError
+    from arena.game.checkbot import StepResult
+
     if manifest.build is None:
         build_bot(manifest, sandbox=box)  # only checks that the program is there
         return
@@ -144,7 +146,7 @@ def _build(manifest: Manifest, box: Sandbox | None) -> None:
     typer.echo(f"built ({_duration(perf_counter() - started)}): {command}")
 
 
-def _print_step(result: StepResult) -> None:
+def _print_step(result: "StepResult") -> None:
     """``PASS  name (312 ms): detail``, continuation lines of the detail indented; the detail
     made ``printable`` (it quotes the bot: its hello, what it sent, its stderr)."""
     timing = "" if result.skipped else f" ({_duration(result.seconds)})"

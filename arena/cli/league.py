@@ -1,7 +1,5 @@
 """``arena league``: a league that accepts bot submissions and keeps a live ranking (SQLite)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
@@ -10,16 +8,9 @@ import typer
 from arena import spec
 from arena.cli.options import option as setting_option
 from arena.errors import ConfigError, RunInterrupted
-from arena.game.play import parse_option_pairs
-from arena.league.matchmaker import DELTA
-from arena.league.settings import LeagueSettings
-from arena.league.status import EXPORT_DIR, export_games, league_status, league_table
-from arena.league.store import Store
-from arena.league.submit import LOCK_WAIT, submit
+from arena.league.defaults import DELTA, LOCK_WAIT
 from arena.printable import printable
-from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
-from arena.records.reader import RESULTS_FILE
-from arena.runs.progress import Progress
+from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import (
     GAME_COUNT,
     JOBS,
@@ -75,6 +66,10 @@ def init_command(
     interpreter: Annotated[list[str] | None, setting_option(spec.INTERPRETERS)] = None,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
+    from arena.game.play import parse_option_pairs
+    from arena.league.settings import LeagueSettings
+    from arena.league.store import Store
+
     settings = LeagueSettings.checked(
         game, players, parse_option_pairs(option or []), sandbox, seed, cluster,
         TimeControl(start_ms, move_ms, bank_ms, clock, wall_ms),
@@ -107,6 +102,7 @@ def submit_command(
     SIGTERM): the league is then as it was. A new version of a name replaces the old one in the
     pool; the old one's games stay in the history.
     """
+    from arena.league.submit import submit
 
     def waiting(pid: int | None) -> None:
         holder = f"pid {pid}" if pid is not None else "another process"
@@ -148,6 +144,7 @@ def run_command(
     starves. Ctrl-C (or a kill) loses at most the games in progress: run again to continue.
     """
     from arena.league.run import LeagueRunReport, expected_games, run_league
+    from arena.runs.progress import Progress
     from arena.work import Finished
 
     progress = Progress(games or 0)
@@ -183,6 +180,8 @@ def table_command(
                                       max=SEED.high)] = 0,
 ) -> None:
     """The ratings of the active entrants, from their games together (as arena table rates)."""
+    from arena.league.status import league_table
+
     typer.echo(league_table(league, fmt=fmt, resamples=resamples, seed=seed,
                             crosstable=crosstable), nl=False)
 
@@ -190,6 +189,8 @@ def table_command(
 @app.command("status")
 def status_command(league: League) -> None:
     """Entrants and versions, games, recent faults, recent submissions (with reasons)."""
+    from arena.league.status import league_status
+
     typer.echo(league_status(league), nl=False)
 
 
@@ -200,6 +201,8 @@ def retire_command(
                                         show_default=False)],
 ) -> None:
     """Take an entrant out of the pool; its games stay in the history (and the export)."""
+    from arena.league.store import Store
+
     store = Store.open(league)
     try:
         bot = store.retire(name)
@@ -218,6 +221,9 @@ def export_command(
         "--force", help="Replace --out when it exists (a file the league did not write).")] = False,
 ) -> None:
     """Write every game, old versions' too, as a tournament's games.jsonl (for arena table)."""
+    from arena.league.status import EXPORT_DIR, export_games
+    from arena.records.reader import RESULTS_FILE
+
     path = out if out is not None else league / EXPORT_DIR / RESULTS_FILE
     try:
         count = export_games(league, path, force=force)

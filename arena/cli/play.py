@@ -1,7 +1,5 @@
 """``arena play``: one game between bot commands, with a deal-by-deal report."""
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
@@ -11,14 +9,9 @@ import typer
 
 import engine
 from arena import spec
-from arena.bots.installations import check_interpreters
-from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.cli.options import option
 from arena.errors import ConfigError
 from arena.game.options_text import option_defaults
-from arena.game.play import parse_option_pairs, play_one
-from arena.game.transcript import game_report
-from arena.records.writer import indented
 from arena.settings import (
     Clock,
     FaultPolicy,
@@ -71,6 +64,12 @@ def play_command(
         bots/c/random_bot
       arena play blackout "me=python3 my_bot.py" "a=bots/c/random_bot" "b=bots/c/random_bot"
     """
+    from arena.bots.installations import check_interpreters
+    from arena.bots.sandbox import Sandbox, choose_sandbox
+    from arena.game.play import parse_option_pairs, play_one
+    from arena.game.transcript import game_report
+    from arena.records.writer import indented
+
     allowed = Sandbox(interpreters=check_interpreters(interpreter or [], "--interpreter"))
     box, note = choose_sandbox(sandbox, "--sandbox", allowed)
     if note is not None:

@@ -1,7 +1,5 @@
 """`arena report` and `arena show`: the web report of finished games, and one game as text."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -9,10 +7,7 @@ from typing import Annotated
 import typer
 
 from arena.cli.table import RATING_HELP
-from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
-from arena.report.games import find_game
-from arena.report.show import show_game
-from arena.report.site import write_report
+from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import RESAMPLES, SEED
 
 
@@ -37,6 +32,8 @@ def report_command(
 
     The site works offline, opened straight from disk: open OUT/index.html in a browser.
     """
+    from arena.report.site import write_report
+
     written = write_report(paths, out, resamples=resamples, seed=seed, model=rating)
     for note in written.notes:
         print(f"arena: note: {note}", file=sys.stderr)
@@ -55,4 +52,7 @@ def show_command(
         show_default=False)] = None,
 ) -> None:
     """Print one game deal by deal and trick by trick, with decision times and faults."""
+    from arena.report.games import find_game
+    from arena.report.show import show_game
+
     typer.echo(show_game(find_game(results, game_id), seat))

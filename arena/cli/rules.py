@@ -1,7 +1,5 @@
 """``arena rules``: a game's options with their defaults, values and meaning, from the engine."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -1,16 +1,12 @@
 """``arena run``: a whole tournament from a YAML file, resumable, with the rating table at the end."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from arena.errors import ConfigError
-from arena.plans.preview import preview_file
-from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
-from arena.runs.run import run_tournament
+from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import JOBS, LIVE_BOTS, RESAMPLES
 
 
@@ -57,10 +53,14 @@ def run_command(
     After the ratings table: a fault summary, per bot its faults by kind with one example each.
     """
     if dry_run:
+        from arena.plans.preview import preview_file
+
         typer.echo(preview_file(file, jobs=jobs, fmt=fmt))
         return
     if fmt != "plain":
         raise ConfigError("--format applies only with --dry-run (the table's formats: arena table)")
+    from arena.runs.run import run_tournament
+
     summary = run_tournament(file, out=out, jobs=jobs, resume=resume, restart=restart,
                              resamples=resamples, max_live_bots=max_live_bots,
                              cluster=cluster, force=force)

@@ -1,7 +1,5 @@
 """`arena table`: the ratings table of one or more tournaments' results."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -9,9 +7,7 @@ from typing import Annotated
 import typer
 
 from arena import spec
-from arena.ratings.model import RESAMPLES as DEFAULT_RESAMPLES
-from arena.ratings.table import table_for_paths
-from arena.runs.match import paired_estimate
+from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import DEFAULT_RATING, RESAMPLES, SEED
 
 RATING_HELP = (f"{spec.RATING.help} Default: {DEFAULT_RATING.value}, or places for results "
@@ -47,6 +43,9 @@ def table_command(
     ] = None,
 ) -> None:
     """Rate the entrants of finished games: Elo, 95% interval, score, place, faults, LOS."""
+    from arena.ratings.table import table_for_paths
+    from arena.runs.match import paired_estimate
+
     output = table_for_paths(paths, fmt=fmt, anchor=anchor, crosstable=crosstable,
                              resamples=resamples, seed=seed, model=rating)
     for note in output.notes:

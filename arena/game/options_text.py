@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from tabulate import tabulate
-
 import engine
 from engine.game import GameInfo
 
@@ -14,6 +12,8 @@ def rules_report(game_name: str, players: int | None = None) -> str:
     With ``players``, the defaults and ranges of that player count; otherwise, where they depend
     on it, one value per count (``3:15 4:13 ...``). UnknownGameError / OptionError for bad input.
     """
+    from tabulate import tabulate  # here: `arena play --help` shows option_defaults without it
+
     info = engine.game(game_name).info
     counts = info.player_counts if players is None else (players,)
     schemas = [info.options(count) for count in counts]  # OptionError for a count the game lacks

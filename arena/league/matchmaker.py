@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from arena.league.defaults import DELTA
+
 NEWCOMER_SETS = 3
 STARVING_SHARE = 0.25
 MOST_PER_LEAST = 2.4
@@ -36,9 +38,6 @@ UNKNOWN_WIDTH = 2000.0
 """The interval width (Elo) assumed for an entrant without one."""
 SETTLED_LOS = 0.95
 """A neighbour pair whose LOS reaches this is settled: its order is known."""
-DELTA = 10.0
-"""The default ``delta`` (Elo): a pair whose difference's interval lies within +-delta is a tie.
-Ten points are 51.4% of the comparisons under any model (a deal under ``deals``)."""
 
 
 class PairState(StrEnum):

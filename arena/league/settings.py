@@ -13,7 +13,7 @@ import engine
 from arena.bots.installations import check_interpreters
 from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
-from arena.league.matchmaker import DELTA
+from arena.league.defaults import DELTA
 from arena.settings import (
     DEFAULT_RATING,
     Clock,

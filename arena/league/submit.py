@@ -36,14 +36,13 @@ from arena.bots.manifest import MANIFEST, Manifest, build_bot, load_manifest, ma
 from arena.errors import ConfigError, RunInterrupted
 from arena.game.checkbot import StepResult, check_bot
 from arena.league.archive import bot_root, copy_tree, is_archive, stored_problems, unpack
+from arena.league.defaults import LOCK_WAIT
 from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.settings import LeagueSettings
 from arena.league.store import BOTS_DIR, STAGING_DIR, SUBMISSIONS_LOG, Store, taken_name, taken_version
 from arena.names import name_key
 
-LOCK_WAIT = 60.0
-"""Seconds a submission waits for another one that is storing its bot, then gives up."""
 TEST_PAUSE_AFTER_STORE = "ARENA_TEST_PAUSE_AFTER_STORE"
 
 

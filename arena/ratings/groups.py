@@ -16,7 +16,8 @@ import numpy as np
 
 from arena.connectivity import groups
 from arena.errors import ConfigError
-from arena.ratings.model import CONFIDENCE, POOL_MEAN, RESAMPLES, Ratings, rate
+from arena.ratings.defaults import RESAMPLES
+from arena.ratings.model import CONFIDENCE, POOL_MEAN, Ratings, rate
 from arena.records.result import GameResult
 from arena.settings import RatingModel
 

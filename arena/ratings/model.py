@@ -45,13 +45,13 @@ import numpy as np
 
 from arena.errors import ConfigError, ResultsError
 from arena.ratings import duplicate as duplicate_comparisons
+from arena.ratings.defaults import RESAMPLES
 from arena.records.result import GameResult, check_result, result_fields, value_problem
 from arena.settings import DEFAULT_RATING as DEFAULT_MODEL
 from arena.settings import RatingModel as Model
 from arena.settings import check_rating as check_model
 
 POOL_MEAN = 1500.0
-RESAMPLES = 1000
 CONFIDENCE = 0.95
 ELO_PER_NAT = 400.0 / math.log(10.0)  # Elo = ELO_PER_NAT * theta; P(i beats j) = 1/(1+e^(tj-ti))
 

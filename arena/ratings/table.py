@@ -22,8 +22,9 @@ from tabulate import tabulate
 
 from arena.errors import ConfigError, ResultsError
 from arena.printable import printable, printable_json
+from arena.ratings.defaults import RESAMPLES
 from arena.ratings.groups import GroupedRatings, rate_groups
-from arena.ratings.model import CONFIDENCE, RESAMPLES, Flag, Ratings, Standing
+from arena.ratings.model import CONFIDENCE, Flag, Ratings, Standing
 from arena.records.reader import ReadNotes, read_rating_inputs
 from arena.settings import RatingModel, check_rating
 

@@ -33,7 +33,8 @@ from arena.configfile import read_yaml
 from arena.errors import ConfigError, ResultsError
 from arena.league.status import league_of_export
 from arena.names import NAME
-from arena.ratings.model import RESAMPLES, Ratings, rate
+from arena.ratings.defaults import RESAMPLES
+from arena.ratings.model import Ratings, rate
 from arena.ratings.table import COMPARED
 from arena.records.reader import results_file
 from arena.records.result import rating_input
