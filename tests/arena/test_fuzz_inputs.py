@@ -15,7 +15,6 @@ import math
 import random
 import shutil
 import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,8 +42,9 @@ from arena.settings import (
     Range,
 )
 
+from helpers import arena
+
 REPO = Path(__file__).resolve().parents[2]
-ARENA = str(Path(sys.executable).parent / "arena")
 RANDOM = str(REPO / "bots" / "c" / "random_bot")
 FIRST = str(REPO / "bots" / "c" / "first_bot")
 CASE_SECONDS = 20.0
@@ -224,8 +224,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished run's results (2 rounds: 6 games) and its tournament file beside it."""
     directory = tmp_path_factory.mktemp("fuzz-results")
     (directory / "t.yaml").write_text(yaml.safe_dump(base_tournament()))
-    proc = subprocess.run([ARENA, "run", "t.yaml", "--out", "out", "--jobs", "1"], cwd=directory,
-                          capture_output=True, text=True, timeout=120)
+    proc = arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=directory)
     assert proc.returncode == 0, proc.stderr
     return directory
 

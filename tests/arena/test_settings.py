@@ -29,8 +29,9 @@ from arena.settings import (
     Range,
 )
 
+from helpers import arena
+
 REPO = Path(__file__).resolve().parents[2]
-ARENA = REPO / ".venv" / "bin" / "arena"
 BOT = str(REPO / "bots" / "c" / "random_bot")
 
 
@@ -47,10 +48,6 @@ def tournament(tmp_path: Path, **changes: Any) -> Path:
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
-
-
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(ARENA), *args], cwd=cwd, capture_output=True, text=True, timeout=60)
 
 
 def assert_refused(proc: subprocess.CompletedProcess[str], *named: str) -> None:

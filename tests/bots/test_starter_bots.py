@@ -19,6 +19,8 @@ import pytest
 
 from arena.bots.manifest import build_bot, load_manifest
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[2]
 RUST_BOT = ROOT / "bots" / "rust"
 REPLY_TIMEOUT = 20.0  # generous: the machine is shared; this bounds a hang, it times nothing
@@ -365,18 +367,11 @@ def test_the_go_bot_builds_from_its_manifest_and_passes_check_bot_sandboxed(tmp_
     for path in [tmp_path, bot, *bot.iterdir()]:  # a sandboxed bot may run as a uid of its own
         path.chmod(0o755 if path.is_dir() else 0o644)
     sandbox = "none" if bwrap_problem() is not None else "bwrap"
-    done = subprocess.run([str(Path(sys.executable).with_name("arena")), "check-bot", str(bot),
-                           "--sandbox", sandbox, "--move-ms", "5000", "--start-ms", "30000"],
-                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    done = arena("check-bot", bot, "--sandbox", sandbox, "--move-ms", "5000", "--start-ms", "30000",
+                 cwd=tmp_path, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("7 of 7 steps passed")
     assert (bot / "bot").is_file()
-
-
-def _arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    program = Path(sys.executable).with_name("arena")
-    return subprocess.run([str(program), *args], capture_output=True, text=True, timeout=600,
-                          cwd=cwd)
 
 
 def _needs_cargo() -> None:
@@ -388,7 +383,8 @@ def test_the_rust_bot_passes_check_bot() -> None:
     """bots/rust as a user gets it: built by its bot.yaml (in place: an up-to-date build is left
     alone), then checked step by step."""
     _needs_cargo()
-    done = _arena("check-bot", "bots/rust", "--move-ms", "5000", "--start-ms", "30000")
+    done = arena("check-bot", "bots/rust", "--move-ms", "5000", "--start-ms", "30000",
+                 timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("7 of 7 steps passed")
     assert (RUST_BOT / "target" / "release" / "greedy-rust").is_file()
@@ -403,8 +399,8 @@ def test_the_rust_bot_passes_check_bot_sandboxed() -> None:
     problem = bwrap_problem()
     if problem is not None:
         pytest.skip(f"no bubblewrap sandbox here: {problem}")
-    done = _arena("check-bot", "--sandbox", "bwrap", "bots/rust", "--move-ms", "5000",
-                  "--start-ms", "30000")
+    done = arena("check-bot", "--sandbox", "bwrap", "bots/rust", "--move-ms", "5000",
+                 "--start-ms", "30000", timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("7 of 7 steps passed")
 
@@ -424,8 +420,8 @@ def test_the_rust_bot_plays_legally_against_the_other_starters(
     _rust_program()  # built once (or skipped) before the arena times its start
     log, logs = tmp_path / "game.json", tmp_path / "stderr"
     words = [f"--option={option}" for option in options]
-    done = _arena("play", game, *seats, *words, "--seed", "5", "--log", str(log), "--stderr-dir",
-                  str(logs))
+    done = arena("play", game, *seats, *words, "--seed", "5", "--log", log, "--stderr-dir", logs,
+                 timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     record = orjson.loads(log.read_bytes())
     assert record["faults"] == [] and record["deals"]

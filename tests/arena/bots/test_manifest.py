@@ -3,8 +3,6 @@ directory works wherever a command did (check-bot, play, tournament files)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,16 +11,13 @@ from arena.bots.manifest import build_bot, load_manifest
 from arena.errors import ConfigError
 from arena.plans.tournament import load_tournament
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 STARTERS = ["bots/python/greedy.bot.yaml", "bots/python/random.bot.yaml", "bots/js",
             "bots/c/random.bot.yaml", "bots/c/first.bot.yaml"]
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=100)
 
 
 def bot_dir(tmp_path: Path, manifest: str, name: str = "mine") -> Path:

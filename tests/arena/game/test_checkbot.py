@@ -22,6 +22,8 @@ from arena.errors import ConfigError
 from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.settings import TimeControl
 
+from helpers import arena, start_arena
+
 pytestmark = pytest.mark.timeout(120)
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -29,14 +31,6 @@ MISBEHAVING = "tests/bots/misbehaving"
 PYTHON = shlex.quote(sys.executable)
 STEPS_AFTER_GAMES = ("second game in the same processes", "unknown message types and fields",
                      "time limit and restart", "quit")
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    """Runs the installed `arena` entry point from the project root (bot paths are relative)."""
-    program = Path(sys.executable).with_name("arena")
-    command = str(program) if program.exists() else shutil.which("arena")
-    assert command, "the arena entry point is not installed"
-    return subprocess.run([command, *args], cwd=ROOT, capture_output=True, text=True, timeout=100)
 
 
 def steps(output: str) -> dict[str, tuple[str, str]]:
@@ -166,10 +160,8 @@ def test_a_decision_over_half_of_move_ms_is_warned_about() -> None:
 
 
 def test_a_slow_bot_hears_early_that_the_check_will_take_minutes() -> None:
-    program = Path(sys.executable).with_name("arena")
-    check = subprocess.Popen([str(program), "check-bot", "--game", "blackout", "--",
-                              sys.executable, f"{MISBEHAVING}/thinks.py", "0.5"],
-                             cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    check = start_arena("check-bot", "--game", "blackout", "--", sys.executable,
+                        f"{MISBEHAVING}/thinks.py", "0.5", stderr=None)
     try:
         assert check.stdout is not None
         lines = []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,9 @@ from arena.errors import ConfigError
 from arena.plans.tournament import Tournament, load_tournament
 from arena.settings import DEFAULT_RATING, FaultPolicy, Limits, RatingModel, TimeControl
 
+from helpers import arena
+
 REPO = Path(__file__).resolve().parents[3]
-ARENA = REPO / ".venv" / "bin" / "arena"
 PY_BOT = "python3 bots/python/random_bot.py"
 
 
@@ -284,11 +284,6 @@ def test_demo_files_load(name: str) -> None:
 
 
 # --- The command line -------------------------------------------------------------------------------
-
-
-def arena(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(ARENA), *args], cwd=cwd, capture_output=True, text=True, timeout=60,
-                          check=False)
 
 
 @pytest.mark.parametrize("config", [

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -16,8 +14,9 @@ from arena.plans.seating import Seating
 from arena.plans.tournament import load_tournament
 from arena.runs.run import recorded_seating
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
 MISBEHAVING = ROOT / "tests" / "bots" / "misbehaving"
 
@@ -33,10 +32,6 @@ def write(tmp_path: Path, bots: list[tuple[str, str]], rounds: int = 1, *extra: 
     path = tmp_path / name
     path.write_text("\n".join(lines) + "\n")
     return path
-
-
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=150)
 
 
 def lines_by_id(out: Path) -> dict[str, dict]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,8 +16,9 @@ from arena.ratings.table import table_for_paths
 from arena.runs.match import MatchReport, play_match, progress_line, summary, verdict
 from arena.settings import TimeControl
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 GREEDY = f"{sys.executable} -S {ROOT / 'bots' / 'python' / 'greedy_bot.py'}"
 RANDOM_PY = f"{sys.executable} -S {ROOT / 'bots' / 'python' / 'random_bot.py'}"
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
@@ -165,18 +165,15 @@ def test_resume_refuses_another_match_and_a_plain_rerun(tmp_path: Path) -> None:
     (["--field", C_BOT, "--players", "9"], "--players: blackout is for"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
-    done = subprocess.run([ARENA, "match", C_BOT, C_BOT, *args, "--out", str(tmp_path / "m")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    done = arena("match", C_BOT, C_BOT, *args, "--out", tmp_path / "m")
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
     assert not (tmp_path / "m" / "games.jsonl").exists()
 
 
 def test_the_command_prints_progress_and_the_verdict(tmp_path: Path) -> None:
-    done = subprocess.run([ARENA, "match", GREEDY, RANDOM_PY, "--field", C_BOT, "--games", "300",
-                           "--sprt", "elo0=0,elo1=30", "--seed", "3", "--jobs", "2",
-                           "--out", str(tmp_path / "m")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=200, check=False)
+    done = arena("match", GREEDY, RANDOM_PY, "--field", C_BOT, "--games", "300",
+                 "--sprt", "elo0=0,elo1=30", "--seed", "3", "--jobs", "2", "--out", tmp_path / "m")
     assert done.returncode == 0, done.stderr
     assert "stronger (30 Elo likelier than 0): H1 accepted, estimate +" in done.stdout
     assert "LLR" in done.stderr and "games  Elo" in done.stderr
@@ -212,8 +209,7 @@ def test_table_on_a_match_gives_finite_intervals_or_says_why_not(tmp_path: Path)
     match = new_match(GREEDY, RANDOM_PY, [C_BOT], games=24, seed=5, time_control=TIME,
                       options={"deals": 3})
     play_match(match, tmp_path / "m", jobs=2)
-    done = subprocess.run([ARENA, "table", str(tmp_path / "m")], capture_output=True, text=True,
-                          timeout=60, check=False)
+    done = arena("table", tmp_path / "m")
     assert done.returncode == 0, done.stderr
     rows = [line.split() for line in done.stdout.splitlines() if line.split()[:1] in
             (["1"], ["2"], ["3"])]

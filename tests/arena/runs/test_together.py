@@ -23,19 +23,15 @@ from arena.plans.tournament import Tournament, load_tournament
 from arena.ratings.table import read_results
 from arena.records.reader import read_finished
 
+from helpers import arena, start_arena, wait_for
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 C_BOT = ROOT / "bots" / "c" / "random_bot"
 RANDOM_PY = ROOT / "bots" / "python" / "random_bot.py"
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None,
                                  reason=f"no working bubblewrap: {bwrap_problem()}")
 
 pytestmark = pytest.mark.timeout(180)
-
-
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=170,
-                          check=False, stdin=subprocess.DEVNULL)
 
 
 def tournament_text(bots: str, rounds: int = 1, extra: str = "") -> str:
@@ -79,15 +75,15 @@ def _start_long_run(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     # waits for: minutes of work, stopped by the test with Ctrl-C
     (tmp_path / "t.yaml").write_text(tournament_text(bots, rounds=2000).replace(
         "options: {deals: 2}\n", ""))
-    run = subprocess.Popen([ARENA, "run", "t.yaml", "--out", "out", "--jobs", "1", *args],
-                           cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                           stdin=subprocess.DEVNULL)
+    run = start_arena("run", "t.yaml", "--out", "out", "--jobs", "1", *args, cwd=tmp_path,
+                      stdout=subprocess.DEVNULL)
     games = tmp_path / "out" / "games.jsonl"
-    deadline = time.monotonic() + 60
-    while not (games.exists() and games.stat().st_size > 0):
+
+    def has_written() -> bool:
         assert run.poll() is None, run.stderr.read() if run.stderr else ""
-        assert time.monotonic() < deadline, "the first run wrote no game within 60 s"
-        time.sleep(0.05)
+        return games.exists() and games.stat().st_size > 0
+
+    wait_for(has_written, 60, "the first run's first game")
     return run
 
 
@@ -111,18 +107,18 @@ def test_a_second_run_on_the_same_results_stops_with_the_first_ones_pid(
 
 @pytest.mark.slow
 def test_a_second_match_on_the_same_directory_stops(tmp_path: Path) -> None:
-    command = [ARENA, "match", f"{sys.executable} -S {RANDOM_PY}", str(C_BOT), "--field", str(C_BOT),
+    command = ["match", f"{sys.executable} -S {RANDOM_PY}", C_BOT, "--field", C_BOT,
                "--games", "4000", "--jobs", "1", "--out", "m"]
-    first = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    first = start_arena(*command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     games = tmp_path / "m" / "games.jsonl"
+
+    def has_written() -> bool:
+        assert first.poll() is None
+        return games.exists() and games.stat().st_size > 0
+
     try:
-        deadline = time.monotonic() + 60
-        while not (games.exists() and games.stat().st_size > 0):
-            assert first.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
-        done = subprocess.run([*command, "--resume"], cwd=tmp_path, capture_output=True, text=True,
-                              timeout=60, check=False)
+        wait_for(has_written, 60, "the first match's first game")
+        done = arena(*command, "--resume", cwd=tmp_path)
         assert done.returncode != 0 and f"pid {first.pid}" in done.stderr
     finally:
         first.send_signal(2)
