@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import io
 import shutil
-import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
@@ -19,23 +17,16 @@ from arena.league.archive import MAX_FILES
 from arena.league.store import DATABASE, STAGING_DIR
 from arena.league.submit import submit
 
+from helpers import arena, new_league
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 
 pytestmark = pytest.mark.timeout(60)
 
 
-def arena(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *map(str, args)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=50)
-
-
 @pytest.fixture(scope="module")
 def empty_league(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("template") / "league"
-    done = arena("league", "init", path, "--game", "blackout", "--players", "3")
-    assert done.returncode == 0, done.stderr
-    return path
+    return new_league(tmp_path_factory.mktemp("template") / "league")  # in process: a set-up
 
 
 @pytest.fixture
@@ -155,11 +146,7 @@ needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None,
 def empty_bwrap_league(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if bwrap_problem() is not None:
         pytest.skip(f"no working bubblewrap: {bwrap_problem()}")
-    path = tmp_path_factory.mktemp("template") / "league"
-    done = arena("league", "init", path, "--game", "blackout", "--players", "3",
-                 "--sandbox", "bwrap")
-    assert done.returncode == 0, done.stderr
-    return path
+    return new_league(tmp_path_factory.mktemp("template") / "league", sandbox="bwrap")
 
 
 @pytest.fixture
