@@ -25,7 +25,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).parent))
 from inert import assert_inert, decoded
 
-from helpers import arena_bytes
+from helpers import arena_bytes, new_league, submitted
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "tests" / "bots" / "hostile" / "terminal"
@@ -55,7 +55,7 @@ def assert_shown(text: str, pieces: tuple[str, ...] = SHOWN) -> None:
 
 def test_play_shows_what_the_bot_sent_and_its_stderr_escaped() -> None:
     status, out, err = arena_shown("play", "blackout", BOTS / "sly.bot.yaml", RANDOM, FIRST,
-                             "-o", "deals=1")
+                                   "-o", "deals=1")
     assert status == 0, err
     assert_inert(out, err)
     received = next(line for line in out.splitlines() if "received: " in line)
@@ -65,7 +65,7 @@ def test_play_shows_what_the_bot_sent_and_its_stderr_escaped() -> None:
 
 def test_a_start_failure_quotes_the_bots_stderr_escaped_in_one_line() -> None:
     status, out, err = arena_shown("play", "blackout", f"python3 {BOTS / 'payload.py'} mute", RANDOM,
-                             FIRST, "-o", "deals=1")
+                                   FIRST, "-o", "deals=1")
     assert status == 2
     assert_inert(out, err)
     assert err.count("\n") == 1 and err.startswith("arena: error: bot ")
@@ -100,7 +100,7 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str
         "bots": [{"dir": str(BOTS / "sly.bot.yaml")}, {"name": "random-c", "cmd": RANDOM},
                  {"name": "first-c", "cmd": FIRST}]}))
     status, out, err = arena_shown("run", "t.yaml", "--out", "out", "--jobs", "1", "--resamples", "0",
-                             cwd=directory)
+                                   cwd=directory)
     assert status == 0, err
     return directory, out, err
 
@@ -132,7 +132,7 @@ def test_table_escapes_entrant_names_in_every_format(tournament: tuple[Path, str
     results = foreign_copy(directory, "named", {"random-c": f"rnd {PAYLOAD}"})
     for fmt in ("plain", "csv", "html"):
         status, out, err = arena_shown("table", results, "--format", fmt, "--crosstable",
-                                 "--resamples", "0")
+                                       "--resamples", "0")
         assert status == 0, err
         assert_inert(out, err)
         assert_shown(out)
@@ -148,7 +148,7 @@ def test_the_fault_summary_escapes_what_it_quotes(tournament: tuple[Path, str, s
     directory, _, _ = tournament
     results = foreign_copy(directory, "details", {"reply is not JSON": f"said {PAYLOAD}"})
     status, out, err = arena_shown("run", "t.yaml", "--out", results.name, "--resume", "--resamples", "0",
-                             cwd=directory)
+                                   cwd=directory)
     assert status == 0, err
     assert_inert(out, err)
     summary = out[out.index("faults by bot"):]
@@ -163,14 +163,11 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     garbled and broken bots were rejected; every command's output so far, by name."""
     path = tmp_path_factory.mktemp("league") / "league"
     said: dict[str, Any] = {"path": path}
-    status, _, err = arena_shown("league", "init", path, "--game", "blackout", "--players", "3",
-                           "-o", "deals=1")
-    assert status == 0, err
+    new_league(path, options={"deals": "1"})  # in process, as the two C bots' submissions
     for bot in ("sly", "garbled", "broken"):
         said[bot] = arena_shown("league", "submit", path, BOTS / f"{bot}.bot.yaml")
     for bot in ("random", "first"):
-        status, _, err = arena_shown("league", "submit", path, ROOT / "bots" / "c" / f"{bot}.bot.yaml")
-        assert status == 0, err
+        submitted(path, ROOT / "bots" / "c" / f"{bot}.bot.yaml")
     said["run"] = arena_shown("league", "run", path, "--games", "3", "--jobs", "1")
     assert said["run"][0] == 0, said["run"][2]
     return said
@@ -200,6 +197,6 @@ def test_league_status_and_table_show_a_submissions_text_escaped(league: dict[st
                  SHOWN[:1])
     for fmt in ("plain", "json"):
         status, out, err = arena_shown("league", "table", league["path"], "--format", fmt,
-                                 "--resamples", "0")
+                                       "--resamples", "0")
         assert status == 0, err
         assert_inert(out, err)

@@ -165,7 +165,7 @@ def test_a_cluster_run_plays_the_same_games_as_a_local_run(cluster: Cluster, tmp
 
 def test_a_worker_killed_mid_run_costs_no_game_and_repeats_none(cluster: Cluster,
                                                                 tmp_path: Path) -> None:
-    run_dir = tournament_dir(tmp_path, rounds=12, bots=5)
+    run_dir = tournament_dir(tmp_path, rounds=6, bots=5)  # 120 games
     run = start_arena("run", "t.yaml", "--cluster", cluster.address, "--out", "out", cwd=run_dir)
     results = run_dir / "out" / "games.jsonl"
     try:
@@ -185,7 +185,7 @@ def test_a_worker_killed_mid_run_costs_no_game_and_repeats_none(cluster: Cluster
 
 def test_a_lost_scheduler_ends_the_run_with_one_line_and_resume_finishes_it(
         cluster: Cluster, tmp_path: Path) -> None:
-    run_dir = tournament_dir(tmp_path, rounds=12, bots=5)
+    run_dir = tournament_dir(tmp_path, rounds=6, bots=5)  # 120 games
     run = start_arena("run", "t.yaml", "--cluster", cluster.address, "--out", "out", cwd=run_dir)
     results = run_dir / "out" / "games.jsonl"
     try:

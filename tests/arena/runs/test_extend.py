@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from arena.plans.schedule import schedule
 from arena.plans.seating import Seating
 from arena.plans.tournament import load_tournament
-from arena.runs.run import recorded_seating
+from arena.runs.run import recorded_seating, run_tournament
 
 from helpers import arena
 
@@ -34,6 +35,12 @@ def write(tmp_path: Path, bots: list[tuple[str, str]], rounds: int = 1, *extra: 
     return path
 
 
+def played(path: Path, out: Path) -> None:
+    """The tournament ``path`` played into ``out`` in process (one job): the run that the command
+    under test then resumes."""
+    run_tournament(path, out=out, jobs=1, resamples=0, progress_stream=io.StringIO())
+
+
 def lines_by_id(out: Path) -> dict[str, dict]:
     lines = [orjson.loads(line) for line in (out / "games.jsonl").read_bytes().splitlines()]
     by_id = {line["id"]: line for line in lines}
@@ -49,9 +56,7 @@ def c_bots(count: int) -> list[tuple[str, str]]:
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished run of 3 bots, 2 rounds (6 games), played once for the tests below to copy."""
     base = tmp_path_factory.mktemp("finished")
-    path = write(base, c_bots(3), 2)
-    done = arena("run", str(path), "--out", str(base / "out"), cwd=base)
-    assert done.returncode == 0, done.stderr
+    played(write(base, c_bots(3), 2), base / "out")
     return base
 
 
@@ -121,7 +126,7 @@ def test_a_bot_added_to_a_sampled_schedule_is_refused(tmp_path: Path) -> None:
     longer match, and the run says so instead of mixing two schedules."""
     out = tmp_path / "out"
     path = write(tmp_path, c_bots(5), 1, "max_tables: 6")
-    assert arena("run", str(path), "--out", str(out), cwd=tmp_path).returncode == 0
+    played(path, out)
     before = (out / "games.jsonl").read_bytes()
     write(tmp_path, c_bots(6), 1, "max_tables: 6")
     done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
@@ -270,9 +275,8 @@ def first_orders(out: Path) -> dict[tuple[int, int], tuple[str, ...]]:
 def test_a_run_begun_before_seating_resumes_with_its_own(tmp_path: Path) -> None:
     # A run from before seating existed: games seated cyclic, a saved copy without the key.
     path = write(tmp_path, c_bots(4), 1, "seating: cyclic")
-    done = arena("run", str(path), "--out", "out", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
     out = tmp_path / "out"
+    played(path, out)
     saved = out / "tournament.yaml"
     saved.write_text("".join(line for line in saved.read_text().splitlines(keepends=True)
                              if "seating" not in line))

@@ -5,6 +5,7 @@ agree. Each of these lost or corrupted results once while each feature passed it
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ from arena.plans.extension import FREE, changed_key
 from arena.plans.tournament import Tournament, load_tournament
 from arena.ratings.table import read_results
 from arena.records.reader import read_finished
+from arena.runs.run import run_tournament
 
 from helpers import arena, start_arena, wait_for
 
@@ -41,6 +43,13 @@ def tournament_text(bots: str, rounds: int = 1, extra: str = "") -> str:
 
 
 C_BOTS = "".join(f"  - {{name: c{n}, cmd: {C_BOT}}}\n" for n in range(3))
+
+
+def played(tmp_path: Path) -> None:
+    """``t.yaml`` played into ``out`` in process (one job): a run for the command under test to
+    find there."""
+    run_tournament(tmp_path / "t.yaml", out=tmp_path / "out", jobs=1, resamples=0,
+                   progress_stream=io.StringIO())
 
 
 def game_ids(games: Path) -> list[str]:
@@ -147,7 +156,7 @@ def test_out_dot_never_replaces_or_deletes_the_users_files(tmp_path: Path, extra
 
 def test_restart_removes_only_what_the_arena_wrote(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
-    assert arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path).returncode == 0
+    played(tmp_path)
     (tmp_path / "out" / "logs" / "notes.txt").write_text("mine")
     (tmp_path / "out" / "analysis.csv").write_text("mine")
     done = arena("run", "t.yaml", "--out", "out", "--jobs", "1", "--restart", cwd=tmp_path)
@@ -176,7 +185,7 @@ def test_resume_refuses_a_changed_challenger(tmp_path: Path) -> None:
     field = "".join(f"  - {{name: f{n}, cmd: {C_BOT}}}\n" for n in range(3))
     gauntlet = "format: gauntlet\nchallengers:\n  - {name: ch, cmd: %s}\n"
     (tmp_path / "t.yaml").write_text(tournament_text(field, extra=gauntlet % C_BOT))
-    assert arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path).returncode == 0
+    played(tmp_path)
     first = ROOT / "bots" / "c" / "first_bot"
     (tmp_path / "t.yaml").write_text(tournament_text(field, rounds=2, extra=gauntlet % first))
     done = arena("run", "t.yaml", "--out", "out", "--jobs", "1", "--resume", cwd=tmp_path)
@@ -229,7 +238,7 @@ def _another(value: object) -> object:
 
 def test_table_and_resume_agree_on_a_last_line_without_its_newline(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
-    assert arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path).returncode == 0
+    played(tmp_path)
     games = tmp_path / "out" / "games.jsonl"
     games.write_bytes(games.read_bytes().rstrip(b"\n"))  # complete JSON, newline lost
     assert len(read_results([games]).results) == 2
@@ -244,7 +253,7 @@ def test_table_and_resume_agree_on_a_last_line_without_its_newline(tmp_path: Pat
 
 def test_readers_drop_duplicate_games_and_say_how_many(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
-    assert arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path).returncode == 0
+    played(tmp_path)
     games = tmp_path / "out" / "games.jsonl"
     games.write_bytes(games.read_bytes() * 2)
     assert len(read_results([games]).results) == 3
