@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint bench bots clean compiled test-compiled compiled-path
+.PHONY: test check demo lint bench bots clean compiled test-compiled compiled-path
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,12 @@ test: $(STAMP) bots lint
 	@if [ -d $(COMPILED) ]; then $(MAKE) --no-print-directory test-compiled; \
 	elif [ -d build/compiled ]; then echo "note: build/compiled holds no build of these sources" \
 		"(run 'make compiled' to test it too): tested the Python sources only"; fi
+
+# The development loop: lint and types, then every test not marked slow (those start real
+# processes for games, builds, clusters or browsers, or take half a second and more; `make test`
+# runs them too).
+check: $(STAMP) bots lint
+	$(PYTEST) -m "not slow"
 
 compiled: $(STAMP)
 	@if [ ! -d $(COMPILED) ]; then \

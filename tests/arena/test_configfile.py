@@ -117,6 +117,7 @@ def test_messages_quote_a_short_prefix_of_a_value(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(30)  # starts the real command; finishing at all is the point (main ran forever)
+@pytest.mark.slow
 def test_run_dry_run_of_a_tournament_alias_bomb_is_one_line_at_once(tmp_path: Path) -> None:
     path = tmp_path / "bomb.yaml"
     path.write_text(laughs("name") + "game: blackout\nbots: []\n")

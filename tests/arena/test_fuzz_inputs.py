@@ -204,6 +204,7 @@ def mutated_tournament(rng: random.Random) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_fuzzed_tournament_files_are_checked_or_refused_in_one_line(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         seed: int) -> None:
@@ -286,6 +287,7 @@ def damaged_results(rng: random.Random, results: Path, target: Path) -> str:
 
 
 @pytest.mark.parametrize("seed", range(2))
+@pytest.mark.slow
 def test_fuzzed_results_lines_give_table_show_and_report_or_one_line(
         tmp_path: Path, results: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str], seed: int) -> None:
@@ -364,6 +366,7 @@ def cli_case(rng: random.Random, results: Path, tmp_path: Path, case: int) -> li
 
 
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_fuzzed_command_line_values_run_or_are_refused_in_one_line(
         tmp_path: Path, results: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str], seed: int) -> None:

@@ -110,6 +110,7 @@ def foreign_results(rng: random.Random, results: Path, target: Path, names: bool
 
 
 @pytest.mark.parametrize("seed", range(2))
+@pytest.mark.slow
 def test_fuzzed_results_text_is_shown_inert(
         tmp_path: Path, results: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str], seed: int) -> None:
@@ -159,6 +160,7 @@ def bot_dir(rng: random.Random, directory: Path, case: int) -> tuple[Path, bool]
     return directory, accepted
 
 
+@pytest.mark.slow
 def test_fuzzed_manifests_and_builds_are_shown_inert(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -182,6 +184,7 @@ def test_fuzzed_manifests_and_builds_are_shown_inert(
 # Bot processes ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("seed", range(2))
+@pytest.mark.slow
 def test_fuzzed_bot_output_is_shown_inert(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         seed: int) -> None:

@@ -13,6 +13,7 @@ import pytest
 from helpers import arena
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.timeout(240),
     pytest.mark.skipif(shutil.which("javac") is None or shutil.which("java") is None,
                        reason="javac or java is not installed: the Java starter bot is not tested"),

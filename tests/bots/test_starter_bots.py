@@ -224,6 +224,7 @@ def play_act(id_: int = 18) -> dict:
             "time_ms": 950}
 
 
+@pytest.mark.slow
 def test_plays_a_blackout_deal_and_quits(start, bot_name: str) -> None:
     bot = start(bot_name)
     hello = bot.ask(HELLO)
@@ -297,6 +298,7 @@ def test_ignores_unknown_message_types_and_fields(start, bot_name: str) -> None:
     assert bot.wait_exit() == 0
 
 
+@pytest.mark.slow
 def test_exits_at_end_of_input(start, bot_name: str) -> None:
     bot = start(bot_name)
     bot.ask(HELLO)
@@ -355,6 +357,7 @@ def test_greedy_bot_logs_nothing_on_a_normal_game(start, name: str) -> None:
     assert bot.stderr_tail() == ""  # no decision fell back to the first legal action
 
 
+@pytest.mark.slow
 def test_the_go_bot_builds_from_its_manifest_and_passes_check_bot_sandboxed(tmp_path: Path) -> None:
     """bots/go as a user gets it: built by its bot.yaml (in the sandbox where bwrap works, as
     root too: Go's caches must not need the home directory), then checked step by step."""
@@ -379,6 +382,7 @@ def _needs_cargo() -> None:
         pytest.skip(RUST_MISSING)
 
 
+@pytest.mark.slow
 def test_the_rust_bot_passes_check_bot() -> None:
     """bots/rust as a user gets it: built by its bot.yaml (in place: an up-to-date build is left
     alone), then checked step by step."""
@@ -390,6 +394,7 @@ def test_the_rust_bot_passes_check_bot() -> None:
     assert (RUST_BOT / "target" / "release" / "greedy-rust").is_file()
 
 
+@pytest.mark.slow
 def test_the_rust_bot_passes_check_bot_sandboxed() -> None:
     """The same in the bubblewrap sandbox (the build too: no network, only the bot's directory
     and the toolchain visible), as a league or `make demo` runs it."""
@@ -413,6 +418,7 @@ def test_the_rust_bot_passes_check_bot_sandboxed() -> None:
     ("partnership-blackout", ["bots/rust", "bots/python/greedy.bot.yaml"], ["target=60"]),
     ("partnership-blackout", ["bots/python/random.bot.yaml", "bots/rust"], ["target=60"]),
 ])
+@pytest.mark.slow
 def test_the_rust_bot_plays_legally_against_the_other_starters(
         c_bots: Path, tmp_path: Path, game: str, seats: list[str], options: list[str]) -> None:
     """Whole games through the real referee: no fault (an illegal or garbled action would be

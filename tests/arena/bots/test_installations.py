@@ -22,7 +22,7 @@ from arena.plans.tournament import load_tournament
 
 from helpers import arena
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "tests" / "bots" / "hostile"
@@ -253,7 +253,6 @@ def toolchain() -> Path | None:
 
 
 @needs_bwrap
-@pytest.mark.slow  # a cargo build and a whole check
 @pytest.mark.skipif(toolchain() is None, reason="no cargo and rustc on PATH (rustup or a Rust "
                                                 "package)")
 def test_a_rust_bot_builds_with_cargo_and_passes_the_check_in_the_sandbox(tmp_path: Path) -> None:

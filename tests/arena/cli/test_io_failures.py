@@ -26,7 +26,7 @@ from arena.runs.run import run_tournament
 
 from helpers import C_BOT, FIRST_BOT, arena, new_league, own_bot, submitted
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]  # each test runs the arena command
 
 
 def one_error(proc: subprocess.CompletedProcess[str], *expected: str) -> str:
@@ -252,7 +252,6 @@ def test_a_damaged_results_line_is_one_line_naming_file_line_and_field(
         one_error(arena("run", tournament(tmp_path), "--out", out, "--resume", cwd=tmp_path), where)
 
 
-@pytest.mark.slow
 def test_a_locked_league_database_is_one_line_after_a_bounded_wait(tmp_path: Path) -> None:
     league = new_league(tmp_path / "league")
     holder = sqlite3.connect(league / "league.db", isolation_level=None)

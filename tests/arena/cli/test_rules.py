@@ -47,6 +47,7 @@ def test_rules_without_players_gives_each_count_where_defaults_differ() -> None:
     assert row_of(output, "bonus")[1:3] == ["10", "0..1000000"]
 
 
+@pytest.mark.slow
 def test_rules_of_an_unknown_game_or_player_count_is_one_line() -> None:
     unknown = arena("rules", "hearts", env=ENV)
     assert unknown.returncode == 2 and unknown.stdout == ""

@@ -7,6 +7,8 @@ import pytest
 
 from helpers import arena
 
+pytestmark = pytest.mark.slow  # each test runs the arena command
+
 
 @pytest.mark.parametrize(("args", "expected"), [
     (["run", "--bogus", "t.yaml"], "arena: error: arena run: No such option: --bogus"),

@@ -121,6 +121,7 @@ def rejected(league: Path, bot: Path | str) -> str:
     return "\n".join([submission.reason, *submission.report])
 
 
+@pytest.mark.slow
 def test_rejected_submissions_leave_the_league_unchanged(league: Path, tmp_path: Path) -> None:
     broken = own_bot(tmp_path, "broken")
     (broken / "bot.yaml").write_text("name: broken\nrun: ./bot\nrnu: x\n")
@@ -155,6 +156,7 @@ def test_rejected_submissions_leave_the_league_unchanged(league: Path, tmp_path:
     assert "rejected: " in status and "start and hello" in status
 
 
+@pytest.mark.slow
 def test_a_bot_that_does_not_say_hello_in_time_is_rejected(league: Path, tmp_path: Path) -> None:
     connection = sqlite3.connect(league / DATABASE)  # this league gives bots 0.5 s to start
     connection.execute("""UPDATE settings SET value = '{"start_ms":500,"move_ms":1000,"bank_ms":10000}'
@@ -167,6 +169,7 @@ def test_a_bot_that_does_not_say_hello_in_time_is_rejected(league: Path, tmp_pat
     assert "check-bot step 'start and hello' failed" in out and "no hello reply within 500 ms" in out
 
 
+@pytest.mark.slow
 def test_a_bot_printing_garbage_is_shown_the_line_it_sent(league: Path, tmp_path: Path) -> None:
     chatty = own_bot(tmp_path, "chatty", program=MISBEHAVING / "garbage_line.py")
     done = arena("league", "submit", league, chatty)
@@ -177,6 +180,7 @@ def test_a_bot_printing_garbage_is_shown_the_line_it_sent(league: Path, tmp_path
     assert "        received: thinking... this is not JSON {" in report  # as check-bot shows it
 
 
+@pytest.mark.slow
 def test_archives_are_accepted_with_the_bot_at_the_top_or_in_one_directory(
         league: Path, tmp_path: Path) -> None:
     source = own_bot(tmp_path, "zipped")
@@ -192,6 +196,7 @@ def test_archives_are_accepted_with_the_bot_at_the_top_or_in_one_directory(
     assert (league / "bots" / "tarred" / "1" / "bot").is_file()
 
 
+@pytest.mark.slow
 def test_bad_league_input_is_one_line_and_exit_2(tmp_path: Path, league: Path) -> None:
     done = arena("league", "status", tmp_path)
     assert done.returncode == 2
@@ -326,6 +331,7 @@ def test_a_bot_accepted_while_a_batch_is_planned_waits_for_the_next_batch(league
     assert query(league, f"SELECT COUNT(*) FROM seats WHERE bot = {late}")[0][0] > 0
 
 
+@pytest.mark.slow
 def test_a_league_of_identical_bots_runs_without_dividing_by_zero(tmp_path: Path) -> None:
     # Four copies of the deterministic C random bot tie every duplicate set: equal ratings and
     # zero-width intervals, which the matchmaker divided by (ZeroDivisionError, a traceback).
@@ -357,6 +363,7 @@ def test_a_second_run_is_told_which_process_holds_the_league(league: Path) -> No
     assert run.returncode == 130
 
 
+@pytest.mark.slow
 def test_export_never_overwrites_what_the_league_did_not_write(league: Path, tmp_path: Path) -> None:
     before = snapshot(league)
     link = tmp_path / "link.db"  # the database by another name is still the database
@@ -426,6 +433,7 @@ def test_a_league_keeps_its_clock_and_one_begun_before_clocks_stays_on_wall() ->
     assert LeagueSettings.of(_Stored(old)).time_control.clock is Clock.WALL  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_a_league_keeps_the_installations_its_sandbox_allows_and_older_ones_have_none(
         tmp_path: Path) -> None:
     opt = tmp_path / "opt" / "pypy3"

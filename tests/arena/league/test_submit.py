@@ -149,6 +149,7 @@ def test_a_submit_interrupted_during_its_check_says_so_in_one_line(
     assert list((league / "bots").iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_leftover_of_an_interrupted_submit_does_not_wedge_the_name(tmp_path: Path) -> None:
     # Exactly what a submit killed between its rename and its commit leaves: the checked copy
     # in bots/NAME/VERSION that the database does not know, and its dead staging directory.
@@ -249,6 +250,7 @@ def spelled_bot(tmp_path: Path, name: str, version: str | None = None, folder: s
     return directory
 
 
+@pytest.mark.slow
 def test_another_spelling_of_an_entrants_name_is_refused_naming_the_entrant(tmp_path: Path) -> None:
     league = new_league(tmp_path)
     assert arena("league", "submit", league, own_bot(tmp_path, "okone")).stdout == "accepted okone v1\n"
@@ -267,6 +269,7 @@ def test_another_spelling_of_an_entrants_name_is_refused_naming_the_entrant(tmp_
     assert arena("league", "submit", league, again).stdout == "accepted okone v2\n"
 
 
+@pytest.mark.slow
 def test_a_version_is_text_and_versions_compare_as_names_do(tmp_path: Path) -> None:
     league = new_league(tmp_path)
     unquoted = spelled_bot(tmp_path, "mine", "1.10", folder="unquoted")

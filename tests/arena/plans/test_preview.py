@@ -15,6 +15,8 @@ from arena.plans.tournament import load_tournament
 
 from helpers import arena
 
+pytestmark = pytest.mark.slow  # each test runs the arena command
+
 ROOT = Path(__file__).resolve().parents[3]
 
 

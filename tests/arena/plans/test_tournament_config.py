@@ -291,6 +291,7 @@ def test_demo_files_load(name: str) -> None:
     valid(bots=bots_with(1, cmdd=PY_BOT)),
     "name: x\ngame: blackout\nbots: [1, 2\n",
 ], ids=["wrong type", "unknown nested key", "bad yaml"])
+@pytest.mark.slow
 def test_cli_prints_one_error_line_and_exits_2(tmp_path: Path, config: dict[str, Any] | str) -> None:
     path = write(tmp_path, config, "bad.yaml")
     done = arena("run", str(path), "--out", str(tmp_path / "out"))
@@ -302,6 +303,7 @@ def test_cli_prints_one_error_line_and_exits_2(tmp_path: Path, config: dict[str,
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_cli_run_help_explains_resume() -> None:
     done = arena("run", "--help")
     assert done.returncode == 0, done.stderr

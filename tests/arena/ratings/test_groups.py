@@ -6,6 +6,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from arena.ratings.groups import rate_groups
 from arena.ratings.model import rate
 from arena.ratings.table import render_table, results_table
@@ -63,6 +65,7 @@ def test_the_anchor_fixes_its_own_group() -> None:
     assert abs(sum(first) / 3 - 1500.0) < 1e-6
 
 
+@pytest.mark.slow
 def test_arena_table_on_two_merged_files(tmp_path: Path) -> None:
     for name, names, seed in (("one", ["a", "b", "c"], 6), ("two", ["x", "y", "z", "v"], 7)):
         (tmp_path / f"{name}.jsonl").write_text(

@@ -223,6 +223,7 @@ def test_results_table_for_the_tournament_runner() -> None:
 
 # The command -------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_cli_json_end_to_end(tmp_path: Path) -> None:
     path = write_games(tmp_path / "games.jsonl", results())
     done = arena("table", str(path), "--format", "json", "--resamples", "50", "--crosstable")
@@ -234,6 +235,7 @@ def test_cli_json_end_to_end(tmp_path: Path) -> None:
     assert data == json.loads(json.dumps(expected))
 
 
+@pytest.mark.slow
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     done = arena("table", str(tmp_path / "missing.jsonl"))
     assert done.returncode == 2 and done.stdout == ""

@@ -151,6 +151,7 @@ def test_old_files_are_read_by_table_report_show_and_resume(tmp_path: Path, shap
     assert "3 games (0 played now, 3 from before)" in text
 
 
+@pytest.mark.slow
 def test_the_commands_read_the_oldest_shape(tmp_path: Path) -> None:
     out = _results(tmp_path, "first", "blackout")
     source = _tournament(tmp_path)

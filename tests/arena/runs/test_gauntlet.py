@@ -94,6 +94,7 @@ def test_bad_gauntlet_files_name_the_key(tmp_path: Path, changes: dict[str, Any]
     assert message in str(error.value)
 
 
+@pytest.mark.slow
 def test_gauntlet_runs_resumes_and_rates_the_challengers(tmp_path: Path) -> None:
     path = gauntlet(tmp_path, rounds=1, bots=[{"name": f"field{i}", "cmd": C_BOT}
                                               for i in range(3)])

@@ -98,6 +98,7 @@ def test_field_score_is_the_share_of_the_field_finished_above() -> None:
     assert field_score({"ranks": [2, 1]}, 0) == 0.0
 
 
+@pytest.mark.slow
 def test_greedy_against_random_accepts_h1_within_a_few_hundred_games(tmp_path: Path) -> None:
     match = new_match(GREEDY, RANDOM_PY, [C_BOT], games=400, sprt=SprtBounds(0, 30), seed=3,
                       time_control=TIME)
@@ -112,6 +113,7 @@ def test_greedy_against_random_accepts_h1_within_a_few_hundred_games(tmp_path: P
     assert {line["result"]["set"] for line in saved} >= {"r1-t0000", "r1-t0001"}
 
 
+@pytest.mark.slow
 def test_a_bot_against_itself_does_not_accept_h1(tmp_path: Path) -> None:
     # The C random bot seeds its choices from game_start: both games of a unit are identical.
     match = new_match(C_BOT, C_BOT, [RANDOM_PY], games=400, sprt=SprtBounds(0, 30), seed=4,
@@ -121,6 +123,7 @@ def test_a_bot_against_itself_does_not_accept_h1(tmp_path: Path) -> None:
     assert report.stats.mean == 0.5
 
 
+@pytest.mark.slow
 def test_a_noisy_copy_against_the_original_does_not_accept_h1(tmp_path: Path) -> None:
     # The candidate is the weaker one here: whatever the luck, the test must not call it stronger.
     match = new_match(f"{GREEDY} --noise 0.5", GREEDY, [RANDOM_PY], games=300,
@@ -130,6 +133,7 @@ def test_a_noisy_copy_against_the_original_does_not_accept_h1(tmp_path: Path) ->
     assert report.stats.elo < 0
 
 
+@pytest.mark.slow
 def test_resume_continues_the_same_units(tmp_path: Path) -> None:
     short = new_match(C_BOT, RANDOM_PY, [C_BOT], games=20, seed=6, time_control=TIME)
     longer = new_match(C_BOT, RANDOM_PY, [C_BOT], games=40, seed=6, time_control=TIME)
@@ -164,6 +168,7 @@ def test_resume_refuses_another_match_and_a_plain_rerun(tmp_path: Path) -> None:
     (["--field", C_BOT, "--option", "nonsense=1"], "--option nonsense: "),
     (["--field", C_BOT, "--players", "9"], "--players: blackout is for"),
 ])
+@pytest.mark.slow
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
     done = arena("match", C_BOT, C_BOT, *args, "--out", tmp_path / "m")
     assert done.returncode == 2, done.stderr
@@ -171,6 +176,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], messa
     assert not (tmp_path / "m" / "games.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_the_command_prints_progress_and_the_verdict(tmp_path: Path) -> None:
     done = arena("match", GREEDY, RANDOM_PY, "--field", C_BOT, "--games", "300",
                  "--sprt", "elo0=0,elo1=30", "--seed", "3", "--jobs", "2", "--out", tmp_path / "m")
@@ -205,6 +211,7 @@ def test_the_verdict_says_what_was_tested() -> None:
     assert verdict(better, SprtBounds(10, 30)).startswith("more than 10 Elo stronger")
 
 
+@pytest.mark.slow
 def test_table_on_a_match_gives_finite_intervals_or_says_why_not(tmp_path: Path) -> None:
     match = new_match(GREEDY, RANDOM_PY, [C_BOT], games=24, seed=5, time_control=TIME,
                       options={"deals": 3})
@@ -223,6 +230,7 @@ def test_table_on_a_match_gives_finite_intervals_or_says_why_not(tmp_path: Path)
                      done.stderr), done.stderr
 
 
+@pytest.mark.slow
 def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
     first_bot = str(ROOT / "bots" / "c" / "first_bot")
     match = new_match(C_BOT, first_bot, [C_BOT], game="partnership-blackout", games=8, seed=2,
@@ -235,6 +243,7 @@ def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
                         (BASELINE, "random_bot"), ("random_bot", BASELINE)}
 
 
+@pytest.mark.slow
 def test_a_crashing_candidate_loses_its_units_and_the_match_goes_on(tmp_path: Path) -> None:
     crasher = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'misbehaving' / 'crash_mid_game.py'}"
     match = new_match(crasher, C_BOT, [C_BOT], games=12, seed=8, time_control=TIME)

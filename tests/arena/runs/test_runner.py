@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[3]
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
 CRASHER = str(ROOT / "tests" / "bots" / "misbehaving" / "crash_mid_game.py")
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 
 def write_tournament(tmp_path: Path, bots: list[tuple[str, str]], rounds: int, **extra: object) -> Path:

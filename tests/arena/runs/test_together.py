@@ -59,6 +59,7 @@ def game_ids(games: Path) -> list[str]:
 # A relative bot directory under a sandbox -------------------------------------------------------
 
 @needs_bwrap
+@pytest.mark.slow
 def test_relative_dir_bot_builds_and_plays_in_the_sandbox(tmp_path: Path) -> None:
     bot = tmp_path / "bots" / "crnd"
     bot.mkdir(parents=True)
@@ -139,6 +140,7 @@ def test_a_second_match_on_the_same_directory_stops(tmp_path: Path) -> None:
 # Output paths over files the arena did not write ------------------------------------------------
 
 @pytest.mark.parametrize("extra", [[], ["--restart"], ["--resume"]])
+@pytest.mark.slow
 def test_out_dot_never_replaces_or_deletes_the_users_files(tmp_path: Path, extra: list[str]) -> None:
     text = tournament_text(C_BOTS)
     (tmp_path / "tournament.yaml").write_text(text)
@@ -154,6 +156,7 @@ def test_out_dot_never_replaces_or_deletes_the_users_files(tmp_path: Path, extra
     assert not (tmp_path / "games.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_restart_removes_only_what_the_arena_wrote(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
     played(tmp_path)
@@ -166,6 +169,7 @@ def test_restart_removes_only_what_the_arena_wrote(tmp_path: Path) -> None:
     assert len(game_ids(tmp_path / "out" / "games.jsonl")) == 3
 
 
+@pytest.mark.slow
 def test_force_writes_into_a_foreign_directory_but_never_over_the_tournament_file(
         tmp_path: Path) -> None:
     (tmp_path / "tournament.yaml").write_text(tournament_text(C_BOTS))
@@ -181,6 +185,7 @@ def test_force_writes_into_a_foreign_directory_but_never_over_the_tournament_fil
 
 # Resume compares what defines the games ---------------------------------------------------------
 
+@pytest.mark.slow
 def test_resume_refuses_a_changed_challenger(tmp_path: Path) -> None:
     field = "".join(f"  - {{name: f{n}, cmd: {C_BOT}}}\n" for n in range(3))
     gauntlet = "format: gauntlet\nchallengers:\n  - {name: ch, cmd: %s}\n"
@@ -236,6 +241,7 @@ def _another(value: object) -> object:
 
 # Readers agree ----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_table_and_resume_agree_on_a_last_line_without_its_newline(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
     played(tmp_path)
@@ -251,6 +257,7 @@ def test_table_and_resume_agree_on_a_last_line_without_its_newline(tmp_path: Pat
     assert sorted(game_ids(games)) == sorted(set(game_ids(games))) and len(game_ids(games)) == 3
 
 
+@pytest.mark.slow
 def test_readers_drop_duplicate_games_and_say_how_many(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
     played(tmp_path)
