@@ -3,8 +3,6 @@ an alias bomb is one ConfigError line naming the file, at once; messages quote a
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,8 +18,9 @@ from arena.configfile import (
 from arena.errors import ConfigError
 from engine.errors import SHOWN_LENGTH, shown
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[2]
-ARENA = str(Path(sys.executable).parent / "arena")
 
 
 def laughs(key: str, levels: int = 9) -> str:
@@ -118,11 +117,11 @@ def test_messages_quote_a_short_prefix_of_a_value(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(30)  # starts the real command; finishing at all is the point (main ran forever)
+@pytest.mark.slow
 def test_run_dry_run_of_a_tournament_alias_bomb_is_one_line_at_once(tmp_path: Path) -> None:
     path = tmp_path / "bomb.yaml"
     path.write_text(laughs("name") + "game: blackout\nbots: []\n")
-    done = subprocess.run([ARENA, "run", str(path), "--dry-run", "--out", str(tmp_path / "out")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=25)
+    done = arena("run", path, "--dry-run", "--out", tmp_path / "out", timeout=25)
     assert done.returncode == 2
     assert done.stderr == (f"arena: error: {path}: line 1: more than 100,000 values once aliases "
                            f"are expanded\n")

@@ -15,7 +15,6 @@ import math
 import random
 import shutil
 import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,8 +42,9 @@ from arena.settings import (
     Range,
 )
 
+from helpers import arena
+
 REPO = Path(__file__).resolve().parents[2]
-ARENA = str(Path(sys.executable).parent / "arena")
 RANDOM = str(REPO / "bots" / "c" / "random_bot")
 FIRST = str(REPO / "bots" / "c" / "first_bot")
 CASE_SECONDS = 20.0
@@ -204,6 +204,7 @@ def mutated_tournament(rng: random.Random) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_fuzzed_tournament_files_are_checked_or_refused_in_one_line(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         seed: int) -> None:
@@ -224,8 +225,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished run's results (2 rounds: 6 games) and its tournament file beside it."""
     directory = tmp_path_factory.mktemp("fuzz-results")
     (directory / "t.yaml").write_text(yaml.safe_dump(base_tournament()))
-    proc = subprocess.run([ARENA, "run", "t.yaml", "--out", "out", "--jobs", "1"], cwd=directory,
-                          capture_output=True, text=True, timeout=120)
+    proc = arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=directory)
     assert proc.returncode == 0, proc.stderr
     return directory
 
@@ -287,6 +287,7 @@ def damaged_results(rng: random.Random, results: Path, target: Path) -> str:
 
 
 @pytest.mark.parametrize("seed", range(2))
+@pytest.mark.slow
 def test_fuzzed_results_lines_give_table_show_and_report_or_one_line(
         tmp_path: Path, results: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str], seed: int) -> None:
@@ -365,6 +366,7 @@ def cli_case(rng: random.Random, results: Path, tmp_path: Path, case: int) -> li
 
 
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_fuzzed_command_line_values_run_or_are_refused_in_one_line(
         tmp_path: Path, results: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str], seed: int) -> None:

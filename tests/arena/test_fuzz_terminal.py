@@ -17,7 +17,6 @@ import io
 import json
 import random
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,8 +31,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from inert import assert_inert
 from test_fuzz_inputs import check_outcome, run
 
+from helpers import arena
+
 REPO = Path(__file__).resolve().parents[2]
-ARENA = str(Path(sys.executable).parent / "arena")
 PAYLOAD_BOT = REPO / "tests" / "bots" / "hostile" / "terminal" / "payload.py"
 RANDOM = str(REPO / "bots" / "c" / "random_bot")
 FIRST = str(REPO / "bots" / "c" / "first_bot")
@@ -84,8 +84,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "name": "t", "game": "blackout", "players": 3, "options": {"deals": 1}, "rounds": 1,
         "bots": [{"name": "pay", "cmd": f"python3 {PAYLOAD_BOT} sly"},
                  {"name": "rnd", "cmd": RANDOM}, {"name": "fst", "cmd": FIRST}]}))
-    done = subprocess.run([ARENA, "run", "t.yaml", "--out", "out", "--jobs", "1", "--resamples", "0"],
-                          cwd=directory, capture_output=True, text=True, timeout=120)
+    done = arena("run", "t.yaml", "--out", "out", "--jobs", "1", "--resamples", "0", cwd=directory)
     assert done.returncode == 0, done.stderr
     return directory
 
@@ -111,6 +110,7 @@ def foreign_results(rng: random.Random, results: Path, target: Path, names: bool
 
 
 @pytest.mark.parametrize("seed", range(2))
+@pytest.mark.slow
 def test_fuzzed_results_text_is_shown_inert(
         tmp_path: Path, results: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str], seed: int) -> None:
@@ -160,6 +160,7 @@ def bot_dir(rng: random.Random, directory: Path, case: int) -> tuple[Path, bool]
     return directory, accepted
 
 
+@pytest.mark.slow
 def test_fuzzed_manifests_and_builds_are_shown_inert(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -183,6 +184,7 @@ def test_fuzzed_manifests_and_builds_are_shown_inert(
 # Bot processes ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("seed", range(2))
+@pytest.mark.slow
 def test_fuzzed_bot_output_is_shown_inert(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         seed: int) -> None:

@@ -119,6 +119,7 @@ def outcome(call: object) -> str:
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("block", range(4))
+@pytest.mark.slow
 def test_generated_and_mutated_yaml_is_a_value_or_one_config_error(tmp_path: Path, block: int) -> None:
     directory = tmp_path / "bot"
     directory.mkdir()

@@ -1,6 +1,8 @@
 """The combination matrix: every command that plays games x every way of naming a bot x relative
 and absolute paths (run from another working directory) x no sandbox and bwrap x fresh and
-``--resume``; each cell plays its games through the real CLI and holds each game exactly once.
+``--resume``; each cell plays its games through the real CLI and holds each game exactly once
+(a league cell makes its league and reads its games in process: what varies is how its bots are
+named to ``league submit`` and played by ``league run``).
 The Dask cells are in tests/arena/executors/test_cluster.py (they share its cluster fixture)."""
 
 from __future__ import annotations
@@ -9,16 +11,16 @@ import itertools
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
 
 from arena.bots.sandbox import bwrap_problem
+from arena.league.status import export_games
 
-ROOT = Path(__file__).resolve().parents[2]
-ARENA = str(Path(sys.executable).parent / "arena")
+from helpers import ROOT, arena, new_league
+
 COMMANDS = ("play", "check-bot", "match", "run", "gauntlet", "league")
 FORMS = ("command", "directory", "manifest")
 PATHS = ("relative", "absolute")
@@ -82,9 +84,9 @@ def tournament_entry(form: str, n: int, base: str) -> str:
     return f"  - {{name: c{n}, dir: {directory}}}\n"
 
 
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=200,
-                          check=False, stdin=subprocess.DEVNULL)
+def arena_ok(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` from ``cwd``, which must succeed."""
+    done = arena(*args, cwd=cwd)
     assert done.returncode == 0, f"arena {' '.join(args)}: {done.stdout[-1500:]}{done.stderr[-1500:]}"
     return done
 
@@ -106,16 +108,16 @@ def test_cell(tmp_path: Path, c_bot: Path, command: str, form: str, path: str, s
     words = [bot_word(form, n, base) for n in range(3)]
     box = ["--sandbox", sandbox]
     if command == "play":
-        arena("play", "blackout", *words, "--seed", "3", "--log", "game.json", *box, cwd=cwd)
+        arena_ok("play", "blackout", *words, "--seed", "3", "--log", "game.json", *box, cwd=cwd)
         assert "result" in json.loads((cwd / "game.json").read_text())
     elif command == "check-bot":
-        arena("check-bot", *box, "--game", "blackout", "--", words[0], cwd=cwd)
+        arena_ok("check-bot", *box, "--game", "blackout", "--", words[0], cwd=cwd)
     elif command == "match":
         match = ["match", words[0], words[1], "--field", words[2], "--players", "3",
                  "-o", "deals=2", "--jobs", "1", "--out", "m", *box]
-        arena(*match, "--games", "4", cwd=cwd)
+        arena_ok(*match, "--games", "4", cwd=cwd)
         once(cwd / "m" / "games.jsonl", 4)
-        arena(*match, "--games", "8", "--resume", cwd=cwd)
+        arena_ok(*match, "--games", "8", "--resume", cwd=cwd)
         once(cwd / "m" / "games.jsonl", 8)
     elif command in ("run", "gauntlet"):
         entries = "".join(tournament_entry(form, n, base) for n in range(3))
@@ -129,17 +131,16 @@ def test_cell(tmp_path: Path, c_bot: Path, command: str, form: str, path: str, s
             (cwd / "t.yaml").write_text(
                 f"name: t\ngame: blackout\nplayers: 3\noptions: {{deals: 2}}\nrounds: {rounds}\n"
                 f"sandbox: {sandbox}\n{extra}bots:\n{entries}")
-            arena("run", "t.yaml", "--out", "out", "--jobs", "1",
+            arena_ok("run", "t.yaml", "--out", "out", "--jobs", "1",
                   *(["--resume"] if rounds == 2 else []), cwd=cwd)
             # a round-robin of 3 bots at 3 seats: one table; a gauntlet: the challenger with
             # each pair of the 3 field bots: three tables; every table in 3 seat rotations
             once(cwd / "out" / "games.jsonl", (9 if command == "gauntlet" else 3) * rounds)
     else:
-        arena("league", "init", "lg", "--game", "blackout", "--players", "3", "--sandbox", sandbox,
-              cwd=cwd)
+        new_league(cwd / "lg", sandbox=sandbox)
         for word in words:
-            done = arena("league", "submit", "lg", word, cwd=cwd)
+            done = arena_ok("league", "submit", "lg", word, cwd=cwd)
             assert done.stdout.startswith("accepted"), done.stdout
-        arena("league", "run", "lg", "--games", "6", "--jobs", "1", cwd=cwd)
-        arena("league", "export", "lg", "--out", "games.jsonl", cwd=cwd)
+        arena_ok("league", "run", "lg", "--games", "6", "--jobs", "1", cwd=cwd)
+        export_games(cwd / "lg", cwd / "games.jsonl")
         once(cwd / "games.jsonl", 6)

@@ -29,8 +29,9 @@ from arena.settings import (
     Range,
 )
 
+from helpers import arena
+
 REPO = Path(__file__).resolve().parents[2]
-ARENA = REPO / ".venv" / "bin" / "arena"
 BOT = str(REPO / "bots" / "c" / "random_bot")
 
 
@@ -47,10 +48,6 @@ def tournament(tmp_path: Path, **changes: Any) -> Path:
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
-
-
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(ARENA), *args], cwd=cwd, capture_output=True, text=True, timeout=60)
 
 
 def assert_refused(proc: subprocess.CompletedProcess[str], *named: str) -> None:
@@ -111,6 +108,7 @@ def test_rounds_past_ten_million_games_are_refused_before_the_schedule_is_built(
                                  f"(at most 3333333 rounds here)")
 
 
+@pytest.mark.slow
 def test_a_dry_run_of_a_huge_schedule_is_one_line_without_growing(tmp_path: Path) -> None:
     path = tournament(tmp_path, rounds=MAX_GAMES)
     limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
@@ -124,6 +122,7 @@ def test_a_dry_run_of_a_huge_schedule_is_one_line_without_growing(tmp_path: Path
 
 @pytest.mark.parametrize(("option", "value"), [
     ("bonus", 10**20), ("points_per_trick", 0), ("bonus", -1)])
+@pytest.mark.slow
 def test_a_game_option_past_its_range_is_refused(tmp_path: Path, option: str, value: int) -> None:
     with pytest.raises(ConfigError, match=rf"options\.{option}: {value} is out of range"):
         load_tournament(tournament(tmp_path, options={option: value}))
@@ -146,6 +145,7 @@ def test_a_game_option_past_its_range_is_refused(tmp_path: Path, option: str, va
     ["run", "t.yaml", "--jobs", "257"],
     ["match", BOT, BOT, "--field", BOT, "--games", str(10**9)],
 ], ids=lambda args: " ".join(a for a in args if a != BOT))
+@pytest.mark.slow
 def test_a_command_line_number_past_its_range_is_one_error_before_anything_runs(
         tmp_path: Path, args: list[str]) -> None:
     proc = arena(*args, cwd=tmp_path)

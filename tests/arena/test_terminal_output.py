@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import runpy
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,8 +25,9 @@ import yaml
 sys.path.insert(0, str(Path(__file__).parent))
 from inert import assert_inert, decoded
 
+from helpers import arena_bytes, new_league, submitted
+
 ROOT = Path(__file__).resolve().parents[2]
-ARENA = str(Path(sys.executable).parent / "arena")
 BOTS = ROOT / "tests" / "bots" / "hostile" / "terminal"
 PAYLOAD: str = runpy.run_path(str(BOTS / "payload.py"))["PAYLOAD"]
 RANDOM = str(ROOT / "bots" / "c" / "random_bot")
@@ -42,9 +42,9 @@ LANGUAGE = "py\\x1b]8;;http://e.x/\\x1b\\l\\x1b]8;;\\x1b\\"
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
-def arena(*args: str | Path, cwd: Path = ROOT) -> tuple[int, str, str]:
+def arena_shown(*args: str | Path, cwd: Path = ROOT) -> tuple[int, str, str]:
     """``arena ARGS``: exit status, and stdout and stderr with every byte kept (``decoded``)."""
-    done = subprocess.run([ARENA, *map(str, args)], cwd=cwd, capture_output=True, timeout=240)
+    done = arena_bytes(*args, cwd=cwd)
     return done.returncode, decoded(done.stdout), decoded(done.stderr)
 
 
@@ -54,8 +54,8 @@ def assert_shown(text: str, pieces: tuple[str, ...] = SHOWN) -> None:
 
 
 def test_play_shows_what_the_bot_sent_and_its_stderr_escaped() -> None:
-    status, out, err = arena("play", "blackout", BOTS / "sly.bot.yaml", RANDOM, FIRST,
-                             "-o", "deals=1")
+    status, out, err = arena_shown("play", "blackout", BOTS / "sly.bot.yaml", RANDOM, FIRST,
+                                   "-o", "deals=1")
     assert status == 0, err
     assert_inert(out, err)
     received = next(line for line in out.splitlines() if "received: " in line)
@@ -64,8 +64,8 @@ def test_play_shows_what_the_bot_sent_and_its_stderr_escaped() -> None:
 
 
 def test_a_start_failure_quotes_the_bots_stderr_escaped_in_one_line() -> None:
-    status, out, err = arena("play", "blackout", f"python3 {BOTS / 'payload.py'} mute", RANDOM,
-                             FIRST, "-o", "deals=1")
+    status, out, err = arena_shown("play", "blackout", f"python3 {BOTS / 'payload.py'} mute", RANDOM,
+                                   FIRST, "-o", "deals=1")
     assert status == 2
     assert_inert(out, err)
     assert err.count("\n") == 1 and err.startswith("arena: error: bot ")
@@ -73,7 +73,7 @@ def test_a_start_failure_quotes_the_bots_stderr_escaped_in_one_line() -> None:
 
 
 def test_check_bot_shows_what_the_bot_sent_escaped() -> None:
-    status, out, err = arena("check-bot", "--game", "blackout", BOTS / "garbled.bot.yaml")
+    status, out, err = arena_shown("check-bot", "--game", "blackout", BOTS / "garbled.bot.yaml")
     assert status == 1
     assert_inert(out, err)
     assert_shown(next(line for line in out.splitlines() if "received: " in line))
@@ -81,7 +81,7 @@ def test_check_bot_shows_what_the_bot_sent_escaped() -> None:
 
 
 def test_a_failed_build_quotes_its_output_escaped() -> None:
-    status, out, err = arena("check-bot", BOTS / "broken.bot.yaml")
+    status, out, err = arena_shown("check-bot", BOTS / "broken.bot.yaml")
     assert status == 1  # a failed build is the check's first failure, on stdout
     assert_inert(out, err)
     assert out.startswith("FAIL  build (") and "build: exited with 1" in out
@@ -99,8 +99,8 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str
         "name": "t", "game": "blackout", "players": 3, "options": {"deals": 1}, "rounds": 1,
         "bots": [{"dir": str(BOTS / "sly.bot.yaml")}, {"name": "random-c", "cmd": RANDOM},
                  {"name": "first-c", "cmd": FIRST}]}))
-    status, out, err = arena("run", "t.yaml", "--out", "out", "--jobs", "1", "--resamples", "0",
-                             cwd=directory)
+    status, out, err = arena_shown("run", "t.yaml", "--out", "out", "--jobs", "1", "--resamples", "0",
+                                   cwd=directory)
     assert status == 0, err
     return directory, out, err
 
@@ -121,7 +121,7 @@ def test_show_escapes_the_games_faults(tournament: tuple[Path, str, str]) -> Non
     assert_inert(run_out, run_err)
     game = orjson.loads((directory / "out" / "games.jsonl").read_bytes().splitlines()[0])
     assert game["faults"], "the payload bot garbles in every game"
-    status, out, err = arena("show", directory / "out", game["id"])
+    status, out, err = arena_shown("show", directory / "out", game["id"])
     assert status == 0, err
     assert_inert(out, err)
     assert_shown(next(line for line in out.splitlines() if "received: " in line))
@@ -131,14 +131,14 @@ def test_table_escapes_entrant_names_in_every_format(tournament: tuple[Path, str
     directory, _, _ = tournament
     results = foreign_copy(directory, "named", {"random-c": f"rnd {PAYLOAD}"})
     for fmt in ("plain", "csv", "html"):
-        status, out, err = arena("table", results, "--format", fmt, "--crosstable",
-                                 "--resamples", "0")
+        status, out, err = arena_shown("table", results, "--format", fmt, "--crosstable",
+                                       "--resamples", "0")
         assert status == 0, err
         assert_inert(out, err)
         assert_shown(out)
         assert not any("fake" in line and "rnd" not in line for line in out.splitlines()), \
             "a name broke its row"
-    status, out, err = arena("table", results, "--format", "json", "--resamples", "0")
+    status, out, err = arena_shown("table", results, "--format", "json", "--resamples", "0")
     assert status == 0, err
     assert_inert(out, err)
     assert f"rnd {PAYLOAD}" in [entrant["name"] for entrant in orjson.loads(out)["entrants"]]
@@ -147,8 +147,8 @@ def test_table_escapes_entrant_names_in_every_format(tournament: tuple[Path, str
 def test_the_fault_summary_escapes_what_it_quotes(tournament: tuple[Path, str, str]) -> None:
     directory, _, _ = tournament
     results = foreign_copy(directory, "details", {"reply is not JSON": f"said {PAYLOAD}"})
-    status, out, err = arena("run", "t.yaml", "--out", results.name, "--resume", "--resamples", "0",
-                             cwd=directory)
+    status, out, err = arena_shown("run", "t.yaml", "--out", results.name, "--resume", "--resamples", "0",
+                                   cwd=directory)
     assert status == 0, err
     assert_inert(out, err)
     summary = out[out.index("faults by bot"):]
@@ -163,15 +163,12 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     garbled and broken bots were rejected; every command's output so far, by name."""
     path = tmp_path_factory.mktemp("league") / "league"
     said: dict[str, Any] = {"path": path}
-    status, _, err = arena("league", "init", path, "--game", "blackout", "--players", "3",
-                           "-o", "deals=1")
-    assert status == 0, err
+    new_league(path, options={"deals": "1"})  # in process, as the two C bots' submissions
     for bot in ("sly", "garbled", "broken"):
-        said[bot] = arena("league", "submit", path, BOTS / f"{bot}.bot.yaml")
+        said[bot] = arena_shown("league", "submit", path, BOTS / f"{bot}.bot.yaml")
     for bot in ("random", "first"):
-        status, _, err = arena("league", "submit", path, ROOT / "bots" / "c" / f"{bot}.bot.yaml")
-        assert status == 0, err
-    said["run"] = arena("league", "run", path, "--games", "3", "--jobs", "1")
+        submitted(path, ROOT / "bots" / "c" / f"{bot}.bot.yaml")
+    said["run"] = arena_shown("league", "run", path, "--games", "3", "--jobs", "1")
     assert said["run"][0] == 0, said["run"][2]
     return said
 
@@ -191,7 +188,7 @@ def test_league_status_and_table_show_a_submissions_text_escaped(league: dict[st
     status, out, err = league["sly"]
     assert (status, out) == (0, "accepted sly v1\n"), ascii(out)
     assert_inert(out, err, *league["run"][1:])
-    status, out, err = arena("league", "status", league["path"])
+    status, out, err = arena_shown("league", "status", league["path"])
     assert status == 0, err
     assert_inert(out, err)
     row = next(line for line in out.splitlines() if line.startswith("sly "))
@@ -199,7 +196,7 @@ def test_league_status_and_table_show_a_submissions_text_escaped(league: dict[st
     assert_shown(next(line for line in out.splitlines() if "garbled.bot.yaml: rejected" in line),
                  SHOWN[:1])
     for fmt in ("plain", "json"):
-        status, out, err = arena("league", "table", league["path"], "--format", fmt,
-                                 "--resamples", "0")
+        status, out, err = arena_shown("league", "table", league["path"], "--format", fmt,
+                                       "--resamples", "0")
         assert status == 0, err
         assert_inert(out, err)

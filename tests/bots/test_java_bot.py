@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
 
+from helpers import arena
+
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.timeout(240),
     pytest.mark.skipif(shutil.which("javac") is None or shutil.which("java") is None,
                        reason="javac or java is not installed: the Java starter bot is not tested"),
@@ -29,12 +31,6 @@ def classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run(["javac", "-d", str(out), str(ROOT / "bots/java/Bot.java")], check=True,
                    capture_output=True, timeout=120)
     return out
-
-
-def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    program = Path(sys.executable).with_name("arena")
-    return subprocess.run([str(program), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=200)
 
 
 def test_check_bot_passes_with_the_demo_flags(classes: Path) -> None:

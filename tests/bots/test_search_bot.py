@@ -24,9 +24,10 @@ from arena.runs.match import play_match
 from engine.cards import CARD_BY_NAME
 from engine.chance import Preset, PresetDeal
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots" / "python"
-ARENA = str(Path(sys.executable).parent / "arena")
 MANIFEST = str(BOTS / "search.bot.yaml")
 MANIFEST_TEXT = Path(MANIFEST).read_text()
 
@@ -208,9 +209,8 @@ QUICK = "python3 search_bot.py --samples 4 --ms 40"
 
 def check_bot(bot: str, *options: str, cwd: Path = BOTS) -> subprocess.CompletedProcess[str]:
     # a generous move time: the machine is shared, and the check times nothing here
-    return subprocess.run([ARENA, "check-bot", "--move-ms", "5000", "--start-ms", "30000", *options,
-                           bot], cwd=cwd, capture_output=True, text=True, timeout=280,
-                          check=False, stdin=subprocess.DEVNULL)
+    return arena("check-bot", "--move-ms", "5000", "--start-ms", "30000", *options, bot, cwd=cwd,
+                 timeout=280)
 
 
 @pytest.mark.slow

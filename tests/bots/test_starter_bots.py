@@ -19,6 +19,8 @@ import pytest
 
 from arena.bots.manifest import build_bot, load_manifest
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[2]
 RUST_BOT = ROOT / "bots" / "rust"
 REPLY_TIMEOUT = 20.0  # generous: the machine is shared; this bounds a hang, it times nothing
@@ -222,6 +224,7 @@ def play_act(id_: int = 18) -> dict:
             "time_ms": 950}
 
 
+@pytest.mark.slow
 def test_plays_a_blackout_deal_and_quits(start, bot_name: str) -> None:
     bot = start(bot_name)
     hello = bot.ask(HELLO)
@@ -295,6 +298,7 @@ def test_ignores_unknown_message_types_and_fields(start, bot_name: str) -> None:
     assert bot.wait_exit() == 0
 
 
+@pytest.mark.slow
 def test_exits_at_end_of_input(start, bot_name: str) -> None:
     bot = start(bot_name)
     bot.ask(HELLO)
@@ -353,6 +357,7 @@ def test_greedy_bot_logs_nothing_on_a_normal_game(start, name: str) -> None:
     assert bot.stderr_tail() == ""  # no decision fell back to the first legal action
 
 
+@pytest.mark.slow
 def test_the_go_bot_builds_from_its_manifest_and_passes_check_bot_sandboxed(tmp_path: Path) -> None:
     """bots/go as a user gets it: built by its bot.yaml (in the sandbox where bwrap works, as
     root too: Go's caches must not need the home directory), then checked step by step."""
@@ -365,18 +370,11 @@ def test_the_go_bot_builds_from_its_manifest_and_passes_check_bot_sandboxed(tmp_
     for path in [tmp_path, bot, *bot.iterdir()]:  # a sandboxed bot may run as a uid of its own
         path.chmod(0o755 if path.is_dir() else 0o644)
     sandbox = "none" if bwrap_problem() is not None else "bwrap"
-    done = subprocess.run([str(Path(sys.executable).with_name("arena")), "check-bot", str(bot),
-                           "--sandbox", sandbox, "--move-ms", "5000", "--start-ms", "30000"],
-                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    done = arena("check-bot", bot, "--sandbox", sandbox, "--move-ms", "5000", "--start-ms", "30000",
+                 cwd=tmp_path, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("7 of 7 steps passed")
     assert (bot / "bot").is_file()
-
-
-def _arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    program = Path(sys.executable).with_name("arena")
-    return subprocess.run([str(program), *args], capture_output=True, text=True, timeout=600,
-                          cwd=cwd)
 
 
 def _needs_cargo() -> None:
@@ -384,16 +382,19 @@ def _needs_cargo() -> None:
         pytest.skip(RUST_MISSING)
 
 
+@pytest.mark.slow
 def test_the_rust_bot_passes_check_bot() -> None:
     """bots/rust as a user gets it: built by its bot.yaml (in place: an up-to-date build is left
     alone), then checked step by step."""
     _needs_cargo()
-    done = _arena("check-bot", "bots/rust", "--move-ms", "5000", "--start-ms", "30000")
+    done = arena("check-bot", "bots/rust", "--move-ms", "5000", "--start-ms", "30000",
+                 timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("7 of 7 steps passed")
     assert (RUST_BOT / "target" / "release" / "greedy-rust").is_file()
 
 
+@pytest.mark.slow
 def test_the_rust_bot_passes_check_bot_sandboxed() -> None:
     """The same in the bubblewrap sandbox (the build too: no network, only the bot's directory
     and the toolchain visible), as a league or `make demo` runs it."""
@@ -403,8 +404,8 @@ def test_the_rust_bot_passes_check_bot_sandboxed() -> None:
     problem = bwrap_problem()
     if problem is not None:
         pytest.skip(f"no bubblewrap sandbox here: {problem}")
-    done = _arena("check-bot", "--sandbox", "bwrap", "bots/rust", "--move-ms", "5000",
-                  "--start-ms", "30000")
+    done = arena("check-bot", "--sandbox", "bwrap", "bots/rust", "--move-ms", "5000",
+                 "--start-ms", "30000", timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("7 of 7 steps passed")
 
@@ -417,6 +418,7 @@ def test_the_rust_bot_passes_check_bot_sandboxed() -> None:
     ("partnership-blackout", ["bots/rust", "bots/python/greedy.bot.yaml"], ["target=60"]),
     ("partnership-blackout", ["bots/python/random.bot.yaml", "bots/rust"], ["target=60"]),
 ])
+@pytest.mark.slow
 def test_the_rust_bot_plays_legally_against_the_other_starters(
         c_bots: Path, tmp_path: Path, game: str, seats: list[str], options: list[str]) -> None:
     """Whole games through the real referee: no fault (an illegal or garbled action would be
@@ -424,8 +426,8 @@ def test_the_rust_bot_plays_legally_against_the_other_starters(
     _rust_program()  # built once (or skipped) before the arena times its start
     log, logs = tmp_path / "game.json", tmp_path / "stderr"
     words = [f"--option={option}" for option in options]
-    done = _arena("play", game, *seats, *words, "--seed", "5", "--log", str(log), "--stderr-dir",
-                  str(logs))
+    done = arena("play", game, *seats, *words, "--seed", "5", "--log", log, "--stderr-dir", logs,
+                 timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     record = orjson.loads(log.read_bytes())
     assert record["faults"] == [] and record["deals"]

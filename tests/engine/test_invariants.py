@@ -162,6 +162,7 @@ def check_scores(game: Any, record: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(("game", "players", "options"), CASES,
                          ids=[f"{g.NAME}-{n}-{i}" for i, (g, n, _) in enumerate(CASES)])
+@pytest.mark.slow
 def test_random_games_keep_every_rule(game: Any, players: int, options: dict[str, Any]) -> None:
     for seed in range(12):
         record = play_checked(game, players, options, seed)
@@ -170,6 +171,7 @@ def test_random_games_keep_every_rule(game: Any, players: int, options: dict[str
         assert game.record(replayed, record["names"]) == record
 
 
+@pytest.mark.slow
 def test_thousands_of_games_replay_and_repeat() -> None:
     rng = random.Random(7)
     for seed in range(1500):

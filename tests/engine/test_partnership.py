@@ -119,6 +119,7 @@ def test_spade_lead_after_broken() -> None:
         p.apply(state, next(c for c in state.hand(state.to_act) if c.suit == 3))
 
 
+@pytest.mark.slow
 def test_game_ends_at_target_and_plays_on_when_equal() -> None:
     import random
     for seed in range(40):

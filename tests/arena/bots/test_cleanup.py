@@ -14,7 +14,7 @@ from time import perf_counter
 
 import pytest
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 RUNNER = Path(__file__).resolve().with_name("cleanup_runner.py")
 

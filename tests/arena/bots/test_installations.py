@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,12 +20,13 @@ from arena.errors import BotStartError, ConfigError
 from arena.plans.tournament import load_tournament
 from arena.runs.sandboxes import tournament_sandboxes
 
-pytestmark = pytest.mark.timeout(180)
+from helpers import arena
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "tests" / "bots" / "hostile"
 MISBEHAVING = ROOT / "tests" / "bots" / "misbehaving"
-ARENA = str(Path(sys.executable).parent / "arena")
 SYSTEM_PYTHON = "/usr/bin/python3"
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- the organiser's key"
 
@@ -34,12 +34,6 @@ needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None,
                                  reason=f"no working bubblewrap: {bwrap_problem()}")
 needs_system_python = pytest.mark.skipif(not os.access(SYSTEM_PYTHON, os.X_OK),
                                          reason=f"no {SYSTEM_PYTHON}")
-
-
-def arena(*args: str | Path, env: dict[str, str] | None = None,
-          timeout: float = 150) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *map(str, args)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout, env=env, check=False)
 
 
 def fake_home(tmp_path: Path) -> Path:
@@ -260,7 +254,6 @@ def toolchain() -> Path | None:
 
 
 @needs_bwrap
-@pytest.mark.slow  # a cargo build and a whole check
 @pytest.mark.skipif(toolchain() is None, reason="no cargo and rustc on PATH (rustup or a Rust "
                                                 "package)")
 def test_a_rust_bot_builds_with_cargo_and_passes_the_check_in_the_sandbox(tmp_path: Path) -> None:

@@ -3,8 +3,6 @@ directory works wherever a command did (check-bot, play, tournament files)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,16 +11,13 @@ from arena.bots.manifest import build_bot, load_manifest
 from arena.errors import ConfigError
 from arena.plans.tournament import load_tournament
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 STARTERS = ["bots/python/greedy.bot.yaml", "bots/python/random.bot.yaml", "bots/js",
             "bots/c/random.bot.yaml", "bots/c/first.bot.yaml"]
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=100)
 
 
 def bot_dir(tmp_path: Path, manifest: str, name: str = "mine") -> Path:
@@ -102,6 +97,7 @@ def test_a_failing_build_names_the_manifest_and_the_output(tmp_path: Path) -> No
         build_bot(load_manifest(directory))
 
 
+@pytest.mark.slow
 def test_a_run_program_missing_says_where_it_was_looked_for_and_what_would_make_it(
         tmp_path: Path) -> None:
     unbuilt = bot_dir(tmp_path, "name: gobot\nrun: ./gobot\n", "unbuilt")
@@ -121,6 +117,7 @@ def test_a_run_program_missing_says_where_it_was_looked_for_and_what_would_make_
 @pytest.mark.parametrize("command", [["play", "blackout", "bots/nope", "bots/nope", "bots/nope"],
                                      ["match", "bots/nope", "bots/nope", "--field", "bots/nope"],
                                      ["check-bot", "--game", "blackout", "bots/nope"]])
+@pytest.mark.slow
 def test_a_missing_relative_path_says_it_was_resolved_from_where_arena_runs(
         tmp_path: Path, command: list[str]) -> None:
     done = arena(*command, cwd=tmp_path)
@@ -129,6 +126,7 @@ def test_a_missing_relative_path_says_it_was_resolved_from_where_arena_runs(
            f"{tmp_path})" in text, text
 
 
+@pytest.mark.slow
 def test_check_bot_takes_a_bot_directory_and_runs_it_from_there(tmp_path: Path) -> None:
     directory = bot_dir(tmp_path, "name: mine\nrun: python3 random_bot.py\ngames: [blackout]\n")
     done = arena("check-bot", str(directory), cwd=tmp_path.parent)  # relative path works only in it
@@ -136,6 +134,7 @@ def test_check_bot_takes_a_bot_directory_and_runs_it_from_there(tmp_path: Path) 
     assert "play blackout" in done.stdout and "play partnership-blackout" not in done.stdout
 
 
+@pytest.mark.slow
 def test_check_bot_with_a_broken_manifest_is_one_line_and_exit_2(tmp_path: Path) -> None:
     directory = bot_dir(tmp_path, "name: mine\n")
     done = arena("check-bot", str(directory))
@@ -143,6 +142,7 @@ def test_check_bot_with_a_broken_manifest_is_one_line_and_exit_2(tmp_path: Path)
     assert done.stderr.strip() == f"arena: error: {directory / 'bot.yaml'}: run: missing (required)"
 
 
+@pytest.mark.slow
 def test_play_seats_bot_directories_and_commands_together(tmp_path: Path) -> None:
     done = arena("play", "blackout", "bots/c/random.bot.yaml", "bots/python/greedy.bot.yaml",
                  "bots/c/first_bot", "python3 bots/python/random_bot.py", "-o", "deals=2",

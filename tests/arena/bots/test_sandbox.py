@@ -35,6 +35,8 @@ from arena.errors import BotStartError, ConfigError
 from arena.game.referee import play_game
 from arena.settings import Clock, Limits, SandboxMode, TimeControl
 
+from helpers import arena
+
 pytestmark = pytest.mark.timeout(120)
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -145,6 +147,7 @@ def processes_running(marker: str) -> list[int]:
 
 @needs_bwrap
 @needs_c_bot
+@pytest.mark.slow
 def test_cannot_read_another_bots_directory(tmp_path: Path) -> None:
     target = str(ROOT / "bots" / "c" / "random_bot.c")
     assert blocked(attack(tmp_path, "reads_file.py", target, sandbox=Sandbox()))
@@ -461,19 +464,14 @@ def test_none_needs_no_bwrap() -> None:
     assert choose_sandbox(SandboxMode.NONE) == (None, None)
 
 
-def run_arena(*args: str, path: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    arena = Path(sys.executable).parent / "arena"
-    return subprocess.run([str(arena), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "PATH": path}, check=False)
-
-
 @needs_c_bot
+@pytest.mark.slow
 def test_bwrap_asked_for_without_bwrap_stops_with_the_install_line(tmp_path: Path) -> None:
     file = tmp_path / "t.yaml"
     file.write_text(f"name: t\ngame: blackout\nplayers: 3\nsandbox: bwrap\nbots:\n"
                     f"  - {{name: a, cmd: {C_BOT}}}\n  - {{name: b, cmd: {C_BOT}}}\n"
                     f"  - {{name: c, cmd: {C_BOT}}}\n")
-    done = run_arena("run", str(file), "--out", str(tmp_path / "out"), path=str(tmp_path))
+    done = arena("run", file, "--out", tmp_path / "out", env={**os.environ, "PATH": str(tmp_path)})
     assert done.returncode == 2
     assert done.stderr.strip() == (f"arena: error: {file}: sandbox: bwrap asked for, but "
                                    f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}")
@@ -481,9 +479,10 @@ def test_bwrap_asked_for_without_bwrap_stops_with_the_install_line(tmp_path: Pat
 
 
 @needs_c_bot
+@pytest.mark.slow
 def test_auto_without_bwrap_says_so_first_and_plays(tmp_path: Path) -> None:
-    done = run_arena("play", "blackout", "--sandbox", "auto", "-o", "deals=1", str(C_BOT),
-                     str(C_BOT), str(C_BOT), path=str(tmp_path))
+    done = arena("play", "blackout", "--sandbox", "auto", "-o", "deals=1", C_BOT, C_BOT, C_BOT,
+                 env={**os.environ, "PATH": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[0].startswith("warning: bots run WITHOUT a sandbox")
 
@@ -501,18 +500,18 @@ def test_a_bad_sandbox_value_names_file_and_key(tmp_path: Path) -> None:
 
 @needs_bwrap
 @needs_c_bot
+@pytest.mark.slow
 def test_check_bot_passes_a_starter_bot_in_the_sandbox() -> None:
-    done = run_arena("check-bot", "--sandbox", "bwrap", "--game", "blackout", str(C_BOT),
-                     path=os.environ["PATH"])
+    done = arena("check-bot", "--sandbox", "bwrap", "--game", "blackout", C_BOT)
     assert done.returncode == 0, done.stdout
     assert done.stdout.splitlines()[-1] == "6 of 6 steps passed"
 
 
 @needs_bwrap
 @needs_c_bot
+@pytest.mark.slow
 def test_sandbox_report_names_what_the_bot_sees() -> None:
-    done = run_arena("check-bot", "--sandbox-report", "python3", "bots/python/random_bot.py",
-                     path=os.environ["PATH"])
+    done = arena("check-bot", "--sandbox-report", "python3", "bots/python/random_bot.py")
     assert done.returncode == 0, done.stderr
     assert f"bot directory (read-only): {ROOT / 'bots' / 'python'}" in done.stdout
     assert "network: none" in done.stdout
@@ -520,6 +519,7 @@ def test_sandbox_report_names_what_the_bot_sees() -> None:
 
 @pytest.mark.parametrize("sandboxed", [
     pytest.param(False, id="no sandbox"), pytest.param(True, id="bwrap", marks=needs_bwrap)])
+@pytest.mark.slow
 def test_a_bot_that_closes_its_stdout_is_the_same_crash_with_and_without_the_sandbox(
         sandboxed: bool) -> None:
     # under bwrap the sandbox's own processes keep the pipe open, so no EOF comes: it was a
@@ -539,6 +539,7 @@ def test_a_bot_that_closes_its_stdout_is_the_same_crash_with_and_without_the_san
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_sandboxed_bots_cpu_time_is_measured_below_bwrap_and_limited() -> None:
     """The bot runs below bwrap and the sandbox's pid 1: its CPU time is its tree's, all of it."""
     bot = BotProcess("spins", ["python3", "-S", "spins.py", "0.05", "1"], cwd=MISBEHAVING,

@@ -93,6 +93,7 @@ for child, _, _ in processes:
 @pytest.mark.skipif(bwrap_problem() is not None, reason=f"no working bubblewrap: {bwrap_problem()}")
 @pytest.mark.skipif(os.geteuid() != 0, reason="the arena is not root: bots keep its uid")
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="no unshare (util-linux)")
+@pytest.mark.slow
 def test_live_bots_of_two_processes_never_share_a_uid() -> None:
     mark = f"600.{os.getpid()}"
     done = subprocess.run(

@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 
 
 def check_bot(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, "check-bot", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+    return arena("check-bot", *args, timeout=300)
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc) to build the bot")

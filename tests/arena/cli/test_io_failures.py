@@ -11,7 +11,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,17 +21,12 @@ import orjson
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
-RANDOM = REPO / "bots" / "c" / "random_bot"
-FIRST = REPO / "bots" / "c" / "first_bot"
+from arena.league.run import run_league
+from arena.runs.run import run_tournament
 
-pytestmark = pytest.mark.timeout(180)
+from helpers import C_BOT, FIRST_BOT, arena, new_league, own_bot, submitted
 
-
-def arena(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]  # each test runs the arena command
 
 
 def one_error(proc: subprocess.CompletedProcess[str], *expected: str) -> str:
@@ -51,17 +45,16 @@ def tournament(directory: Path, rounds: int = 1) -> Path:
     path.write_text(yaml.safe_dump({
         "name": "io", "game": "blackout", "players": 3, "rounds": rounds, "seed": 3,
         "options": {"deals": 2},
-        "bots": [{"name": "a", "cmd": str(RANDOM)}, {"name": "b", "cmd": str(RANDOM)},
-                 {"name": "c", "cmd": str(FIRST)}]}))
+        "bots": [{"name": "a", "cmd": str(C_BOT)}, {"name": "b", "cmd": str(C_BOT)},
+                 {"name": "c", "cmd": str(FIRST_BOT)}]}))
     return path
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished run's results directory (3 games), to copy and damage."""
-    directory = tmp_path_factory.mktemp("results")
-    proc = arena("run", tournament(directory), "--out", directory / "out", cwd=directory)
-    assert proc.returncode == 0, proc.stderr
+    directory = tmp_path_factory.mktemp("results")  # in process: a set-up, not a test of arena run
+    run_tournament(tournament(directory), out=directory / "out", jobs=1, resamples=0)
     return directory / "out"
 
 
@@ -141,26 +134,16 @@ def test_a_report_on_a_full_tmpfs_is_one_line(small_disk: Path, results: Path,
               "--out:", "No space left on device")
 
 
-def own_bot(tmp_path: Path, name: str, program: Path) -> Path:
-    directory = tmp_path / f"{name}-src"
-    directory.mkdir()
-    shutil.copy2(program, directory / "bot")
-    (directory / "bot.yaml").write_text(f"name: {name}\nrun: ./bot\n")
-    return directory
-
-
 def test_league_commands_on_a_full_disk_are_one_line_and_lose_nothing(
         mount_disk: Callable[[str], Path], tmp_path: Path) -> None:
     disk = mount_disk("4m")
-    league = disk / "league"
-    assert arena("league", "init", league, "--game", "blackout", "--players", "3",
-                 "-o", "deals=1", cwd=tmp_path).returncode == 0
-    for name, program in (("a", RANDOM), ("b", FIRST), ("c", RANDOM)):
-        proc = arena("league", "submit", league, own_bot(tmp_path, name, program), cwd=tmp_path)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert arena("league", "run", league, "--games", "3", "--jobs", "1", cwd=tmp_path).returncode == 0
+    # In process, the league that is there before the disk fills: a set-up.
+    league = new_league(disk / "league", options={"deals": "1"})
+    for name, program in (("a", C_BOT), ("b", FIRST_BOT), ("c", C_BOT)):
+        submitted(league, own_bot(tmp_path, name, program))
+    assert run_league(league, games=3, jobs=1).played == 3
     filler = fill(disk)
-    for args in (["submit", league, own_bot(tmp_path, "d", FIRST)],
+    for args in (["submit", league, own_bot(tmp_path, "d", FIRST_BOT)],
                  ["run", league, "--games", "30", "--jobs", "1"], ["export", league]):
         line = one_error(arena("league", *args, cwd=tmp_path))
         assert "no space left" in line.lower(), line
@@ -183,26 +166,26 @@ def test_league_commands_on_a_full_disk_are_one_line_and_lose_nothing(
     (["league", "init", "/proc/x", "--game", "blackout"], "/proc/x: cannot create the league"),
     (["league", "init", "/dev/null/x", "--game", "blackout"], "cannot create the league"),
     (["league", "export", "LEAGUE", "--out", "/proc/x"], "--out: /proc/x: cannot write the export"),
-    (["play", "blackout", str(RANDOM), str(RANDOM), str(RANDOM), "--log", "/proc/x.json"],
+    (["play", "blackout", str(C_BOT), str(C_BOT), str(C_BOT), "--log", "/proc/x.json"],
      "--log: /proc/x.json: cannot write"),
-    (["play", "blackout", str(RANDOM), str(RANDOM), str(RANDOM), "--log", "/dev/full"],
+    (["play", "blackout", str(C_BOT), str(C_BOT), str(C_BOT), "--log", "/dev/full"],
      "--log: /dev/full: cannot write the record: No space left on device"),
-    (["play", "blackout", str(RANDOM), str(RANDOM), str(RANDOM), "--stderr-dir", "/dev/null/x"],
+    (["play", "blackout", str(C_BOT), str(C_BOT), str(C_BOT), "--stderr-dir", "/dev/null/x"],
      "--stderr-dir: /dev/null/x: cannot create"),
-    (["play", "blackout", str(RANDOM), str(RANDOM), str(RANDOM), "--stderr-dir", "/proc/x"],
+    (["play", "blackout", str(C_BOT), str(C_BOT), str(C_BOT), "--stderr-dir", "/proc/x"],
      "--stderr-dir: /proc/x: cannot create"),
 ], ids=lambda value: " ".join(value[:2]) + " " + value[-1] if isinstance(value, list) else None)
 def test_an_output_path_that_cannot_be_written_is_one_line(
         tmp_path: Path, results: Path, args: list[str], expected: str) -> None:
     tournament(tmp_path)
     if "LEAGUE" in args:
-        assert arena("league", "init", tmp_path / "lg", "--game", "blackout", cwd=tmp_path).returncode == 0
+        new_league(tmp_path / "lg", players=None)
     args = [{"RESULTS": str(results), "LEAGUE": str(tmp_path / "lg")}.get(a, a) for a in args]
     one_error(arena(*args, cwd=tmp_path), expected)
 
 
 def test_play_log_in_a_missing_directory_fails_before_the_game(tmp_path: Path) -> None:
-    proc = arena("play", "blackout", RANDOM, RANDOM, RANDOM, "--log", "/nonexistent/dir/x.json",
+    proc = arena("play", "blackout", C_BOT, C_BOT, C_BOT, "--log", "/nonexistent/dir/x.json",
                  cwd=tmp_path)
     one_error(proc, "--log: /nonexistent/dir/x.json: cannot write: No such file or directory")
     assert proc.stdout == ""  # no game was played, so none was lost
@@ -269,17 +252,14 @@ def test_a_damaged_results_line_is_one_line_naming_file_line_and_field(
         one_error(arena("run", tournament(tmp_path), "--out", out, "--resume", cwd=tmp_path), where)
 
 
-@pytest.mark.slow
 def test_a_locked_league_database_is_one_line_after_a_bounded_wait(tmp_path: Path) -> None:
-    league = tmp_path / "league"
-    assert arena("league", "init", league, "--game", "blackout", "--players", "3",
-                 cwd=tmp_path).returncode == 0
+    league = new_league(tmp_path / "league")
     holder = sqlite3.connect(league / "league.db", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another connection holds the write lock throughout
     released = threading.Event()
     try:
         started = time.monotonic()
-        proc = arena("league", "submit", league, own_bot(tmp_path, "a", RANDOM), cwd=tmp_path)
+        proc = arena("league", "submit", league, own_bot(tmp_path, "a", C_BOT), cwd=tmp_path)
         waited = time.monotonic() - started
     finally:
         holder.execute("ROLLBACK")

@@ -3,31 +3,21 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from typer.testing import CliRunner
 
 import engine
 from arena.cli import app
 
-ROOT = Path(__file__).resolve().parents[3]
+from helpers import arena
 
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    """Runs the installed `arena` entry point from the project root."""
-    program = Path(sys.executable).with_name("arena")
-    command = str(program) if program.exists() else shutil.which("arena")
-    assert command, "the arena entry point is not installed"
-    return subprocess.run([command, *args], cwd=ROOT, capture_output=True, text=True, timeout=100,
-                          env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+ENV = {"COLUMNS": "200", "PATH": "/usr/bin:/bin"}
+"""The commands' environment: a wide terminal, and only the system's programs."""
 
 
 def run(*args: str) -> str:
-    """The command's output, run in this process (the error exits go through ``arena`` above)."""
+    """The command's output, run in this process (the error exits go through ``arena``, a real
+    process, in the tests below)."""
     done = CliRunner().invoke(app, list(args), terminal_width=200)
     assert done.exit_code == 0, done.output
     return done.output
@@ -57,12 +47,13 @@ def test_rules_without_players_gives_each_count_where_defaults_differ() -> None:
     assert row_of(output, "bonus")[1:3] == ["10", "0..1000000"]
 
 
+@pytest.mark.slow
 def test_rules_of_an_unknown_game_or_player_count_is_one_line() -> None:
-    unknown = arena("rules", "hearts")
+    unknown = arena("rules", "hearts", env=ENV)
     assert unknown.returncode == 2 and unknown.stdout == ""
     assert unknown.stderr == (f"arena: error: unknown game 'hearts' "
                               f"(games: {', '.join(engine.GAMES)})\n")
-    wrong = arena("rules", "blackout", "--players", "2")
+    wrong = arena("rules", "blackout", "--players", "2", env=ENV)
     assert wrong.returncode == 2
     assert wrong.stderr == "arena: error: blackout is for 3 to 7 players, not 2\n"
 

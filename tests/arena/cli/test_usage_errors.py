@@ -3,13 +3,11 @@ are one line and exit 2, like every other error; help still prints in full."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ARENA = str(Path(sys.executable).parent / "arena")
+from helpers import arena
+
+pytestmark = pytest.mark.slow  # each test runs the arena command
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -20,15 +18,14 @@ ARENA = str(Path(sys.executable).parent / "arena")
     (["check-bot", "-cp", "x"], "arena: error: arena check-bot: No such option: -c; if it belongs"),
 ])
 def test_a_usage_error_is_one_line(args: list[str], expected: str) -> None:
-    done = subprocess.run([ARENA, *args], capture_output=True, text=True, timeout=60, check=False)
+    done = arena(*args)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(expected) and done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.rstrip().endswith("--help)")
 
 
 def test_help_still_prints_in_full() -> None:
-    done = subprocess.run([ARENA, "run", "--help"], capture_output=True, text=True, timeout=60,
-                          check=False)
+    done = arena("run", "--help")
     assert done.returncode == 0 and "--resume" in done.stdout and "--force" in done.stdout
-    done = subprocess.run([ARENA], capture_output=True, text=True, timeout=60, check=False)
+    done = arena()
     assert "check-bot" in done.stdout + done.stderr

@@ -3,8 +3,6 @@ recently used), the locality order keeps restarts rare, and neither changes any 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -21,8 +19,9 @@ from arena.records.schema import without_times
 from arena.settings import TimeControl
 from arena.work import BotCommand, RunSettings
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
 
 pytestmark = pytest.mark.timeout(240)
@@ -105,9 +104,8 @@ def test_a_capped_run_gives_the_same_results_as_an_uncapped_one(tmp_path: Path) 
     runs = []
     for cap in ("4", "64"):
         out = tmp_path / f"out{cap}"
-        done = subprocess.run([ARENA, "run", str(path), "--out", str(out), "--jobs", "2",
-                               "--max-live-bots", cap, "--resamples", "0"],
-                              cwd=ROOT, capture_output=True, text=True, timeout=200)
+        done = arena("run", path, "--out", out, "--jobs", "2", "--max-live-bots", cap,
+                     "--resamples", "0")
         assert done.returncode == 0, done.stderr
         lines = [orjson.loads(line) for line in (out / "games.jsonl").read_bytes().splitlines()]
         runs.append(sorted(map(without_times, lines), key=lambda line: line["id"]))

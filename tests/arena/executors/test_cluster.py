@@ -20,17 +20,17 @@ from pathlib import Path
 import orjson
 import pytest
 
+from arena.league.status import export_games
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
 from arena.records.schema import without_times
 
+from helpers import ROOT, arena, start_arena, submitted, wait_for
+
 distributed = pytest.importorskip(
     "distributed", reason="the cluster extra is not installed: pip install 'blackout-arena[cluster]'")
 
-ROOT = Path(__file__).resolve().parents[3]
-BIN = Path(sys.executable).parent
-ARENA = str(BIN / "arena")
-DASK = str(BIN / "dask")
+DASK = str(Path(sys.executable).with_name("dask"))
 START_DEADLINE = 60.0
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
@@ -49,14 +49,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def wait_for(condition: object, deadline: float, what: str) -> None:
-    end = time.monotonic() + deadline
-    while not condition():  # type: ignore[operator]
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 @contextlib.contextmanager
@@ -138,10 +130,6 @@ def tournament_dir(tmp_path: Path, rounds: int, bots: int = 4) -> Path:
     return tmp_path
 
 
-def arena(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
-
-
 def games(out: Path) -> list[dict]:
     return sorted((orjson.loads(line) for line in (out / "games.jsonl").read_bytes().splitlines()),
                   key=lambda line: line["id"])
@@ -177,13 +165,11 @@ def test_a_cluster_run_plays_the_same_games_as_a_local_run(cluster: Cluster, tmp
 
 def test_a_worker_killed_mid_run_costs_no_game_and_repeats_none(cluster: Cluster,
                                                                 tmp_path: Path) -> None:
-    run_dir = tournament_dir(tmp_path, rounds=12, bots=5)
-    run = subprocess.Popen([ARENA, "run", "t.yaml", "--cluster", cluster.address, "--out", "out"],
-                           cwd=run_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run_dir = tournament_dir(tmp_path, rounds=6, bots=5)  # 120 games
+    run = start_arena("run", "t.yaml", "--cluster", cluster.address, "--out", "out", cwd=run_dir)
     results = run_dir / "out" / "games.jsonl"
     try:
-        wait_for(lambda: results.exists() and results.read_bytes().count(b"\n") >= 20, 120,
-                 "the first games")
+        wait_for(lambda: results.exists() and results.read_bytes().count(b"\n") >= 20, what="the first games")
         assert run.poll() is None, "the run ended before the worker could be killed"
         cluster.workers[0].send_signal(signal.SIGKILL)
         stdout, stderr = run.communicate(timeout=180)
@@ -199,13 +185,11 @@ def test_a_worker_killed_mid_run_costs_no_game_and_repeats_none(cluster: Cluster
 
 def test_a_lost_scheduler_ends_the_run_with_one_line_and_resume_finishes_it(
         cluster: Cluster, tmp_path: Path) -> None:
-    run_dir = tournament_dir(tmp_path, rounds=12, bots=5)
-    run = subprocess.Popen([ARENA, "run", "t.yaml", "--cluster", cluster.address, "--out", "out"],
-                           cwd=run_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run_dir = tournament_dir(tmp_path, rounds=6, bots=5)  # 120 games
+    run = start_arena("run", "t.yaml", "--cluster", cluster.address, "--out", "out", cwd=run_dir)
     results = run_dir / "out" / "games.jsonl"
     try:
-        wait_for(lambda: results.exists() and results.read_bytes().count(b"\n") >= 10, 120,
-                 "the first games")
+        wait_for(lambda: results.exists() and results.read_bytes().count(b"\n") >= 10, what="the first games")
         os.killpg(cluster.scheduler.pid, signal.SIGKILL)
         _, stderr = run.communicate(timeout=120)
     finally:
@@ -253,13 +237,12 @@ def test_a_league_runs_its_games_on_the_cluster(cluster: Cluster, tmp_path: Path
     run_dir = tournament_dir(tmp_path, rounds=1)
     assert arena("league", "init", "lg", "--game", "blackout", "--players", "3",
                  "--option", "deals=3", "--cluster", cluster.address, cwd=run_dir).returncode == 0
-    for manifest in ("random.bot.yaml", "greedy.bot.yaml"):
-        done = arena("league", "submit", "lg", f"bots/python/{manifest}", cwd=run_dir)
-        assert done.returncode == 0, done.stdout + done.stderr
+    for manifest in ("random.bot.yaml", "greedy.bot.yaml"):  # in process: a set-up
+        submitted(run_dir / "lg", run_dir / "bots" / "python" / manifest)
     mine = run_dir / "mine"
     shutil.copytree(ROOT / "bots" / "python", mine)
     (mine / "random.bot.yaml").write_text("name: third\nrun: python3 random_bot.py\n")
-    assert arena("league", "submit", "lg", "mine/random.bot.yaml", cwd=run_dir).returncode == 0
+    submitted(run_dir / "lg", mine / "random.bot.yaml")
     done = arena("league", "run", "lg", "--games", "6", cwd=run_dir)  # the league's own cluster
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("6 games played")
@@ -279,12 +262,11 @@ def test_each_game_is_written_as_it_ends_not_when_its_task_ends(
     with open(run_dir / "t.yaml", "a") as tournament:
         tournament.write("  - name: spy\n    cmd: python3 bots/spy/spy_bot.py spy.log 0.02\n")
     client = distributed.Client(long_lived_cluster.address, timeout=10, set_as_default=False)
-    run = subprocess.Popen([ARENA, "run", "t.yaml", "--cluster", long_lived_cluster.address, "--out", "out"],
-                           cwd=run_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = start_arena("run", "t.yaml", "--cluster", long_lived_cluster.address, "--out", "out",
+                      cwd=run_dir)
     results = run_dir / "out" / "games.jsonl"
     try:
-        wait_for(lambda: results.exists() and results.read_bytes().count(b"\n") >= 1, 120,
-                 "the first game")
+        wait_for(lambda: results.exists() and results.read_bytes().count(b"\n") >= 1, what="the first game")
         running = [str(key) for keys in client.processing().values() for key in keys]
         first = orjson.loads(results.read_bytes().splitlines()[0])["id"]
         _, stderr = run.communicate(timeout=180)
@@ -352,6 +334,6 @@ def test_matrix_cells_on_the_cluster(long_lived_cluster: Cluster, tmp_path: Path
             assert done.returncode == 0, done.stdout + done.stderr
         for _ in range(2):  # a second run takes up where the first left off
             assert arena("league", "run", "lg", "--games", "3", cwd=run_dir).returncode == 0
-        assert arena("league", "export", "lg", "--out", "all.jsonl", cwd=run_dir).returncode == 0
+        export_games(run_dir / "lg", run_dir / "all.jsonl")  # in process: only the games are wanted
         ids = [orjson.loads(line)["id"] for line in (run_dir / "all.jsonl").read_bytes().splitlines()]
         assert len(ids) == 6 == len(set(ids))

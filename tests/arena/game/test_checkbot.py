@@ -22,6 +22,8 @@ from arena.errors import ConfigError
 from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.settings import TimeControl
 
+from helpers import arena, start_arena
+
 pytestmark = pytest.mark.timeout(120)
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -29,14 +31,6 @@ MISBEHAVING = "tests/bots/misbehaving"
 PYTHON = shlex.quote(sys.executable)
 STEPS_AFTER_GAMES = ("second game in the same processes", "unknown message types and fields",
                      "time limit and restart", "quit")
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    """Runs the installed `arena` entry point from the project root (bot paths are relative)."""
-    program = Path(sys.executable).with_name("arena")
-    command = str(program) if program.exists() else shutil.which("arena")
-    assert command, "the arena entry point is not installed"
-    return subprocess.run([command, *args], cwd=ROOT, capture_output=True, text=True, timeout=100)
 
 
 def steps(output: str) -> dict[str, tuple[str, str]]:
@@ -77,6 +71,7 @@ STARTERS: dict[str, Callable[[str], list[str]]] = {
 
 
 @pytest.mark.parametrize("bot", list(STARTERS))
+@pytest.mark.slow
 def test_every_starter_bot_passes_every_step(bot: str, c_bot: str) -> None:
     # Generous limits: a loaded machine can hold any process up for a second; timing out is not
     # the point here (the misbehaving bots below test that).
@@ -117,6 +112,7 @@ MISBEHAVING_BOTS = {
 
 
 @pytest.mark.parametrize("bot", list(MISBEHAVING_BOTS))
+@pytest.mark.slow
 def test_each_misbehaving_bot_fails_with_its_reason(bot: str) -> None:
     script, options, failing, reasons = MISBEHAVING_BOTS[bot]
     result = arena("check-bot", "--game", "blackout", *options, f"{PYTHON} {MISBEHAVING}/{script}")
@@ -135,6 +131,7 @@ def test_each_misbehaving_bot_fails_with_its_reason(bot: str) -> None:
         assert [found[name][0] for name in after] == ["SKIP"] * 3 + ["PASS"], result.stdout
 
 
+@pytest.mark.slow
 def test_a_hello_whose_name_and_version_are_any_json_passes_saying_what_they_are() -> None:
     result = arena("check-bot", "--game", "blackout",
                    f"{PYTHON} {MISBEHAVING}/valid_json.py odd-hello 0")
@@ -143,6 +140,7 @@ def test_a_hello_whose_name_and_version_are_any_json_passes_saying_what_they_are
     assert "name (an integer of 5,000 digits) (not text), protocol 1, version '\\ud800'" in text
 
 
+@pytest.mark.slow
 def test_an_act_that_misses_its_one_millisecond_is_recorded_and_the_bot_restarted() -> None:
     # slow.py sleeps before its request N. The step-1 process sits in seat 0 of every game:
     # after its hello (request 0) come the games of steps 2, 3 and 4, each asking it for `deals`
@@ -156,6 +154,7 @@ def test_an_act_that_misses_its_one_millisecond_is_recorded_and_the_bot_restarte
     assert status == "PASS" and "recorded as a timeout" in text and "restarted" in text
 
 
+@pytest.mark.slow
 def test_a_decision_over_half_of_move_ms_is_warned_about() -> None:
     # Each process sleeps 0.7 s before its first act: within move_ms 1000, but without a margin.
     result = arena("check-bot", "--game", "blackout", "--move-ms", "1000",
@@ -165,11 +164,10 @@ def test_a_decision_over_half_of_move_ms_is_warned_about() -> None:
     assert "the slowest decision took " in warning[0] and "over half of move_ms 1000" in warning[0]
 
 
+@pytest.mark.slow
 def test_a_slow_bot_hears_early_that_the_check_will_take_minutes() -> None:
-    program = Path(sys.executable).with_name("arena")
-    check = subprocess.Popen([str(program), "check-bot", "--game", "blackout", "--",
-                              sys.executable, f"{MISBEHAVING}/thinks.py", "0.5"],
-                             cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    check = start_arena("check-bot", "--game", "blackout", "--", sys.executable,
+                        f"{MISBEHAVING}/thinks.py", "0.5", stderr=None)
     try:
         assert check.stdout is not None
         lines = []
@@ -186,6 +184,7 @@ def test_a_slow_bot_hears_early_that_the_check_will_take_minutes() -> None:
         check.wait(timeout=60)
 
 
+@pytest.mark.slow
 def test_a_missing_command_is_one_error_line_and_exit_2() -> None:
     result = arena("check-bot")
     assert result.returncode == 2
@@ -193,12 +192,14 @@ def test_a_missing_command_is_one_error_line_and_exit_2() -> None:
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
+@pytest.mark.slow
 def test_an_unknown_game_is_one_error_line_and_exit_2() -> None:
     result = arena("check-bot", "--game", "chess", "bots/c/random_bot")
     assert result.returncode == 2
     assert result.stderr.startswith("arena: error: ") and "chess" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_bot_that_cannot_start_fails_step_one_and_skips_the_rest() -> None:
     result = arena("check-bot", "--game", "blackout", "bots/no_such_bot")
     assert result.returncode == 1
@@ -207,6 +208,7 @@ def test_a_bot_that_cannot_start_fails_step_one_and_skips_the_rest() -> None:
     assert [status for status, _ in found.values()][1:] == ["SKIP"] * 5
 
 
+@pytest.mark.slow
 def test_help_explains_the_command_forms_and_the_steps() -> None:
     result = arena("check-bot", "--help")
     assert result.returncode == 0
@@ -243,6 +245,7 @@ def test_a_bot_writing_200_mib_to_stderr_and_exiting_on_quit_passes() -> None:
     assert status == "PASS" and "slowest exit" in text, text
 
 
+@pytest.mark.slow
 def test_quit_grace_is_an_option_of_check_bot_and_play_and_must_not_be_negative() -> None:
     for command in ("check-bot", "play"):
         assert "--quit-grace-ms" in arena(command, "--help").stdout

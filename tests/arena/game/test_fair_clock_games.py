@@ -10,18 +10,14 @@ from pathlib import Path
 import orjson
 import pytest
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
 STALLS = f"{sys.executable} -S {ROOT / 'tests' / 'bots' / 'hostile' / 'stalls.py'} 0.4"
 SLOW = ROOT / "tests" / "bots" / "misbehaving" / "slow.py"
 
 pytestmark = pytest.mark.timeout(180)
-
-
-def arena(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *map(str, args)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -19,7 +19,7 @@ from arena.bots.process import BotProcess, close_bots
 from arena.game.referee import play_game
 from arena.settings import TimeControl
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 PYTHON_BOTS = Path(__file__).resolve().parents[3] / "bots" / "python"
 TIME = TimeControl(start_ms=20_000, move_ms=5_000, bank_ms=30_000)  # bounds a hang only

@@ -166,6 +166,7 @@ def check_all(records: list[dict[str, Any]], logs: list[Path]) -> int:
     return checked
 
 
+@pytest.mark.slow
 def test_no_seat_sees_a_card_of_another_hand_before_it_is_played_in_blackout(tmp_path):
     schedule = [("blackout", 3 + number % 5, BLACKOUT_OPTIONS[number % len(BLACKOUT_OPTIONS)])
                 for number in range(30)]
@@ -173,6 +174,7 @@ def test_no_seat_sees_a_card_of_another_hand_before_it_is_played_in_blackout(tmp
     assert check_all(records, logs) == sum(players for _, players, _ in schedule)
 
 
+@pytest.mark.slow
 def test_no_seat_sees_a_card_of_another_hand_before_it_is_played_in_partnership(tmp_path):
     schedule = [("partnership-blackout", 4, options) for options in PARTNERSHIP_OPTIONS * 2]
     records, logs = play_with_spies(tmp_path, schedule)

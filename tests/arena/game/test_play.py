@@ -14,19 +14,13 @@ import pytest
 from arena.errors import ConfigError
 from arena.game.seats import game_seats, log_file_name
 
+from helpers import arena
+
 pytestmark = pytest.mark.timeout(120)
 
 ROOT = Path(__file__).resolve().parents[3]
 C_BOT = "bots/c/random_bot"
 HOG = f"{sys.executable} -S tests/bots/misbehaving/memory_hog.py"
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    """The installed `arena` entry point, run from the project root (bot paths are relative)."""
-    program = Path(sys.executable).with_name("arena")
-    command = str(program) if program.exists() else shutil.which("arena")
-    assert command, "the arena entry point is not installed"
-    return subprocess.run([command, *args], cwd=ROOT, capture_output=True, text=True, timeout=100)
 
 
 def places_table(stdout: str) -> list[str]:

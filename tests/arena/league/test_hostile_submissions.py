@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import io
 import shutil
-import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
@@ -19,23 +17,16 @@ from arena.league.archive import MAX_FILES
 from arena.league.store import DATABASE, STAGING_DIR
 from arena.league.submit import submit
 
+from helpers import arena, new_league
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 
 pytestmark = pytest.mark.timeout(60)
 
 
-def arena(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *map(str, args)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=50)
-
-
 @pytest.fixture(scope="module")
 def empty_league(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("template") / "league"
-    done = arena("league", "init", path, "--game", "blackout", "--players", "3")
-    assert done.returncode == 0, done.stderr
-    return path
+    return new_league(tmp_path_factory.mktemp("template") / "league")  # in process: a set-up
 
 
 @pytest.fixture
@@ -64,6 +55,7 @@ def left_behind(league: Path) -> list[Path]:
     return list((league / STAGING_DIR).iterdir()) + list((league / "bots").iterdir())
 
 
+@pytest.mark.slow
 def test_an_archive_whose_link_chain_leads_out_is_rejected_and_writes_nothing(
         league: Path, tmp_path: Path) -> None:
     # Staged at league/staging/submit-*/unpacked: five levels up from there is tmp_path/a.
@@ -94,6 +86,7 @@ def test_an_archive_hard_link_to_a_file_outside_is_rejected(league: Path, tmp_pa
     assert left_behind(league) == []
 
 
+@pytest.mark.slow
 def test_a_device_for_a_bot_is_rejected_without_copying_its_directory(league: Path) -> None:
     done = arena("league", "submit", league, "/dev/null")
     assert done.returncode == 1
@@ -118,6 +111,7 @@ def test_a_manifest_alias_bomb_is_rejected_at_once(league: Path, tmp_path: Path)
     ("A" * 10_000_000, "bot.yaml: larger than 1 MiB, the most a bot manifest may be"),
     ("A" * 5_000, "bot.yaml: author: 'AAAA"),
 ], ids=["10MB", "5000"])
+@pytest.mark.slow
 def test_a_huge_author_is_rejected_and_never_shown(
         league: Path, tmp_path: Path, author: str, problem: str) -> None:
     (tmp_path / "big").mkdir()
@@ -155,11 +149,7 @@ needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None,
 def empty_bwrap_league(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if bwrap_problem() is not None:
         pytest.skip(f"no working bubblewrap: {bwrap_problem()}")
-    path = tmp_path_factory.mktemp("template") / "league"
-    done = arena("league", "init", path, "--game", "blackout", "--players", "3",
-                 "--sandbox", "bwrap")
-    assert done.returncode == 0, done.stderr
-    return path
+    return new_league(tmp_path_factory.mktemp("template") / "league", sandbox="bwrap")
 
 
 @pytest.fixture
@@ -186,6 +176,7 @@ for line in sys.stdin:
 
 @needs_bwrap
 @pytest.mark.skipif(not Path("/usr/bin/python3").exists(), reason="no /usr/bin/python3")
+@pytest.mark.slow
 def test_an_interpreter_linked_from_a_fake_home_is_refused_and_nothing_of_the_home_is_read(
         bwrap_league: Path, tmp_path: Path) -> None:
     # Before: the link's home was mounted for the bot, which read its key and could say it in
@@ -253,6 +244,7 @@ def test_a_sandboxed_build_that_leaves_a_fifo_is_rejected(bwrap_league: Path,
 
 
 @pytest.mark.parametrize("packed", [False, True], ids=["directory", "tar.gz"])
+@pytest.mark.slow
 def test_a_rust_bot_submitted_with_its_target_directory_is_told_to_leave_it_out(
         league: Path, tmp_path: Path, packed: bool) -> None:
     """The Rust starter bot's sources with a target/ of cargo's build output past the league's

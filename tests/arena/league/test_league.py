@@ -9,11 +9,8 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import tarfile
-import time
 import zipfile
-from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -27,28 +24,19 @@ from arena.league.standings import StandingsCache
 from arena.league.store import DATABASE, SCHEMA_VERSION, Store
 from arena.league.submit import submit
 
-ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
-MISBEHAVING = ROOT / "tests" / "bots" / "misbehaving"
+from helpers import (
+    ARENA,
+    MISBEHAVING,
+    ROOT,
+    arena,
+    new_league,
+    own_bot,
+    start_arena,
+    submitted,
+    wait_for,
+)
 
 pytestmark = pytest.mark.timeout(240)
-
-
-def arena(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=200)
-
-
-def start(*args: str | Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([ARENA, *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
 
 
 def query(league: Path, sql: str) -> list[tuple[object, ...]]:
@@ -73,36 +61,15 @@ def snapshot(league: Path) -> tuple[list[str], list[str]]:
     return dump, sorted(str(p.relative_to(league)) for p in (league / "bots").rglob("*"))
 
 
-def own_bot(tmp_path: Path, name: str = "mine", version: str | None = None,
-            program: Path = ROOT / "bots/c/random_bot") -> Path:
-    """A bot directory of the user's own: a copy of a bot program with a bot.yaml (the C bot by
-    default: its check takes milliseconds; a Python program runs with python3)."""
-    directory = tmp_path / f"{name}-src"
-    directory.mkdir()
-    is_python = program.suffix == ".py"
-    shutil.copy(program, directory / ("bot.py" if is_python else "bot"))
-    if program.parent == MISBEHAVING:
-        shutil.copy(MISBEHAVING / "_protocol.py", directory)
-    lines = [f"name: {name}", "run: python3 bot.py" if is_python else "run: ./bot"]
-    if version is not None:
-        lines.append(f"version: '{version}'")
-    (directory / "bot.yaml").write_text("\n".join(lines) + "\n")
-    return directory
-
-
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 3-player Blackout league (short games): the two C starter bots and one bot of our own.
     Built once (each submission runs the whole check); each test gets a copy."""
     tmp_path = tmp_path_factory.mktemp("template")
-    path = tmp_path / "league"
-    done = arena("league", "init", path, "--game", "blackout", "--players", "3",
-                 "--option", "deals=3")
-    assert done.returncode == 0, done.stderr
-    for bot in ("bots/c/random.bot.yaml", "bots/c/first.bot.yaml",
+    path = new_league(tmp_path / "league", options={"deals": "3"})  # in process: a set-up
+    for bot in (ROOT / "bots/c/random.bot.yaml", ROOT / "bots/c/first.bot.yaml",
                 own_bot(tmp_path, program=ROOT / "bots/python/random_bot.py")):
-        done = arena("league", "submit", path, bot)
-        assert done.returncode == 0, done.stdout + done.stderr
+        submitted(path, bot)
     return path
 
 
@@ -139,7 +106,7 @@ def test_submit_run_table_status_and_export(league: Path, tmp_path: Path) -> Non
 
 @pytest.mark.slow
 def test_a_new_version_replaces_the_old_one_whose_games_stay(league: Path, tmp_path: Path) -> None:
-    assert arena("league", "run", league, "--games", "6", "--jobs", "1").returncode == 0
+    assert run_league(league, games=6, jobs=1).played == 6  # in process: the games to keep
     (tmp_path / "v2").mkdir()
     newer = own_bot(tmp_path / "v2", "mine")
     assert arena("league", "submit", league, newer).stdout == "accepted mine v2\n"
@@ -166,6 +133,7 @@ def rejected(league: Path, bot: Path | str) -> str:
     return "\n".join([submission.reason, *submission.report])
 
 
+@pytest.mark.slow
 def test_rejected_submissions_leave_the_league_unchanged(league: Path, tmp_path: Path) -> None:
     broken = own_bot(tmp_path, "broken")
     (broken / "bot.yaml").write_text("name: broken\nrun: ./bot\nrnu: x\n")
@@ -200,6 +168,7 @@ def test_rejected_submissions_leave_the_league_unchanged(league: Path, tmp_path:
     assert "rejected: " in status and "start and hello" in status
 
 
+@pytest.mark.slow
 def test_a_bot_that_does_not_say_hello_in_time_is_rejected(league: Path, tmp_path: Path) -> None:
     connection = sqlite3.connect(league / DATABASE)  # this league gives bots 0.5 s to start
     connection.execute("""UPDATE settings SET value = '{"start_ms":500,"move_ms":1000,"bank_ms":10000}'
@@ -212,6 +181,7 @@ def test_a_bot_that_does_not_say_hello_in_time_is_rejected(league: Path, tmp_pat
     assert "check-bot step 'start and hello' failed" in out and "no hello reply within 500 ms" in out
 
 
+@pytest.mark.slow
 def test_a_bot_printing_garbage_is_shown_the_line_it_sent(league: Path, tmp_path: Path) -> None:
     chatty = own_bot(tmp_path, "chatty", program=MISBEHAVING / "garbage_line.py")
     done = arena("league", "submit", league, chatty)
@@ -222,6 +192,7 @@ def test_a_bot_printing_garbage_is_shown_the_line_it_sent(league: Path, tmp_path
     assert "        received: thinking... this is not JSON {" in report  # as check-bot shows it
 
 
+@pytest.mark.slow
 def test_archives_are_accepted_with_the_bot_at_the_top_or_in_one_directory(
         league: Path, tmp_path: Path) -> None:
     source = own_bot(tmp_path, "zipped")
@@ -237,6 +208,7 @@ def test_archives_are_accepted_with_the_bot_at_the_top_or_in_one_directory(
     assert (league / "bots" / "tarred" / "1" / "bot").is_file()
 
 
+@pytest.mark.slow
 def test_bad_league_input_is_one_line_and_exit_2(tmp_path: Path, league: Path) -> None:
     done = arena("league", "status", tmp_path)
     assert done.returncode == 2
@@ -287,7 +259,7 @@ def test_a_bwrap_league_builds_checks_and_plays_sandboxed(tmp_path: Path) -> Non
 
 @pytest.mark.slow
 def test_sigkill_mid_run_loses_nothing_and_the_next_run_continues(league: Path) -> None:
-    run = start("league", "run", league, "--games", "100000", "--jobs", "2")
+    run = start_arena("league", "run", league, "--games", "100000", "--jobs", "2")
     try:
         wait_for(lambda: games(league) >= 20)
     finally:
@@ -313,7 +285,7 @@ def test_sigkill_mid_run_loses_nothing_and_the_next_run_continues(league: Path) 
 @pytest.mark.slow
 def test_a_submission_during_a_run_joins_it_and_ctrl_c_saves_what_finished(
         league: Path, tmp_path: Path) -> None:
-    run = start("league", "run", league, "--minutes", "5", "--jobs", "2")
+    run = start_arena("league", "run", league, "--minutes", "5", "--jobs", "2")
     try:
         wait_for(lambda: games(league) >= 4)
         done = arena("league", "submit", league, own_bot(tmp_path, "late"))
@@ -328,7 +300,7 @@ def test_a_submission_during_a_run_joins_it_and_ctrl_c_saves_what_finished(
             run.wait()
     assert run.returncode == 130 and "interrupted: every finished game is saved" in err
     assert query(league, "PRAGMA integrity_check") == [("ok",)]
-    assert arena("league", "run", league, "--games", "4", "--jobs", "1").returncode == 0
+    assert run_league(league, games=4, jobs=1).played == 4  # and the league plays on
 
 
 @pytest.mark.slow
@@ -337,8 +309,7 @@ def test_bots_stay_alive_from_batch_to_batch(league: Path, tmp_path: Path) -> No
     # batches. Each worker starts the bot once for the whole run (it started anew in every
     # batch: a league ran at half a tournament's pace with Python bots), and a second run
     # starts it again.
-    assert arena("league", "submit", league,
-                 own_bot(tmp_path, "noted", program=MISBEHAVING / "notes_its_pid.py")).returncode == 0
+    submitted(league, own_bot(tmp_path, "noted", program=MISBEHAVING / "notes_its_pid.py"))
     starts = league / "bots" / "noted" / "1" / "starts.txt"
     checked = starts.read_text().split()  # the submission's check started it too
     done = arena("league", "run", league, "--games", "60", "--jobs", "2")
@@ -348,7 +319,7 @@ def test_bots_stay_alive_from_batch_to_batch(league: Path, tmp_path: Path) -> No
     assert seated > 24  # in games of most batches, not only the first
     started = starts.read_text().split()[len(checked):]
     assert 1 <= len(started) <= 2, started  # once per worker
-    assert arena("league", "run", league, "--games", "6", "--jobs", "1").returncode == 0
+    assert run_league(league, games=6, jobs=1).played == 6  # in process: one worker, one start
     assert len(starts.read_text().split()) == len(checked) + len(started) + 1
 
 
@@ -372,14 +343,13 @@ def test_a_bot_accepted_while_a_batch_is_planned_waits_for_the_next_batch(league
     assert query(league, f"SELECT COUNT(*) FROM seats WHERE bot = {late}")[0][0] > 0
 
 
+@pytest.mark.slow
 def test_a_league_of_identical_bots_runs_without_dividing_by_zero(tmp_path: Path) -> None:
     # Four copies of the deterministic C random bot tie every duplicate set: equal ratings and
     # zero-width intervals, which the matchmaker divided by (ZeroDivisionError, a traceback).
-    path = tmp_path / "copies"
-    assert arena("league", "init", path, "--game", "blackout", "--players", "4").returncode == 0
+    path = new_league(tmp_path / "copies", players=4)  # in process: the run is what is tested
     for index in range(4):
-        done = arena("league", "submit", path, own_bot(tmp_path, f"copy{index}"))
-        assert done.returncode == 0, done.stdout + done.stderr
+        submitted(path, own_bot(tmp_path, f"copy{index}"))
     done = arena("league", "run", path, "--games", "40", "--jobs", "2")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and games(path) == 40
@@ -390,7 +360,7 @@ def test_a_league_of_identical_bots_runs_without_dividing_by_zero(tmp_path: Path
 
 @pytest.mark.slow
 def test_a_second_run_is_told_which_process_holds_the_league(league: Path) -> None:
-    run = start("league", "run", league, "--minutes", "5", "--jobs", "1")
+    run = start_arena("league", "run", league, "--minutes", "5", "--jobs", "1")
     try:
         wait_for(lambda: games(league) >= 1)
         done = arena("league", "run", league, "--games", "1")
@@ -405,6 +375,7 @@ def test_a_second_run_is_told_which_process_holds_the_league(league: Path) -> No
     assert run.returncode == 130
 
 
+@pytest.mark.slow
 def test_export_never_overwrites_what_the_league_did_not_write(league: Path, tmp_path: Path) -> None:
     before = snapshot(league)
     link = tmp_path / "link.db"  # the database by another name is still the database
@@ -436,14 +407,11 @@ def test_export_never_overwrites_what_the_league_did_not_write(league: Path, tmp
 @pytest.mark.slow
 def test_a_league_run_shows_progress_with_the_leader_and_logs_only_bots_that_wrote_to_stderr(
         tmp_path: Path) -> None:
-    path = tmp_path / "quiet"
-    done = arena("league", "init", path, "--game", "blackout", "--players", "3", "--option", "deals=2")
-    assert done.returncode == 0, done.stderr
+    path = new_league(tmp_path / "quiet", options={"deals": "2"})  # in process: a set-up
     chatty = own_bot(tmp_path, "chatty")
     (chatty / "bot.yaml").write_text("name: chatty\nrun: sh -c 'echo chatty says hi >&2; exec ./bot'\n")
     for bot in (own_bot(tmp_path, "one"), own_bot(tmp_path, "two"), chatty):
-        done = arena("league", "submit", path, bot)
-        assert done.returncode == 0, done.stdout + done.stderr
+        submitted(path, bot)
     done = arena("league", "run", path, "--games", "12", "--jobs", "2")
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()  # not a terminal: a line at each tenth of the run
@@ -498,6 +466,7 @@ def test_league_init_sets_the_time_control_and_a_new_league_is_on_the_fair_clock
     assert kept["plain"] == TimeControl() and kept["plain"].clock is Clock.FAIR
 
 
+@pytest.mark.slow
 def test_a_league_keeps_the_installations_its_sandbox_allows_and_older_ones_have_none(
         tmp_path: Path) -> None:
     opt = tmp_path / "opt" / "pypy3"

@@ -10,9 +10,6 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -20,44 +17,20 @@ import pytest
 
 from arena.bots.sandbox import bwrap_problem
 from arena.errors import ConfigError
+from arena.league.status import league_status
 from arena.league.store import DATABASE, MIGRATIONS, SCHEMA_VERSION, Store
 from arena.league.submit import TEST_PAUSE_AFTER_STORE
 
-ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
-C_BOT = ROOT / "bots" / "c" / "random_bot"
+import helpers
+from helpers import C_BOT, ROOT, arena, own_bot, start_arena, wait_for
 
 pytestmark = [pytest.mark.timeout(240),
               pytest.mark.skipif(not C_BOT.exists(), reason="C bots not built (make bots)")]
 
 
-def arena(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=200)
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
-
-
-def own_bot(tmp_path: Path, name: str = "mine") -> Path:
-    """A bot directory of the user's own: the C random bot (its check takes milliseconds)."""
-    directory = tmp_path / f"{name}-src"
-    directory.mkdir()
-    shutil.copy(C_BOT, directory / "bot")
-    (directory / "bot.yaml").write_text(f"name: {name}\nrun: ./bot\n")
-    return directory
-
-
-def new_league(tmp_path: Path, *options: str) -> Path:
-    path = tmp_path / "league"
-    done = arena("league", "init", path, "--game", "blackout", "--players", "3",
-                 "--option", "deals=2", *options)
-    assert done.returncode == 0, done.stderr
-    return path
+def new_league(tmp_path: Path) -> Path:
+    """A 3-player league of 2-deal games, made in process (the file tests submit, not init)."""
+    return helpers.new_league(tmp_path / "league", options={"deals": "2"})
 
 
 def stored_versions(league: Path, name: str) -> list[str]:
@@ -79,9 +52,8 @@ def paused_submit(league: Path, bot: Path, fifo: Path) -> subprocess.Popen[str]:
     """``arena league submit`` made to pause between moving the bot into bots/NAME/VERSION and
     recording it (the test hook in arena/league/submit.py)."""
     os.mkfifo(fifo)
-    return subprocess.Popen([ARENA, "league", "submit", str(league), str(bot)], cwd=ROOT,
-                            env={**os.environ, TEST_PAUSE_AFTER_STORE: str(fifo)},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return start_arena("league", "submit", league, bot,
+                       env={**os.environ, TEST_PAUSE_AFTER_STORE: str(fifo)})
 
 
 def in_the_window(fifo: Path, submission: subprocess.Popen[str]) -> int:
@@ -104,9 +76,9 @@ def in_the_window(fifo: Path, submission: subprocess.Popen[str]) -> int:
 
 
 def entrant_rows(league: Path, name: str) -> int:
-    status = arena("league", "status", league)
-    assert status.returncode == 0, status.stderr
-    return sum(line.split()[:1] == [name] for line in status.stdout.splitlines())
+    """Rows of ``name`` in the league's status (read in process: ``league status`` through the CLI
+    is tested where it tidies up, below, and in test_league.py)."""
+    return sum(line.split()[:1] == [name] for line in league_status(league).splitlines())
 
 
 @pytest.mark.slow
@@ -159,8 +131,7 @@ def test_a_submit_interrupted_during_its_check_says_so_in_one_line(
     shutil.copy(ROOT / "tests/bots/misbehaving/slow.py", slow / "bot.py")
     shutil.copy(ROOT / "tests/bots/misbehaving/_protocol.py", slow)
     (slow / "bot.yaml").write_text("name: slow\nrun: python3 bot.py 30 0\n")
-    submission = subprocess.Popen([ARENA, "league", "submit", str(league), str(slow)], cwd=ROOT,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    submission = start_arena("league", "submit", league, slow)
     try:  # the bot is running once its staged copy has a live python3 child under the submit
         wait_for(lambda: any((league / "staging").iterdir())
                  and bool(subprocess.run(["pgrep", "-P", str(submission.pid)],
@@ -178,6 +149,7 @@ def test_a_submit_interrupted_during_its_check_says_so_in_one_line(
     assert list((league / "bots").iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_leftover_of_an_interrupted_submit_does_not_wedge_the_name(tmp_path: Path) -> None:
     # Exactly what a submit killed between its rename and its commit leaves: the checked copy
     # in bots/NAME/VERSION that the database does not know, and its dead staging directory.
@@ -207,8 +179,7 @@ def test_two_submissions_of_one_name_take_turns(tmp_path: Path) -> None:
         assert impatient.stderr.splitlines()[-1] == (
             f"arena: error: {league}/submit.lock: held by pid {holder.pid} (another league "
             f"submit storing its bot) for 0.5 s: submit again when it ends")
-        second = subprocess.Popen([ARENA, "league", "submit", str(league), str(first)], cwd=ROOT,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        second = start_arena("league", "submit", league, first)
         assert second.stderr is not None
         assert second.stderr.readline() == (f"arena: waiting for pid {holder.pid} (another "
                                             f"league submit storing its bot)\n")
@@ -251,8 +222,7 @@ def test_a_submission_being_checked_keeps_its_staging_while_another_tidies(tmp_p
     shutil.copy(ROOT / "tests/bots/misbehaving/slow.py", slow / "bot.py")
     shutil.copy(ROOT / "tests/bots/misbehaving/_protocol.py", slow)
     (slow / "bot.yaml").write_text("name: slow\nrun: python3 bot.py 3 0\n")
-    checked = subprocess.Popen([ARENA, "league", "submit", str(league), str(slow)], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    checked = start_arena("league", "submit", league, slow)
     try:
         wait_for(lambda: bool(subprocess.run(["pgrep", "-P", str(checked.pid)],
                                              capture_output=True).stdout))
@@ -280,6 +250,7 @@ def spelled_bot(tmp_path: Path, name: str, version: str | None = None, folder: s
     return directory
 
 
+@pytest.mark.slow
 def test_another_spelling_of_an_entrants_name_is_refused_naming_the_entrant(tmp_path: Path) -> None:
     league = new_league(tmp_path)
     assert arena("league", "submit", league, own_bot(tmp_path, "okone")).stdout == "accepted okone v1\n"
@@ -298,6 +269,7 @@ def test_another_spelling_of_an_entrants_name_is_refused_naming_the_entrant(tmp_
     assert arena("league", "submit", league, again).stdout == "accepted okone v2\n"
 
 
+@pytest.mark.slow
 def test_a_version_is_text_and_versions_compare_as_names_do(tmp_path: Path) -> None:
     league = new_league(tmp_path)
     unquoted = spelled_bot(tmp_path, "mine", "1.10", folder="unquoted")
@@ -327,9 +299,8 @@ def test_a_second_spelling_waiting_for_the_first_to_be_stored_is_refused(tmp_pat
     second: subprocess.Popen[str] | None = None
     try:
         writer = in_the_window(fifo, holder)
-        second = subprocess.Popen([ARENA, "league", "submit", str(league),
-                                   str(spelled_bot(tmp_path, "OKONE", folder="upper"))], cwd=ROOT,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        second = start_arena("league", "submit", league,
+                             spelled_bot(tmp_path, "OKONE", folder="upper"))
         assert second.stderr is not None
         assert second.stderr.readline().startswith(f"arena: waiting for pid {holder.pid}")
         os.close(writer)

@@ -6,8 +6,6 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -21,8 +19,9 @@ from arena.errors import ConfigError
 from arena.plans.schedule import sample_tables
 from arena.plans.tournament import load_tournament
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
 
 SPLIT_BEFORE = [(24, 3, 24), (39, 3, 39), (60, 4, 60), (64, 3, 64), (80, 4, 80), (120, 5, 120),
@@ -128,9 +127,8 @@ def test_a_real_run_links_every_bot(tmp_path: Path, n: int, k: int, max_tables: 
         "name": "t", "game": "blackout", "players": k, "max_tables": max_tables, "seed": 3,
         "options": {"deals": 1}, "time": {"move_ms": 5000, "bank_ms": 5000},
         "bots": [{"name": f"r{i:03d}", "cmd": C_BOT} for i in range(n)]}))
-    done = subprocess.run([ARENA, "run", str(path), "--out", str(tmp_path / "out"),
-                           "--resamples", "0", "--jobs", "2"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=280)
+    done = arena("run", path, "--out", tmp_path / "out", "--resamples", "0", "--jobs", "2",
+                 timeout=280)
     assert done.returncode == 0, done.stderr
     lines = [orjson.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_bytes()
              .splitlines()]

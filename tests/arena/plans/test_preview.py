@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,13 +13,15 @@ import yaml
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
 
+from helpers import arena
+
+pytestmark = pytest.mark.slow  # each test runs the arena command
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 
 
 def dry_run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, "run", *args, "--dry-run"], cwd=cwd, capture_output=True,
-                          text=True, timeout=60)
+    return arena("run", *args, "--dry-run", cwd=cwd)
 
 
 def test_demo_dry_run_summarises_the_schedule() -> None:
@@ -79,8 +80,7 @@ def test_too_few_tables_is_one_line(tmp_path: Path) -> None:
 
 
 def test_format_without_dry_run_is_refused() -> None:
-    done = subprocess.run([ARENA, "run", "tournaments/demo.yaml", "--format", "json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = arena("run", "tournaments/demo.yaml", "--format", "json")
     assert done.returncode == 2
     assert done.stderr.startswith("arena: error: --format applies only with --dry-run")
 

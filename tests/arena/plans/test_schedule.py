@@ -128,6 +128,7 @@ def test_sampled_balance_over_many_seeds(n: int, k: int, max_tables: int) -> Non
         assert max(meetings) - min(meetings) <= PAIR_SPREAD, (seed, Counter(meetings))
 
 
+@pytest.mark.slow
 def test_sampled_balance_for_every_size() -> None:
     """Equal tables per bot and pair meetings within PAIR_SPREAD, over a grid of sizes."""
     for n, k, max_tables in GRID:
@@ -206,6 +207,7 @@ def test_same_file_same_schedule(tmp_path: Path) -> None:
     assert first == second
 
 
+@pytest.mark.slow
 def test_schedule_does_not_depend_on_hash_seed(tmp_path: Path) -> None:
     t = tournament(tmp_path, 12, 5, max_tables=100)
     code = ("import json, sys; from arena.plans.tournament import load_tournament; "
@@ -297,6 +299,7 @@ def test_demo_schedules_are_stable() -> None:
     assert partnership[0].seed == 1810465599723791112
 
 
+@pytest.mark.slow
 def test_table_count_is_the_number_of_tables_sample_tables_gives() -> None:
     # the size check before a schedule is built counts its games with table_count
     for n in (3, 4, 5, 7, 9, 12, 17):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,9 @@ from arena.errors import ConfigError
 from arena.plans.tournament import Tournament, load_tournament
 from arena.settings import DEFAULT_RATING, FaultPolicy, Limits, RatingModel, TimeControl
 
+from helpers import arena
+
 REPO = Path(__file__).resolve().parents[3]
-ARENA = REPO / ".venv" / "bin" / "arena"
 PY_BOT = "python3 bots/python/random_bot.py"
 
 
@@ -286,16 +286,12 @@ def test_demo_files_load(name: str) -> None:
 # --- The command line -------------------------------------------------------------------------------
 
 
-def arena(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(ARENA), *args], cwd=cwd, capture_output=True, text=True, timeout=60,
-                          check=False)
-
-
 @pytest.mark.parametrize("config", [
     valid(players="four"),
     valid(bots=bots_with(1, cmdd=PY_BOT)),
     "name: x\ngame: blackout\nbots: [1, 2\n",
 ], ids=["wrong type", "unknown nested key", "bad yaml"])
+@pytest.mark.slow
 def test_cli_prints_one_error_line_and_exits_2(tmp_path: Path, config: dict[str, Any] | str) -> None:
     path = write(tmp_path, config, "bad.yaml")
     done = arena("run", str(path), "--out", str(tmp_path / "out"))
@@ -307,6 +303,7 @@ def test_cli_prints_one_error_line_and_exits_2(tmp_path: Path, config: dict[str,
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_cli_run_help_explains_resume() -> None:
     done = arena("run", "--help")
     assert done.returncode == 0, done.stderr

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
+
+import pytest
 
 from arena.ratings.groups import rate_groups
 from arena.ratings.model import rate
 from arena.ratings.table import render_table, results_table
 
-ARENA = str(Path(sys.executable).parent / "arena")
+from helpers import arena
 
 
 def pool(names: list[str], games: int, seed: int) -> list[dict[str, object]]:
@@ -65,12 +65,12 @@ def test_the_anchor_fixes_its_own_group() -> None:
     assert abs(sum(first) / 3 - 1500.0) < 1e-6
 
 
+@pytest.mark.slow
 def test_arena_table_on_two_merged_files(tmp_path: Path) -> None:
     for name, names, seed in (("one", ["a", "b", "c"], 6), ("two", ["x", "y", "z", "v"], 7)):
         (tmp_path / f"{name}.jsonl").write_text(
             "".join(json.dumps({"result": r}) + "\n" for r in pool(names, 80, seed)))
-    done = subprocess.run([ARENA, "table", str(tmp_path / "one.jsonl"), str(tmp_path / "two.jsonl"),
-                           "--resamples", "0"], capture_output=True, text=True, timeout=60)
+    done = arena("table", tmp_path / "one.jsonl", tmp_path / "two.jsonl", "--resamples", "0")
     assert done.returncode == 0, done.stderr
     assert "2 groups of entrants that never met (sizes 4, 3)" in done.stdout
     assert "n/a" not in done.stdout

@@ -60,6 +60,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("bounds", "shape", "units"), CASES)
+@pytest.mark.slow
 def test_error_rates_hold_at_both_hypotheses(bounds: SprtBounds, shape: str, units: int) -> None:
     at_elo0, used0 = simulate(bounds, bounds.elo0, shape, units, seed=11)
     at_elo1, used1 = simulate(bounds, bounds.elo1, shape, units, seed=12)

@@ -6,8 +6,6 @@ import csv
 import io
 import json
 import random
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -26,6 +24,8 @@ from arena.ratings.table import (
     results_table,
     table_for_paths,
 )
+
+from helpers import arena
 
 NAMES = ["greedy", "random", "cautious", "bold"]
 STRENGTH = {"greedy": 3.0, "bold": 2.0, "cautious": 1.5, "random": 0.0}
@@ -52,14 +52,6 @@ def write_games(path: Path, games: list[dict[str, object]], *, tail: str = "") -
              for i, result in enumerate(games)]
     path.write_text("".join(line + "\n" for line in lines) + tail)
     return path
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    """Runs the installed `arena` entry point."""
-    program = Path(sys.executable).with_name("arena")
-    command = str(program) if program.exists() else shutil.which("arena")
-    assert command, "the arena entry point is not installed"
-    return subprocess.run([command, *args], capture_output=True, text=True, timeout=60)
 
 
 def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str,
@@ -231,6 +223,7 @@ def test_results_table_for_the_tournament_runner() -> None:
 
 # The command -------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_cli_json_end_to_end(tmp_path: Path) -> None:
     path = write_games(tmp_path / "games.jsonl", results())
     done = arena("table", str(path), "--format", "json", "--resamples", "50", "--crosstable")
@@ -242,6 +235,7 @@ def test_cli_json_end_to_end(tmp_path: Path) -> None:
     assert data == json.loads(json.dumps(expected))
 
 
+@pytest.mark.slow
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     done = arena("table", str(tmp_path / "missing.jsonl"))
     assert done.returncode == 2 and done.stdout == ""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -11,13 +10,10 @@ import pytest
 
 from arena.records.reader import PLAY_LOG_ID, ReadNotes, read_lines
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
-
-
-def arena(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *map(str, args)], capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,12 +30,13 @@ from arena.report.show import show_game
 from arena.report.site import write_report
 from arena.runs.run import run_tournament
 
+from helpers import arena
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 OLD = HERE / "old"
 SHAPES = ("first", "times", "sets", "crash-data", "clocks")
 """Format 1's shapes, oldest first (old/README.md says what each lacks)."""
-ARENA = str(Path(sys.executable).parent / "arena")
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -151,14 +151,14 @@ def test_old_files_are_read_by_table_report_show_and_resume(tmp_path: Path, shap
     assert "3 games (0 played now, 3 from before)" in text
 
 
+@pytest.mark.slow
 def test_the_commands_read_the_oldest_shape(tmp_path: Path) -> None:
     out = _results(tmp_path, "first", "blackout")
     source = _tournament(tmp_path)
     shutil.copy(source, out / "tournament.yaml")
     for args in (["table", out], ["report", out, "-o", tmp_path / "site"],
                  ["show", out, "r1-t0000-s1"], ["run", source, "--out", out, "--resume"]):
-        done = subprocess.run([ARENA, *map(str, args)], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=120)
+        done = arena(*args, cwd=tmp_path)
         assert done.returncode == 0, (args, done.stderr)
 
 

@@ -20,7 +20,7 @@ from arena.report.site import write_report
 sys.path.insert(0, str(Path(__file__).parent))
 from browser import chromium, console_errors, missing
 
-pytestmark = [pytest.mark.skipif(missing() is not None, reason=str(missing())),
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(missing() is not None, reason=str(missing())),
               pytest.mark.timeout(300)]
 
 WAIT = 30  # seconds: generous, the machine may be loaded

@@ -21,6 +21,7 @@ def first_record(results, with_fault: bool = False) -> dict:
     raise AssertionError("no such game")
 
 
+@pytest.mark.slow
 def test_every_decision_is_shown_with_its_time_or_as_the_fallback(blackout_results):
     record = first_record(blackout_results, with_fault=True)
     text = show_game(record)
@@ -54,6 +55,7 @@ def test_partnership_game_shows_calls_and_contracts(partnership_results):
     assert "contract: " in text
 
 
+@pytest.mark.slow
 def test_an_unknown_seat_or_game_is_one_error_line(blackout_results):
     record = first_record(blackout_results)
     with pytest.raises(ConfigError, match="--seat: 4 is not a seat"):

@@ -115,6 +115,7 @@ def test_report_writes_every_page_and_one_replay_per_game(blackout_results, tmp_
     assert all(name in index for name in ("greedy", "random-py", "random-c", "crasher"))
 
 
+@pytest.mark.slow
 def test_cli_report_prints_the_index_and_errors_are_one_line(blackout_results, tmp_path):
     done = subprocess.run([*ARENA, "report", str(blackout_results), "-o", str(tmp_path / "r"),
                            "--resamples", "20"], capture_output=True, text=True, timeout=120)
@@ -145,6 +146,7 @@ def test_the_report_is_named_after_its_tournament_match_or_league(blackout_resul
     assert '<span class="what">tournament report-test: 8 games of blackout</span>' in index
 
 
+@pytest.mark.slow
 def test_an_entrant_page_shows_the_cpu_time_its_bot_used(tmp_path):
     """A bot that spins 80 ms of CPU at its first act: the report's CPU figures come from the
     records' *_cpu_ms (issue 19), apart from the wall-clock decision times."""

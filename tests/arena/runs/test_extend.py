@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -14,10 +13,11 @@ import pytest
 from arena.plans.schedule import schedule
 from arena.plans.seating import Seating
 from arena.plans.tournament import load_tournament
-from arena.runs.run import recorded_seating
+from arena.runs.run import recorded_seating, run_tournament
+
+from helpers import arena
 
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
 MISBEHAVING = ROOT / "tests" / "bots" / "misbehaving"
 
@@ -35,8 +35,10 @@ def write(tmp_path: Path, bots: list[tuple[str, str]], rounds: int = 1, *extra: 
     return path
 
 
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=150)
+def played(path: Path, out: Path) -> None:
+    """The tournament ``path`` played into ``out`` in process (one job): the run that the command
+    under test then resumes."""
+    run_tournament(path, out=out, jobs=1, resamples=0, progress_stream=io.StringIO())
 
 
 def lines_by_id(out: Path) -> dict[str, dict]:
@@ -54,9 +56,7 @@ def c_bots(count: int) -> list[tuple[str, str]]:
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished run of 3 bots, 2 rounds (6 games), played once for the tests below to copy."""
     base = tmp_path_factory.mktemp("finished")
-    path = write(base, c_bots(3), 2)
-    done = arena("run", str(path), "--out", str(base / "out"), cwd=base)
-    assert done.returncode == 0, done.stderr
+    played(write(base, c_bots(3), 2), base / "out")
     return base
 
 
@@ -67,6 +67,7 @@ def copy_of(finished: Path, tmp_path: Path) -> tuple[Path, Path]:
     return tmp_path / "t.yaml", tmp_path / "out"
 
 
+@pytest.mark.slow
 def test_more_rounds_and_bots_extend_a_finished_run(finished: Path, tmp_path: Path) -> None:
     path, out = copy_of(finished, tmp_path)
     first = lines_by_id(out)
@@ -91,6 +92,7 @@ def test_more_rounds_and_bots_extend_a_finished_run(finished: Path, tmp_path: Pa
     ({"options": "options: {deals: 4}"}, "options"),
     ({"time": "time: {move_ms: 500, bank_ms: 2000}"}, "time.move_ms"),
 ])
+@pytest.mark.slow
 def test_any_other_change_is_refused_naming_its_key(finished: Path, tmp_path: Path,
                                                     change: dict[str, str], key: str) -> None:
     path, out = copy_of(finished, tmp_path)
@@ -112,6 +114,7 @@ def test_any_other_change_is_refused_naming_its_key(finished: Path, tmp_path: Pa
     assert (out / "games.jsonl").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_comments_and_layout_are_not_changes(finished: Path, tmp_path: Path) -> None:
     path, out = copy_of(finished, tmp_path)
     path.write_text("# the same tournament, reworded\n" + path.read_text().replace("seed: 5",
@@ -121,12 +124,13 @@ def test_comments_and_layout_are_not_changes(finished: Path, tmp_path: Path) -> 
     assert "0 played now, 6 from before" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_bot_added_to_a_sampled_schedule_is_refused(tmp_path: Path) -> None:
     """With more tables than max_tables, the sample changes with the bots: the saved games no
     longer match, and the run says so instead of mixing two schedules."""
     out = tmp_path / "out"
     path = write(tmp_path, c_bots(5), 1, "max_tables: 6")
-    assert arena("run", str(path), "--out", str(out), cwd=tmp_path).returncode == 0
+    played(path, out)
     before = (out / "games.jsonl").read_bytes()
     write(tmp_path, c_bots(6), 1, "max_tables: 6")
     done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
@@ -136,6 +140,7 @@ def test_a_bot_added_to_a_sampled_schedule_is_refused(tmp_path: Path) -> None:
     assert (out / "games.jsonl").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_fault_summary_after_the_table(tmp_path: Path) -> None:
     bots = [*c_bots(2), ("crasher", f"python3 -S {MISBEHAVING / 'crash_mid_game.py'} 2"),
             ("cheat", f"python3 -S {MISBEHAVING / 'illegal.py'} junk 1")]
@@ -155,12 +160,14 @@ def test_fault_summary_after_the_table(tmp_path: Path) -> None:
     assert illegal.startswith(f"    illegal: {first['illegal']} deal ")
 
 
+@pytest.mark.slow
 def test_no_fault_summary_without_faults(finished: Path, tmp_path: Path) -> None:
     path, out = copy_of(finished, tmp_path)
     done = arena("run", str(path), "--out", str(out), "--resume", cwd=tmp_path)
     assert done.returncode == 0 and "Elo" in done.stdout and "faults by bot" not in done.stdout
 
 
+@pytest.mark.slow
 def test_a_bot_whose_required_program_is_missing_is_left_out_with_a_warning(tmp_path: Path) -> None:
     path = write(tmp_path, c_bots(3))
     path.write_text(path.read_text() + "  - name: needs-tool\n"
@@ -181,6 +188,7 @@ def test_a_required_program_that_is_present_keeps_the_bot(tmp_path: Path) -> Non
     assert len(tournament.bots) == 3 and tournament.left_out == ()
 
 
+@pytest.mark.slow
 def test_a_failed_build_shows_the_tail_of_its_output(tmp_path: Path) -> None:
     source = tmp_path / "broken.c"
     source.write_text("int main(void) { return undeclared_thing; }\n")
@@ -194,6 +202,7 @@ def test_a_failed_build_shows_the_tail_of_its_output(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_build_tail_is_at_most_twenty_lines(tmp_path: Path) -> None:
     script = tmp_path / "noisy.sh"
     script.write_text("#!/bin/sh\nfor i in $(seq 1 50); do echo line $i; done\n"
@@ -222,6 +231,7 @@ def _as_before_clocks(out: Path) -> None:
     games.write_bytes(b"\n".join(lines) + b"\n")
 
 
+@pytest.mark.slow
 def test_a_run_begun_before_clocks_resumes_on_the_wall_clock(finished: Path,
                                                              tmp_path: Path) -> None:
     path, out = copy_of(finished, tmp_path)
@@ -253,6 +263,7 @@ def _with_clock(path: Path, clock: str) -> None:
     path.write_text(text)
 
 
+@pytest.mark.slow
 def test_a_resumed_run_refuses_another_clock_said_in_its_file(finished: Path,
                                                               tmp_path: Path) -> None:
     path, out = copy_of(finished, tmp_path)
@@ -266,6 +277,7 @@ def test_a_resumed_run_refuses_another_clock_said_in_its_file(finished: Path,
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_the_summary_counts_the_decisions_the_arena_itself_was_late_for(finished: Path,
                                                                          tmp_path: Path) -> None:
     path, out = copy_of(finished, tmp_path)
@@ -286,12 +298,12 @@ def first_orders(out: Path) -> dict[tuple[int, int], tuple[str, ...]]:
             for game_id, line in lines_by_id(out).items() if game_id.endswith("-s0")}
 
 
+@pytest.mark.slow
 def test_a_run_begun_before_seating_resumes_with_its_own(tmp_path: Path) -> None:
     # A run from before seating existed: games seated cyclic, a saved copy without the key.
     path = write(tmp_path, c_bots(4), 1, "seating: cyclic")
-    done = arena("run", str(path), "--out", "out", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
     out = tmp_path / "out"
+    played(path, out)
     saved = out / "tournament.yaml"
     saved.write_text("".join(line for line in saved.read_text().splitlines(keepends=True)
                              if "seating" not in line))
@@ -311,6 +323,7 @@ def test_a_run_begun_before_seating_resumes_with_its_own(tmp_path: Path) -> None
     assert "seating: was 'cyclic', now 'balanced'" in refused.stderr
 
 
+@pytest.mark.slow
 def test_a_new_run_records_its_seating_and_varies_the_order(tmp_path: Path) -> None:
     path = write(tmp_path, c_bots(4), 2)
     done = arena("run", str(path), "--out", "out", cwd=tmp_path)

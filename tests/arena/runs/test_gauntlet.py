@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -16,8 +14,9 @@ from arena.errors import ConfigError
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
 FIRST_BOT = str(ROOT / "bots" / "c" / "first_bot")
 
@@ -95,22 +94,19 @@ def test_bad_gauntlet_files_name_the_key(tmp_path: Path, changes: dict[str, Any]
     assert message in str(error.value)
 
 
+@pytest.mark.slow
 def test_gauntlet_runs_resumes_and_rates_the_challengers(tmp_path: Path) -> None:
     path = gauntlet(tmp_path, rounds=1, bots=[{"name": f"field{i}", "cmd": C_BOT}
                                               for i in range(3)])
     out = tmp_path / "out"
-    first = subprocess.run([ARENA, "run", str(path), "--out", str(out), "--jobs", "2",
-                            "--resamples", "50"], capture_output=True, text=True, timeout=150,
-                           check=False)
+    first = arena("run", path, "--out", out, "--jobs", "2", "--resamples", "50")
     assert first.returncode == 0, first.stderr
     games = out / "games.jsonl"
     complete = games.read_bytes().splitlines(keepends=True)
     assert len(complete) == 8  # 2 challengers x 1 field table x 4 rotations
     # An interrupted run: half the lines and a half-written one.
     games.write_bytes(b"".join(complete[:3]) + complete[3][:40])
-    again = subprocess.run([ARENA, "run", str(path), "--out", str(out), "--jobs", "2",
-                            "--resume", "--resamples", "50"], capture_output=True, text=True,
-                           timeout=150, check=False)
+    again = arena("run", path, "--out", out, "--jobs", "2", "--resume", "--resamples", "50")
     assert again.returncode == 0, again.stderr
     assert "(5 played now, 3 from before)" in again.stdout
     lines = [orjson.loads(line) for line in games.read_bytes().splitlines()]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,8 +16,9 @@ from arena.ratings.table import table_for_paths
 from arena.runs.match import MatchReport, play_match, progress_line, summary, verdict
 from arena.settings import SprtBounds, TimeControl
 
+from helpers import arena
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 GREEDY = f"{sys.executable} -S {ROOT / 'bots' / 'python' / 'greedy_bot.py'}"
 RANDOM_PY = f"{sys.executable} -S {ROOT / 'bots' / 'python' / 'random_bot.py'}"
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
@@ -92,6 +92,7 @@ def test_partnership_units_give_the_tested_program_a_whole_team() -> None:
     assert second.entrants == ["random_bot", CANDIDATE]
 
 
+@pytest.mark.slow
 def test_greedy_against_random_accepts_h1_within_a_few_hundred_games(tmp_path: Path) -> None:
     match = new_match(GREEDY, RANDOM_PY, [C_BOT], games=400, sprt=SprtBounds(0, 30), seed=3,
                       time_control=TIME)
@@ -106,6 +107,7 @@ def test_greedy_against_random_accepts_h1_within_a_few_hundred_games(tmp_path: P
     assert {line["result"]["set"] for line in saved} >= {"r1-t0000", "r1-t0001"}
 
 
+@pytest.mark.slow
 def test_a_bot_against_itself_does_not_accept_h1(tmp_path: Path) -> None:
     # The C random bot seeds its choices from game_start: both games of a unit are identical.
     match = new_match(C_BOT, C_BOT, [RANDOM_PY], games=400, sprt=SprtBounds(0, 30), seed=4,
@@ -115,6 +117,7 @@ def test_a_bot_against_itself_does_not_accept_h1(tmp_path: Path) -> None:
     assert report.stats.mean == 0.5
 
 
+@pytest.mark.slow
 def test_a_noisy_copy_against_the_original_does_not_accept_h1(tmp_path: Path) -> None:
     # The candidate is the weaker one here: whatever the luck, the test must not call it stronger.
     match = new_match(f"{GREEDY} --noise 0.5", GREEDY, [RANDOM_PY], games=300,
@@ -124,6 +127,7 @@ def test_a_noisy_copy_against_the_original_does_not_accept_h1(tmp_path: Path) ->
     assert report.stats.elo < 0
 
 
+@pytest.mark.slow
 def test_resume_continues_the_same_units(tmp_path: Path) -> None:
     short = new_match(C_BOT, RANDOM_PY, [C_BOT], games=20, seed=6, time_control=TIME)
     longer = new_match(C_BOT, RANDOM_PY, [C_BOT], games=40, seed=6, time_control=TIME)
@@ -158,19 +162,18 @@ def test_resume_refuses_another_match_and_a_plain_rerun(tmp_path: Path) -> None:
     (["--field", C_BOT, "--option", "nonsense=1"], "--option nonsense: "),
     (["--field", C_BOT, "--players", "9"], "--players: blackout is for"),
 ])
+@pytest.mark.slow
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
-    done = subprocess.run([ARENA, "match", C_BOT, C_BOT, *args, "--out", str(tmp_path / "m")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    done = arena("match", C_BOT, C_BOT, *args, "--out", tmp_path / "m")
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
     assert not (tmp_path / "m" / "games.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_the_command_prints_progress_and_the_verdict(tmp_path: Path) -> None:
-    done = subprocess.run([ARENA, "match", GREEDY, RANDOM_PY, "--field", C_BOT, "--games", "300",
-                           "--sprt", "elo0=0,elo1=30", "--seed", "3", "--jobs", "2",
-                           "--out", str(tmp_path / "m")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=200, check=False)
+    done = arena("match", GREEDY, RANDOM_PY, "--field", C_BOT, "--games", "300",
+                 "--sprt", "elo0=0,elo1=30", "--seed", "3", "--jobs", "2", "--out", tmp_path / "m")
     assert done.returncode == 0, done.stderr
     assert "stronger (30 Elo likelier than 0): H1 accepted, estimate +" in done.stdout
     assert "LLR" in done.stderr and "games  Elo" in done.stderr
@@ -202,12 +205,12 @@ def test_the_verdict_says_what_was_tested() -> None:
     assert verdict(better, SprtBounds(10, 30)).startswith("more than 10 Elo stronger")
 
 
+@pytest.mark.slow
 def test_table_on_a_match_gives_finite_intervals_or_says_why_not(tmp_path: Path) -> None:
     match = new_match(GREEDY, RANDOM_PY, [C_BOT], games=24, seed=5, time_control=TIME,
                       options={"deals": 3})
     play_match(match, tmp_path / "m", jobs=2)
-    done = subprocess.run([ARENA, "table", str(tmp_path / "m")], capture_output=True, text=True,
-                          timeout=60, check=False)
+    done = arena("table", tmp_path / "m")
     assert done.returncode == 0, done.stderr
     rows = [line.split() for line in done.stdout.splitlines() if line.split()[:1] in
             (["1"], ["2"], ["3"])]
@@ -221,6 +224,7 @@ def test_table_on_a_match_gives_finite_intervals_or_says_why_not(tmp_path: Path)
                      done.stderr), done.stderr
 
 
+@pytest.mark.slow
 def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
     first_bot = str(ROOT / "bots" / "c" / "first_bot")
     match = new_match(C_BOT, first_bot, [C_BOT], game="partnership-blackout", games=8, seed=2,
@@ -233,6 +237,7 @@ def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
                         (BASELINE, "random_bot"), ("random_bot", BASELINE)}
 
 
+@pytest.mark.slow
 def test_a_crashing_candidate_loses_its_units_and_the_match_goes_on(tmp_path: Path) -> None:
     crasher = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'misbehaving' / 'crash_mid_game.py'}"
     match = new_match(crasher, C_BOT, [C_BOT], games=12, seed=8, time_control=TIME)
@@ -255,9 +260,7 @@ def test_a_match_between_two_versions_names_them_by_manifest_name_and_version(
     """Both versions run ./bot: their commands read the same, their manifests do not."""
     new, old = _version_of_c_bot(tmp_path, "2"), _version_of_c_bot(tmp_path, "1")
     out = tmp_path / "m"
-    done = subprocess.run([ARENA, "match", str(new), str(old), "--field", C_BOT, "--games", "4",
-                           "--out", str(out), "--jobs", "1"], capture_output=True, text=True,
-                          timeout=200)
+    done = arena("match", new, old, "--field", C_BOT, "--games", "4", "--out", out, "--jobs", "1")
     assert done.returncode == 0, done.stderr
     assert "match: candidate 'mine v2' vs baseline 'mine v1', blackout" in done.stdout
     described = orjson.loads((out / "match.json").read_bytes())
@@ -269,9 +272,8 @@ def test_a_match_whose_units_are_all_drawn_says_the_field_cannot_separate_them(
     """The same first-legal bot as both programs: on the same cards it plays the same game, so
     every unit is drawn, and the narrow interval measures no difference."""
     first = str(ROOT / "bots" / "c" / "first_bot")
-    done = subprocess.run([ARENA, "match", first, first, "--field", C_BOT, "--games", "8",
-                           "--out", str(tmp_path / "m"), "--jobs", "1"], capture_output=True,
-                          text=True, timeout=200)
+    done = arena("match", first, first, "--field", C_BOT, "--games", "8", "--out",
+                 tmp_path / "m", "--jobs", "1")
     assert done.returncode == 0, done.stderr
     assert "every unit was drawn: on the same cards the two did exactly as well against this " \
            "field in all 4 units, so it cannot separate them" in done.stdout

@@ -6,7 +6,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,12 +16,13 @@ from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
 from arena.records.schema import without_times
 
+from helpers import arena, start_arena, wait_for
+
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
 CRASHER = str(ROOT / "tests" / "bots" / "misbehaving" / "crash_mid_game.py")
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 
 def write_tournament(tmp_path: Path, bots: list[tuple[str, str]], rounds: int, **extra: object) -> Path:
@@ -35,10 +35,6 @@ def write_tournament(tmp_path: Path, bots: list[tuple[str, str]], rounds: int, *
     path = tmp_path / "t.yaml"
     path.write_text("\n".join(lines) + "\n")
     return path
-
-
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=150)
 
 
 def result_lines(out: Path) -> list[dict]:
@@ -89,9 +85,9 @@ def test_resume_after_sigkill_loses_and_repeats_nothing(tmp_path: Path) -> None:
     expected = sorted(spec.id for spec in schedule(load_tournament(path)))
     rng = random.Random(int(os.environ.get("KILL_SEED", "11")))
     for attempt in range(3):
-        runner = subprocess.Popen([ARENA, "run", str(path), "--out", str(out), "--jobs", "2",
-                                   *(["--resume"] if attempt else [])],
-                                  cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        runner = start_arena("run", path, "--out", out, "--jobs", "2",
+                             *(["--resume"] if attempt else []), cwd=tmp_path,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         # Killed at a random moment once it is playing: after it has saved a game more than the
         # last run left (a loaded machine can take seconds to start one), or after it ended.
         saved = saved_games(out)
@@ -134,12 +130,9 @@ def test_a_misbehaving_bot_costs_only_its_own_games(tmp_path: Path) -> None:
 def test_interrupt_saves_results_and_says_how_to_resume(tmp_path: Path) -> None:
     path = write_tournament(tmp_path, c_bots(5), rounds=40)
     out = tmp_path / "out"
-    runner = subprocess.Popen([ARENA, "run", str(path), "--out", str(out), "--jobs", "2"],
-                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    games = out / "games.jsonl"
-    deadline = time.monotonic() + 60
-    while not (games.exists() and games.stat().st_size > 0) and time.monotonic() < deadline:
-        time.sleep(0.05)  # interrupt once games are being played, however loaded the machine is
+    runner = start_arena("run", path, "--out", out, "--jobs", "2", cwd=tmp_path)
+    # interrupted once games are being played, however loaded the machine is
+    wait_for(lambda: saved_games(out) > 0, 60, "the first game")
     runner.send_signal(signal.SIGINT)
     _, err = runner.communicate(timeout=60)
     assert runner.returncode == 130
@@ -212,12 +205,9 @@ def test_stopping_a_run_leaves_no_bot_running(tmp_path: Path, signum: int) -> No
     stubborn = bots_dir / "ignores_quit.py"
     path = write_tournament(tmp_path, c_bots(3) + [("stubborn", f"python3 -S {stubborn}")], rounds=200)
     out = tmp_path / "out"
-    runner = subprocess.Popen([ARENA, "run", str(path), "--out", str(out), "--jobs", "2"],
-                              cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    games = out / "games.jsonl"
-    deadline = time.monotonic() + 60
-    while not (games.exists() and games.stat().st_size > 0) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    runner = start_arena("run", path, "--out", out, "--jobs", "2", cwd=tmp_path,
+                         stdout=subprocess.DEVNULL)
+    wait_for(lambda: saved_games(out) > 0, 60, "the first game")
     assert live_processes_running(str(stubborn)), "the stubborn bot should be running mid-run"
     runner.send_signal(signum)
     runner.wait(timeout=60)
@@ -274,13 +264,9 @@ def test_a_worker_killed_from_outside_ends_the_run_with_a_message_not_a_hang(tmp
     # 240 games: the worker is killed once the first is saved, and --resume plays the rest
     path = write_tournament(tmp_path, c_bots(5), rounds=12)
     out = tmp_path / "out"
-    runner = subprocess.Popen([ARENA, "run", str(path), "--out", str(out), "--jobs", "2"],
-                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    runner = start_arena("run", path, "--out", out, "--jobs", "2", cwd=tmp_path)
     try:
-        games = out / "games.jsonl"
-        deadline = time.monotonic() + 60
-        while not (games.exists() and games.stat().st_size > 0) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: saved_games(out) > 0, 60, "the first game")
         workers = children_running(runner.pid, str(path))
         assert workers, "no worker found"
         os.kill(workers[0], signal.SIGKILL)

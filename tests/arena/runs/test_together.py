@@ -5,6 +5,7 @@ agree. Each of these lost or corrupted results once while each feature passed it
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import shutil
 import subprocess
@@ -22,20 +23,17 @@ from arena.plans.extension import FREE, changed_key
 from arena.plans.tournament import Tournament, load_tournament
 from arena.ratings.table import read_results
 from arena.records.reader import read_finished
+from arena.runs.run import run_tournament
+
+from helpers import arena, start_arena, wait_for
 
 ROOT = Path(__file__).resolve().parents[3]
-ARENA = str(Path(sys.executable).parent / "arena")
 C_BOT = ROOT / "bots" / "c" / "random_bot"
 RANDOM_PY = ROOT / "bots" / "python" / "random_bot.py"
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None,
                                  reason=f"no working bubblewrap: {bwrap_problem()}")
 
 pytestmark = pytest.mark.timeout(180)
-
-
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=170,
-                          check=False, stdin=subprocess.DEVNULL)
 
 
 def tournament_text(bots: str, rounds: int = 1, extra: str = "") -> str:
@@ -47,6 +45,13 @@ def tournament_text(bots: str, rounds: int = 1, extra: str = "") -> str:
 C_BOTS = "".join(f"  - {{name: c{n}, cmd: {C_BOT}}}\n" for n in range(3))
 
 
+def played(tmp_path: Path) -> None:
+    """``t.yaml`` played into ``out`` in process (one job): a run for the command under test to
+    find there."""
+    run_tournament(tmp_path / "t.yaml", out=tmp_path / "out", jobs=1, resamples=0,
+                   progress_stream=io.StringIO())
+
+
 def game_ids(games: Path) -> list[str]:
     return [orjson.loads(line)["id"] for line in games.read_bytes().splitlines() if line.strip()]
 
@@ -54,6 +59,7 @@ def game_ids(games: Path) -> list[str]:
 # A relative bot directory under a sandbox -------------------------------------------------------
 
 @needs_bwrap
+@pytest.mark.slow
 def test_relative_dir_bot_builds_and_plays_in_the_sandbox(tmp_path: Path) -> None:
     bot = tmp_path / "bots" / "crnd"
     bot.mkdir(parents=True)
@@ -79,15 +85,15 @@ def _start_long_run(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     # waits for: minutes of work, stopped by the test with Ctrl-C
     (tmp_path / "t.yaml").write_text(tournament_text(bots, rounds=2000).replace(
         "options: {deals: 2}\n", ""))
-    run = subprocess.Popen([ARENA, "run", "t.yaml", "--out", "out", "--jobs", "1", *args],
-                           cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                           stdin=subprocess.DEVNULL)
+    run = start_arena("run", "t.yaml", "--out", "out", "--jobs", "1", *args, cwd=tmp_path,
+                      stdout=subprocess.DEVNULL)
     games = tmp_path / "out" / "games.jsonl"
-    deadline = time.monotonic() + 60
-    while not (games.exists() and games.stat().st_size > 0):
+
+    def has_written() -> bool:
         assert run.poll() is None, run.stderr.read() if run.stderr else ""
-        assert time.monotonic() < deadline, "the first run wrote no game within 60 s"
-        time.sleep(0.05)
+        return games.exists() and games.stat().st_size > 0
+
+    wait_for(has_written, 60, "the first run's first game")
     return run
 
 
@@ -111,18 +117,18 @@ def test_a_second_run_on_the_same_results_stops_with_the_first_ones_pid(
 
 @pytest.mark.slow
 def test_a_second_match_on_the_same_directory_stops(tmp_path: Path) -> None:
-    command = [ARENA, "match", f"{sys.executable} -S {RANDOM_PY}", str(C_BOT), "--field", str(C_BOT),
+    command = ["match", f"{sys.executable} -S {RANDOM_PY}", C_BOT, "--field", C_BOT,
                "--games", "4000", "--jobs", "1", "--out", "m"]
-    first = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    first = start_arena(*command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     games = tmp_path / "m" / "games.jsonl"
+
+    def has_written() -> bool:
+        assert first.poll() is None
+        return games.exists() and games.stat().st_size > 0
+
     try:
-        deadline = time.monotonic() + 60
-        while not (games.exists() and games.stat().st_size > 0):
-            assert first.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
-        done = subprocess.run([*command, "--resume"], cwd=tmp_path, capture_output=True, text=True,
-                              timeout=60, check=False)
+        wait_for(has_written, 60, "the first match's first game")
+        done = arena(*command, "--resume", cwd=tmp_path)
         assert done.returncode != 0 and f"pid {first.pid}" in done.stderr
     finally:
         first.send_signal(2)
@@ -134,6 +140,7 @@ def test_a_second_match_on_the_same_directory_stops(tmp_path: Path) -> None:
 # Output paths over files the arena did not write ------------------------------------------------
 
 @pytest.mark.parametrize("extra", [[], ["--restart"], ["--resume"]])
+@pytest.mark.slow
 def test_out_dot_never_replaces_or_deletes_the_users_files(tmp_path: Path, extra: list[str]) -> None:
     text = tournament_text(C_BOTS)
     (tmp_path / "tournament.yaml").write_text(text)
@@ -149,9 +156,10 @@ def test_out_dot_never_replaces_or_deletes_the_users_files(tmp_path: Path, extra
     assert not (tmp_path / "games.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_restart_removes_only_what_the_arena_wrote(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
-    assert arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path).returncode == 0
+    played(tmp_path)
     (tmp_path / "out" / "logs" / "notes.txt").write_text("mine")
     (tmp_path / "out" / "analysis.csv").write_text("mine")
     done = arena("run", "t.yaml", "--out", "out", "--jobs", "1", "--restart", cwd=tmp_path)
@@ -161,6 +169,7 @@ def test_restart_removes_only_what_the_arena_wrote(tmp_path: Path) -> None:
     assert len(game_ids(tmp_path / "out" / "games.jsonl")) == 3
 
 
+@pytest.mark.slow
 def test_force_writes_into_a_foreign_directory_but_never_over_the_tournament_file(
         tmp_path: Path) -> None:
     (tmp_path / "tournament.yaml").write_text(tournament_text(C_BOTS))
@@ -176,11 +185,12 @@ def test_force_writes_into_a_foreign_directory_but_never_over_the_tournament_fil
 
 # Resume compares what defines the games ---------------------------------------------------------
 
+@pytest.mark.slow
 def test_resume_refuses_a_changed_challenger(tmp_path: Path) -> None:
     field = "".join(f"  - {{name: f{n}, cmd: {C_BOT}}}\n" for n in range(3))
     gauntlet = "format: gauntlet\nchallengers:\n  - {name: ch, cmd: %s}\n"
     (tmp_path / "t.yaml").write_text(tournament_text(field, extra=gauntlet % C_BOT))
-    assert arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path).returncode == 0
+    played(tmp_path)
     first = ROOT / "bots" / "c" / "first_bot"
     (tmp_path / "t.yaml").write_text(tournament_text(field, rounds=2, extra=gauntlet % first))
     done = arena("run", "t.yaml", "--out", "out", "--jobs", "1", "--resume", cwd=tmp_path)
@@ -231,9 +241,10 @@ def _another(value: object) -> object:
 
 # Readers agree ----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_table_and_resume_agree_on_a_last_line_without_its_newline(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
-    assert arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path).returncode == 0
+    played(tmp_path)
     games = tmp_path / "out" / "games.jsonl"
     games.write_bytes(games.read_bytes().rstrip(b"\n"))  # complete JSON, newline lost
     assert len(read_results([games]).results) == 2
@@ -246,9 +257,10 @@ def test_table_and_resume_agree_on_a_last_line_without_its_newline(tmp_path: Pat
     assert sorted(game_ids(games)) == sorted(set(game_ids(games))) and len(game_ids(games)) == 3
 
 
+@pytest.mark.slow
 def test_readers_drop_duplicate_games_and_say_how_many(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
-    assert arena("run", "t.yaml", "--out", "out", "--jobs", "1", cwd=tmp_path).returncode == 0
+    played(tmp_path)
     games = tmp_path / "out" / "games.jsonl"
     games.write_bytes(games.read_bytes() * 2)
     assert len(read_results([games]).results) == 3

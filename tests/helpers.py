@@ -1,0 +1,102 @@
+"""What the test modules share: the ``arena`` command run as a real process, waiting on a
+condition, bots of a test's own, and leagues made in process for tests about something else.
+
+Importable from every test module as ``helpers`` (pyproject's ``pythonpath``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import IO
+
+ROOT = Path(__file__).resolve().parents[1]
+"""The repository: the working directory the commands run from unless a test says otherwise."""
+
+ARENA = str(Path(sys.executable).with_name("arena"))
+"""The ``arena`` entry point installed next to the interpreter running the tests (the venv's)."""
+
+C_BOT = ROOT / "bots" / "c" / "random_bot"
+FIRST_BOT = ROOT / "bots" / "c" / "first_bot"
+MISBEHAVING = ROOT / "tests" / "bots" / "misbehaving"
+
+TIMEOUT = 200.0
+"""Seconds a command may take before the test fails: generous for a loaded 2-core machine."""
+
+
+def arena(*args: str | Path, cwd: Path = ROOT, env: Mapping[str, str] | None = None,
+          timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` as a user runs it: a process of its own, from ``cwd``, with no input (stdin
+    is /dev/null), its exit status and its output as text."""
+    return subprocess.run([ARENA, *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+
+
+def arena_bytes(*args: str | Path, cwd: Path = ROOT,
+                timeout: float = TIMEOUT) -> subprocess.CompletedProcess[bytes]:
+    """``arena ARGS`` with its output as the bytes it wrote (for tests of what reaches a terminal)."""
+    return subprocess.run([ARENA, *map(str, args)], cwd=cwd, capture_output=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, check=False)
+
+
+def start_arena(*args: str | Path, cwd: Path = ROOT, env: Mapping[str, str] | None = None,
+                stdout: int | IO[bytes] | None = subprocess.PIPE,
+                stderr: int | IO[bytes] | None = subprocess.PIPE) -> subprocess.Popen[str]:
+    """``arena ARGS`` started and left running (to be signalled, or read as it goes); the caller
+    waits for it, or kills it in a ``finally``."""
+    return subprocess.Popen([ARENA, *map(str, args)], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=stdout, stderr=stderr, text=True)
+
+
+def wait_for(condition: Callable[[], object], timeout: float = 120.0,
+             what: str = "the condition") -> None:
+    """Return as soon as ``condition()`` is true; fail once ``timeout`` seconds have passed without
+    it (a ceiling for a loaded machine, never a wait in itself). Looks every 50 ms."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(0.05)
+
+
+def own_bot(parent: Path, name: str = "mine", program: Path = C_BOT,
+            version: str | None = None) -> Path:
+    """A bot directory of the user's own, ``parent/NAME-src``: a copy of ``program`` with a
+    bot.yaml (the C random bot by default: its check takes milliseconds; a Python program runs
+    with python3, and a misbehaving one gets the protocol module it imports)."""
+    directory = parent / f"{name}-src"
+    directory.mkdir()
+    is_python = program.suffix == ".py"
+    shutil.copy2(program, directory / ("bot.py" if is_python else "bot"))
+    if program.parent == MISBEHAVING:
+        shutil.copy(MISBEHAVING / "_protocol.py", directory)
+    lines = [f"name: {name}", "run: python3 bot.py" if is_python else "run: ./bot"]
+    if version is not None:
+        lines.append(f"version: '{version}'")
+    (directory / "bot.yaml").write_text("\n".join(lines) + "\n")
+    return directory
+
+
+def new_league(path: Path, game: str = "blackout", players: int | None = 3,
+               options: Mapping[str, str] | None = None, sandbox: str = "none") -> Path:
+    """A league made in process, as ``arena league init PATH --game GAME --players N -o K=V``
+    makes it, for tests about what comes after (the command itself is tested through the CLI in
+    tests/arena/league/test_league.py and the matrix)."""
+    from arena.league.settings import LeagueSettings
+    from arena.league.store import Store
+
+    settings = LeagueSettings.checked(game, players, dict(options or {}), sandbox)
+    Store.create(path, settings.stored()).close()
+    return path
+
+
+def submitted(league: Path, bot: Path) -> None:
+    """``bot`` submitted in process, as ``arena league submit`` does it; it must be accepted."""
+    from arena.league.submit import submit
+
+    submission = submit(league, bot)
+    assert submission.accepted, "\n".join([submission.reason, *submission.report])
