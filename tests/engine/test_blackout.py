@@ -8,6 +8,7 @@ from engine import blackout
 from engine.cards import Card
 from engine.chance import Preset, PresetDeal
 from engine.errors import IllegalActionError, InvalidActionError, OptionError
+from engine.trickgame import State
 
 
 def rules_with(**options: object) -> blackout.Rules:
@@ -83,21 +84,21 @@ def test_dealer_passes_clockwise() -> None:
 
 
 def first_play_state(seed: int, options: dict[str, object],
-                     preset: Preset | None = None) -> blackout.State:
+                     preset: Preset | None = None) -> State:
     state = blackout.new_game(4, seed, options, preset=preset)
     while state.kind == "bid":
         state = blackout.apply(state, 0)
     return state
 
 
-def after_first_lead(hands: list[str], trump_card: str, **options: object) -> blackout.State:
+def after_first_lead(hands: list[str], trump_card: str, **options: object) -> State:
     """Two-card hands, seat 3 dealing (so seat 0 leads); everyone bid 0 and seat 0 led its lowest."""
     preset = Preset(dealer=3, deals=(PresetDeal.parse(hands, trump_card),))
     state = first_play_state(1, {"deals": 2, "sequence": "down", **options}, preset)
     return blackout.apply(state, blackout.legal_actions(state)[0])
 
 
-def follow_situation(must_trump: bool) -> tuple[blackout.State, Card]:
+def follow_situation(must_trump: bool) -> tuple[State, Card]:
     """Clubs led; seat 1 is void in clubs and holds a trump (hearts) and a diamond."""
     state = after_first_lead(["2C 3C", "5H 9D", "4C 6C", "7C 8C"], "AH", must_trump=must_trump)
     assert state.to_act == 1 and str(state.trick[0][1]) == "2C" and state.deal.trump == 2

@@ -96,8 +96,8 @@ def public_cards(game: Any, state: Any) -> set[str]:
     deals = [state.deal]
     if any(event[0] == "deal_end" for event in state.last_events):
         finished = state.history[-1]
-        deals.append(finished[0])
-        cards |= {str(c) for _, c in finished[2 if game is blackout else 3]}
+        deals.append(finished.deal)
+        cards |= {str(c) for _, c in finished.plays}
     if game is blackout:
         cards |= {str(d.trump_card) for d in deals if d.trump_card is not None}
     return cards

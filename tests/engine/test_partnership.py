@@ -5,20 +5,21 @@ import pytest
 from engine import partnership as p
 from engine.chance import Preset, PresetDeal
 from engine.errors import IllegalActionError, InvalidActionError, OptionError
+from engine.trickgame import Contract, State
 
 
-def game_with_dealer(dealer: int, options: dict[str, object] | None = None) -> p.State:
+def game_with_dealer(dealer: int, options: dict[str, object] | None = None) -> State:
     return p.new_game(4, 1, options, preset=Preset(dealer=dealer))
 
 
-def call_all(state: p.State, calls: list[tuple[int, object]]) -> p.State:
+def call_all(state: State, calls: list[tuple[int, object]]) -> State:
     for seat, call in calls:
         assert state.to_act == seat, f"seat {state.to_act} to call, not {seat}"
         state = p.apply(state, call)
     return state
 
 
-def score(contract: p.Contract, tricks_by_seat: list[int], **options: object) -> int:
+def score(contract: Contract, tricks_by_seat: list[int], **options: object) -> int:
     return p.Rules(1, p.resolve_options(4, options)).contract_score(contract, tricks_by_seat)
 
 
@@ -59,7 +60,7 @@ def test_worked_example_6_pass_against_pass_is_a_void_deal() -> None:
     state = game_with_dealer(3)
     after = call_all(state, [(0, "pass"), (1, "pass")])
     void = after.history[-1]
-    assert void[2] is None and void[3] == () and void[5] == (0, 0)
+    assert void.contract is None and void.plays == () and void.scores == (0, 0)
     assert after.deal.number == 2 and after.deal.dealer == 0 and after.kind == "call"
     assert p.totals(after) == [0, 0]
 
@@ -91,7 +92,7 @@ LEADER_WITH_SPADES = Preset(dealer=3, deals=(PresetDeal.parse([
 ]),))
 
 
-def play_to_lead(options: dict[str, object]) -> p.State:
+def play_to_lead(options: dict[str, object]) -> State:
     """The first lead, by seat 0, from a hand of three spades and ten hearts."""
     state = call_all(p.new_game(4, 1, options, preset=LEADER_WITH_SPADES),
                      [(0, 1), (1, 1), (2, 1), (3, 1)])
@@ -131,7 +132,7 @@ def test_game_ends_at_target_and_plays_on_when_equal() -> None:
         ended_on_target = max(totals) >= 30 and totals[0] != totals[1]
         assert ended_on_target or len(history) == 60
         for deal in history[:-1]:
-            earlier = deal[6]
+            earlier = deal.totals
             assert max(earlier) < 30 or earlier[0] == earlier[1]
 
 
