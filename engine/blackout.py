@@ -54,7 +54,7 @@ from engine.trickgame import (
     view,
     view_json,
 )
-from engine.wire import pairs_json, pairs_list
+from engine.wire import pairs_list
 
 __all__ = ["NAME", "Rules", "apply", "deal_all", "events", "events_json", "info", "legal_actions",
            "legal_json", "new_game", "option_spec", "parse_action", "places", "places_of", "record",
@@ -250,14 +250,6 @@ class Rules(trickgame.Rules):
                        contract: trickgame.Contract | None) -> dict[str, object]:
         """The bids."""
         return {"bids": pairs_list(auction)}
-
-    def auction_json(self, auction: trickgame.Auction, contract: trickgame.Contract | None) -> str:
-        """The bids."""
-        return f'"bids":{pairs_json(auction)}'
-
-    def auction_event(self, event: trickgame.Event) -> dict[str, Any]:
-        """A bid: ``("bid", seat, bid)``."""
-        return {"type": "event", "event": "bid", "seat": event[1], "bid": event[2]}
 
     def auction_line(self, event: trickgame.Event) -> str:
         """A bid: ``("bid", seat, bid)``."""

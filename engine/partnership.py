@@ -58,7 +58,7 @@ from engine.trickgame import (
     view,
     view_json,
 )
-from engine.wire import compact_json, pairs_json, pairs_list, value_json
+from engine.wire import pairs_list, value_json
 
 __all__ = ["NAME", "TEAMS", "Rules", "apply", "auction_winner", "deal_cards", "events",
            "events_json", "info", "legal_actions", "legal_json", "new_game", "option_spec",
@@ -201,15 +201,6 @@ class Rules(trickgame.Rules):
                        contract: trickgame.Contract | None) -> dict[str, object]:
         """The calls, and the contract once they make one."""
         return {"calls": pairs_list(auction), "contract": contract_json(contract)}
-
-    def auction_json(self, auction: trickgame.Auction, contract: trickgame.Contract | None) -> str:
-        """The calls, and the contract once they make one."""
-        return f'"calls":{pairs_json(auction)},"contract":{compact_json(contract_json(contract))}'
-
-    def auction_event(self, event: trickgame.Event) -> dict[str, Any]:
-        """A call: ``("call", seat, call, skipped)``, skipped the partner it skips or None."""
-        return {"type": "event", "event": "call", "seat": event[1], "call": event[2],
-                "skipped": event[3]}
 
     def auction_line(self, event: trickgame.Event) -> str:
         """A call: ``("call", seat, call, skipped)``, skipped the partner it skips or None."""

@@ -7,10 +7,11 @@ its options and its ``GameInfo``. All the rest is here, once, and the game modul
 module's functions as their ``Game`` interface (``engine.game``): the state, playing a card, the
 flow from deal to deal, what a seat may see, records and their replay.
 
-Every message is rendered here once for both games, as a dict (``view``, ``events``: records,
-tests, Python bots) and as the JSON text the referee sends (``view_json``, ``events_json``:
-``engine.wire``), a test holding the two to the same bytes (tests/engine/test_wire.py); a game
-renders only its auction (its bids or calls, their events).
+Every message has one rendering. An event is rendered as the JSON line a bot is sent (the
+referee's hot path, ``engine.wire``); its dict form (``events``) is parsed from that line. The
+view's fields fixed for a deal or a phase are dicts, and its text encodes them; the fields that
+change at every play are rendered twice, a dict and text, for speed, and a test holds the two to
+the same bytes (tests/engine/test_wire.py).
 
 A state is an immutable value split in two: a ``Phase`` (the deal, its auction, the totals: what
 changes only between plays) and the fields a play changes (hands as bitmasks, the linked list of
@@ -23,6 +24,7 @@ compiled``); a game's ``Rules`` subclass is one too.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
@@ -106,7 +108,7 @@ class DealResult:
     """A finished deal: the deal, its auction (and contract), its plays, tricks won by seat,
     scores and totals (by seat or by team, as the game scores)."""
 
-    __slots__ = ("auction", "contract", "deal", "plays", "scores", "totals", "tricks")
+    __slots__ = ("auction", "contract", "deal", "line", "plays", "scores", "totals", "tricks")
 
     def __init__(self, deal: Deal, auction: Auction, contract: Contract | None,
                  plays: tuple[tuple[int, Card], ...], tricks: tuple[int, ...],
@@ -118,6 +120,8 @@ class DealResult:
         self.tricks = tricks
         self.scores = scores
         self.totals = totals
+        self.line: str | None = None
+        """The ``deal_end`` event's line, once rendered (every seat is sent it)."""
 
 
 class Rules:
@@ -190,16 +194,8 @@ class Rules:
         (under ``auction_key``), and what else the game's auction settles."""
         raise NotImplementedError
 
-    def auction_json(self, auction: Auction, contract: Contract | None) -> str:
-        """``auction_fields`` as the JSON text of those fields, without braces."""
-        raise NotImplementedError
-
-    def auction_event(self, event: Event) -> dict[str, Any]:
-        """The message of a bid's or a call's event (the game's own auction event)."""
-        raise NotImplementedError
-
     def auction_line(self, event: Event) -> str:
-        """``auction_event`` as a JSON line."""
+        """The JSON line of a bid's or a call's event (the game's own auction event)."""
         raise NotImplementedError
 
     def view_deal_fields(self, deal: Deal) -> dict[str, object]:
@@ -514,10 +510,11 @@ def view(state: State, seat: int) -> dict[str, Any]:
 def view_json(state: State, seat: int) -> str:
     """``view(state, seat)`` as compact JSON text (what orjson gives for the dict).
 
-    The head of the text is rendered once per phase (every bid or call makes a new phase), after
-    the deal's fixed fields, encoded once per deal. The rest ends every view: the trick on the
-    table is the last plays of the deal, so its text is the end of the plays' text (every play
-    renders to 8 characters, ``[0,"2C"]``, with a comma between two).
+    The head of the text is encoded once per phase (every bid or call makes a new phase) from the
+    phase's fields as ``view`` holds them, after the deal's fixed fields, encoded once per deal.
+    The rest ends every view: the trick on the table is the last plays of the deal, so its text is
+    the end of the plays' text (every play renders to 8 characters, ``[0,"2C"]``, with a comma
+    between two).
     """
     phase = state.phase
     head = phase.view_head
@@ -526,9 +523,7 @@ def view_json(state: State, seat: int) -> str:
         deal_head = deal.view_head
         if deal_head is None:
             deal_head = deal.view_head = object_head(_deal_view(phase.rules, deal))
-        rules = phase.rules
-        head = phase.view_head = (f"{deal_head}{rules.auction_json(phase.auction, phase.contract)},"
-                                  f'"totals":{ints_json(phase.totals)},')
+        head = phase.view_head = deal_head + object_head(_phase_view(phase))[1:]
     hand = "[]" if state.to_act is None else hand_json(state.masks[seat])
     plays = _plays_text(state)
     on_table = len(state.current)
@@ -641,35 +636,14 @@ def legal_json(state: State) -> str:
 
 
 def events(state: State, seat: int) -> list[dict[str, Any]]:
-    """The protocol messages the last transition produced, as ``seat`` may see them."""
-    return [_event_message(state, event, seat) for event in state.last_events]
-
-
-def _event_message(state: State, event: Event, seat: int) -> dict[str, Any]:
-    kind = event[0]
-    if kind == "play":
-        seat_played, card = _played(state, event)
-        return {"type": "event", "event": "play", "seat": seat_played, "card": NAME_OF[card]}
-    if kind == "trick":
-        trick: Trick = event[2]  # type: ignore[assignment]
-        return {"type": "event", "event": "trick", "winner": event[1], "cards": plays_list(trick)}
-    phase = state.phase
-    if kind == "deal_end":
-        result = phase.history[-1]
-        return {"type": "event", "event": "deal_end", "deal": result.deal.number,
-                **phase.rules.auction_fields(result.auction, result.contract),
-                "tricks": list(result.tricks), "scores": list(result.scores),
-                "totals": list(result.totals)}
-    if kind == "deal_start":
-        deal = phase.deal
-        return {"type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
-                "hand": names_of(state.masks[seat]), "trump_card": card_name(deal.trump_card),
-                "trump": suit_name(deal.trump)}
-    return phase.rules.auction_event(event)
+    """The protocol messages the last transition produced, as ``seat`` may see them: the lines of
+    ``events_json``, parsed."""
+    return [json.loads(line) for line in events_json(state, seat).splitlines()]
 
 
 def events_json(state: State, seat: int) -> str:
-    """``events(state, seat)`` as JSON lines, each ending in a newline."""
+    """The protocol messages the last transition produced, as ``seat`` may see them: JSON lines,
+    each ending in a newline."""
     return "".join([_event_line(state, event, seat) for event in state.last_events])
 
 
@@ -687,6 +661,7 @@ def shared_events_json(state: State) -> str | None:
 
 
 def _event_line(state: State, event: Event, seat: int) -> str:
+    """One event's JSON line, as ``seat`` sees it."""
     kind = event[0]
     if kind == "play":
         seat_played, card = _played(state, event)
@@ -696,17 +671,25 @@ def _event_line(state: State, event: Event, seat: int) -> str:
         return f'{{"type":"event","event":"trick","winner":{event[1]},"cards":{trick_json(trick)}}}\n'
     phase = state.phase
     if kind == "deal_end":
-        result = phase.history[-1]
-        auction = phase.rules.auction_json(result.auction, result.contract)
-        return (f'{{"type":"event","event":"deal_end","deal":{result.deal.number},{auction},'
-                f'"tricks":{ints_json(result.tricks)},"scores":{ints_json(result.scores)},'
-                f'"totals":{ints_json(result.totals)}}}\n')
+        return _deal_end_line(phase.rules, phase.history[-1])
     if kind == "deal_start":
         deal = phase.deal
         return (f'{{"type":"deal_start","deal":{deal.number},"dealer":{deal.dealer},'
                 f'"hand":{hand_json(state.masks[seat])},"trump_card":{card_json(deal.trump_card)},'
                 f'"trump":{suit_json(deal.trump)}}}\n')
     return phase.rules.auction_line(event)
+
+
+def _deal_end_line(rules: Rules, result: DealResult) -> str:
+    """The ``deal_end`` event's line (every seat is sent it: rendered once, kept)."""
+    line = result.line
+    if line is None:
+        auction = object_head(rules.auction_fields(result.auction, result.contract))[1:]
+        line = result.line = (f'{{"type":"event","event":"deal_end","deal":{result.deal.number},'
+                              f'{auction}"tricks":{ints_json(result.tricks)},'
+                              f'"scores":{ints_json(result.scores)},'
+                              f'"totals":{ints_json(result.totals)}}}\n')
+    return line
 
 
 def _played(state: State, event: Event) -> tuple[int, int]:

@@ -1,17 +1,17 @@
-"""The JSON text of the events every seat is sent, from tables instead of dicts.
+"""The JSON text of what a seat is sent, made directly from tables and cached pieces.
 
 After every decision the referee sends each seat the same few events; building them as dicts and
-serialising them cost more than the engine's own ``apply``. The games (``engine.trickgame``) render
-them as text directly, from these pieces: a play's event line from a table, a trick or a hand from
-cached pieces. The text is exactly what a compact JSON encoder (orjson) gives for the dict forms
-(``events``); a test pins it.
+serialising them cost more than the engine's own ``apply``. So the games (``engine.trickgame``)
+render them as text directly: a play's event line from a table, a trick or a hand from cached
+pieces. That text is each event's one rendering: the dict forms (``events``) are parsed from it.
 
-The view a bot is sent with each ``act`` and the legal actions are rendered from them too
-(``view_json``, ``legal_json``): the fields fixed for a deal once (``object_head``), those fixed for
-a phase once per phase, the rest from cached pieces, the plays extended by one play at a time. As a
-dict serialised by orjson the view cost a decision more than ``apply`` (building the dict as much as
-encoding it); as text about a third less, measured on fresh games (2.3 against 3.4 us compiled, 2.6
-against 3.3 pure).
+The view a bot is sent with each ``act`` and the legal actions are rendered here too
+(``view_json``, ``legal_json``): the fields fixed for a deal once and those fixed for a phase once
+per phase, both encoded from the dicts ``view`` holds (``object_head``, ``compact_json``), the rest
+from cached pieces, the plays extended by one play at a time. As a dict serialised by orjson the
+view cost a decision more than ``apply`` (building the dict as much as encoding it); as text about
+a third less, measured on fresh games (2.3 against 3.4 us compiled, 2.6 against 3.3 pure). Every
+piece is exactly what a compact encoder (orjson) gives for the value's dict form; tests pin it.
 """
 
 from __future__ import annotations
@@ -103,10 +103,14 @@ def cards_json(cards: Sequence[int]) -> str:
     return "[" + ",".join([quoted[card] for card in cards]) + "]"
 
 
+_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+"""One encoder for every call: ``json.dumps`` with these arguments would build one per call."""
+
+
 def compact_json(value: object) -> str:
     """The compact JSON text of plain values (dicts, lists, strings, ints, bools, None): what
-    orjson gives. For what is rendered once (a deal's fixed fields), not per decision."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    orjson gives. For what is rendered once a deal or a phase, not per decision."""
+    return _ENCODER.encode(value)
 
 
 def object_head(fields: Mapping[str, object]) -> str:
