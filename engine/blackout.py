@@ -40,27 +40,9 @@ from engine.game import GameInfo
 from engine.options import POINTS, BoolOption, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
 from engine.trick import NO_TRUMP, SUIT_NAMES, dealt_masks, shuffled_prefix
-from engine.trickgame import (
-    apply,
-    events,
-    events_json,
-    legal_actions,
-    legal_json,
-    parse_action,
-    places,
-    record,
-    shared_events_json,
-    totals,
-    view,
-    view_json,
-)
+from engine.trickgame import apply as apply  # Blackout played without GAME, as bench/versus.py does
+from engine.trickgame import legal_actions as legal_actions
 from engine.wire import pairs_list
-
-__all__ = ["NAME", "Rules", "apply", "deal_all", "events", "events_json", "info", "legal_actions",
-           "legal_json", "new_game", "option_spec", "parse_action", "places", "places_of", "record",
-           "replay", "resolve_options", "shared_events_json", "totals", "view", "view_json"]
-"""The ``Game`` interface, its functions over any game's state from ``engine.trickgame``, and
-Blackout's own."""
 
 NAME: Final = "blackout"
 PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
@@ -325,6 +307,6 @@ def places_of(totals: Sequence[int], exact: Sequence[int], tiebreak: str) -> lis
     return [1 + sum(other > key for other in keys) for key in keys]
 
 
-def replay(game_record: Mapping[str, Any]) -> trickgame.State:
-    """Replay a record from its seed (and preset) and actions, checking every deal, action and score."""
-    return trickgame.replay(new_game, game_record)
+GAME: Final = trickgame.TrickGame(info, resolve_options, new_game)
+"""Blackout as the arena plays it (``engine.game("blackout")``): this module's rules, and the
+functions of ``engine.trickgame`` over its states."""

@@ -44,28 +44,7 @@ from engine.game import GameInfo
 from engine.options import POINTS, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
 from engine.trick import Plays, dealt_masks, shuffled_prefix
-from engine.trickgame import (
-    apply,
-    events,
-    events_json,
-    legal_actions,
-    legal_json,
-    parse_action,
-    places,
-    record,
-    shared_events_json,
-    totals,
-    view,
-    view_json,
-)
 from engine.wire import pairs_list, value_json
-
-__all__ = ["NAME", "TEAMS", "Rules", "apply", "auction_winner", "deal_cards", "events",
-           "events_json", "info", "legal_actions", "legal_json", "new_game", "option_spec",
-           "parse_action", "places", "record", "replay", "resolve_options", "shared_events_json",
-           "team_call", "totals", "view", "view_json"]
-"""The ``Game`` interface, its functions over any game's state from ``engine.trickgame``, and
-Partnership Blackout's own."""
 
 NAME: Final = "partnership-blackout"
 PLAYER_COUNTS: Final = (4,)
@@ -310,6 +289,6 @@ def auction_winner(dealer: int, calls: Sequence[tuple[int, Call]]) -> trickgame.
     return (team, kind, n)
 
 
-def replay(game_record: Mapping[str, Any]) -> trickgame.State:
-    """Replay a record from its seed (and preset) and actions, checking every deal, action and score."""
-    return trickgame.replay(new_game, game_record)
+GAME: Final = trickgame.TrickGame(info, resolve_options, new_game)
+"""Partnership Blackout as the arena plays it (``engine.game("partnership-blackout")``): this
+module's rules, and the functions of ``engine.trickgame`` over its states."""

@@ -347,6 +347,46 @@ class State:
                 f"seat {self.to_act}>")
 
 
+# --- The game as the arena sees it ------------------------------------------------------------
+
+
+class TrickGame:
+    """One trick-taking game as the ``Game`` interface (``engine.game``) gives it: the game's own
+    ``info``, options and ``new_game`` (its module's), and this module's functions over its states,
+    which are the same for every game."""
+
+    __slots__ = ("apply", "events", "events_json", "info", "legal_actions", "legal_json",
+                 "new_game", "parse_action", "places", "record", "resolve_options",
+                 "shared_events_json", "totals", "view", "view_json")
+
+    def __init__(self, info: GameInfo,
+                 resolve_options: Callable[..., dict[str, Any]],
+                 new_game: Callable[..., State]) -> None:
+        self.info = info
+        self.resolve_options = resolve_options
+        self.new_game = new_game
+        # Functions, not methods: the referee calls them at every decision.
+        self.legal_actions = legal_actions
+        self.parse_action = parse_action
+        self.apply = apply
+        self.view = view
+        self.view_json = view_json
+        self.legal_json = legal_json
+        self.events = events
+        self.events_json = events_json
+        self.shared_events_json = shared_events_json
+        self.totals = totals
+        self.places = places
+        self.record = record
+
+    def replay(self, game_record: Mapping[str, Any]) -> State:
+        """The final state of a record, every step checked (``replay``)."""
+        return replay(self.new_game, game_record)
+
+    def __repr__(self) -> str:
+        return f"<game {self.info.name}>"
+
+
 # --- Playing ----------------------------------------------------------------------------------
 
 
