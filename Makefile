@@ -35,7 +35,7 @@ $(BOT_ENGINE)/.copied: $(wildcard engine/*.py)
 # says so and tests the Python sources alone until `make compiled`.
 SOURCES_HASH = $(shell cat $$(find engine arena -name '*.py' | LC_ALL=C sort) | sha256sum | cut -c1-16)
 COMPILED = build/compiled/$(SOURCES_HASH)
-MYPYC_MODULES := engine/cards.py engine/state.py engine/trick.py engine/wire.py engine/blackout.py \
+MYPYC_MODULES := engine/cards.py engine/trickgame.py engine/trick.py engine/wire.py engine/blackout.py \
 	engine/partnership.py arena/game/referee.py arena/bots/process.py arena/bots/channel.py \
 	arena/bots/cputime.py
 # What runs against the compiled build too: the engine, the referee (golden, hidden information,

@@ -1,11 +1,13 @@
 """The rules engine: pure functions over immutable game states, no I/O, no clock.
 
-Each game is a module that implements the ``Game`` interface (``engine.game``): its ``info`` (a
-``GameInfo``: player counts, teams, decision kinds, option schema, what a score is indexed by) and
-``resolve_options``, ``new_game``, ``legal_actions``, ``parse_action``, ``apply``, ``view``,
-``events``, ``totals``, ``places``, ``record``, ``replay``. ``game(name)`` returns one; callers ask
-it, never compare names. Randomness comes only from the seed passed to ``new_game``; a ``Preset``
-(``engine.chance``) gives deals instead. The rules in words: docs/rules.md.
+Each game is a module (its rules in its docstring) that gives its ``GAME``, the game behind the
+``Game`` interface (``engine.game``): its ``info`` (a ``GameInfo``: player counts, teams, decision
+kinds, option schema, what a score is indexed by) and ``resolve_options``, ``new_game``,
+``legal_actions``, ``parse_action``, ``apply``, ``view``, ``events``, ``totals``, ``places``,
+``record``, ``replay``. What both games share is ``engine.trickgame``. ``game(name)`` returns
+one; callers ask it, never compare names. Randomness comes only from the seed passed to
+``new_game``; a ``Preset`` (``engine.chance``) gives deals instead. The rules in words:
+docs/rules.md.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from engine.wire import action_to_json, actions_to_json
 __all__ = ["DEFAULT_GAME", "GAMES", "Game", "GameInfo", "GameState", "Preset", "PresetDeal", "ReplayError",
            "action_to_json", "actions_to_json", "game", "replay"]
 
-GAMES: dict[str, Game] = {blackout.NAME: blackout, partnership.NAME: partnership}
+GAMES: dict[str, Game] = {blackout.NAME: blackout.GAME, partnership.NAME: partnership.GAME}
 """Every game, by name. A game added here is covered by the interface tests as it stands."""
 DEFAULT_GAME: str = blackout.NAME
 """The game a command plays when none is named."""

@@ -21,6 +21,9 @@ Rules as implemented here:
   A ``Preset`` (``engine.chance``) may give the first dealer and the first deals instead.
 
 The state is an immutable value: ``apply`` returns a new state and never changes the one given.
+What both games share (the state, playing a card, deal after deal, views, events, records, replay)
+is ``engine.trickgame``; this module is what Blackout adds: its options, dealing, bidding,
+``must_trump``, scoring and places, as the ``Rules`` that game runs by.
 """
 
 from __future__ import annotations
@@ -29,71 +32,21 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from engine.cards import (
-    CARD_BY_VALUE,
-    NAME_OF,
-    RANK_BITS,
-    SUIT_CARDS,
-    SUITS,
-    Card,
-    cards_of,
-    mask_of,
-    names_of,
-)
+from engine import trickgame
+from engine.cards import CARD_BY_VALUE, RANK_BITS, SUIT_CARDS, Card, cards_of, mask_of
 from engine.chance import Preset, check_deal, check_dealer
-from engine.errors import (
-    IllegalActionError,
-    InvalidActionError,
-    OptionError,
-    PresetError,
-    ReplayError,
-    shown,
-)
+from engine.errors import IllegalActionError, InvalidActionError, OptionError, PresetError, shown
 from engine.game import GameInfo
 from engine.options import POINTS, BoolOption, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
-from engine.state import (
-    DEAL_END,
-    DEAL_START,
-    JUST_PLAYED,
-    PLAY_EVENT_KEY,
-    Event,
-    PlaysSeen,
-    TrickState,
-    expect,
-    names_json,
-    plays_json,
-    plays_view,
-    replay_step,
-    view_tail_json,
-)
-from engine.trick import (
-    NO_TRUMP,
-    SUIT_NAMES,
-    Plays,
-    Trick,
-    dealt_masks,
-    plays_in_order,
-    shuffled_prefix,
-    trick_winner,
-)
-from engine.wire import (
-    PLAY_EVENT,
-    cards_json,
-    hand_json,
-    ints_json,
-    object_head,
-    pairs_json,
-    trick_json,
-)
+from engine.trick import NO_TRUMP, SUIT_NAMES, dealt_masks, shuffled_prefix
+from engine.trickgame import apply as apply  # Blackout played without GAME, as bench/versus.py does
+from engine.trickgame import legal_actions as legal_actions
+from engine.wire import pairs_list
 
 NAME: Final = "blackout"
 PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
 DEFAULT_DEALS: Final = {3: 15, 4: 13, 5: 10, 6: 8, 7: 7}
-
-Action = int
-"""A bid (an int) or a card (a ``Card``, itself an int)."""
-
 
 _SPECS: dict[int, dict[str, Option]] = {}
 
@@ -158,8 +111,8 @@ def hand_sizes(players: int, options: Mapping[str, Any]) -> tuple[int, ...]:
     return up
 
 
-class Rules:
-    """The per-game constants every state of one game shares."""
+class Rules(trickgame.Rules):
+    """The per-game constants every state of one game shares, and Blackout's own rules."""
 
     __slots__ = (
         "bid_ranges",
@@ -167,22 +120,15 @@ class Rules:
         "deals",
         "hook",
         "must_trump",
-        "options",
         "penalty",
-        "players",
         "ppt",
-        "preset",
-        "seed",
         "sizes",
         "zero_score",
     )
 
     def __init__(self, players: int, seed: int, options: dict[str, Any],
                  preset: Preset | None = None) -> None:
-        self.players = players
-        self.options = options
-        self.seed = seed
-        self.preset = preset
+        super().__init__(info, "bids", players, seed, options, preset)
         self.sizes: tuple[int, ...] = hand_sizes(players, options)
         self.ppt: int = options["points_per_trick"]
         self.bonus: int = options["bonus"]
@@ -191,9 +137,10 @@ class Rules:
         self.penalty: bool = options["scoring"] == "penalty"
         self.hook: bool = options["hook"]
         self.must_trump: bool = options["must_trump"]
+        self.limits_void = self.must_trump
         self.bid_ranges: dict[int, tuple[int, ...]] = {size: tuple(range(size + 1))
                                                        for size in set(self.sizes)}
-        self.deals: tuple[Deal, ...] = deal_all(self)
+        self.deals: tuple[trickgame.Deal, ...] = deal_all(self)
 
     def deal_score(self, bid: int, tricks: int) -> int:
         """One player's score for one deal."""
@@ -203,33 +150,103 @@ class Rules:
             return -self.ppt * (bid - tricks)
         return 0
 
+    def deal(self, number: int) -> trickgame.Deal:
+        """Deal ``number``: every deal is dealt when the game starts (``deal_all``)."""
+        return self.deals[number - 1]
 
-class Deal:
-    """The constants of one deal: its number, dealer, the hands as dealt and the turned card."""
+    def auction_actions(self, state: trickgame.State) -> tuple[int, ...]:
+        """The bids: 0..hand size, less the one the hook forbids the last bidder."""
+        bids = self.bid_ranges[state.phase.deal.size]
+        forbidden = self._hooked_bid(state)
+        if forbidden is not None:
+            return tuple([b for b in bids if b != forbidden])
+        return bids
 
-    __slots__ = ("dealer", "masks", "number", "size", "trump", "trump_card", "trump_suit",
-                 "view_head")
+    def _hooked_bid(self, state: trickgame.State) -> int | None:
+        """The bid the hook forbids the last bidder, or None."""
+        phase = state.phase
+        if not self.hook or len(phase.auction) != self.players - 1:
+            return None
+        forbidden = phase.deal.size - sum([int(b) for _, b in phase.auction])
+        return forbidden if forbidden >= 0 else None
 
-    def __init__(self, number: int, dealer: int, size: int, masks: tuple[int, ...],
-                 trump_card: Card | None) -> None:
-        self.number = number
-        self.dealer = dealer
-        self.size = size
-        self.masks = masks
-        """Each seat's hand as dealt, as a bitmask."""
-        self.trump_card = trump_card
-        self.trump: int | None = None if trump_card is None else trump_card >> 4
-        self.trump_suit: int = NO_TRUMP if trump_card is None else trump_card >> 4
-        self.view_head: str | None = None
-        """The head of the JSON text of the views of this deal: the fields fixed for the deal."""
+    def parse_auction(self, raw: object) -> int:
+        """A bid: an integer."""
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            raise InvalidActionError(f"{shown(raw)} is not a bid (an integer)")
+        return raw
 
-    @property
-    def dealt(self) -> tuple[tuple[Card, ...], ...]:
-        """Each seat's hand as dealt, low to high by suit."""
-        return tuple([cards_of(mask) for mask in self.masks])
+    def auction(self, state: trickgame.State, action: object) -> trickgame.State:
+        """The state after the seat to act bids ``action``."""
+        seat = state.to_act
+        assert seat is not None
+        if isinstance(action, bool) or not isinstance(action, int) or type(action) is Card:
+            raise InvalidActionError(f"seat {seat} bid {shown(action)}: a bid is an integer")
+        size = state.phase.deal.size
+        if not 0 <= action <= size:
+            raise IllegalActionError(f"seat {seat} bid {shown(action)}: bids are 0..{size} in this deal")
+        if action == self._hooked_bid(state):
+            raise IllegalActionError(
+                f"seat {seat} bid {action}: the hook forbids the last bid that makes the total {size}"
+            )
+        bids = state.phase.auction + ((seat, action),)
+        events = (("bid", seat, action),)
+        if len(bids) == self.players:
+            return trickgame.after_auction(state, bids, None, "play", state.leader, events)
+        return trickgame.after_auction(state, bids, None, "bid", (seat + 1) % self.players, events)
+
+    def void_cards(self, state: trickgame.State, mask: int) -> tuple[Card, ...]:
+        """Any card, or with ``must_trump`` a trump when the seat holds one."""
+        trump = state.phase.deal.trump_suit
+        if self.must_trump and trump != NO_TRUMP:
+            return SUIT_CARDS[trump][(mask >> (trump << 4)) & RANK_BITS] or cards_of(mask)
+        return cards_of(mask)
+
+    def play_restriction(self, state: trickgame.State, seat: int, card: Card) -> str:
+        """Only ``must_trump`` restricts a card in hand that follows suit."""
+        led = state.current[0][1] >> 4
+        trump = state.phase.deal.trump_suit
+        return (f"seat {seat} played {card}: must trump ({SUIT_NAMES[trump]}) when void in "
+                f"{SUIT_NAMES[led]}")
+
+    def deal_scores(self, phase: trickgame.Phase, tricks: tuple[int, ...]) -> tuple[int, ...]:
+        """Every seat's score for its bid and the tricks it won."""
+        bid_by_seat = [0] * self.players
+        for seat, bid in phase.auction:
+            bid_by_seat[seat] = int(bid)
+        return tuple([self.deal_score(bid_by_seat[s], tricks[s]) for s in range(self.players)])
+
+    def is_last_deal(self, deal: trickgame.Deal, totals: tuple[int, ...]) -> bool:
+        """The game ends after the last deal of the sequence."""
+        return deal.number == len(self.sizes)
+
+    def places(self, phase: trickgame.Phase) -> list[int]:
+        """Places by total; ``tiebreak`` decides ties."""
+        exact = [0] * self.players
+        for result in phase.history:
+            for seat, bid in result.auction:
+                exact[seat] += bid == result.tricks[seat]
+        return places_of(phase.totals, exact, self.options["tiebreak"])
+
+    def auction_fields(self, auction: trickgame.Auction,
+                       contract: trickgame.Contract | None) -> dict[str, object]:
+        """The bids."""
+        return {"bids": pairs_list(auction)}
+
+    def auction_line(self, event: trickgame.Event) -> str:
+        """A bid: ``("bid", seat, bid)``."""
+        return f'{{"type":"event","event":"bid","seat":{event[1]:d},"bid":{event[2]:d}}}\n'
+
+    def view_deal_fields(self, deal: trickgame.Deal) -> dict[str, object]:
+        """The number of deals and this one's hand size."""
+        return {"deals": len(self.sizes), "hand_size": deal.size}
+
+    def record_deal_fields(self, deal: trickgame.Deal) -> dict[str, object]:
+        """The deal's hand size."""
+        return {"hand_size": deal.size}
 
 
-def deal_all(rules: Rules) -> tuple[Deal, ...]:
+def deal_all(rules: Rules) -> tuple[trickgame.Deal, ...]:
     """Every deal of the game, drawn from one stream seeded by the game's seed.
 
     The first dealer is drawn first; each deal then takes a partial Fisher-Yates shuffle of the
@@ -261,465 +278,24 @@ def deal_all(rules: Rules) -> tuple[Deal, ...]:
             given = given_deals[index]
             check_deal(given, number, players, size, turn)
             masks = tuple([mask_of(hand) for hand in given.hands])
-            deals.append(Deal(number, dealer, size, masks, given.trump_card))
+            trump_card = given.trump_card
         else:
             masks = tuple(dealt_masks(cards, dealer, players, dealt))
-            deals.append(Deal(number, dealer, size, masks,
-                              CARD_BY_VALUE[cards[dealt]] if turn else None))
+            trump_card = CARD_BY_VALUE[cards[dealt]] if turn else None
+        trump = None if trump_card is None else trump_card >> 4
+        deals.append(trickgame.Deal(number, dealer, size, masks, trump_card, trump))
         dealer = dealer + 1 if dealer + 1 < players else 0
     return tuple(deals)
 
 
-DealSummary = tuple["Deal", tuple[tuple[int, int], ...], tuple[tuple[int, Card], ...],
-                    tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-"""A finished deal: the deal, its bids, its plays, tricks by seat, scores and totals by seat."""
-
-
-class Phase:
-    """The parts of a state that change only between plays: the deal, its bids, the totals so far.
-
-    Shared by every state of one deal's play, so that a play copies few fields.
-    """
-
-    __slots__ = ("bids", "deal", "exact", "history", "kind", "playing", "rules", "totals",
-                 "view_base", "view_head")
-
-    def __init__(self, rules: Rules, deal: Deal, bids: tuple[tuple[int, int], ...],
-                 totals: tuple[int, ...], exact: tuple[int, ...],
-                 history: tuple[DealSummary, ...], kind: str | None) -> None:
-        self.rules = rules
-        self.deal = deal
-        self.bids = bids
-        self.totals = totals
-        self.exact = exact
-        self.history = history
-        self.kind = kind
-        self.playing: bool = kind == "play"
-        self.view_base: dict[str, object] | None = None  # the view's fields fixed for this phase
-        self.view_head: str | None = None  # the same as the head of the view's JSON text
-
-
-class State(TrickState):
-    """One moment of a Blackout game (see ``TrickState``); ``kind`` is "bid" or "play"."""
-
-    __slots__ = ("phase",)
-
-    def __init__(self, phase: Phase, masks: tuple[int, ...], played: Plays, current: Trick,
-                 leader: int, tricks_won: tuple[int, ...], to_act: int | None,
-                 last_events: tuple[Event, ...],
-                 plays_seen: PlaysSeen | None) -> None:
-        self.phase = phase
-        self.masks = masks
-        self.played = played
-        self.current = current
-        self.leader = leader
-        self.tricks_won = tricks_won
-        self.to_act = to_act
-        self.last_events = last_events
-        self.legal = None
-        self.plays_seen = plays_seen
-
-    @property
-    def rules(self) -> Rules:
-        """The game's constants."""
-        return self.phase.rules
-
-    @property
-    def deal(self) -> Deal:
-        """The deal being played (the last one, once the game is over)."""
-        return self.phase.deal
-
-    @property
-    def deal_number(self) -> int:
-        """The deal being played (1 for the first; the last one once over)."""
-        return self.phase.deal.number
-
-    @property
-    def kind(self) -> str | None:
-        """The kind of action asked now ("bid" or "play"); None once the game is over."""
-        return self.phase.kind
-
-    @property
-    def totals(self) -> tuple[int, ...]:
-        """The totals before this deal is scored (final totals once over)."""
-        return self.phase.totals
-
-    @property
-    def history(self) -> tuple[DealSummary, ...]:
-        """The finished deals."""
-        return self.phase.history
-
-    @property
-    def bids(self) -> tuple[tuple[int, int], ...]:
-        """This deal's bids so far, in order, as (seat, bid)."""
-        return self.phase.bids
-
-    @property
-    def players(self) -> int:
-        """The number of seats."""
-        return self.phase.rules.players
-
-    @property
-    def options(self) -> dict[str, Any]:
-        """The game's options, defaults filled in."""
-        return self.phase.rules.options
-
-    @property
-    def seed(self) -> int:
-        """The game's seed."""
-        return self.phase.rules.seed
-
-    def __repr__(self) -> str:
-        return f"<blackout deal {self.deal_number} {self.kind or 'over'} seat {self.to_act}>"
-
-
 def new_game(players: int, seed: int, options: Mapping[str, object] | None = None, *,
-             preset: Preset | None = None) -> State:
+             preset: Preset | None = None) -> trickgame.State:
     """A new game for ``players`` seats; the same seed and options always give the same game.
 
     ``preset`` gives the first dealer and the first deals instead of drawing them (PresetError
     when the rules could not have dealt them).
     """
-    rules = Rules(players, seed, resolve_options(players, options), preset)
-    zeros = (0,) * players
-    return _start_deal(rules, rules.deals[0], zeros, zeros, (), ())
-
-
-def _start_deal(rules: Rules, deal: Deal, totals: tuple[int, ...], exact: tuple[int, ...],
-                history: tuple[DealSummary, ...], events: tuple[Event, ...]) -> State:
-    first = (deal.dealer + 1) % rules.players
-    phase = Phase(rules, deal, (), totals, exact, history, "bid")
-    return State(phase, deal.masks, None, (), first, (0,) * rules.players, first,
-                 events + (DEAL_START,), None)
-
-
-def legal_actions(state: State) -> tuple[Action, ...]:
-    """Every action the seat to act may take now (empty when the game is over)."""
-    memo = state.legal
-    if memo is not None:
-        return memo  # type: ignore[return-value]  # this game's memo holds only its actions
-    seat = state.to_act
-    if seat is None:
-        return ()
-    phase = state.phase
-    legal: tuple[int, ...]
-    if phase.playing:
-        mask: int = state.masks[seat]
-        current = state.current
-        if current:
-            led = current[0][1] >> 4
-            legal = SUIT_CARDS[led][(mask >> (led << 4)) & RANK_BITS]
-            if not legal:
-                trump = phase.deal.trump_suit
-                if phase.rules.must_trump and trump != NO_TRUMP:
-                    legal = SUIT_CARDS[trump][(mask >> (trump << 4)) & RANK_BITS]
-                if not legal:
-                    legal = cards_of(mask)
-        else:
-            legal = cards_of(mask)
-    else:
-        legal = _legal_bids(state)
-    state.legal = legal
-    return legal
-
-
-def _legal_bids(state: State) -> tuple[int, ...]:
-    phase = state.phase
-    bids = phase.rules.bid_ranges[phase.deal.size]
-    forbidden = _hooked_bid(state)
-    if forbidden is not None:
-        return tuple([b for b in bids if b != forbidden])
-    return bids
-
-
-def _hooked_bid(state: State) -> int | None:
-    """The bid the hook forbids the last bidder, or None."""
-    phase = state.phase
-    if not phase.rules.hook or len(phase.bids) != phase.rules.players - 1:
-        return None
-    forbidden = phase.deal.size - sum([b for _, b in phase.bids])
-    return forbidden if forbidden >= 0 else None
-
-
-def parse_action(state: State, raw: object) -> Action:
-    """The engine action for a wire value (a bid's int, a card's name); InvalidActionError if none."""
-    kind = state.phase.kind
-    if kind == "play":
-        if type(raw) is Card:
-            return raw
-        return Card.parse(raw)
-    if kind == "bid":
-        if isinstance(raw, bool) or not isinstance(raw, int):
-            raise InvalidActionError(f"{shown(raw)} is not a bid (an integer)")
-        return raw
-    raise InvalidActionError("the game is over: no action is asked for")
-
-
-def apply(state: State, action: object) -> State:
-    """The state after the seat to act takes ``action``; IllegalActionError if the rules forbid it."""
-    phase = state.phase
-    if not phase.playing:
-        if phase.kind == "bid":
-            return _bid(state, action)
-        raise IllegalActionError(f"the game is over: no action {shown(action)} is allowed")
-    # Playing a card: the hot path, kept in one function.
-    seat = state.to_act
-    assert seat is not None
-    legal = state.legal
-    if legal is None:
-        legal = legal_actions(state)
-    if type(action) is Card and action in legal:
-        card: int = action
-    elif type(action) is not bool and isinstance(action, int) and action in legal:
-        card = action  # an int equal to a legal card is that card
-    else:
-        raise _illegal_play(state, seat, action)
-    masks = list(state.masks)  # list, set, tuple: half the cost of slicing and concatenating
-    mask = masks[seat] & ~(1 << card)
-    masks[seat] = mask
-    trick = state.current + ((seat, card),)
-    players = phase.rules.players
-    played = (state.played, seat, card)
-    if len(trick) < players:
-        return State(phase, tuple(masks), played, trick, state.leader, state.tricks_won,
-                     seat + 1 if seat + 1 < players else 0, JUST_PLAYED, state.plays_seen)
-    winner = trick_winner(trick, phase.deal.trump_suit)
-    won = list(state.tricks_won)
-    won[winner] += 1
-    new = State(phase, tuple(masks), played, (), winner, tuple(won), winner,
-                (("play", seat, card), ("trick", winner, trick)), state.plays_seen)
-    if mask:
-        return new
-    return _end_deal(new)
-
-
-def _bid(state: State, bid: object) -> State:
-    seat = state.to_act
-    assert seat is not None
-    if isinstance(bid, bool) or not isinstance(bid, int) or type(bid) is Card:
-        raise InvalidActionError(f"seat {seat} bid {shown(bid)}: a bid is an integer")
-    phase = state.phase
-    size = phase.deal.size
-    if not 0 <= bid <= size:
-        raise IllegalActionError(f"seat {seat} bid {shown(bid)}: bids are 0..{size} in this deal")
-    if bid == _hooked_bid(state):
-        raise IllegalActionError(
-            f"seat {seat} bid {bid}: the hook forbids the last bid that makes the total {size}"
-        )
-    bids = phase.bids + ((seat, bid),)
-    players = phase.rules.players
-    done = len(bids) == players
-    new_phase = Phase(phase.rules, phase.deal, bids, phase.totals, phase.exact, phase.history,
-                      "play" if done else "bid")
-    return State(new_phase, state.masks, state.played, state.current, state.leader,
-                 state.tricks_won, state.leader if done else (seat + 1) % players,
-                 (("bid", seat, bid),), state.plays_seen)
-
-
-def _illegal_play(state: State, seat: int, action: object) -> Exception:
-    """The error that says why ``action`` may not be played by ``seat`` now."""
-    card = action if type(action) is Card else None
-    if card is None:
-        found = CARD_BY_VALUE.get(action) if type(action) is int else None
-        if found is None:
-            return InvalidActionError(f"seat {seat} played {shown(action)}: not a card")
-        card = found
-    hand = state.hand(seat)
-    if card not in hand:
-        return IllegalActionError(f"seat {seat} played {card}: not in its hand")
-    led = state.current[0][1] >> 4
-    if card >> 4 != led and any(c >> 4 == led for c in hand):
-        return IllegalActionError(f"seat {seat} played {card}: must follow {SUIT_NAMES[led]}")
-    trump = state.phase.deal.trump_suit
-    return IllegalActionError(
-        f"seat {seat} played {card}: must trump ({SUIT_NAMES[trump]}) when void in "
-        f"{SUIT_NAMES[led]}"
-    )
-
-
-def _end_deal(state: State) -> State:
-    """Score the finished deal in ``state`` and start the next deal, or end the game."""
-    phase = state.phase
-    rules = phase.rules
-    players = rules.players
-    bid_by_seat = [0] * players
-    for seat, bid in phase.bids:
-        bid_by_seat[seat] = bid
-    won = state.tricks_won
-    scores = tuple([rules.deal_score(bid_by_seat[s], won[s]) for s in range(players)])
-    totals = tuple([phase.totals[s] + scores[s] for s in range(players)])
-    exact = tuple([phase.exact[s] + (bid_by_seat[s] == won[s]) for s in range(players)])
-    summary: DealSummary = (phase.deal, phase.bids, plays_in_order(state.played), won, scores,
-                            totals)
-    history = phase.history + (summary,)
-    events = state.last_events + (DEAL_END,)
-    deal = phase.deal
-    if deal.number == len(rules.sizes):
-        over = Phase(rules, deal, phase.bids, totals, exact, history, None)
-        return State(over, state.masks, state.played, state.current, state.leader, won, None,
-                     events, state.plays_seen)
-    return _start_deal(rules, rules.deals[deal.number], totals, exact, history, events)
-
-
-# --- What a seat may know -------------------------------------------------------------------
-
-
-def view(state: State, seat: int) -> dict[str, Any]:
-    """Everything ``seat`` may know now: its own hand and the public state, nothing hidden.
-
-    Values nested in a view (the options, the bids...) are shared by the views of one phase of
-    the deal: read them, do not change them.
-    """
-    return {
-        **_view_base(state.phase),
-        "seat": seat,
-        "hand": [] if state.to_act is None else names_of(state.masks[seat]),
-        "plays": plays_view(state),
-        "trick": plays_json(state.current),
-        "leader": state.leader,
-        "tricks_won": list(state.tricks_won),
-    }
-
-
-def _view_base(phase: Phase) -> dict[str, object]:
-    """The view's fields fixed for a phase of a deal (built once per phase)."""
-    base = phase.view_base
-    if base is None:
-        base = {**_deal_view(phase), "bids": [[s, b] for s, b in phase.bids],
-                "totals": list(phase.totals)}
-        phase.view_base = base
-    return base
-
-
-def _deal_view(phase: Phase) -> dict[str, object]:
-    """The view's first fields, those fixed for the whole deal."""
-    deal = phase.deal
-    rules = phase.rules
-    return {
-        "game": NAME, "players": rules.players, "options": dict(rules.options),
-        "deal": deal.number, "deals": len(rules.sizes), "hand_size": deal.size,
-        "dealer": deal.dealer,
-        "trump_card": None if deal.trump_card is None else NAME_OF[deal.trump_card],
-        "trump": None if deal.trump is None else SUITS[deal.trump],
-    }
-
-
-def view_json(state: State, seat: int) -> str:
-    """``view(state, seat)`` as compact JSON text (what orjson gives for the dict).
-
-    The head of the text is rendered once per phase (every bid makes a new phase), from the
-    deal's fixed fields rendered once per deal.
-    """
-    phase = state.phase
-    head = phase.view_head
-    if head is None:
-        deal = phase.deal
-        deal_head = deal.view_head
-        if deal_head is None:
-            deal_head = deal.view_head = object_head(_deal_view(phase))
-        head = phase.view_head = (f'{deal_head}"bids":{pairs_json(phase.bids)},'
-                                  f'"totals":{ints_json(phase.totals)},')
-    return head + view_tail_json(state, seat)
-
-
-def legal_json(state: State) -> str:
-    """``legal_actions(state)`` in their wire form as a JSON list: card names, or bids."""
-    legal = legal_actions(state)
-    return cards_json(legal) if state.phase.playing else ints_json(legal)
-
-
-def events(state: State, seat: int) -> list[dict[str, Any]]:
-    """The protocol messages the last transition produced, as ``seat`` may see them."""
-    return [_event_message(state, event, seat) for event in state.last_events]
-
-
-def _played(state: State, event: Event) -> tuple[int, int]:
-    """(seat, card) of a play event (the shared one stands for the head of ``played``)."""
-    if event is PLAY_EVENT_KEY:
-        node = state.played
-        assert node is not None
-        return node[1], node[2]
-    seat: int = event[1]  # type: ignore[assignment]
-    card: int = event[2]  # type: ignore[assignment]
-    return seat, card
-
-
-def _event_message(state: State, event: Event, seat: int) -> dict[str, Any]:
-    kind = event[0]
-    if kind == "play":
-        seat_played, card = _played(state, event)
-        return {"type": "event", "event": "play", "seat": seat_played, "card": NAME_OF[card]}
-    if kind == "bid":
-        return {"type": "event", "event": "bid", "seat": event[1], "bid": event[2]}
-    if kind == "trick":
-        trick: Trick = event[2]  # type: ignore[assignment]
-        return {"type": "event", "event": "trick", "winner": event[1], "cards": plays_json(trick)}
-    if kind == "deal_end":
-        deal, bids, _, won, scores, totals = state.phase.history[-1]
-        return {"type": "event", "event": "deal_end", "deal": deal.number,
-                "bids": [[s, b] for s, b in bids], "tricks": list(won),
-                "scores": list(scores), "totals": list(totals)}
-    deal = state.phase.deal  # deal_start
-    return {
-        "type": "deal_start", "deal": deal.number, "dealer": deal.dealer,
-        "hand": names_json(state.hand(seat)),
-        "trump_card": None if deal.trump_card is None else str(deal.trump_card),
-        "trump": None if deal.trump is None else SUITS[deal.trump],
-    }
-
-
-def events_json(state: State, seat: int) -> str:
-    """``events(state, seat)`` as JSON lines, each ending in a newline."""
-    return "".join([_event_line(state, event, seat) for event in state.last_events])
-
-
-def shared_events_json(state: State) -> str | None:
-    """The JSON lines of the last transition's events when every seat sees the same (None when a
-    deal starts: each seat sees its own hand)."""
-    last = state.last_events
-    if last is JUST_PLAYED:  # the most frequent transition: one play, a line from a table
-        node = state.played
-        assert node is not None
-        return PLAY_EVENT[node[1]][node[2]]
-    if last[-1] is DEAL_START:
-        return None
-    return "".join([_event_line(state, event, 0) for event in last])
-
-
-def _event_line(state: State, event: Event, seat: int) -> str:
-    kind = event[0]
-    if kind == "play":
-        seat_played, card = _played(state, event)
-        return PLAY_EVENT[seat_played][card]
-    if kind == "trick":
-        trick: Trick = event[2]  # type: ignore[assignment]
-        return f'{{"type":"event","event":"trick","winner":{event[1]},"cards":{trick_json(trick)}}}\n'
-    if kind == "bid":
-        return f'{{"type":"event","event":"bid","seat":{event[1]:d},"bid":{event[2]:d}}}\n'
-    if kind == "deal_end":
-        deal, bids, _, won, scores, totals = state.phase.history[-1]
-        return (f'{{"type":"event","event":"deal_end","deal":{deal.number},"bids":{pairs_json(bids)},'
-                f'"tricks":{ints_json(won)},"scores":{ints_json(scores)},'
-                f'"totals":{ints_json(totals)}}}\n')
-    deal = state.phase.deal  # deal_start
-    trump_card = "null" if deal.trump_card is None else f'"{NAME_OF[deal.trump_card]}"'
-    trump = "null" if deal.trump is None else f'"{SUITS[deal.trump]}"'
-    return (f'{{"type":"deal_start","deal":{deal.number},"dealer":{deal.dealer},'
-            f'"hand":{hand_json(state.masks[seat])},"trump_card":{trump_card},"trump":{trump}}}\n')
-
-
-# --- Results and records ----------------------------------------------------------------------
-
-
-def totals(state: State) -> list[int]:
-    """The running (final, once over) total of every seat."""
-    return list(state.totals)
-
-
-def places(state: State) -> list[int]:
-    """Every seat's place, 1 for first, equal for a tie (``tiebreak`` decides ties)."""
-    phase = state.phase
-    return places_of(phase.totals, phase.exact, phase.rules.options["tiebreak"])
+    return trickgame.start_game(Rules(players, seed, resolve_options(players, options), preset))
 
 
 def places_of(totals: Sequence[int], exact: Sequence[int], tiebreak: str) -> list[int]:
@@ -731,65 +307,6 @@ def places_of(totals: Sequence[int], exact: Sequence[int], tiebreak: str) -> lis
     return [1 + sum(other > key for other in keys) for key in keys]
 
 
-def record(state: State, names: Sequence[str]) -> dict[str, Any]:
-    """The game record: options, seed, names and every finished deal in full (JSON-able)."""
-    deals = []
-    for deal, bids, plays, won, scores, deal_totals in state.history:
-        deals.append({
-            "deal": deal.number,
-            "dealer": deal.dealer,
-            "hand_size": deal.size,
-            "hands": [names_json(hand) for hand in deal.dealt],
-            "trump_card": None if deal.trump_card is None else str(deal.trump_card),
-            "trump": None if deal.trump is None else SUITS[deal.trump],
-            "bids": [list(b) for b in bids],
-            "plays": plays_json(plays),
-            "tricks": list(won),
-            "scores": list(scores),
-            "totals": list(deal_totals),
-        })
-    return {
-        "game": NAME,
-        "players": state.rules.players,
-        "options": dict(state.rules.options),
-        "seed": state.rules.seed,
-        **({} if state.rules.preset is None else {"preset": state.rules.preset.to_json()}),
-        "names": list(names),
-        "deals": deals,
-        "scores": totals(state),
-        "places": places(state),
-        "complete": state.to_act is None,
-    }
-
-
-def replay(game_record: Mapping[str, Any]) -> State:
-    """Replay a record from its seed (and preset) and actions, checking every deal, action and score."""
-    players = len(game_record["names"])
-    preset = game_record.get("preset")
-    state = new_game(players, game_record["seed"], game_record["options"],
-                     preset=None if preset is None else Preset.parse(preset))
-    for index, stored in enumerate(game_record["deals"]):
-        where = f"deal {index + 1}"
-        deal = state.deal
-        if state.to_act is None:
-            raise ReplayError(f"{where}: the game was already over")
-        expect(where, "dealer", deal.dealer, stored["dealer"])
-        expect(where, "hands", [names_json(h) for h in deal.dealt], stored["hands"])
-        trump_card = None if deal.trump_card is None else str(deal.trump_card)
-        expect(where, "trump_card", trump_card, stored["trump_card"])
-        for seat, bid in stored["bids"]:
-            state = replay_step(state, where, seat, bid, parse_action, apply)
-        for seat, card in stored["plays"]:
-            state = replay_step(state, where, seat, card, parse_action, apply)
-        if not state.history or state.history[-1][0] is not deal:
-            raise ReplayError(f"{where}: the record's plays do not finish the deal")
-        _, _, _, won, scores, deal_totals = state.history[-1]
-        expect(where, "tricks", list(won), stored["tricks"])
-        expect(where, "scores", list(scores), stored["scores"])
-        expect(where, "totals", list(deal_totals), stored["totals"])
-    if game_record.get("complete", True) and state.to_act is not None:
-        raise ReplayError("the record ends before the game does")
-    if state.to_act is None:
-        expect("game", "scores", totals(state), game_record["scores"])
-        expect("game", "places", places(state), game_record["places"])
-    return state
+GAME: Final = trickgame.TrickGame(info, resolve_options, new_game)
+"""Blackout as the arena plays it (``engine.game("blackout")``): this module's rules, and the
+functions of ``engine.trickgame`` over its states."""

@@ -1,7 +1,8 @@
 """The game interface: what every game answers, so that nothing outside the engine asks its name.
 
-A game is a module of this package that implements ``Game`` (``engine.blackout``,
-``engine.partnership``) and is registered in ``engine.GAMES``; ``engine.game(name)`` returns it.
+A game is a module of this package (``engine.blackout``, ``engine.partnership``), its rules in its
+docstring, that gives its ``GAME``, a ``Game`` registered in ``engine.GAMES``; ``engine.game(name)``
+returns it. Both games are trick-taking games, made of the same core (``engine.trickgame``).
 Its ``info`` (a ``GameInfo``, in the spirit of OpenSpiel's ``GameType``) says what a caller needs
 to know without playing: player counts, teams, the kinds of decision, the options with their
 defaults and ranges, what a score is indexed by, how seat names become entrants. The rules in words
@@ -121,7 +122,7 @@ class GameState(Protocol):
 
 
 class Game(Protocol):
-    """One game's rules: pure functions over immutable states (see ``engine.blackout``)."""
+    """One game's rules: pure functions over immutable states (``engine.trickgame.TrickGame``)."""
 
     @property
     def info(self) -> GameInfo:

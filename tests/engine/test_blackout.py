@@ -8,6 +8,9 @@ from engine import blackout
 from engine.cards import Card
 from engine.chance import Preset, PresetDeal
 from engine.errors import IllegalActionError, InvalidActionError, OptionError
+from engine.trickgame import State
+
+GAME = blackout.GAME
 
 
 def rules_with(**options: object) -> blackout.Rules:
@@ -45,11 +48,11 @@ def test_worked_example_5_hook_forbids_the_bid_that_makes_the_total() -> None:
     state = blackout.new_game(4, 1, options, preset=Preset(dealer=3))
     assert state.deal.size == 5 and state.to_act == 0
     for bid in (2, 0, 1):
-        state = blackout.apply(state, bid)
+        state = GAME.apply(state, bid)
     assert state.to_act == 3
-    assert blackout.legal_actions(state) == (0, 1, 3, 4, 5)
+    assert GAME.legal_actions(state) == (0, 1, 3, 4, 5)
     with pytest.raises(IllegalActionError, match="seat 3 bid 2: the hook"):
-        blackout.apply(state, 2)
+        GAME.apply(state, 2)
 
 
 def test_worked_example_6_last_default_deal_of_four_has_no_trump() -> None:
@@ -83,21 +86,21 @@ def test_dealer_passes_clockwise() -> None:
 
 
 def first_play_state(seed: int, options: dict[str, object],
-                     preset: Preset | None = None) -> blackout.State:
+                     preset: Preset | None = None) -> State:
     state = blackout.new_game(4, seed, options, preset=preset)
     while state.kind == "bid":
-        state = blackout.apply(state, 0)
+        state = GAME.apply(state, 0)
     return state
 
 
-def after_first_lead(hands: list[str], trump_card: str, **options: object) -> blackout.State:
+def after_first_lead(hands: list[str], trump_card: str, **options: object) -> State:
     """Two-card hands, seat 3 dealing (so seat 0 leads); everyone bid 0 and seat 0 led its lowest."""
     preset = Preset(dealer=3, deals=(PresetDeal.parse(hands, trump_card),))
     state = first_play_state(1, {"deals": 2, "sequence": "down", **options}, preset)
-    return blackout.apply(state, blackout.legal_actions(state)[0])
+    return GAME.apply(state, GAME.legal_actions(state)[0])
 
 
-def follow_situation(must_trump: bool) -> tuple[blackout.State, Card]:
+def follow_situation(must_trump: bool) -> tuple[State, Card]:
     """Clubs led; seat 1 is void in clubs and holds a trump (hearts) and a diamond."""
     state = after_first_lead(["2C 3C", "5H 9D", "4C 6C", "7C 8C"], "AH", must_trump=must_trump)
     assert state.to_act == 1 and str(state.trick[0][1]) == "2C" and state.deal.trump == 2
@@ -107,42 +110,42 @@ def follow_situation(must_trump: bool) -> tuple[blackout.State, Card]:
 def test_must_follow_suit_message_names_seat_card_and_suit() -> None:
     state = after_first_lead(["2C 3C", "5C 9D", "4C 6C", "7C 8C"], "AH")
     with pytest.raises(IllegalActionError, match="^seat 1 played 9D: must follow clubs$"):
-        blackout.apply(state, Card.parse("9D"))
+        GAME.apply(state, Card.parse("9D"))
 
 
 def test_must_trump_forces_a_trump_when_void() -> None:
     state, other = follow_situation(must_trump=True)
-    legal = blackout.legal_actions(state)
+    legal = GAME.legal_actions(state)
     assert legal and all(c.suit == state.deal.trump for c in legal)
     with pytest.raises(IllegalActionError, match="must trump"):
-        blackout.apply(state, other)
+        GAME.apply(state, other)
 
 
 def test_without_must_trump_a_void_seat_plays_anything() -> None:
     state, other = follow_situation(must_trump=False)
-    assert blackout.legal_actions(state) == state.hand(state.to_act)
-    blackout.apply(state, other)
+    assert GAME.legal_actions(state) == state.hand(state.to_act)
+    GAME.apply(state, other)
 
 
 def test_a_card_not_in_hand_is_illegal_and_garbage_is_invalid() -> None:
     state = first_play_state(3, {})
     not_mine = next(c for c in blackout.deal_all(state.rules)[0].dealt[(state.to_act + 1) % 4])
     with pytest.raises(IllegalActionError, match="not in its hand"):
-        blackout.apply(state, not_mine)
+        GAME.apply(state, not_mine)
     with pytest.raises(InvalidActionError):
-        blackout.parse_action(state, "XX")
+        GAME.parse_action(state, "XX")
     with pytest.raises(InvalidActionError):
-        blackout.apply(state, "QS")
+        GAME.apply(state, "QS")
 
 
 def test_bid_out_of_range_and_non_integer() -> None:
     state = blackout.new_game(4, 1)
     with pytest.raises(IllegalActionError, match="bids are 0..1"):
-        blackout.apply(state, 2)
+        GAME.apply(state, 2)
     with pytest.raises(InvalidActionError):
-        blackout.parse_action(state, "one")
+        GAME.parse_action(state, "one")
     with pytest.raises(InvalidActionError):
-        blackout.parse_action(state, True)
+        GAME.parse_action(state, True)
 
 
 def test_tiebreak_most_exact_bids_splits_equal_totals() -> None:

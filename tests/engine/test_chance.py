@@ -39,19 +39,19 @@ def test_blackout_plays_the_given_deal_and_draws_the_rest_from_the_seed() -> Non
 
 def test_a_preset_blackout_game_replays_from_its_record() -> None:
     preset = Preset(dealer=1, deals=(ONE_CARD,))
-    final = finish(blackout, blackout.new_game(4, 7, {"deals": 2}, preset=preset))
-    record = json.loads(json.dumps(blackout.record(final, ["a", "b", "c", "d"])))
+    final = finish(blackout.GAME, blackout.new_game(4, 7, {"deals": 2}, preset=preset))
+    record = json.loads(json.dumps(blackout.GAME.record(final, ["a", "b", "c", "d"])))
     assert record["preset"] == preset.to_json()
     assert record["deals"][0]["hands"] == [["AS"], ["2C"], ["KH"], ["7D"]]
-    assert blackout.record(engine.replay(record), record["names"]) == record
+    assert blackout.GAME.record(engine.replay(record), record["names"]) == record
     record["preset"]["deals"][0]["hands"][0] = ["QS"]  # a deal the record's plays contradict
     with pytest.raises(ReplayError, match="deal 1: hands recorded as"):
         engine.replay(record)
 
 
 def test_a_game_without_a_preset_records_none() -> None:
-    final = finish(blackout, blackout.new_game(4, 7, {"deals": 2}))
-    assert "preset" not in blackout.record(final, ["a", "b", "c", "d"])
+    final = finish(blackout.GAME, blackout.new_game(4, 7, {"deals": 2}))
+    assert "preset" not in blackout.GAME.record(final, ["a", "b", "c", "d"])
 
 
 def test_a_preset_partnership_game_replays_from_its_record() -> None:
@@ -61,10 +61,10 @@ def test_a_preset_partnership_game_replays_from_its_record() -> None:
     state = partnership.new_game(4, 3, {"target": 20, "max_deals": 3}, preset=preset)
     assert state.deal.dealer == 0 and state.to_act == 1
     assert [str(c) for c in state.hand(0)][-1] == "AS"
-    final = finish(partnership, state, 5)
-    record = json.loads(json.dumps(partnership.record(final, ["a", "b", "c", "d"])))
+    final = finish(partnership.GAME, state, 5)
+    record = json.loads(json.dumps(partnership.GAME.record(final, ["a", "b", "c", "d"])))
     assert record["preset"]["dealer"] == 0
-    assert partnership.record(engine.replay(record), record["names"]) == record
+    assert partnership.GAME.record(engine.replay(record), record["names"]) == record
 
 
 @pytest.mark.parametrize(("preset", "message"), [

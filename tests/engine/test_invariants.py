@@ -28,8 +28,8 @@ PARTNERSHIP_VARIANTS: list[dict[str, Any]] = [
     {"target": 60, "max_deals": 25, "spade_lead": "after_broken", "contract_points": "per_trick"},
     {"target": 30, "max_deals": 25, "spade_lead": "any", "made": 5, "fail": -20},
 ]
-CASES = [(blackout, n, o) for n in (3, 4, 5, 6, 7) for o in BLACKOUT_VARIANTS] + [
-    (partnership, 4, o) for o in PARTNERSHIP_VARIANTS
+CASES = [(blackout.GAME, n, o) for n in (3, 4, 5, 6, 7) for o in BLACKOUT_VARIANTS] + [
+    (partnership.GAME, 4, o) for o in PARTNERSHIP_VARIANTS
 ]
 CARD_NAMES = {str(c) for c in __import__("engine.cards", fromlist=["DECK"]).DECK}
 
@@ -52,13 +52,13 @@ def expected_legal_plays(game: Any, state: Any) -> set[Card]:
         follow = {c for c in hand if c.suit == led}
         if follow:
             return follow
-        trump = state.deal.trump if game is blackout else None
-        if game is blackout and state.options["must_trump"] and trump is not None:
+        trump = state.deal.trump if game is blackout.GAME else None
+        if game is blackout.GAME and state.options["must_trump"] and trump is not None:
             trumps = {c for c in hand if c.suit == trump}
             if trumps:
                 return trumps
         return hand
-    if game is partnership:
+    if game is partnership.GAME:
         rule = state.options["spade_lead"]
         broken = any(c.suit == 3 for _, c in state.plays)
         others = {c for c in hand if c.suit != 3}
@@ -96,9 +96,9 @@ def public_cards(game: Any, state: Any) -> set[str]:
     deals = [state.deal]
     if any(event[0] == "deal_end" for event in state.last_events):
         finished = state.history[-1]
-        deals.append(finished[0])
-        cards |= {str(c) for _, c in finished[2 if game is blackout else 3]}
-    if game is blackout:
+        deals.append(finished.deal)
+        cards |= {str(c) for _, c in finished.plays}
+    if game is blackout.GAME:
         cards |= {str(d.trump_card) for d in deals if d.trump_card is not None}
     return cards
 
@@ -108,7 +108,7 @@ def check_deal(game: Any, state: Any, players: int) -> None:
     size = len(hands[0])
     assert all(len(h) == size for h in hands)
     dealt = [c for h in hands for c in h]
-    if game is blackout and state.deal.trump_card is not None:
+    if game is blackout.GAME and state.deal.trump_card is not None:
         dealt.append(state.deal.trump_card)
     assert len(dealt) == len(set(dealt)), "a card was dealt twice"
 
@@ -118,7 +118,7 @@ def check_scores(game: Any, record: dict[str, Any]) -> None:
     totals = [0] * len(record["scores"])
     for deal in record["deals"]:
         tricks = deal["tricks"]
-        if game is blackout:
+        if game is blackout.GAME:
             assert sum(tricks) == deal["hand_size"]
             bids = dict(deal["bids"])
             ppt, bonus = options["points_per_trick"], options["bonus"]
@@ -156,12 +156,12 @@ def check_scores(game: Any, record: dict[str, Any]) -> None:
         assert deal["totals"] == totals
     assert record["scores"] == totals
     best = sorted(totals, reverse=True)
-    if game is partnership or options["tiebreak"] == "shared":
+    if game is partnership.GAME or options["tiebreak"] == "shared":
         assert record["places"] == [1 + best.index(t) for t in totals]
 
 
 @pytest.mark.parametrize(("game", "players", "options"), CASES,
-                         ids=[f"{g.NAME}-{n}-{i}" for i, (g, n, _) in enumerate(CASES)])
+                         ids=[f"{g.info.name}-{n}-{i}" for i, (g, n, _) in enumerate(CASES)])
 @pytest.mark.slow
 def test_random_games_keep_every_rule(game: Any, players: int, options: dict[str, Any]) -> None:
     for seed in range(12):
@@ -189,7 +189,7 @@ def test_thousands_of_games_replay_and_repeat() -> None:
 
 
 def test_tampered_records_do_not_replay() -> None:
-    record = play_checked(blackout, 4, {}, 3)
+    record = play_checked(blackout.GAME, 4, {}, 3)
     bad_score = json.loads(json.dumps(record))
     bad_score["deals"][2]["scores"][0] += 1
     bad_play = json.loads(json.dumps(record))
@@ -201,7 +201,7 @@ def test_tampered_records_do_not_replay() -> None:
 
 
 def test_same_seed_same_game_different_seed_different_deal() -> None:
-    a = play_checked(blackout, 5, {}, 11)
-    assert a == play_checked(blackout, 5, {}, 11)
-    b = play_checked(blackout, 5, {}, 12)
+    a = play_checked(blackout.GAME, 5, {}, 11)
+    assert a == play_checked(blackout.GAME, 5, {}, 11)
+    b = play_checked(blackout.GAME, 5, {}, 12)
     assert a["deals"][4]["hands"] != b["deals"][4]["hands"]

@@ -5,20 +5,23 @@ import pytest
 from engine import partnership as p
 from engine.chance import Preset, PresetDeal
 from engine.errors import IllegalActionError, InvalidActionError, OptionError
+from engine.trickgame import Contract, State
+
+GAME = p.GAME
 
 
-def game_with_dealer(dealer: int, options: dict[str, object] | None = None) -> p.State:
+def game_with_dealer(dealer: int, options: dict[str, object] | None = None) -> State:
     return p.new_game(4, 1, options, preset=Preset(dealer=dealer))
 
 
-def call_all(state: p.State, calls: list[tuple[int, object]]) -> p.State:
+def call_all(state: State, calls: list[tuple[int, object]]) -> State:
     for seat, call in calls:
         assert state.to_act == seat, f"seat {state.to_act} to call, not {seat}"
-        state = p.apply(state, call)
+        state = GAME.apply(state, call)
     return state
 
 
-def score(contract: p.Contract, tricks_by_seat: list[int], **options: object) -> int:
+def score(contract: Contract, tricks_by_seat: list[int], **options: object) -> int:
     return p.Rules(1, p.resolve_options(4, options)).contract_score(contract, tricks_by_seat)
 
 
@@ -59,9 +62,9 @@ def test_worked_example_6_pass_against_pass_is_a_void_deal() -> None:
     state = game_with_dealer(3)
     after = call_all(state, [(0, "pass"), (1, "pass")])
     void = after.history[-1]
-    assert void[2] is None and void[3] == () and void[5] == (0, 0)
+    assert void.contract is None and void.plays == () and void.scores == (0, 0)
     assert after.deal.number == 2 and after.deal.dealer == 0 and after.kind == "call"
-    assert p.totals(after) == [0, 0]
+    assert GAME.totals(after) == [0, 0]
 
 
 def test_zero_against_zero_goes_to_the_first_callers_team() -> None:
@@ -78,9 +81,9 @@ def test_per_trick_contract_points() -> None:
 def test_call_errors() -> None:
     state = game_with_dealer(3)
     with pytest.raises(IllegalActionError, match="seat 0 called 13: a number call is 1..12"):
-        p.apply(state, 13)
+        GAME.apply(state, 13)
     with pytest.raises(InvalidActionError):
-        p.parse_action(state, "double")
+        GAME.parse_action(state, "double")
 
 
 LEADER_WITH_SPADES = Preset(dealer=3, deals=(PresetDeal.parse([
@@ -91,7 +94,7 @@ LEADER_WITH_SPADES = Preset(dealer=3, deals=(PresetDeal.parse([
 ]),))
 
 
-def play_to_lead(options: dict[str, object]) -> p.State:
+def play_to_lead(options: dict[str, object]) -> State:
     """The first lead, by seat 0, from a hand of three spades and ten hearts."""
     state = call_all(p.new_game(4, 1, options, preset=LEADER_WITH_SPADES),
                      [(0, 1), (1, 1), (2, 1), (3, 1)])
@@ -101,22 +104,22 @@ def play_to_lead(options: dict[str, object]) -> p.State:
 
 def test_spade_lead_only_if_only_spades() -> None:
     state = play_to_lead({})
-    assert all(c.suit != 3 for c in p.legal_actions(state))
+    assert all(c.suit != 3 for c in GAME.legal_actions(state))
     spade = next(c for c in state.hand(state.to_act) if c.suit == 3)
     with pytest.raises(IllegalActionError, match="may not lead a spade"):
-        p.apply(state, spade)
+        GAME.apply(state, spade)
 
 
 def test_spade_lead_any() -> None:
     state = play_to_lead({"spade_lead": "any"})
-    assert p.legal_actions(state) == state.hand(state.to_act)
+    assert GAME.legal_actions(state) == state.hand(state.to_act)
 
 
 def test_spade_lead_after_broken() -> None:
     state = play_to_lead({"spade_lead": "after_broken"})
-    assert all(c.suit != 3 for c in p.legal_actions(state))
+    assert all(c.suit != 3 for c in GAME.legal_actions(state))
     with pytest.raises(IllegalActionError, match="spades are not broken"):
-        p.apply(state, next(c for c in state.hand(state.to_act) if c.suit == 3))
+        GAME.apply(state, next(c for c in state.hand(state.to_act) if c.suit == 3))
 
 
 @pytest.mark.slow
@@ -126,13 +129,13 @@ def test_game_ends_at_target_and_plays_on_when_equal() -> None:
         state = p.new_game(4, seed, {"target": 30, "max_deals": 60})
         rng = random.Random(seed)
         while state.to_act is not None:
-            state = p.apply(state, rng.choice(p.legal_actions(state)))
-        totals = p.totals(state)
+            state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
+        totals = GAME.totals(state)
         history = state.history
         ended_on_target = max(totals) >= 30 and totals[0] != totals[1]
         assert ended_on_target or len(history) == 60
         for deal in history[:-1]:
-            earlier = deal[6]
+            earlier = deal.totals
             assert max(earlier) < 30 or earlier[0] == earlier[1]
 
 

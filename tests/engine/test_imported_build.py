@@ -18,10 +18,10 @@ import arena
 import engine
 from arena.bots import channel, cputime, process
 from arena.game import referee
-from engine import blackout, cards, partnership, state, trick, wire
+from engine import blackout, cards, partnership, trick, trickgame, wire
 
 ROOT = Path(__file__).resolve().parents[2]
-HOT_MODULES = (blackout, cards, partnership, state, trick, wire, referee, process, channel, cputime)
+HOT_MODULES = (blackout, cards, partnership, trick, trickgame, wire, referee, process, channel, cputime)
 """The modules ``make compiled`` compiles with mypyc (the Makefile's MYPYC_MODULES)."""
 
 
