@@ -3,9 +3,10 @@
 A game (``engine.blackout``, ``engine.partnership``) is its own rules: a ``Rules`` subclass that
 deals, runs the auction (bids, calls), says which cards may be led and which played when void in
 the suit led, scores a deal, says when the game ends and what its auction looks like in messages;
-its options and its ``GameInfo``. All the rest is here, once, and the game modules give this
-module's functions as their ``Game`` interface (``engine.game``): the state, playing a card, the
-flow from deal to deal, what a seat may see, records and their replay.
+its options and its ``GameInfo``. All the rest is here, once: the state, playing a card, the flow
+from deal to deal, what a seat may see, records and their replay. Each game module gives its
+``GAME``, a ``TrickGame``: its own info, options and ``new_game`` with this module's functions, the
+``Game`` interface the arena asks for (``engine.game``).
 
 Every message has one rendering. An event is rendered as the JSON line a bot is sent (the
 referee's hot path, ``engine.wire``); its dict form (``events``) is parsed from that line. The

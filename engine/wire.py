@@ -5,7 +5,7 @@ serialising them cost more than the engine's own ``apply``. So the games (``engi
 render them as text directly: a play's event line from a table, a trick or a hand from cached
 pieces. That text is each event's one rendering: the dict forms (``events``) are parsed from it.
 
-The view a bot is sent with each ``act`` and the legal actions are rendered here too
+The view a bot is sent with each ``act`` and the legal actions are rendered from them too
 (``view_json``, ``legal_json``): the fields fixed for a deal once and those fixed for a phase once
 per phase, both encoded from the dicts ``view`` holds (``object_head``, ``compact_json``), the rest
 from cached pieces, the plays extended by one play at a time. As a dict serialised by orjson the
