@@ -85,7 +85,7 @@ compiled-path:
 
 # The compiled build's own run: its directory first on the path, ahead of the working directory's
 # sources (the plugin compiled_first, loaded in every test process before any test module);
-# ARENA_COMPILED=1 makes tests/engine/test_build.py check that the compiled modules, of these very
+# ARENA_COMPILED=1 makes tests/engine/test_imported_build.py check that the compiled modules, of these very
 # sources, are the ones imported.
 test-compiled: $(STAMP) bots
 	@test -d $(COMPILED) || { echo "no compiled build of these sources: run 'make compiled'"; exit 1; }
