@@ -494,7 +494,9 @@ class BotProcess:
         if clock is _FAIR:
             arena = ARENA_WAITS.get(_thread_id()) or arena_wait()
             mark = arena.delay if start - arena.at <= ARENA_MARK_SECONDS else arena.read()
-            if not tree.tracking:  # the bot's first request on this clock: its waits from now
+            if not tree.tracking or start - tree.waits_read > FRESH:
+                # Its waits from now: not those of the messages it woke for between two requests
+                # (game_end, game_start), which a loaded machine makes tens of milliseconds.
                 tree.waited()
         self._asked = (rid, start, timeout, clock, cap, mark)
         while True:

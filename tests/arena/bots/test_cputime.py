@@ -7,12 +7,8 @@ measured is the point (a bot spinning 50 ms of CPU records 45-60 ms).
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from time import perf_counter
 
@@ -32,27 +28,6 @@ SLACK = 2.0  # seconds: a loaded 2-CPU machine may stall anything this long
 def act() -> dict[str, object]:
     """An act message as the referee would send it (the layer sets the id)."""
     return {"type": "act", "kind": "play", "legal": ["QS", "2H"], "view": {}, "time_ms": 100}
-
-
-@pytest.fixture
-def bot(tmp_path: Path) -> Iterator[Callable[..., BotProcess]]:
-    """Start a misbehaving bot by file name with arguments; every bot is closed afterwards."""
-    started: list[BotProcess] = []
-
-    def start(name: str, *args: object) -> BotProcess:
-        process = BotProcess(name, [sys.executable, "-S", str(BOTS / f"{name}.py"), *map(str, args)],
-                             log_path=tmp_path / f"{name}.log", start_timeout=30.0)
-        started.append(process)
-        process.start()
-        return process
-
-    yield start
-    for process in started:
-        pid = process.pid
-        process.close(grace=0)
-        if pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
 
 
 def test_tree_clock_counts_a_spinning_child_and_never_goes_down():

@@ -1,0 +1,39 @@
+"""Fixtures of the process-layer tests: misbehaving bots started as real processes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.bots.process import BotProcess
+
+MISBEHAVING = Path(__file__).resolve().parents[2] / "bots" / "misbehaving"
+
+
+@pytest.fixture
+def bot(tmp_path: Path) -> Iterator[Callable[..., BotProcess]]:
+    """Start a misbehaving bot (tests/bots/misbehaving) by file name with arguments; every bot
+    is closed afterwards, its process group killed."""
+    started: list[BotProcess] = []
+
+    def start(name: str, *args: object) -> BotProcess:
+        process = BotProcess(name, [sys.executable, "-S", str(MISBEHAVING / f"{name}.py"),
+                                    *map(str, args)],
+                             log_path=tmp_path / f"{name}.log", start_timeout=30.0)
+        started.append(process)
+        process.start()
+        return process
+
+    yield start
+    for process in started:
+        pid = process.pid
+        process.close(grace=0)
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
