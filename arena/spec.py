@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from arena.configfile import Where
     from arena.work import BotCommand, RunSettings
 
-# The tournament file's reader (yaml), the sandbox and the work items are imported where they are
-# used: the commands' --help reads this table, and should not wait for them.
+# The tournament file's reader (yaml), the installations and the work items are imported where
+# they are used: the commands' --help reads this table, and should not wait for them.
 
 
 @dataclass(frozen=True)
@@ -223,7 +223,7 @@ SANDBOX = Setting(
     "Run the bots (and their build commands) in a bubblewrap sandbox: see "
     "[sandbox.md](sandbox.md). `bwrap` stops the run before any game where bubblewrap cannot "
     "run; `auto` then runs unsandboxed with a warning on the first line.",
-    reader=lambda where, raw: _sandbox_mode(where, raw))
+    reader=lambda where, raw: sandbox_mode(raw, f"{where.path}: sandbox"))
 INTERPRETERS = Setting(
     "sandbox_interpreters", list, (),
     "An installation the sandbox shows its bots read-only besides the system directories and "
@@ -247,11 +247,6 @@ SEED_SETTING = Setting(
     "seed", int, 1, "Seed of the deals (and of the bots' own seeds).",
     "Every deal seed is derived from this one. Change it to get different deals.", SEED,
     shown_type="integer 0..18446744073709551615 (64 bits)")
-
-
-def _sandbox_mode(where: Where, raw: object) -> SandboxMode:
-    """``sandbox``: a mode (``arena.settings.sandbox_mode``), named where it is wrong."""
-    return sandbox_mode(raw, f"{where.path}: sandbox")
 
 
 def _interpreters(where: Where, raw: object) -> tuple[str, ...]:

@@ -25,11 +25,9 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import engine
-from arena.bots.resolve import ResolvedBot, resolve_bot
-from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
 from arena.names import UNSAFE, command_label, free_name
 from arena.records.ids import MATCH_GAMES, MATCH_ROUND, match_game_id
@@ -38,6 +36,10 @@ from arena.spec import PlaySettings
 from arena.work import BotCommand, GameSpec, RunSettings
 from engine.errors import OptionError
 from engine.seeding import derive_seed
+
+if TYPE_CHECKING:
+    from arena.bots.resolve import ResolvedBot
+    from arena.bots.sandbox import Sandbox
 
 CANDIDATE = "candidate"
 BASELINE = "baseline"
@@ -142,11 +144,20 @@ def _program(command: BotCommand) -> dict[str, object]:
     return {"argv": list(command.argv), "workdir": command.workdir}
 
 
+def _resolved(text: str, key: str) -> ResolvedBot:
+    """``arena.bots.resolve.resolve_bot``, imported when a match is planned: its manifests and
+    yaml are not needed by `arena table`, which imports this module through the match runner's
+    ``paired_estimate``."""
+    from arena.bots.resolve import resolve_bot
+
+    return resolve_bot(text, key)
+
+
 def bot_command(text: str, key: str, sandbox: Sandbox | None = None) -> BotCommand:
     """A bot given on the command line: a command, a bot directory or a manifest file, resolved
     (``arena.bots.resolve``); ConfigError naming ``key`` when it cannot run, or when ``sandbox``
     refuses its program or its build's."""
-    bot = resolve_bot(text, key)
+    bot = _resolved(text, key)
     bot.check_sandboxed(sandbox, key, f"{key} build")
     return bot.command(sandbox)
 
@@ -155,7 +166,7 @@ def program_label(text: str, key: str) -> str:
     """What a match calls a program given on the command line: a bot directory's manifest name
     and version (``greedy-rust v2``), else the command as given; both versions of one bot
     directory are told apart by their manifests, where their commands read the same."""
-    bot = resolve_bot(text, key)
+    bot = _resolved(text, key)
     if bot.manifest is None:
         return text
     version = bot.manifest.version
@@ -196,7 +207,7 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
     if seed < 0:
         raise ConfigError(f"--seed: must be 0 or more, got {seed}")
     tested = bot_command(candidate, "CANDIDATE", sandbox), bot_command(baseline, "BASELINE", sandbox)
-    fields = [resolve_bot(bot, f"--field[{i + 1}]") for i, bot in enumerate(field)]
+    fields = [_resolved(bot, f"--field[{i + 1}]") for i, bot in enumerate(field)]
     for index, bot in enumerate(fields):
         bot.check_sandboxed(sandbox, f"--field[{index + 1}]", f"--field[{index + 1}] build")
     return Match(

@@ -19,8 +19,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.errors import ConfigError, ResultsError, RunInterrupted
-from arena.executors.batch import preflight
-from arena.executors.choose import executor_for
 from arena.names import NAME
 from arena.plans.match import CANDIDATE, Match, legacy_field_names, unit_games
 from arena.printable import printable
@@ -28,7 +26,6 @@ from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, field_score, mat
 from arena.records.ids import MATCH_GAMES, match_game_id, match_unit
 from arena.records.reader import RESULTS_FILE, read_finished
 from arena.runs.progress import StatusLine
-from arena.runs.record import play_and_record
 from arena.runs.results import ResultsWriter, results_dir
 from arena.settings import Clock, SprtBounds, TimeControl
 from arena.work import Finished
@@ -146,6 +143,11 @@ def _recorded_clock(match: Match, described: Path) -> TimeControl:
 
 def _play(match: Match, path: Path, jobs: int, on_unit: Callable[[MatchReport], None] | None,
           cluster: str | None) -> MatchReport:
+    # The executors load here, not with the module: `arena table` reads paired_estimate from it.
+    from arena.executors.batch import preflight
+    from arena.executors.choose import executor_for
+    from arena.runs.record import play_and_record
+
     finished = read_finished(path)
     report = MatchReport(match, path.parent, resumed=len(finished))
     units = _Units(match, report)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+from helpers import C_BOT, ROOT, arena
 
 HEAVY = {
     "numpy": "the ratings' arithmetic",
@@ -74,6 +74,19 @@ def test_rules_imports_the_engine_and_tabulate_only(tmp_path: Path) -> None:
     assert status == 0
     assert "engine.blackout" in modules and "tabulate" in modules
     assert heavy_in(modules, allowed=("tabulate",)) == {}
+
+
+def test_table_imports_the_ratings_but_no_runner(tmp_path: Path) -> None:
+    """``arena table`` needs numpy and tabulate, and the match runner's paired estimate (its module
+    only), not the executors, the bots' processes, manifests, the league or the report."""
+    game = tmp_path / "game.json"
+    played = arena("play", "blackout", C_BOT, C_BOT, C_BOT, "-o", "deals=2", "--log", game)
+    assert played.returncode == 0, played.stderr
+    status, modules = loaded(["table", str(game)], tmp_path)
+    assert status == 0
+    assert "numpy" in modules and "arena.runs.match" in modules
+    assert heavy_in(modules, allowed=("numpy", "tabulate", "arena.ratings.model", "arena.runs",
+                                      "arena.plans")) == {}
 
 
 def test_command_modules_evaluate_their_annotations_once() -> None:
