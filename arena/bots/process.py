@@ -223,6 +223,9 @@ class BotProcess:
         self._waited = 0.0
         """Under ``fair``: seconds the bot waited for a CPU during that request, up to its last
         deadline (``TreeClock.waited``)."""
+        self._arena_mark = 0
+        """Under ``fair``: the arena thread's run-queue delay (ns) at that request's last
+        deadline: what it waits after that is its wait to read the reply."""
         self._limit: TimeLimit | None = None
         """The limit that ended that request, if one did."""
         self._on_deadline = self._at_deadline  # bound once, not at every request
@@ -530,13 +533,14 @@ class BotProcess:
                         charged = elapsed if elapsed > cpu else cpu
                     elif arena is not None:  # fair: the wall time less the waits for a CPU
                         waited = tree.waited()
-                        stalled = 0.0
+                        mark = self._asked[5]
                         if self._judged == rid:
                             waited += self._waited
-                            stalled = self._stalled
-                        arena_waited = (arena.read() - self._asked[5]) / 1e9
-                        charged = elapsed - waited - (
-                            arena_waited if arena_waited > stalled else stalled)
+                            mark = self._arena_mark
+                        # The arena's wait since it last looked: its wait to read the reply. A
+                        # wait (or a late wake-up) before that fell while the bot slept or
+                        # worked, its own time, and is not taken off.
+                        charged = elapsed - waited - (arena.read() - mark) / 1e9
                         if charged < cpu:
                             charged = cpu
                     elif clock is _CPU:
@@ -558,11 +562,13 @@ class BotProcess:
 
         A wait that woke up over ``STALL`` late is counted; under ``wall`` the bot is given the
         time the arena was not running. Under ``fair`` the time charged so far decides (the wall
-        time less the bot's and the arena's waits for a CPU, at least the CPU time), under
+        time less the bot's waits for a CPU, at least the CPU time: the arena's own lateness
+        here fell in the bot's time, and the arena's wait to read a reply is taken off at the
+        reply), under
         ``cpu`` the CPU time: under the allowance, wait for what is left of it (at least 2 ms),
         up to the cap.
         """
-        rid, start, timeout, clock, cap, arena_mark = self._asked
+        rid, start, timeout, clock, cap, _ = self._asked
         if self._judged != rid:  # this request's first deadline
             self._judged, self._stalled, self._waited, self._limit = rid, 0.0, 0.0, None
         cap_at = start + (cap if cap is not None else wall_cap(timeout))
@@ -580,8 +586,8 @@ class BotProcess:
                 tree = self._tree
                 waited, unseen = tree.settle()
                 self._waited += waited
-                arena_waited = (arena_wait().read() - arena_mark) / 1e9
-                charged = now - start - self._waited - max(arena_waited, self._stalled)
+                self._arena_mark = arena_wait().read()  # the arena's wait to here is not the bot's
+                charged = now - start - self._waited
                 if charged >= timeout and used < timeout and (
                         unseen is None or charged - unseen < timeout):
                     # Over, unless a wait for a CPU is going on (the kernel counts a wait when it
