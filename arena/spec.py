@@ -168,7 +168,8 @@ CLOCK = Setting(
     "sleeping bot times out); cpu, its CPU time alone (sleeping is free up to the wall cap); or "
     "wall, the time from request to reply.",
     "What `move_ms` and the bank measure. `fair`: the bot's own time, the real time of the "
-    "decision less the time the bot (every thread and child) and the arena waited for a CPU, "
+    "decision less the time the bot (every thread and child) waited for a CPU and the time the "
+    "arena waited for one to read its reply, "
     "never less than its CPU time: a loaded machine costs a bot nothing, and a bot that sleeps "
     "is charged its sleep. `cpu`: the CPU time of the bot's process tree alone (sleeping is not "
     "charged; the wall cap ends it). `wall`: the real time from the request to the reply, for "

@@ -460,13 +460,13 @@ class BotProcess:
         the JSON text of an object without its closing brace: the id is written as its last field.
 
         ``timeout`` is this request's allowance in seconds of ``clock``, counted from writing the
-        message to reading the complete reply line. Under ``wall`` that is wall time (less what
-        the arena stalled); under ``fair`` the wall time less the time the bot waited for a CPU
-        and the time the arena did, never less than the CPU time of the bot's process tree; under
-        ``cpu`` that CPU time alone. Under ``fair`` and ``cpu`` the wait ends at ``cap`` seconds
-        of wall time whatever was charged (default ``wall_cap(timeout)``; it also bounds what a
-        stall of the arena gives back). Returns the reply object, the elapsed seconds, the CPU
-        seconds and the seconds charged; raises BotFaultError for a timeout, a malformed reply
+        message to reading the complete reply line. Under ``wall`` that is wall time (less what the
+        arena stalled); under ``fair`` the wall time less the time the bot waited for a CPU and the
+        time the arena did to read the reply, never less than the CPU time of the bot's process
+        tree; under ``cpu`` that CPU time alone. Under ``fair`` and ``cpu`` the wait ends at ``cap``
+        seconds of wall time whatever was charged (default ``wall_cap(timeout)``; it also bounds
+        what a stall of the arena gives back). Returns the reply object, the elapsed seconds, the
+        CPU seconds and the seconds charged; raises BotFaultError for a timeout, a malformed reply
         (not one JSON object on one line, a missing or wrong id, a line over ``line_cap``) or a
         crash.
         """
