@@ -217,11 +217,15 @@ def test_a_league_at_a_relative_path_submits_and_plays_in_bwrap(tmp_path: Path) 
 @pytest.mark.slow
 def test_a_submission_being_checked_keeps_its_staging_while_another_tidies(tmp_path: Path) -> None:
     league = new_league(tmp_path)
-    slow = tmp_path / "slow-src"  # hello after 3 s: still being checked while the other comes
-    slow.mkdir()
-    shutil.copy(ROOT / "tests/bots/misbehaving/slow.py", slow / "bot.py")
-    shutil.copy(ROOT / "tests/bots/misbehaving/_protocol.py", slow)
-    (slow / "bot.yaml").write_text("name: slow\nrun: python3 bot.py 3 0\n")
+    with sqlite3.connect(league / DATABASE) as db:  # a first start may wait as long as it takes
+        (stored,) = db.execute("SELECT value FROM settings WHERE key = 'time_control'").fetchone()
+        db.execute("UPDATE settings SET value = ? WHERE key = 'time_control'",
+                   (orjson.dumps({**orjson.loads(stored), "start_ms": 600_000}).decode(),))
+    db.close()
+    go = tmp_path / "go"  # the slow bot says hello once this exists: still being checked meanwhile
+    slow = own_bot(tmp_path, "slow")
+    (slow / "bot.yaml").write_text(
+        f"name: slow\nrun: sh -c 'while [ ! -e {go} ]; do sleep 0.05; done; exec ./bot'\n")
     checked = start_arena("league", "submit", league, slow)
     try:
         wait_for(lambda: bool(subprocess.run(["pgrep", "-P", str(checked.pid)],
@@ -230,6 +234,8 @@ def test_a_submission_being_checked_keeps_its_staging_while_another_tidies(tmp_p
         done = arena("league", "submit", league, own_bot(tmp_path, "quick"))
         assert done.stdout == "accepted quick v1\n", done.stdout + done.stderr
         assert staging.is_dir()  # alive and locked: not a leftover
+        assert checked.poll() is None  # the slow one is still waiting for its first hello
+        go.touch()
         out, err = checked.communicate(timeout=200)
     finally:
         if checked.poll() is None:
