@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import signal
 
 import pytest
+
+# One BLAS thread in every process the tests start (and this one): OpenBLAS, which numpy loads,
+# otherwise starts a thread per CPU that spins at start-up, about 0.1 CPU-s of each arena command's
+# 0.4 (numpy alone: 0.13 CPU-s to import, 0.07 with one thread), over 500 commands a suite. No test
+# multiplies matrices big enough for a second thread to matter. Set before numpy is imported here;
+# a value already in the environment stands.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def pytest_configure(config: pytest.Config) -> None:
