@@ -251,7 +251,7 @@ def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> 
     assert [len(violations([found])) for found in refused] == [1] * len(refused)
     allowed = [Import("arena.plans.match", "arena.bots.resolve.resolve_bot", 1, False),
                Import("arena.work", "arena.bots.sandbox.Sandbox", 1, True),
-               Import("arena.runs.builds", "arena.bots.build.run_build", 1, False),
+               Import("arena.runs.session", "arena.bots.build.run_build", 1, False),
                Import("arena.plans.schedule", "engine.seeding.derive_seed", 1, False)]
     assert violations(allowed) == []
 

@@ -127,7 +127,8 @@ def run_command(
                                               min=GAME_COUNT.low, max=GAME_COUNT.high,
                                               show_default=False)] = None,
     minutes: Annotated[float | None, typer.Option(
-        help="Play for about this long (checked between batches of games).",
+        help="Play for this long: when the time is up, the games in progress are stopped (their "
+             "sets are finished by the next run).",
         min=float(MINUTES.low), max=float(MINUTES.high),
         show_default=False)] = None,
     jobs: Annotated[int | None, typer.Option(
@@ -150,6 +151,7 @@ def run_command(
     progress = Progress(games or 0)
 
     def show(game: Finished, report: LeagueRunReport) -> None:
+        progress.until(None if games is not None else report.deadline)
         progress.show_leader(report.leader)
         progress.update(game.faults, report.played, expected_games(report, games, minutes))
 
@@ -157,11 +159,11 @@ def run_command(
         report = run_league(league, games=games, minutes=minutes, jobs=jobs,
                             cluster=None if cluster is None else check_cluster_address(cluster),
                             on_game=show)
-    except KeyboardInterrupt:
-        progress.finish()
+    except KeyboardInterrupt:  # between batches (in play the session says the same)
         raise RunInterrupted(f"interrupted: every finished game is saved in {league}; "
                              f"arena league run {league} continues") from None
-    progress.finish()
+    finally:
+        progress.finish()
     typer.echo(f"{report.played} games played in {report.seconds:.1f} s ({report.faults} faults); "
                f"{report.total} games in the league")
 

@@ -2,8 +2,8 @@
 
 An ``Executor`` plays games and hands each back as it ends; ``executor_for`` makes the one a
 command asks for, so every command that plays many games (``arena run``, matches, leagues)
-chooses in one place and hands its executor to ``arena.runs.record.play_and_record``. The
-executor is the caller's to close: a league keeps its local workers, and their bots, from batch
+chooses in one place, and plays through it in a session (``arena.runs.session``). The
+executor is the session's to close: a league keeps its local workers, and their bots, from batch
 to batch. ``distributed`` is an optional extra, imported only when a cluster is asked for.
 """
 

@@ -3,14 +3,14 @@
 Sets are planned in the database before they are played, and a game is stored (one transaction)
 the moment it ends, so a run stopped any way (Ctrl-C, SIGKILL) loses only the games in progress;
 the next run first finishes the open sets whose entrants are all still active (others are
-abandoned), then asks the matchmaker for more. Games are played and recorded by the loop every
-run uses (``arena.runs.record.play_and_record``), locally or on the league's Dask cluster; the
-stored copies are resolved like any bot (``arena.bots.resolve.resolve_copy``).
+abandoned), then asks the matchmaker for more. The league is the planner of a session
+(``arena.runs.session``, as a tournament and a match are): it holds the league's run lock and
+plays the batches locally or on the league's Dask cluster; the stored copies are resolved like any
+bot (``arena.bots.resolve.resolve_copy``) and were built when they were submitted.
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -22,7 +22,6 @@ import numpy as np
 
 from arena.bots.resolve import resolve_copy
 from arena.errors import ConfigError
-from arena.executors.choose import Executor, executor_for
 from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
 from arena.league.settings import LeagueSettings
@@ -31,7 +30,7 @@ from arena.league.store import LOGS_DIR, Bot, PlannedSet, Store
 from arena.plans.seating import add_order, best_order
 from arena.records.ids import LEAGUE_ROUND, league_game_id
 from arena.records.reader import parse_line
-from arena.runs.record import play_and_record
+from arena.runs.session import Session
 from arena.settings import available_cpus
 from arena.work import Finished, GameSpec
 from engine.seeding import derive_seed
@@ -51,10 +50,17 @@ class LeagueRunReport:
     total: int = 0
     started: float = field(default_factory=time.monotonic)
     """``time.monotonic()`` when the run began."""
+    deadline: float | None = None
+    """``time.monotonic()`` when ``--minutes`` are up; None: no time limit."""
     leader: str | None = None
     """Who tops the table (``standings.leader``), for progress; refreshed by ``refresh_leader``."""
     leader_at: float = 0.0
     leader_cost: float = 0.0
+
+    def finished(self, games: int | None) -> bool:
+        """Whether the run is done: ``games`` played, or its time is up."""
+        return (games is not None and self.played >= games) or \
+            (self.deadline is not None and time.monotonic() >= self.deadline)
 
     def refresh_leader(self, standings: StandingsCache, *, now: bool = False) -> None:
         """Look at the table again when ``now``, when nobody led yet, or when enough time has
@@ -72,28 +78,28 @@ class LeagueRunReport:
 def run_league(directory: Path, *, games: int | None = None, minutes: float | None = None,
                jobs: int | None = None, cluster: str | None = None,
                on_game: Callable[[Finished, LeagueRunReport], None] | None = None) -> LeagueRunReport:
-    """Play until ``games`` more games are stored or ``minutes`` have passed (checked between
-    batches of sets); at least one of them is required. KeyboardInterrupt after the games in
-    progress are saved."""
+    """Play until ``games`` more games are stored or ``minutes`` have passed; at least one of them
+    is required. Time is looked at after each game: when it is up, the games in progress are
+    stopped (their sets stay open for the next run). Ctrl-C: RunInterrupted after the games in
+    progress are stopped, every finished one stored."""
     if games is None and minutes is None:
         raise ConfigError("league run: give --games N or --minutes M")
     store = Store.open(directory)
-    report = LeagueRunReport()
-    start = report.started
+    report = LeagueRunReport(deadline=None if minutes is None else time.monotonic() + minutes * 60)
     try:
-        with _only_run(store.directory):
-            settings = LeagueSettings.of(store)
-            workers = jobs or len(available_cpus())
-            cluster = cluster if cluster is not None else settings.cluster
+        settings = LeagueSettings.of(store)
+        workers = jobs or len(available_cpus())
+        with Session(workers, cluster if cluster is not None else settings.cluster,
+                     advice=lambda: f"every finished game is saved in {directory}; "
+                                    f"arena league run {directory} continues") as session:
+            session.claim(_only_run(store.directory))
             standings = StandingsCache(store, settings.rating)  # each game read once per run
-            # Local workers keep their bots alive from batch to batch.
-            with contextlib.closing(executor_for(workers, cluster)) as executor:
-                while (games is None or report.played < games) and \
-                        (minutes is None or time.monotonic() - start < minutes * 60):
-                    _plan_and_play_batch(store, settings, executor, workers, games, report,
-                                         on_game, standings)
+            # The session's local workers keep their bots alive from batch to batch.
+            while not report.finished(games):
+                _plan_and_play_batch(store, settings, session, workers, games, report,
+                                     on_game, standings)
     finally:
-        report.seconds = time.monotonic() - start
+        report.seconds = time.monotonic() - report.started
         report.total = store.game_total()
         store.close()
     return report
@@ -102,21 +108,22 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
 def expected_games(report: LeagueRunReport, games: int | None, minutes: float | None) -> int:
     """The games this run will have played when it stops, for a progress line: ``games``, or for a
     run bounded by time the games at the rate so far (the lesser of the two when both are given)."""
-    if minutes is None or report.played == 0:
+    if report.deadline is None or report.played == 0:
         return games if games is not None else report.played
-    elapsed = max(time.monotonic() - report.started, 1e-9)
-    left = max(minutes * 60 - elapsed, 0.0)
+    now = time.monotonic()
+    elapsed = max(now - report.started, 1e-9)
+    left = max(report.deadline - now, 0.0)
     estimate = report.played + round(report.played / elapsed * left)
     return estimate if games is None else min(games, estimate)
 
 
-def _plan_and_play_batch(store: Store, settings: LeagueSettings, executor: Executor, jobs: int,
+def _plan_and_play_batch(store: Store, settings: LeagueSettings, session: Session, jobs: int,
                          games: int | None, report: LeagueRunReport,
                          on_game: Callable[[Finished, LeagueRunReport], None] | None,
                          standings: StandingsCache) -> None:
-    """Plan (or take up) a batch of sets for ``jobs`` games at once and play it on ``executor``
-    (the league's cluster, or the run's local workers, whose bots outlive the batch), storing
-    each game as it ends."""
+    """Plan (or take up) a batch of sets for ``jobs`` games at once and play it in ``session``
+    (on the league's cluster, or the run's local workers, whose bots outlive the batch), storing
+    each game as it ends; the batch stops early when the run is done (its time is up)."""
     bots = store.bots_by_id()
     tasks, seats, places = _next_batch(store, settings, bots, jobs, standings)
     report.refresh_leader(standings)
@@ -136,9 +143,9 @@ def _plan_and_play_batch(store: Store, settings: LeagueSettings, executor: Execu
         report.refresh_leader(standings, now=report.played == games)
         if on_game is not None:
             on_game(game, report)
-        return False
+        return report.finished(games)
 
-    play_and_record(tasks, run_settings, record, executor)
+    session.play(tasks, run_settings, record)
 
 
 def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot], workers: int,

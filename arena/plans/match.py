@@ -89,6 +89,12 @@ class Match:
                 **dict(zip(self.field_names, self.field, strict=True))}
         return self.play.run_settings(bots, log_dir=log_dir)
 
+    def program_keys(self) -> dict[str, str]:
+        """What errors call each program, by its name in the results: ``CANDIDATE``,
+        ``BASELINE``, ``--field[1]``..."""
+        return {CANDIDATE: "CANDIDATE", BASELINE: "BASELINE",
+                **{name: f"--field[{index + 1}]" for index, name in enumerate(self.field_names)}}
+
     @property
     def play(self) -> PlaySettings:
         """How its games are played (``arena.spec``; its programs carry their own sandbox)."""

@@ -134,6 +134,12 @@ class Tournament:
         return self.bots + self.challengers
 
     @property
+    def program_keys(self) -> tuple[str, ...]:
+        """Each of ``programs``' key in the file: ``bots[0]``..., ``challengers[0]``..."""
+        return (tuple(f"bots[{i}]" for i in range(len(self.bots)))
+                + tuple(f"challengers[{i}]" for i in range(len(self.challengers))))
+
+    @property
     def has_teams(self) -> bool:
         """Whether entrants are teams (the game has teams: Partnership Blackout)."""
         return engine.game(self.game).info.has_teams

@@ -9,16 +9,14 @@ same unit however many jobs play it, and a resumed match reaches the same decisi
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from arena.errors import ConfigError, ResultsError, RunInterrupted
+from arena.errors import ConfigError, ResultsError
 from arena.names import NAME
 from arena.plans.match import CANDIDATE, Match, legacy_field_names, unit_games
 from arena.printable import printable
@@ -26,9 +24,11 @@ from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, field_score, mat
 from arena.records.ids import MATCH_GAMES, match_game_id, match_unit
 from arena.records.reader import RESULTS_FILE, read_finished
 from arena.runs.progress import StatusLine
-from arena.runs.results import ResultsWriter, results_dir
 from arena.settings import Clock, SprtBounds, TimeControl
 from arena.work import Finished
+
+if TYPE_CHECKING:
+    from arena.runs.session import Session
 
 # Playing ---------------------------------------------------------------------------------------
 
@@ -99,9 +99,20 @@ def play_match(match: Match, out_dir: Path, *, jobs: int = 1, resume: bool = Fal
         if keep_clock:
             match = replace(match, time_control=_recorded_clock(match, out_dir / "match.json"))
     description = json.dumps(match.description(), indent=2) + "\n"
-    with results_dir(out_dir, description="match.json", content=description.encode(), resume=resume,
-                     force=force, check=lambda saved: _check_same(match, saved)) as path:
-        return _play(match, path, jobs, on_unit, cluster)
+    games = out_dir / RESULTS_FILE
+    report = MatchReport(match, out_dir)
+
+    def advice() -> str:
+        return (f"{report.resumed + report.played} games are saved in {games}; continue with "
+                f"the same command and --resume")
+
+    from arena.runs.session import Session  # the executors: `arena table` imports this module
+
+    with Session(jobs, cluster, advice=advice) as session:
+        session.claim_results(out_dir, description="match.json", content=description.encode(),
+                              resume=resume, force=force,
+                              check=lambda saved: _check_same(match, saved))
+        return _play(match, session, report, on_unit)
 
 
 def _recorded_field_names(match: Match, described: Path) -> tuple[str, ...]:
@@ -141,15 +152,16 @@ def _recorded_clock(match: Match, described: Path) -> TimeControl:
                    wall_ms=wall_ms if isinstance(wall_ms, int) else None)
 
 
-def _play(match: Match, path: Path, jobs: int, on_unit: Callable[[MatchReport], None] | None,
-          cluster: str | None) -> MatchReport:
-    # The executors load here, not with the module: `arena table` reads paired_estimate from it.
-    from arena.executors.batch import preflight
-    from arena.executors.choose import executor_for
-    from arena.runs.record import play_and_record
+def _play(match: Match, session: Session, report: MatchReport,
+          on_unit: Callable[[MatchReport], None] | None) -> MatchReport:
+    """Count the units the claimed results hold, then build, start and play what is missing."""
+    from arena.bots.manifest import MANIFEST_DIRECTORY
+    from arena.runs.session import BotPlace
 
+    path = session.games
+    assert path is not None
     finished = read_finished(path)
-    report = MatchReport(match, path.parent, resumed=len(finished))
+    report.resumed = len(finished)
     units = _Units(match, report)
     for game_id in sorted(finished):
         if match_unit(game_id) is None:
@@ -161,27 +173,20 @@ def _play(match: Match, path: Path, jobs: int, on_unit: Callable[[MatchReport], 
     todo = [game for unit in range(len(report.scores), match.units)
             for game in unit_games(match, unit) if game.id not in finished]
     settings = match.settings(str(path.parent.absolute() / "logs"))
-    preflight(settings)
-    writer = ResultsWriter(path)
+    # A command given as text has no build: only a bot directory's manifest gives one.
+    session.build(settings, {name: BotPlace(f"{key} build", key, MANIFEST_DIRECTORY)
+                             for name, key in match.program_keys().items()})
+    session.preflight(settings)
 
     def record(game: Finished) -> bool:
-        writer.append(game.line)
+        session.append(game.line)
         report.played += 1
         report.faults += game.faults
         if units.add(game.id, game.result) and on_unit is not None:
             on_unit(report)
         return report.decided
 
-    start = time.monotonic()
-    try:
-        with contextlib.closing(executor_for(jobs, cluster)) as executor:
-            play_and_record(todo, settings, record, executor)
-    except KeyboardInterrupt:
-        raise RunInterrupted(f"interrupted: {report.resumed + report.played} games are saved in "
-                             f"{path}; continue with the same command and --resume") from None
-    finally:
-        writer.close()
-        report.seconds = time.monotonic() - start
+    report.seconds = session.play(todo, settings, record).seconds
     return report
 
 
@@ -212,12 +217,16 @@ def summary(report: MatchReport) -> str:
     interval = (f" (95%: {_signed(stats.elo_lower)} .. {_signed(stats.elo_upper)})"
                 if math.isfinite(stats.margin) else "")
     candidate, baseline = match.shown_labels
+    saved = report.played + report.resumed
+    # Games end in any order: when the test decides, games of later units may be saved already.
+    beyond = (f"; {saved - games} more saved of units left unfinished, not counted"
+              if saved > games else "")
     lines = [f"match: candidate {printable(candidate)!r} vs baseline {printable(baseline)!r}, "
              f"{match.game}, {match.players} players, "
              f"field {', '.join(match.field_names)}; "
-             f"{stats.units} units ({games} games; {report.played} played now, {report.resumed} "
-             f"from before) in {report.seconds:.1f} s, {report.faults} faults; results in "
-             f"{report.out_dir}/",
+             f"{stats.units} units ({games} games{beyond}; {report.played} played now, "
+             f"{report.resumed} from before) in {report.seconds:.1f} s, {report.faults} faults; "
+             f"results in {report.out_dir}/",
              f"Elo {estimate(stats)}{interval}, LOS {100 * stats.los:.1f}%, mean unit score "
              f"{stats.mean:.4f}"]
     if stats.all_drawn:

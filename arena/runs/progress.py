@@ -65,6 +65,12 @@ class Progress(StatusLine):
         self.start = time.monotonic()
         self.workers: int | None = None
         self.leader: str | None = None
+        self.deadline: float | None = None
+
+    def until(self, deadline: float | None) -> None:
+        """Work bounded by time (``league run --minutes``): the bar and the time left measure
+        the time to ``deadline`` (``time.monotonic()``), and the total is an estimate."""
+        self.deadline = deadline
 
     def show_workers(self, count: int) -> None:
         """Show ``count`` workers in use (a cluster's, which come and go) from the next redraw."""
@@ -80,21 +86,33 @@ class Progress(StatusLine):
         self.done = done
         self.total = total
         self.faults += faults
-        self.draw(lambda: self.render(time.monotonic()), done, total)
+        now = time.monotonic()
+        if self.deadline is None:
+            self.draw(lambda: self.render(now), done, total)
+        else:  # steps of the time given, which do not jump with the estimate
+            span = max(self.deadline - self.start, 1e-9)
+            self.draw(lambda: self.render(now), round(1000 * min(now - self.start, span)),
+                      round(1000 * span))
 
     def render(self, now: float) -> str:
         """The status line."""
         played = self.done - self.already
         elapsed = max(now - self.start, 1e-9)
         rate = played / elapsed
-        left = (self.total - self.done) / rate if rate > 0 else float("inf")
         width = 24
-        filled = width * self.done // max(1, self.total)
+        if self.deadline is None:
+            left = (self.total - self.done) / rate if rate > 0 else float("inf")
+            filled = width * self.done // max(1, self.total)
+            games = f"{self.done}/{self.total} games"
+        else:
+            left = max(self.deadline - now, 0.0)
+            filled = int(width * min(elapsed / max(self.deadline - self.start, 1e-9), 1.0))
+            games = f"{self.done} games (about {self.total} in all)"
         bar = "#" * filled + "." * (width - filled)
         eta = "--:--" if left == float("inf") else _clock(left)
         workers = "" if self.workers is None else f"  {self.workers} workers"
         leader = "" if self.leader is None else f"  leader {printable(self.leader)}"  # a bot's name
-        return (f"[{bar}] {self.done}/{self.total} games  {rate:,.1f} games/s  "
+        return (f"[{bar}] {games}  {rate:,.1f} games/s  "
                 f"{eta} left  {self.faults} faults{workers}{leader}")
 
 

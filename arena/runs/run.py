@@ -9,7 +9,6 @@ already there, and plays the rest.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -19,10 +18,9 @@ from typing import Any
 
 import yaml
 
+from arena.bots.manifest import MANIFEST_DIRECTORY
 from arena.configfile import read_yaml
-from arena.errors import ConfigError, ResultsError, RunInterrupted
-from arena.executors.batch import preflight
-from arena.executors.choose import executor_for
+from arena.errors import ConfigError, ResultsError
 from arena.plans.extension import check_extension
 from arena.plans.order import locality_order
 from arena.plans.schedule import schedule
@@ -31,14 +29,12 @@ from arena.plans.tournament import Tournament, load_tournament
 from arena.ratings.table import results_table
 from arena.records.reader import RESULTS_FILE, parse_line, read_finished
 from arena.records.result import rating_input
-from arena.runs.builds import build_bots
 from arena.runs.fault_summary import FaultSummary
 from arena.runs.progress import Progress
-from arena.runs.record import play_and_record
-from arena.runs.results import ResultsWriter, results_dir
 from arena.runs.sandboxes import tournament_sandboxes
+from arena.runs.session import BotPlace, Session
 from arena.settings import Clock, available_cpus, check_cluster_address
-from arena.work import Finished, GameSpec, RunSettings
+from arena.work import Finished, GameSpec
 
 
 @dataclass
@@ -56,49 +52,34 @@ class RunReport:
     fault_summary: FaultSummary = field(default_factory=FaultSummary)
 
 
-def run(tasks: Sequence[GameSpec], settings: RunSettings, games: Path, jobs: int,
-        on_game: Callable[[Finished, int, int], None] | None = None, cluster: str | None = None,
-        on_workers: Callable[[int], None] | None = None) -> RunReport:
-    """Play every task not already in ``games`` (a claimed games.jsonl: ``results_dir``),
-    appending each result as it ends.
-
-    ``on_game(finished, done, total)`` is called after each game is written (for progress).
-    With ``cluster`` (a Dask scheduler's address) the games are played there instead of on
-    ``jobs`` local workers; ``on_workers(count)`` hears the cluster's worker count.
-    """
-    finished = read_finished(games)
-    known = {task.id for task in tasks}
-    strangers = sorted(set(finished) - known)
-    if strangers:
-        raise ResultsError(f"{games}: game {strangers[0]!r} is not in this tournament's schedule")
-    _check_saved_games(games, finished, tasks)
-    todo = [task for task in tasks if task.id not in finished]
-    report = RunReport(games.parent, len(tasks), resumed=len(finished))
+def _report_of(out_dir: Path, tasks: Sequence[GameSpec],
+               finished: Mapping[str, Mapping[str, Any]]) -> RunReport:
+    """What a run starts from: the games of ``tasks`` already in its results (``finished``)."""
+    report = RunReport(out_dir, len(tasks), resumed=len(finished))
     report.results = [rating_input(line) for line in finished.values()]
     report.faults = sum(len(line["faults"]) for line in finished.values())
     for game_id, line in finished.items():
         report.fault_summary.add(game_id, line["faults"])
         report.fault_summary.add_stalls(sum(line["stalls"] or ()))
-    writer = ResultsWriter(games)
+    return report
 
+
+def _recorder(session: Session, report: RunReport,
+              on_game: Callable[[Finished, int, int], None]) -> Callable[[Finished], bool]:
+    """What the session does with each finished game of a tournament: append it to the results,
+    count it, tell the progress line; a tournament never stops early."""
     def record(game: Finished) -> bool:
-        writer.append(game.line)
+        session.append(game.line)
         report.results.append(game.result)  # with its deals' seed and scores
         report.played += 1
         report.faults += game.faults
         report.fault_summary.add_stalls(game.stalls)
         if game.faults:  # faults are rare: only those lines are parsed again
             report.fault_summary.add(game.id, parse_line(game.line)["faults"])
-        if on_game is not None:
-            on_game(game, report.resumed + report.played, report.total)
+        on_game(game, report.resumed + report.played, report.total)
         return False
 
-    try:
-        with contextlib.closing(executor_for(jobs, cluster, on_workers)) as executor:
-            report.seconds = play_and_record(todo, settings, record, executor).seconds
-    finally:
-        writer.close()
-    return report
+    return record
 
 
 def _check_saved_games(path: Path, finished: dict[str, dict[str, Any]],
@@ -106,6 +87,9 @@ def _check_saved_games(path: Path, finished: dict[str, dict[str, Any]],
     """Each saved game must be the scheduled game of its id (same seats, same deals), or the
     results would mix two schedules: a schedule that changed with added bots (a sampled one), or
     results from an arena whose schedule order differed."""
+    strangers = sorted(set(finished) - {task.id for task in tasks})
+    if strangers:
+        raise ResultsError(f"{path}: game {strangers[0]!r} is not in this tournament's schedule")
     for task in tasks:
         line = finished.get(task.id)
         if line is None:
@@ -220,35 +204,48 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         raise ConfigError(f"{tournament.path}: cannot read: {error.strerror}") from None
     if unsaid:  # the copy says which design these games are seated by, whatever the file omits
         content = recorded_seating(content, tournament.seating_design)
-    with results_dir(out_dir, description=SAVED_COPY, content=content, resume=resume,
-                     restart=restart, force=force, source=tournament.path,
-                     check=lambda saved: _check_resume(saved, tournament, file, out_dir)) as games:
-        finished = read_finished(games, repair=False)
-        tournament = _with_run_clock(tournament, finished.values(), file, out_dir)
-        build_bots(tournament, sandboxes.by_bot)
-        settings = tournament.play.run_settings(
-            bots={bot.name: bot.resolved.command(sandboxes.by_bot[bot.name])
-                  for bot in tournament.programs},
-            log_dir=str(out_dir.absolute() / "logs"),
-            max_live_bots=max_live_bots if max_live_bots is not None else tournament.max_live_bots)
-        tasks = locality_order(specs, settings.max_live_bots)
-        if len(finished) < len(tasks):
-            preflight(settings)
-        workers = jobs or tournament.jobs or len(available_cpus())
-        progress = Progress(len(tasks), already=len(finished), stream=progress_stream,
-                            faults=sum(len(line["faults"]) for line in finished.values()))
-        try:
-            report = run(tasks, settings, games, workers,
-                         on_game=lambda game, done, total: progress.update(game.faults, done, total),
-                         cluster=cluster, on_workers=progress.show_workers)
-        except KeyboardInterrupt:
+    workers = jobs or tournament.jobs or len(available_cpus())
+    total = len(specs)
+    games = out_dir / RESULTS_FILE
+
+    def advice() -> str:
+        saved = len(read_finished(games, repair=False))
+        return (f"{saved} of {total} games are saved in {games}; continue with: arena run "
+                f"{file} --resume" + (f" --out {out}" if out is not None else "") + again)
+
+    progress: Progress | None = None
+    places = {bot.name: BotPlace(f"{tournament.path}: {key}.build", f"{tournament.path}: {key}.cmd",
+                                 "its workdir" if bot.resolved.manifest is None
+                                 else MANIFEST_DIRECTORY)
+              for key, bot in zip(tournament.program_keys, tournament.programs, strict=True)}
+    try:
+        with Session(workers, cluster, advice=advice) as session:
+            session.claim_results(out_dir, description=SAVED_COPY, content=content, resume=resume,
+                                  restart=restart, force=force, source=tournament.path,
+                                  check=lambda saved: _check_resume(saved, tournament, file, out_dir))
+            finished = read_finished(games)
+            _check_saved_games(games, finished, specs)
+            tournament = _with_run_clock(tournament, finished.values(), file, out_dir)
+            settings = tournament.play.run_settings(
+                bots={bot.name: bot.resolved.command(sandboxes.by_bot[bot.name])
+                      for bot in tournament.programs},
+                log_dir=str(out_dir.absolute() / "logs"),
+                max_live_bots=max_live_bots if max_live_bots is not None else tournament.max_live_bots)
+            session.build(settings, places)
+            tasks = locality_order(specs, settings.max_live_bots)
+            todo = [task for task in tasks if task.id not in finished]
+            if todo:
+                session.preflight(settings)
+            report = _report_of(out_dir, tasks, finished)
+            progress = Progress(total, already=len(finished), stream=progress_stream,
+                                faults=report.faults)
+            session.on_workers = progress.show_workers
+            report.seconds = session.play(todo, settings, _recorder(
+                session, report,
+                lambda game, done, total: progress.update(game.faults, done, total))).seconds
+    finally:
+        if progress is not None:
             progress.finish()
-            saved = len(read_finished(games, repair=False))
-            raise RunInterrupted(f"interrupted: {saved} of {len(tasks)} games are saved in "
-                                 f"{games}; continue with: arena run {file} "
-                                 f"--resume" + (f" --out {out}" if out is not None else "")
-                                 + again) from None
-    progress.finish()
     results = report.results
     head = (f"{tournament.name}: {report.total} games ({report.played} played now, "
             f"{report.resumed} from before) in {report.seconds:.1f} s, {report.faults} faults; "

@@ -540,3 +540,33 @@ def test_kill_int_stops_a_run_started_in_the_background_of_a_script(league: Path
             run.wait()
     assert "interrupted: every finished game is saved" in err, err
     assert query(league, "PRAGMA integrity_check") == [("ok",)]
+
+
+@pytest.mark.slow
+def test_a_run_bounded_by_time_stops_when_the_time_is_up_not_at_the_end_of_its_batch(
+        tmp_path: Path) -> None:
+    """`league run --minutes 3` ran 212 s: time was looked at between batches only. Now after each
+    game: a run whose first game alone takes longer than its time plays that one game of its
+    batch (six games: two sets of three), and the next run finishes the sets it left open."""
+    league = new_league(tmp_path / "lg", options={"deals": "1"})
+    delay = tmp_path / "delay"  # quick while the submissions are checked, slow in the run
+    delay.write_text("0")
+    for name in ("a", "b", "c"):
+        bot = own_bot(tmp_path, name, MISBEHAVING / "thinks.py")
+        (bot / "bot.yaml").write_text(f"name: {name}\nrun: [sh, -c, 'exec python3 bot.py "
+                                      f"$(cat {delay})']\n")
+        submitted(league, bot)
+    delay.write_text("0.05")
+    report = run_league(league, minutes=0.001, jobs=1)  # 60 ms: less than one game's six sleeps
+    assert (report.played, report.total) == (1, 1)
+    store = Store.open(league)
+    try:
+        assert len(store.open_sets()) == 2  # the batch's sets stay open for the next run
+    finally:
+        store.close()
+    assert run_league(league, games=5, jobs=1).total == 6
+    store = Store.open(league)
+    try:
+        assert store.open_sets() == []
+    finally:
+        store.close()

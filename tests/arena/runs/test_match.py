@@ -205,6 +205,19 @@ def test_the_verdict_says_what_was_tested() -> None:
     assert verdict(better, SprtBounds(10, 30)).startswith("more than 10 Elo stronger")
 
 
+def test_the_summary_counts_the_games_of_its_units_and_says_what_was_saved_beyond() -> None:
+    """A match that decided at 40 units had saved 81 games (one of unit 41 ended first): the
+    summary said '80 games; 81 played now', two counts that did not add up."""
+    match = new_match(C_BOT, C_BOT, [C_BOT], games=200, sprt=SprtBounds(0, 30))
+    scores = [0.4, 0.6] * 20
+    report = MatchReport(match, Path("out"), scores=scores,
+                         stats=match_stats(scores, match.sprt), played=71, resumed=10)
+    assert "40 units (80 games; 1 more saved of units left unfinished, not counted; 71 " \
+           "played now, 10 from before)" in summary(report)
+    report.played = 70
+    assert "40 units (80 games; 70 played now, 10 from before)" in summary(report)
+
+
 @pytest.mark.slow
 def test_table_on_a_match_gives_finite_intervals_or_says_why_not(tmp_path: Path) -> None:
     match = new_match(GREEDY, RANDOM_PY, [C_BOT], games=24, seed=5, time_control=TIME,
@@ -278,3 +291,34 @@ def test_a_match_whose_units_are_all_drawn_says_the_field_cannot_separate_them(
     assert "every unit was drawn: on the same cards the two did exactly as well against this " \
            "field in all 4 units, so it cannot separate them" in done.stdout
     assert match_stats([0.5, 0.5, 0.5]).all_drawn and not match_stats([0.5, 1.0]).all_drawn
+
+
+def _built_bot(parent: Path, name: str, build: str) -> Path:
+    """A Python bot directory whose program its build makes (``built.py``), as a compiled bot's is."""
+    directory = parent / name
+    directory.mkdir()
+    (directory / "random_bot.py").write_text((ROOT / "bots" / "python" / "random_bot.py").read_text())
+    (directory / "bot.yaml").write_text(f"name: {name}\nrun: python3 -S built.py\nbuild: {build}\n")
+    return directory
+
+
+@pytest.mark.slow
+def test_a_match_builds_each_bot_directory_before_its_games(tmp_path: Path) -> None:
+    """A match runs a bot directory's `build:` as a tournament does (its program did not exist
+    before: 'cannot start [...built.py]: no such file'); a build that fails stops the match
+    before any game, naming the program's place."""
+    build = "[sh, -c, 'cp random_bot.py built.py']"
+    new, old = _built_bot(tmp_path, "new", build), _built_bot(tmp_path, "old", build)
+    match = new_match(str(new), str(old), [C_BOT], players=3, options={"deals": 1}, games=2,
+                      time_control=TIME)
+    report = play_match(match, tmp_path / "m")
+    assert (new / "built.py").exists() and (old / "built.py").exists()
+    assert report.played == 2 and report.faults == 0
+
+    broken = _built_bot(tmp_path, "broken", "[sh, -c, 'echo no compiler; exit 3']")
+    match = new_match(str(broken), str(old), [C_BOT], players=3, options={"deals": 1}, games=2,
+                      time_control=TIME)
+    with pytest.raises(ConfigError, match=r"^CANDIDATE build: exited with 3; the end of its "
+                                          r"output:\n.*no compiler"):
+        play_match(match, tmp_path / "m2")
+    assert not (tmp_path / "m2" / "games.jsonl").read_bytes()

@@ -297,3 +297,21 @@ def test_progress_to_a_file_never_falls_silent_while_work_moves(tmp_path) -> Non
         line.draw(lambda: "3 of 1000", 3, 1000)
         line.draw(lambda: "4 of 1000", 4, 1000)
     assert path.read_text().splitlines() == ["1 of 1000", "3 of 1000"]
+
+
+def test_progress_of_work_bounded_by_time_counts_time_and_estimates_the_games(
+        tmp_path) -> None:
+    """`league run --minutes 3`'s total jumped (27, 45, 137, 105, 99/99 "0:00 left"): its bar
+    and time left now measure the time given, and the estimate of games is said as one, not a
+    count to reach."""
+    from arena.runs.progress import Progress
+
+    path = tmp_path / "progress.log"
+    with path.open("w") as stream:
+        progress = Progress(0, stream=stream)
+        progress.start -= 60  # a minute into a three-minute run
+        progress.until(progress.start + 180)
+        progress.update(0, 30, 90)
+        line = progress.render(progress.start + 60)
+    assert line.startswith("[" + "#" * 8 + "." * 16 + "] 30 games (about 90 in all)")
+    assert "2:00 left" in line
