@@ -320,3 +320,19 @@ def test_only_the_records_package_writes_or_parses_a_results_line() -> None:
     assert naming == {}, "name the results file by arena.records.reader.RESULTS_FILE"
     stale = sorted(set(OTHER_JSON) - set(users))
     assert stale == [], "these modules no longer handle JSON: take them off OTHER_JSON"
+
+
+SESSION_ONLY = ("arena.executors.choose.executor_for", "arena.executors.batch.preflight",
+                "arena.runs.results.results_dir", "arena.runs.results.ResultsWriter")
+"""What only the session (``arena.runs.session``) uses: a run, a match and the league are its
+planners, and claim, build, start and play through it."""
+
+
+def test_only_the_session_claims_results_and_makes_executors() -> None:
+    wrong = [f"{found.module}:{found.line} imports {found.target}: go through arena.runs.session"
+             for found in imports_of("arena")
+             if found.target in SESSION_ONLY and found.module != "arena.runs.session"]
+    assert wrong == [], "\n".join(["", *wrong])
+    users = {found.module for found in imports_of("arena")
+             if found.target == "arena.runs.session.Session"}
+    assert {"arena.runs.run", "arena.runs.match", "arena.league.run"} <= users
