@@ -199,6 +199,18 @@ def available_cpus() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 
 
+class Seating(enum.StrEnum):
+    """How a table's seat order changes from round to round (``arena.plans.seating``)."""
+
+    CYCLIC = "cyclic"
+    BALANCED = "balanced"
+
+
+DEFAULT_SEATING = Seating.BALANCED
+"""What a tournament file without ``seating`` gets, except the saved copy of a run begun before
+``seating`` existed, which reads as ``cyclic`` (``arena.runs.run``)."""
+
+
 class RatingModel(enum.StrEnum):
     """What the ratings compare (``arena.ratings.model``; docs/ratings.md says which to use when)."""
 

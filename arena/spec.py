@@ -8,8 +8,9 @@ table all come from here, and a test keeps docs/tournaments.md's rows equal to `
 ``PlaySettings`` is what a tournament, a match and a league compose: the time control, the
 limits, the fault policy, the sandbox and the installations it allows.
 
-Settings that depend on the game (``players``, ``options``) are checked by the engine; the
-table holds what is the same for every game.
+The game's own settings (``game``, ``players``, ``options``) are in the table for their names,
+help and docs; their values are checked together, by the engine's rules for the game
+(``GAME_SETTINGS``: a tournament file's reader and each command hand them to the engine).
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+import engine
 from arena.settings import (
     BANK_MS,
     CPU_SECONDS,
     DEFAULT_RATING,
+    DEFAULT_SEATING,
     FILE_MB,
     MEMORY_MB,
     MOVE_MS,
@@ -36,6 +39,7 @@ from arena.settings import (
     Range,
     RatingModel,
     SandboxMode,
+    Seating,
     TimeControl,
     check_rating,
     sandbox_mode,
@@ -107,6 +111,8 @@ class Setting:
             text = f"integer {self.range}"
         elif self.type is list:
             text = "list of directories"
+        elif self.type is dict:
+            text = "mapping"
         else:
             text = "text"
         return f"{text}, or `null`" if self.nullable else text
@@ -121,6 +127,8 @@ class Setting:
             return f"`{self.default.value}`"
         if isinstance(self.default, tuple):
             return "none" if not self.default else ", ".join(self.default)
+        if isinstance(self.default, dict):
+            return f"`{self.default or '{}'}`"
         return str(self.default)
 
     def doc_row(self) -> str:
@@ -151,6 +159,25 @@ class Setting:
 
 
 _TIME, _LIMITS = TimeControl(), Limits()
+_GAMES = " or ".join(engine.GAMES)
+_PLAYERS = (min(min(g.info.player_counts) for g in engine.GAMES.values()),
+            max(max(g.info.player_counts) for g in engine.GAMES.values()))
+
+GAME = Setting(
+    "game", str, engine.DEFAULT_GAME, f"The game: {_GAMES}.",
+    "`blackout` or `partnership-blackout`.", shown_type="string, **required**",
+    shown_default="")
+PLAYERS = Setting(
+    "players", int, 4,
+    "Players per table: 3..7 for blackout; partnership-blackout is always 4.",
+    "Seats per table: 3..7 for `blackout`. `partnership-blackout` is always 4.",
+    Range("players", *_PLAYERS))
+OPTIONS = Setting(
+    "options", dict, {}, "A game option as name=value, e.g. -o deals=5; repeatable.",
+    "Game options (`docs/rules.md`; `arena rules GAME` lists them with their defaults). Any "
+    "option you leave out takes its default. The game itself checks the values, so an unknown "
+    "option or a bad value is an error. Strings such as `\"true\"` or `\"3\"` are accepted.",
+    option="option")
 
 START = Setting(
     "time.start_ms", int, _TIME.start_ms, "Time from start to the hello reply, ms.",
@@ -244,6 +271,13 @@ RATING = Setting(
     "What the closing table rates: see [ratings.md](ratings.md#models). It changes how games "
     "are read, not which are played, so a resumed run may change it.",
     reader=lambda where, raw: check_rating(raw, f"{where.path}: rating"))
+SEATING = Setting(
+    "seating", Seating, DEFAULT_SEATING,
+    "How a table's seat order changes from round to round: balanced or cyclic.",
+    "How a table's seat order changes from round to round (see \"Seat orders\" below). A run "
+    "records it in its copy of the file (`results/<name>/tournament.yaml`); a copy without it, "
+    "from a run begun before the key existed, reads as `cyclic`, and such a run resumes with "
+    "that. Changing it for a run that has games is refused.", nullable=True)
 SEED_SETTING = Setting(
     "seed", int, 1, "Seed of the deals (and of the bots' own seeds).",
     "Every deal seed is derived from this one. Change it to get different deals.", SEED,
@@ -263,9 +297,12 @@ def _interpreters(where: Where, raw: object) -> tuple[str, ...]:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    START, MOVE, BANK, CLOCK, WALL, MEMORY, CPU_LIMIT, FILE_SIZE, QUIT_GRACE, POLICY, SANDBOX,
-    INTERPRETERS, RATING, SEED_SETTING)
-"""Every play setting, in the order the docs list them."""
+    GAME, PLAYERS, OPTIONS, SEED_SETTING, START, MOVE, BANK, CLOCK, WALL, MEMORY, CPU_LIMIT,
+    FILE_SIZE, QUIT_GRACE, POLICY, SANDBOX, INTERPRETERS, RATING, SEATING)
+"""Every play setting."""
+GAME_SETTINGS = (GAME, PLAYERS, OPTIONS)
+"""The game's own: checked together by its rules (``engine.game(NAME).resolve_options``), not
+one by one; a tournament file's reader and the commands hand them to the engine."""
 BY_KEY = {setting.key: setting for setting in SETTINGS}
 TIME_SETTINGS = tuple(s for s in SETTINGS if s.key.startswith("time."))
 LIMIT_SETTINGS = tuple(s for s in SETTINGS if s.key.startswith("limits."))
@@ -308,6 +345,8 @@ def read_settings(where: Where, top: Mapping[str, Any]) -> dict[str, Any]:
     ``limits`` sections are mappings already checked for unknown keys), by key, checked."""
     values: dict[str, Any] = {}
     for setting in SETTINGS:
+        if setting in GAME_SETTINGS:
+            continue
         section, _, name = setting.key.rpartition(".")
         mapping = top if not section else (top.get(section) or {})
         if name in mapping:

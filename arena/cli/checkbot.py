@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-import engine
 from arena import spec
 from arena.cli.options import option
 from arena.printable import printable
@@ -33,8 +32,8 @@ def check_bot_command(
              "(or a NAME.bot.yaml manifest file): it is built, then run from its directory.",
         show_default=False)] = None,
     game: Annotated[list[str] | None, typer.Option(
-        "--game", "-g", help=f"Check only this game ({' or '.join(engine.GAMES)}); "
-                             "repeatable. Default: every game.", show_default=False)] = None,
+        "--game", "-g", help=f"Check only this game. {spec.GAME.help} Repeatable; default: "
+                             f"every game.", show_default=False)] = None,
     # each game adds 1 to the seed: the last must still be a 64-bit seed
     seed: Annotated[int, option(spec.SEED_SETTING, help=f"{spec.SEED_SETTING.help} Each game "
                                                         f"of the check adds 1.",

@@ -36,11 +36,9 @@ League = Annotated[Path, typer.Argument(help="The league's directory.", show_def
 @app.command("init")
 def init_command(
     league: League,
-    game: Annotated[str, typer.Option(help="blackout or partnership-blackout.")],
-    players: Annotated[int | None, typer.Option(
-        help="Players per table (blackout: 3..7; default 4).", show_default=False)] = None,
-    option: Annotated[list[str] | None, typer.Option(
-        "--option", "-o", help="A game option as name=value, e.g. -o deals=5; repeatable.")] = None,
+    game: Annotated[str, setting_option(spec.GAME)] = spec.GAME.default,
+    players: Annotated[int, setting_option(spec.PLAYERS)] = spec.PLAYERS.default,
+    option: Annotated[list[str] | None, setting_option(spec.OPTIONS, "-o")] = None,
     sandbox: Annotated[SandboxMode, setting_option(
         spec.SANDBOX, help=f"How builds, checks and games are isolated: {spec.SANDBOX.help}")] = \
         spec.SANDBOX.default,

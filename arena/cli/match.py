@@ -5,7 +5,6 @@ from typing import Annotated
 
 import typer
 
-import engine
 from arena import spec
 from arena.cli.options import option
 from arena.errors import ConfigError
@@ -36,11 +35,9 @@ def match_command(
                         "it once for all of them. "
                         "Partnership Blackout: the field team, once or twice.",
         show_default=False)],
-    game: Annotated[str, typer.Option(help=f"The game: {' or '.join(engine.GAMES)}.")] = engine.DEFAULT_GAME,
-    players: Annotated[int | None, typer.Option(
-        help="Players per game (default 4).", show_default=False)] = None,
-    option: Annotated[list[str] | None, typer.Option(
-        "--option", "-o", help="A game option as name=value, e.g. -o hook=true; repeatable.")] = None,
+    game: Annotated[str, option(spec.GAME)] = spec.GAME.default,
+    players: Annotated[int, option(spec.PLAYERS)] = spec.PLAYERS.default,
+    option: Annotated[list[str] | None, option(spec.OPTIONS, "-o")] = None,
     games: Annotated[int, typer.Option(
         help="Most games to play (two per unit); the match stops earlier when --sprt decides.",
         min=2, max=GAME_COUNT.high)] = 1000,

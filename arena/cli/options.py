@@ -15,9 +15,10 @@ import typer
 from arena.spec import Setting
 
 
-def option(setting: Setting, *, help: str | None = None, **extra: Any) -> Any:
-    """The typer option of ``setting`` (``--move-ms``, its help, ``min``/``max`` of its range);
-    ``help`` replaces the table's where a command says more, ``extra`` goes to ``typer.Option``."""
+def option(setting: Setting, *short: str, help: str | None = None, **extra: Any) -> Any:
+    """The typer option of ``setting`` (``--move-ms``, its help, ``min``/``max`` of its range),
+    with ``short`` names (``-o``); ``help`` replaces the table's where a command says more,
+    ``extra`` goes to ``typer.Option``."""
     bounds: dict[str, Any] = {}
     if setting.range is not None:
         bounds = {"min": setting.range.low, "max": setting.range.high}
@@ -26,4 +27,4 @@ def option(setting: Setting, *, help: str | None = None, **extra: Any) -> Any:
         extra.setdefault("metavar", "DIR")
     if setting.default is None or setting.type is list:
         extra.setdefault("show_default", False)
-    return typer.Option(setting.option_name, help=help or setting.help, **bounds, **extra)
+    return typer.Option(setting.option_name, *short, help=help or setting.help, **bounds, **extra)

@@ -23,7 +23,7 @@ from arena.settings import (
 
 def play_command(
     game: Annotated[str, typer.Argument(
-        help=f"The game: {' or '.join(engine.GAMES)} (`arena rules GAME` lists its options).")],
+        help=f"{spec.GAME.help[:-1]} (`arena rules GAME` lists its options).")],
     bots: Annotated[list[str], typer.Argument(
         help="One command per seat, each quoted, e.g. \"python3 bots/python/random_bot.py\", "
              "optionally named: \"fast=python3 my_bot.py\". Blackout takes 3 to 7; "
@@ -32,9 +32,9 @@ def play_command(
              "from its directory.",
         show_default=False)],
     seed: Annotated[int, option(spec.SEED_SETTING)] = spec.SEED_SETTING.default,
-    option: Annotated[list[str] | None, typer.Option(
-        "--option", "-o", help="A game option as name=value, e.g. -o hook=true; repeatable. "
-        "Defaults (by player count where they differ; `arena rules GAME` says what each sets): "
+    option: Annotated[list[str] | None, option(
+        spec.OPTIONS, "-o", help=f"{spec.OPTIONS.help} Defaults (by player count where they "
+        f"differ; `arena rules GAME` says what each sets): "
         + "; ".join(f"{name}: {option_defaults(name)}" for name in engine.GAMES) + ".")] = None,
     log: Annotated[Path | None, typer.Option(
         help="Write the full game record (with faults) as JSON to this file.")] = None,

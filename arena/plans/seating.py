@@ -22,7 +22,6 @@ sum of squares of the counts of the sets it has planned (``best_order``).
 
 from __future__ import annotations
 
-import enum
 import functools
 import itertools
 from collections import Counter
@@ -31,19 +30,13 @@ from typing import TypeVar
 
 import numpy as np
 
+from arena.settings import DEFAULT_SEATING, Seating
+
 T = TypeVar("T")
 
+__all__ = ["DEFAULT_SEATING", "Seating", "add_order", "balanced_orders", "best_order",
+           "neighbour_counts", "order_design", "rotations"]
 
-class Seating(enum.StrEnum):
-    """How a table's seat order changes from round to round."""
-
-    CYCLIC = "cyclic"
-    BALANCED = "balanced"
-
-
-DEFAULT_SEATING = Seating.BALANCED
-"""What a tournament file without ``seating`` gets, except the saved copy of a run begun before
-``seating`` existed, which reads as ``cyclic`` (``arena.runs.run``)."""
 
 @functools.cache
 def order_design(k: int) -> tuple[tuple[int, ...], ...]:

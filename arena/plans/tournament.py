@@ -225,16 +225,8 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         sandbox_interpreters=values.get(spec.INTERPRETERS.key, spec.INTERPRETERS.default),
         clock_given=spec.CLOCK.key in values,
         rating=values.get(spec.RATING.key, spec.RATING.default),
-        seating=None if top.get("seating") is None else _seating(where, top["seating"]),
+        seating=values.get(spec.SEATING.key),
     )
-
-
-def _seating(where: _Where, raw: object) -> Seating:
-    try:
-        return Seating(where.text(raw, "seating"))
-    except ValueError:
-        raise where.error("seating", f"{raw!r} is not one of "
-                                     f"{', '.join(s.value for s in Seating)}") from None
 
 
 def _in(where: _Where, value: object, bounds: Range, low: int | None = None) -> int:
