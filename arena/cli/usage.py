@@ -29,4 +29,5 @@ def help_markup() -> str | None:
     return "rich" if sys.stdout.isatty() else None
 
 
-__all__ = ["Abort", "ClickException", "NoArgsIsHelpError", "NoSuchOption", "PLAIN_HELP_WIDTH", "UsageError", "help_markup"]
+__all__ = ["PLAIN_HELP_WIDTH", "Abort", "ClickException", "NoArgsIsHelpError", "NoSuchOption", "UsageError",
+           "help_markup"]
