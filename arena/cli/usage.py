@@ -4,6 +4,7 @@ click itself (older typer)."""
 from __future__ import annotations
 
 import sys
+from typing import Literal
 
 from typer import Abort
 
@@ -21,7 +22,7 @@ PLAIN_HELP_WIDTH = 100
 """Columns of the plain help (``help_markup``): every command's one-line summary fits whole."""
 
 
-def help_markup() -> str | None:
+def help_markup() -> Literal["rich"] | None:
     """Typer's ``rich_markup_mode`` for this process: rich boxes on a terminal; click's plain help
     when stdout is a pipe or a file. Rich, not on a terminal, draws its boxes 80 columns wide,
     wraps every option's help into a narrow column of one-word lines and cuts long values
