@@ -49,6 +49,7 @@ def _root() -> None:
 # Each command is a plain function with typer annotations in its own module.
 from arena.cli.bot_command import BotCommandLine  # noqa: E402
 from arena.cli.checkbot import check_bot_command  # noqa: E402
+from arena.cli.deals import deals_command  # noqa: E402
 from arena.cli.league import app as league_app  # noqa: E402
 from arena.cli.match import match_command  # noqa: E402
 from arena.cli.play import play_command  # noqa: E402
@@ -65,6 +66,7 @@ app.command("table")(table_command)
 app.command("match", short_help="Is CANDIDATE stronger than BASELINE? Paired games on the same "
                                 "cards, Elo, SPRT.")(match_command)
 app.command("rules")(rules_command)
+app.command("deals")(deals_command)
 app.command("report", short_help="Write a static web report of finished games: ranking, plots, "
                                  "entrant pages, replays.")(report_command)
 app.command("show")(show_command)

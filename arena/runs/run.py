@@ -23,6 +23,7 @@ from arena.configfile import read_yaml
 from arena.errors import ConfigError, ResultsError, RunInterrupted
 from arena.executors.batch import preflight
 from arena.executors.choose import executor_for
+from arena.plans.deals import pinned_copy
 from arena.plans.extension import check_extension
 from arena.plans.order import locality_order
 from arena.plans.schedule import schedule
@@ -220,6 +221,7 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         raise ConfigError(f"{tournament.path}: cannot read: {error.strerror}") from None
     if unsaid:  # the copy says which design these games are seated by, whatever the file omits
         content = recorded_seating(content, tournament.seating_design)
+    content = pinned_copy(content, tournament.deals)  # and which deals file they are dealt from
     with results_dir(out_dir, description=SAVED_COPY, content=content, resume=resume,
                      restart=restart, force=force, source=tournament.path,
                      check=lambda saved: _check_resume(saved, tournament, file, out_dir)) as games:
