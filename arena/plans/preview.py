@@ -156,8 +156,8 @@ def _deals_line(summary: SchedulePreview) -> list[str]:
     used = min(summary.sets, summary.deals_lines)
     again = (f", each played by up to {-(-summary.sets // summary.deals_lines)} sets"
              if summary.sets > summary.deals_lines else "")
-    return [f"deals: {summary.deals}: {summary.sets} sets play lines 1..{used} of its "
-            f"{summary.deals_lines}{again}"]
+    sets = f"{summary.sets} sets play lines 1..{used}" if summary.sets > 1 else "1 set plays line 1"
+    return [f"deals: {summary.deals}: {sets} of its {summary.deals_lines}{again}"]
 
 
 def _estimate_line(summary: SchedulePreview) -> str:

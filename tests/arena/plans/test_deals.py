@@ -204,3 +204,12 @@ def test_arena_deals_writes_a_file_that_reads_back_the_same_for_a_seed(tmp_path:
     done = arena("deals", "blackout", "--players", "9")
     assert done.returncode == 2 and done.stderr == \
         "arena: error: --players: blackout is for 3, 4, 5, 6, 7 players, not 9\n"
+
+
+@pytest.mark.slow
+def test_the_dry_run_says_which_lines_the_sets_play(tmp_path: Path) -> None:
+    deals = suite(tmp_path, count=3)
+    done = arena("run", tournament(tmp_path, deals, bots=4, rounds=2), "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert f"deals: {deals}: 8 sets play lines 1..3 of its 3, each played by up to 3 sets" \
+        in done.stdout.splitlines()
