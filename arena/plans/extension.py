@@ -99,9 +99,11 @@ def _appended(key: str, old: tuple[object, ...], new: tuple[object, ...]) -> tup
     return None
 
 
-def _suite(suite: DealSuite | None) -> str:
+def _suite(suite: object) -> str:
     """A deals file as a change names it: its path and the start of its SHA-256."""
-    return "none" if suite is None else f"{suite.path} (SHA-256 {suite.sha256[:12]}...)"
+    if isinstance(suite, DealSuite):
+        return f"{suite.path} (SHA-256 {suite.sha256[:12]}...)"
+    return "none" if suite is None else _shown(suite)
 
 
 def _label(entry: object) -> str:
