@@ -25,10 +25,11 @@ def deals_command(
         "--option", "-o", help="A game option as name=value (the tournament's or match's: the "
                                "deals' sizes and turned cards depend on them); repeatable.")] = None,
 ) -> None:
-    """Write a deals file from a seed to stdout: one game's deals per line (docs/tournaments.md).
+    """Write a deals file (a deal suite) from a seed to stdout, one game's deals per line.
 
     A tournament's `deals: FILE` and `arena match --deals FILE` play its lines in order, one
-    per duplicate set (every seat rotation of a set gets the same line).
+    per duplicate set (every seat rotation of a set gets the same line); the format is in
+    docs/tournaments.md, "Deal suites".
 
     \b
     Examples:
