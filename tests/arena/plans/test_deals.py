@@ -61,19 +61,6 @@ def test_the_shipped_suites_load_for_their_game(file: str, game: str) -> None:
     assert len(loaded) >= 20
 
 
-def test_a_line_deals_what_its_seed_would_draw() -> None:
-    """``arena deals``' lines are the engine's own deals: a game given one deals exactly what the
-    seed it was drawn from deals (every hand, dealer and turned card)."""
-    for name, players, options in [("blackout", 5, {}), ("partnership-blackout", 4, {})]:
-        game = engine.game(name)
-        preset = game.drawn_preset(players, 11, options, deals=6)
-        drawn, given = game.new_game(players, 11, options), game.new_game(players, 3, options,
-                                                                         preset=preset)
-        for number in range(1, 7):
-            a, b = drawn.rules.deal(number), given.rules.deal(number)  # type: ignore[attr-defined]
-            assert (a.dealer, a.masks, a.trump_card) == (b.dealer, b.masks, b.trump_card)
-
-
 def test_the_schedule_gives_the_lines_to_the_sets_in_order(tmp_path: Path) -> None:
     deals = suite(tmp_path, count=3)
     specs = schedule(load_tournament(tournament(tmp_path, deals, bots=4, rounds=2)))
