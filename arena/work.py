@@ -33,6 +33,9 @@ class GameSpec:
     round: int
     table: int
     rotation: int
+    preset: engine.Preset | None = None
+    """The deals a deals file gives this game's set (``arena.plans.deals``); None: drawn from
+    ``seed``."""
 
     @property
     def set_id(self) -> str:

@@ -154,6 +154,11 @@ class Rules(trickgame.Rules):
         """Deal ``number``: every deal is dealt when the game starts (``deal_all``)."""
         return self.deals[number - 1]
 
+    @property
+    def most_deals(self) -> int:
+        """One deal per hand size."""
+        return len(self.sizes)
+
     def auction_actions(self, state: trickgame.State) -> tuple[int, ...]:
         """The bids: 0..hand size, less the one the hook forbids the last bidder."""
         bids = self.bid_ranges[state.phase.deal.size]

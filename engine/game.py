@@ -173,3 +173,8 @@ class Game(Protocol):
 
     def replay(self, game_record: Mapping[str, Any]) -> GameState:
         """The final state of a record, every step checked; ReplayError when it does not replay."""
+
+    def drawn_preset(self, players: int, seed: int, options: Mapping[str, object] | None = None,
+                     deals: int | None = None) -> Preset:
+        """The chance steps ``seed`` draws as a preset: the first dealer and the first ``deals``
+        deals (all when None); a game given it deals just what the seed alone would."""

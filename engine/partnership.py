@@ -137,6 +137,11 @@ class Rules(trickgame.Rules):
         """Deal ``number`` (``deal_cards``)."""
         return deal_cards(self, number)
 
+    @property
+    def most_deals(self) -> int:
+        """``max_deals``: a game that reaches its target ends sooner."""
+        return int(self.options["max_deals"])
+
     def auction_actions(self, state: trickgame.State) -> tuple[Call, ...]:
         """Every call: a number 1..12, pass or zero."""
         return LEGAL_CALLS

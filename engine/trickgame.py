@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from engine.cards import CARD_BY_VALUE, NAME_OF, RANK_BITS, SUIT_CARDS, Card, cards_of, names_of
-from engine.chance import Preset
+from engine.chance import Preset, PresetDeal
 from engine.errors import IllegalActionError, InvalidActionError, ReplayError, shown
 from engine.game import GameInfo
 from engine.trick import NO_TRUMP, SUIT_NAMES, Plays, Trick, plays_in_order, trick_winner
@@ -184,6 +184,11 @@ class Rules:
 
     def is_last_deal(self, deal: Deal, totals: tuple[int, ...]) -> bool:
         """Whether the game ends after ``deal``, with these totals."""
+        raise NotImplementedError
+
+    @property
+    def most_deals(self) -> int:
+        """The most deals a game can last."""
         raise NotImplementedError
 
     def places(self, phase: Phase) -> list[int]:
@@ -383,6 +388,16 @@ class TrickGame:
     def replay(self, game_record: Mapping[str, Any]) -> State:
         """The final state of a record, every step checked (``replay``)."""
         return replay(self.new_game, game_record)
+
+    def drawn_preset(self, players: int, seed: int, options: Mapping[str, object] | None = None,
+                     deals: int | None = None) -> Preset:
+        """The chance steps ``seed`` draws, as a preset: the first dealer and the first ``deals``
+        deals (every deal the game can last when None, or when it lasts fewer)."""
+        rules = self.new_game(players, seed, options).rules
+        count = rules.most_deals if deals is None else min(deals, rules.most_deals)
+        dealt = [rules.deal(number) for number in range(1, count + 1)]
+        return Preset(dealt[0].dealer, tuple(PresetDeal(deal.dealt, deal.trump_card)
+                                             for deal in dealt))
 
     def __repr__(self) -> str:
         return f"<game {self.info.name}>"

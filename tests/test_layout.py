@@ -273,6 +273,7 @@ OTHER_JSON = {
     "arena.league.status": "the submissions log",
     "arena.league.submit": "the submissions log",
     "arena.league.store": "the league's settings, bot commands and planned sets",
+    "arena.plans.deals": "a deals file (deal suite): one game's preset deals per line",
     "arena.plans.preview": "arena run --dry-run's JSON",
     "arena.ratings.table": "the ratings table as JSON",
     "arena.report.site": "the report's JavaScript data (a replay copies the reader's line)",

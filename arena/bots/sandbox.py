@@ -421,24 +421,32 @@ def visibility_report(argv: Sequence[str], cwd: str | None = None,
 
     lines = [f"allowed installation (read-only): {root}" for root in sandbox.installations
              if os.path.isdir(root)]
-    if build is not None:
+    scratch = f"scratch (writable, {sandbox.scratch_mb} MB, $TMPDIR and $HOME): {SCRATCH}"
+    if build is not None:  # the build's own view: it runs once, before any game, as itself
+        lines.append("the build, once before any game, sees:")
         line, layout = command("build command inside", build, sandbox.for_build())
-        lines.append(line)
+        lines += [line, f"build: working directory: {here}"]
         if layout is not None:
-            lines.append(f"build: bot directory (writable): {layout.bot_dir}; as the arena's "
-                         "user without capabilities; no process or memory limit; no network")
+            lines += [f"build: bot directory (writable): {layout.bot_dir}; as the arena's user "
+                      "without capabilities; no process or memory limit; no network",
+                      f"build: PATH inside: {layout.path}"]
+        lines.append(f"build: {scratch}: a compiler's caches and downloads (~/.cargo, ~/.cache, "
+                     "GOCACHE) start empty and are gone after the build; the environment is "
+                     "PATH, HOME, TMPDIR, LANG only: set others in the build command")
+        lines.append("the bot, in its games, sees:")
     line, layout = command("command inside", argv, sandbox)
     lines += [line, f"working directory: {here}"]
     if layout is not None:
         lines += [f"bot directory (read-only): {layout.bot_dir}", f"PATH inside: {layout.path}"]
+    lines += [scratch, _process_line(sandbox)]
+    if build is not None:
+        lines.append("both see:")
     lines += [
         f"system (read-only): {', '.join(p for p in SYSTEM_DIRS if os.path.lexists(p))}",
         f"/etc (read-only, only): {', '.join(p for p in ETC_PATHS if os.path.exists(p))}",
-        f"scratch (writable, {sandbox.scratch_mb} MB, $TMPDIR and $HOME): {SCRATCH}",
         f"/proc: this sandbox's processes only; /dev: {', '.join(DEVICES)}, shm (a link to "
         "scratch), fd links; no terminal",
         "network: none (not even loopback); environment: PATH, HOME, TMPDIR, LANG only",
-        _process_line(sandbox),
         "nothing else: not other bots, results, tournament files or any home directory",
     ]
     return VisibilityReport(lines, refused)

@@ -17,7 +17,14 @@ import sys
 import typer
 
 from arena.bots.registry import install_signal_handlers
-from arena.cli.usage import Abort, ClickException, NoArgsIsHelpError, UsageError
+from arena.cli.usage import (
+    PLAIN_HELP_WIDTH,
+    Abort,
+    ClickException,
+    NoArgsIsHelpError,
+    UsageError,
+    help_markup,
+)
 from arena.errors import ArenaError, RunInterrupted
 from arena.printable import printable
 from engine.errors import EngineError
@@ -25,6 +32,10 @@ from engine.errors import EngineError
 app = typer.Typer(
     help="Run Blackout and Partnership Blackout bot games and tournaments, and rate the bots.",
     no_args_is_help=True,
+    rich_markup_mode=help_markup(),
+    # The plain help (piped, to a file) is laid out 100 columns wide, whatever the terminal says:
+    # at 80, click cuts the commands' summaries short and wraps options into a narrow column.
+    context_settings={"terminal_width": PLAIN_HELP_WIDTH, "max_content_width": PLAIN_HELP_WIDTH},
     add_completion=False,
     pretty_exceptions_enable=False,
 )
@@ -38,6 +49,7 @@ def _root() -> None:
 # Each command is a plain function with typer annotations in its own module.
 from arena.cli.bot_command import BotCommandLine  # noqa: E402
 from arena.cli.checkbot import check_bot_command  # noqa: E402
+from arena.cli.deals import deals_command  # noqa: E402
 from arena.cli.league import app as league_app  # noqa: E402
 from arena.cli.match import match_command  # noqa: E402
 from arena.cli.play import play_command  # noqa: E402
@@ -50,11 +62,17 @@ app.command("run")(run_command)
 app.command("play", cls=BotCommandLine)(play_command)
 app.command("check-bot", cls=BotCommandLine)(check_bot_command)
 app.command("table")(table_command)
-app.command("match")(match_command)
+# A summary longer than the plain help's column would be cut with "..." (``arena --help | cat``).
+app.command("match", short_help="Is CANDIDATE stronger than BASELINE? Paired games on the same "
+                                "cards, Elo, SPRT.")(match_command)
 app.command("rules")(rules_command)
-app.command("report")(report_command)
+app.command("deals")(deals_command)
+app.command("report", short_help="Write a static web report of finished games: ranking, plots, "
+                                 "entrant pages, replays.")(report_command)
 app.command("show")(show_command)
-app.add_typer(league_app, name="league")
+app.add_typer(league_app, name="league",
+              short_help="A league: submitted bots, games where the ranking is least certain, a "
+                         "current table.")
 
 
 def main() -> None:

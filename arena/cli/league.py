@@ -7,6 +7,7 @@ import typer
 
 from arena import spec
 from arena.cli.options import option as setting_option
+from arena.cli.usage import help_markup
 from arena.errors import ConfigError, RunInterrupted
 from arena.league.defaults import DELTA, LOCK_WAIT
 from arena.printable import printable
@@ -28,7 +29,7 @@ from arena.settings import (
 
 app = typer.Typer(help="A league: submitted bots, games scheduled where the ranking is least "
                        "certain, a table that is always current (docs/league.md).",
-                  no_args_is_help=True)
+                  no_args_is_help=True, rich_markup_mode=help_markup())
 
 League = Annotated[Path, typer.Argument(help="The league's directory.", show_default=False)]
 
@@ -92,13 +93,17 @@ def submit_command(
     wait: Annotated[float, typer.Option(
         help="Seconds to wait while another submission is storing its bot, then give up.",
         min=0.0)] = LOCK_WAIT,
+    name: Annotated[str | None, typer.Option(
+        help="Enter it under this name instead of its manifest's: a variant that plays beside "
+             "the current version (its own versions from v1), or a new version of that entrant.",
+        show_default=False)] = None,
 ) -> None:
     """Copy a bot into the league, build and check it: accepted NAME vVERSION, or rejected.
 
     Exit status 0 when accepted, 1 when rejected (with the reason and the check's report), 2 when
     another submission kept the league busy for --wait seconds, 130 when interrupted (Ctrl-C,
     SIGTERM): the league is then as it was. A new version of a name replaces the old one in the
-    pool; the old one's games stay in the history.
+    pool; the old one's games stay in the history (`league rollback` brings it back).
     """
     from arena.league.submit import submit
 
@@ -107,7 +112,7 @@ def submit_command(
         typer.echo(f"arena: waiting for {holder} (another league submit storing its bot)",
                    err=True)
 
-    submission = submit(league, bot, wait=wait, on_wait=waiting)
+    submission = submit(league, bot, wait=wait, on_wait=waiting, name=name)
     if submission.accepted:
         typer.echo(f"accepted {printable(submission.name or '')} v{printable(submission.version or '')}")
         return
@@ -209,6 +214,30 @@ def retire_command(
     finally:
         store.close()
     typer.echo(f"retired {printable(bot.name)} v{printable(bot.version)}")
+
+
+@app.command("rollback")
+def rollback_command(
+    league: League,
+    name: Annotated[str, typer.Argument(help="The entrant.", show_default=False)],
+    version: Annotated[str, typer.Argument(
+        help="The earlier version to make active again (as league status lists them: 2 or v2).",
+        show_default=False)],
+) -> None:
+    """Make an earlier version of an entrant its active one again (or a retired one's back).
+
+    The version that was active is replaced, as a new submission would replace it; every game
+    stays in the history, and the table rates the active versions' games together.
+    """
+    from arena.league.store import Store
+
+    store = Store.open(league)
+    try:
+        made, replaced = store.activate(name, version)
+    finally:
+        store.close()
+    was = "" if replaced is None else f" (v{printable(replaced.version)} replaced)"
+    typer.echo(f"active: {printable(made.name)} v{printable(made.version)}{was}")
 
 
 @app.command("export")

@@ -46,6 +46,11 @@ def match_command(
              "(defaults elo0=0, elo1=10, alpha=beta=0.05; see docs/match.md).",
         show_default=False)] = None,
     seed: Annotated[int, option(spec.SEED_SETTING)] = spec.SEED_SETTING.default,
+    deals: Annotated[Path | None, typer.Option(
+        help="A deals file (docs/tournaments.md, Deal suites; arena deals writes one): unit k "
+             "plays its line k, from the first again after the last, instead of deals drawn "
+             "from --seed. A resumed match refuses a file whose content changed.",
+        show_default=False)] = None,
     jobs: Annotated[int | None, typer.Option(
         help="Games played in parallel (default: the number of CPUs).", min=JOBS.low, max=JOBS.high,
         show_default=False)] = None,
@@ -99,7 +104,7 @@ def match_command(
                       time_control=TimeControl(start_ms, move_ms, bank_ms,
                                                clock or spec.CLOCK.default, wall_ms),
                       limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
-                      policy=policy, sandbox=box)
+                      policy=policy, sandbox=box, deals=None if deals is None else str(deals))
     if cluster is not None:
         if jobs is not None:
             raise ConfigError("--jobs and --cluster contradict each other: --jobs is for local runs")

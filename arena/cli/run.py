@@ -36,8 +36,13 @@ def run_command(
         min=LIVE_BOTS.low, max=LIVE_BOTS.high)] = None,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Only check the file and print what would be played: tables, games, "
-                          "games per entrant, pair meetings, whether the field is connected, a "
-                          "run-time bound. Plays, starts and builds nothing.")] = False,
+                          "games per entrant, pair meetings, whether the field is connected, the "
+                          "run time (estimated from earlier games' records, and a bound). Plays, "
+                          "starts and builds nothing.")] = False,
+    estimate_from: Annotated[list[Path] | None, typer.Option(
+        help="With --dry-run: earlier results (a results directory or games.jsonl; repeatable) "
+             "to read the bots' decision times from, besides the run's own results directory.",
+        show_default=False)] = None,
     fmt: Annotated[str, typer.Option(
         "--format", help="With --dry-run: plain or json.")] = "plain",
     cluster: Annotated[str | None, typer.Option(
@@ -55,8 +60,11 @@ def run_command(
     if dry_run:
         from arena.plans.preview import preview_file
 
-        typer.echo(preview_file(file, jobs=jobs, fmt=fmt))
+        typer.echo(preview_file(file, jobs=jobs, fmt=fmt, out=out,
+                                estimate_from=estimate_from or []))
         return
+    if estimate_from:
+        raise ConfigError("--estimate-from applies only with --dry-run")
     if fmt != "plain":
         raise ConfigError("--format applies only with --dry-run (the table's formats: arena table)")
     from arena.runs.run import run_tournament

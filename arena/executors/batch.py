@@ -159,7 +159,8 @@ def play_batch(tasks: Sequence[GameSpec], settings: RunSettings) -> list[dict[st
     for task in tasks:
         bots = pool.seat_bots(task.seats)
         outcome = play_game(task.game, bots, task.seed, task.options, names=list(task.seats),
-                            time_control=settings.time_control, policy=settings.policy)
+                            time_control=settings.time_control, policy=settings.policy,
+                            preset=task.preset)
         for seat in outcome.faulted_seats:
             _start(bots[seat])
         record = outcome.record

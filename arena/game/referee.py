@@ -31,6 +31,7 @@ from arena.bots.process import Reply
 from arena.game.seated import SeatedBot
 from arena.records.writer import fault_entry, game_record
 from arena.settings import FaultPolicy, TimeControl
+from engine.chance import Preset
 from engine.errors import EngineError
 from engine.game import Game
 from engine.seeding import derive_seed
@@ -62,15 +63,17 @@ def play_game(
     time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
     policy: FaultPolicy = FaultPolicy.FORFEIT,
     stop_at_fault: bool = False,
+    preset: Preset | None = None,
 ) -> GameOutcome:
     """Play one game with ``bots[seat]`` in each seat; never raises for anything a bot does.
 
     ``stop_at_fault``: after the first fault no seat is asked again, every decision left is the
     fallback's (check-bot: the other seats are copies of the bot, which would repeat the fault,
-    and a copy that hangs costs its whole allowance)."""
+    and a copy that hangs costs its whole allowance). ``preset``: deals given instead of drawn
+    from ``seed`` (a deals file's; the record keeps them)."""
     game = engine.game(game_name)
     players = len(bots)
-    state = game.new_game(players, seed, options)
+    state = game.new_game(players, seed, options, preset=preset)
     names = list(names) if names is not None else [bot.name for bot in bots]
     match = _Bookkeeping(game, bots, seed, time_control, stop_at_fault)
     stalls = [bot.stalls for bot in bots]

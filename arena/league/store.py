@@ -308,6 +308,37 @@ class Store:
             self.db.execute("UPDATE bots SET state = 'retired' WHERE id = ?", (row[0],))
         return _bot(row)
 
+    def activate(self, name: str, version: str) -> tuple[Bot, Bot | None]:
+        """Make ``version`` of the entrant ``name`` (each compared as names are: ``arena.names``)
+        its active one again: a rollback, or a retired entrant back in the pool. The version that
+        was active is replaced; both keep their games. The version made active and the one it
+        replaced (None: the entrant had none active); ConfigError naming the versions there are
+        when it has no such version, or when that version is the active one already. ``v2`` is
+        version ``2`` (as versions are shown) unless the entrant has a version ``v2``."""
+        with self.transaction():
+            rows = self.db.execute("SELECT * FROM bots WHERE name_key = ? ORDER BY id",
+                                   (name_key(name),)).fetchall()
+            if not rows:
+                entrants = ", ".join(sorted({row[0] for row in self.db.execute(
+                    "SELECT name FROM bots")})) or "none"
+                raise ConfigError(f"{self.directory}: no entrant named {name!r} (entrants: "
+                                  f"{entrants})")
+            chosen = [row for row in rows if name_key(row[2]) == name_key(version)] or \
+                [row for row in rows if version[:1] in "vV" and name_key(row[2]) == name_key(version[1:])]
+            if not chosen:
+                versions = ", ".join(f"v{row[2]}" for row in rows)
+                raise ConfigError(f"{self.directory}: {rows[0][1]} has no version {version!r} "
+                                  f"(it has {versions})")
+            target = _bot(chosen[0])
+            active = [_bot(row) for row in rows if row[8] == "active" and row[1] == target.name]
+            if active and active[0].id == target.id:
+                raise ConfigError(f"{self.directory}: {target.name} v{target.version} is the "
+                                  f"active version already")
+            self.db.execute("UPDATE bots SET state = 'replaced' WHERE name = ? AND state = 'active'",
+                            (target.name,))
+            self.db.execute("UPDATE bots SET state = 'active' WHERE id = ?", (target.id,))
+        return self.bots_by_id()[target.id], active[0] if active else None
+
     # -- sets and games ------------------------------------------------------------------------
 
     def plan_sets(self, seeds_and_rotations: Sequence[tuple[int, Sequence[Sequence[int]]]]

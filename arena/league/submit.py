@@ -27,7 +27,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import orjson
@@ -41,7 +41,7 @@ from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, re
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.settings import LeagueSettings
 from arena.league.store import BOTS_DIR, STAGING_DIR, SUBMISSIONS_LOG, Store, taken_name, taken_version
-from arena.names import name_key
+from arena.names import NAME, NAME_RULE, name_key
 
 TEST_PAUSE_AFTER_STORE = "ARENA_TEST_PAUSE_AFTER_STORE"
 
@@ -65,13 +65,20 @@ class Rejected(Exception):
 
 def submit(directory: Path, source: Path,
            on_step: Callable[[StepResult], None] | None = None, *, wait: float = LOCK_WAIT,
-           on_wait: Callable[[int | None], None] | None = None) -> Submission:
+           on_wait: Callable[[int | None], None] | None = None,
+           name: str | None = None) -> Submission:
     """Submit the bot at ``source`` to the league in ``directory``; never raises for a bad bot
-    (the Submission says why it was rejected), ConfigError when ``directory`` is not a league.
+    (the Submission says why it was rejected), ConfigError when ``directory`` is not a league or
+    ``name`` is not a name.
+
+    ``name``: the entrant to enter it as instead of its manifest's name: a variant beside the
+    entrant the manifest names (its own versions, v1 first), or a new version of another one.
 
     LeagueBusy when another submission held ``submit.lock`` for ``wait`` seconds (``on_wait`` is
     told its pid when the wait begins); RunInterrupted on Ctrl-C or SIGTERM, the league unchanged.
     """
+    if name is not None and not NAME.fullmatch(name):
+        raise ConfigError(f"--name: {name!r}: {NAME_RULE}")
     store = Store.open(directory)
     try:
         settings = LeagueSettings.of(store)
@@ -80,7 +87,8 @@ def submit(directory: Path, source: Path,
         try:
             with _staging(store, wait, on_wait) as staging:
                 try:
-                    _submit(store, settings, source, staging, submission, on_step, wait, on_wait)
+                    _submit(store, settings, source, staging, submission, on_step, wait, on_wait,
+                            name)
                 except (Rejected, ConfigError) as error:
                     submission.accepted = False
                     submission.reason = _named_as_submitted(str(error), staging, source)
@@ -137,9 +145,12 @@ def _named_as_submitted(reason: str, staging: Path, source: Path) -> str:
 
 def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
             submission: Submission, on_step: Callable[[StepResult], None] | None,
-            wait: float, on_wait: Callable[[int | None], None] | None) -> None:
+            wait: float, on_wait: Callable[[int | None], None] | None,
+            name: str | None = None) -> None:
     copy = _stage(source, staging)
     manifest = load_manifest(copy)
+    if name is not None:  # entered under another name than the manifest's: a variant
+        manifest = replace(manifest, name=name)
     submission.name = manifest.name
     if not manifest.plays(settings.game):
         raise Rejected(f"{source}: games: {manifest.name} does not play {settings.game} "

@@ -12,6 +12,7 @@ import dataclasses
 from pathlib import Path
 
 from arena.errors import ConfigError
+from arena.plans.deals import DealSuite
 from arena.plans.seating import Seating
 from arena.plans.tournament import BotSpec, Tournament, load_tournament
 from engine.errors import shown
@@ -55,6 +56,13 @@ def changed_key(before: Tournament, after: Tournament) -> tuple[str, str] | None
             change = _appended(key, old, new)
             if change is not None:
                 return change
+            if len(new) > len(old) and after.deals is not None and before.rounds > 1:
+                return key, (f"{len(new) - len(old)} added to a run of {before.rounds} rounds "
+                             f"with a deals file: its later rounds' tables would be dealt other "
+                             f"lines of the file than the games already played")
+        elif key == "deals":
+            if old != new:
+                return key, f"was {_suite(old)}, now {_suite(new)}"
         elif old != new and dataclasses.is_dataclass(old):  # name the part: time.move_ms
             part = next(f.name for f in dataclasses.fields(old)
                         if getattr(old, f.name) != getattr(new, f.name))
@@ -89,6 +97,13 @@ def _appended(key: str, old: tuple[object, ...], new: tuple[object, ...]) -> tup
                         f"changed (the program, its directory or its build); {key} may only be "
                         f"added at the end of the list")
     return None
+
+
+def _suite(suite: object) -> str:
+    """A deals file as a change names it: its path and the start of its SHA-256."""
+    if isinstance(suite, DealSuite):
+        return f"{suite.path} (SHA-256 {suite.sha256[:12]}...)"
+    return "none" if suite is None else _shown(suite)
 
 
 def _label(entry: object) -> str:

@@ -4,8 +4,9 @@ A match is a sequence of units. Unit ``k`` is two games on the same deals (one d
 same field bots in the same seats and so the same per-seat bot seeds: one with CANDIDATE in the
 tested seat, one with BASELINE there. The tested seat rotates over the seats with ``k``
 (``k % players``); in Partnership Blackout the tested program holds both seats of team ``k % 2``
-against a field team. Whatever luck the cards and the field's seeded choices bring, both programs
-get the same, so the difference between the two games is mostly skill.
+against a field team. With a deals file (``--deals``), unit ``k`` is dealt the file's line ``k``
+(from the first again after the last) instead. Whatever luck the cards and the field's seeded
+choices bring, both programs get the same, so the difference between the two games is mostly skill.
 
 A unit's score (``arena.ratings.sprt.unit_score``) compares the two games: in each, the tested
 entrant's score against the field is the share of field entrants it finished above (ties half,
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import engine
 from arena.errors import ConfigError
 from arena.names import UNSAFE, command_label, free_name
+from arena.plans.deals import DealSuite, load_suite
 from arena.records.ids import MATCH_GAMES, MATCH_ROUND, match_game_id
 from arena.settings import FaultPolicy, Limits, SprtBounds, TimeControl
 from arena.spec import PlaySettings
@@ -78,6 +80,9 @@ class Match:
     labels: tuple[str, str] = ("", "")
     """What the candidate and the baseline are called (``program_label``); empty: their
     commands. Not part of the match's identity: a new version's manifest may say more."""
+    deals: DealSuite | None = None
+    """The deals file whose lines the units play in order (``arena.plans.deals``); None: each
+    unit's deals drawn from its seed. Part of the identity by content (its SHA-256)."""
 
     def __post_init__(self) -> None:
         if not self.field_names:
@@ -107,7 +112,9 @@ class Match:
                 "field": [_program(bot) for bot in self.field], "seed": self.seed,
                 "sprt": None if self.sprt is None else vars(self.sprt),
                 "time": {**vars(self.time_control), "clock": self.time_control.clock.value},
-                "policy": self.policy.value}
+                "policy": self.policy.value,
+                # a match.json from before deals files reads None: its units drew their deals
+                "deals": None if self.deals is None else self.deals.sha256}
 
     def description(self) -> dict[str, Any]:
         """``match.json``: the identity, and the field's names in the results (not part of the
@@ -185,8 +192,10 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
               time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
               limits: Limits = Limits(),  # noqa: B008 (frozen)
               policy: FaultPolicy = FaultPolicy.FORFEIT,
-              sandbox: Sandbox | None = None) -> Match:
-    """A validated match from command-line values; ConfigError naming the option at fault."""
+              sandbox: Sandbox | None = None, deals: str | None = None) -> Match:
+    """A validated match from command-line values; ConfigError naming the option at fault.
+
+    ``deals``: a deals file (``arena.plans.deals``) whose lines the units play in order."""
     try:
         rules = engine.game(game)
     except OptionError as error:
@@ -212,6 +221,7 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
         raise ConfigError(f"--games: {games}: a match needs at least 2 games (one unit)")
     if seed < 0:
         raise ConfigError(f"--seed: must be 0 or more, got {seed}")
+    suite = None if deals is None else load_suite(deals, game, seats, resolved, "--deals")
     tested = bot_command(candidate, "CANDIDATE", sandbox), bot_command(baseline, "BASELINE", sandbox)
     fields = [_resolved(bot, f"--field[{i + 1}]") for i, bot in enumerate(field)]
     for index, bot in enumerate(fields):
@@ -221,7 +231,7 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
         field=tuple(bot.command(sandbox) for bot in fields), field_names=field_labels(fields),
         labels=(program_label(candidate, "CANDIDATE"), program_label(baseline, "BASELINE")),
         games=games, sprt=sprt, seed=seed, time_control=time_control, limits=limits,
-        policy=policy)
+        policy=policy, deals=suite)
 
 
 # Units -----------------------------------------------------------------------------------------
@@ -252,8 +262,9 @@ def unit_seats(match: Match, unit: int, tested: str) -> tuple[str, ...]:
 def unit_games(match: Match, unit: int) -> tuple[GameSpec, GameSpec]:
     """The two games of a unit, candidate first: the same deal seed, seats and field."""
     seed = derive_seed(match.seed, "match", unit)
+    preset = None if match.deals is None else match.deals.preset_for(unit)
     return tuple(  # type: ignore[return-value]  # two
         GameSpec(id=match_game_id(unit, tag), game=match.game, options=match.options,
                  seats=unit_seats(match, unit, name), seed=seed, round=MATCH_ROUND, table=unit,
-                 rotation=rotation)
+                 rotation=rotation, preset=preset)
         for rotation, (tag, name) in enumerate(zip(MATCH_GAMES, (CANDIDATE, BASELINE), strict=True)))

@@ -1,15 +1,19 @@
 """``arena run --dry-run``: what a tournament file would play, without playing, starting or building.
 
 The summary is read from the schedule alone: tables, games, games per entrant, how often pairs of
-entrants meet, whether the games link the whole field (so one rating compares everyone), and a
-run-time bound from the time control.
+entrants meet, whether the games link the whole field (so one rating compares everyone), the deals
+file's lines the sets play, and the run time: an estimate (``arena.plans.estimate``: the arena's
+own time per game timed here, the bots' from earlier games' records) and a bound from the time
+control.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import os
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -19,9 +23,11 @@ import orjson
 import engine
 from arena.connectivity import groups
 from arena.errors import ConfigError
+from arena.plans.estimate import Estimate, estimate
 from arena.plans.schedule import schedule
 from arena.plans.seating import neighbour_counts
 from arena.plans.tournament import Tournament, load_tournament
+from arena.records.reader import RESULTS_FILE
 from arena.settings import available_cpus
 from arena.work import GameSpec
 
@@ -52,6 +58,14 @@ class SchedulePreview:
     move_ms: int
     jobs: int
     worst_case_seconds: float
+    estimate: Estimate
+    """The estimated run time, and what it was estimated from."""
+    sets: int = 0
+    """Duplicate sets (the games of one table and round)."""
+    deals: str | None = None
+    """The deals file (``deals: FILE``), if any."""
+    deals_lines: int = 0
+    """Its lines (each set plays one, in order, wrapping round)."""
 
     @property
     def is_connected(self) -> bool:
@@ -59,8 +73,10 @@ class SchedulePreview:
         return self.groups <= 1
 
 
-def preview(tournament: Tournament, jobs: int | None = None) -> SchedulePreview:
-    """The summary of ``tournament``'s schedule; ``jobs`` as ``arena run`` would use them."""
+def preview(tournament: Tournament, jobs: int | None = None,
+            history: Sequence[str | os.PathLike[str]] = ()) -> SchedulePreview:
+    """The summary of ``tournament``'s schedule; ``jobs`` as ``arena run`` would use them;
+    ``history``: results of earlier games the run-time estimate reads the bots' times from."""
     specs = schedule(tournament)
     entrants = _entrant_names(tournament)
     sets = {spec.set_id: spec for spec in specs}  # one game per duplicate set: its entrants
@@ -75,6 +91,8 @@ def preview(tournament: Tournament, jobs: int | None = None) -> SchedulePreview:
     workers = max(1, jobs or tournament.jobs or len(available_cpus()))
     # Every decision of every game taking its whole move_ms, games spread evenly over workers.
     worst = math.ceil(len(specs) / workers) * decisions * tournament.time.move_ms / 1000
+    bots = [bot.name for bot in tournament.programs]
+    suite = tournament.deals
     return SchedulePreview(
         name=tournament.name, game=tournament.game, entrants=len(entrants),
         tables=len(first_round), rounds=tournament.rounds, games=len(specs),
@@ -84,14 +102,23 @@ def preview(tournament: Tournament, jobs: int | None = None) -> SchedulePreview:
         groups=len(groups(first_round, entrants)), decisions_per_game=decisions,
         seating="cyclic" if tournament.has_teams else tournament.seating_design.value,
         neighbours=sat, neighbour_pairs=pairs,
-        move_ms=tournament.time.move_ms, jobs=workers, worst_case_seconds=worst)
+        move_ms=tournament.time.move_ms, jobs=workers, worst_case_seconds=worst,
+        estimate=estimate(specs, bots, decisions, workers, history), sets=len(sets),
+        deals=None if suite is None else suite.path, deals_lines=0 if suite is None else len(suite))
 
 
-def preview_file(file: Path, *, jobs: int | None = None, fmt: str = "plain") -> str:
-    """``arena run FILE --dry-run``: load and check the file, then render its preview."""
+def preview_file(file: Path, *, jobs: int | None = None, fmt: str = "plain",
+                 out: Path | None = None,
+                 estimate_from: Sequence[str | os.PathLike[str]] = ()) -> str:
+    """``arena run FILE --dry-run``: load and check the file, then render its preview. The
+    estimate reads the bots' times from the run's own results (``out``, default
+    ``results/<name>``) when it has games, and from ``estimate_from``."""
     if fmt not in FORMATS:
         raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
-    summary = preview(load_tournament(file), jobs)
+    tournament = load_tournament(file)
+    own = (out if out is not None else Path("results") / tournament.name) / RESULTS_FILE
+    history = ([own] if own.is_file() and own.stat().st_size else []) + list(estimate_from)
+    summary = preview(tournament, jobs, history)
     if fmt == "json":
         data: dict[str, Any] = asdict(summary)
         data["connected"] = summary.is_connected
@@ -115,10 +142,39 @@ def render(summary: SchedulePreview) -> str:
         f"{summary.pairs_never_meeting}",
         linked,
         _neighbour_line(summary),
-        f"run time: at most {_duration(summary.worst_case_seconds)} with {summary.jobs} jobs "
-        f"({summary.decisions_per_game} decisions a game, each taking all of "
-        f"move_ms={summary.move_ms}); bots that answer faster finish much sooner",
+        *_deals_line(summary),
+        _estimate_line(summary),
+        f"run time bound: at most {_duration(summary.worst_case_seconds)} with {summary.jobs} "
+        f"jobs if every decision took all of move_ms={summary.move_ms} "
+        f"({summary.decisions_per_game} decisions a game)",
     ])
+
+
+def _deals_line(summary: SchedulePreview) -> list[str]:
+    if summary.deals is None:
+        return []
+    used = min(summary.sets, summary.deals_lines)
+    again = (f", each played by up to {-(-summary.sets // summary.deals_lines)} sets"
+             if summary.sets > summary.deals_lines else "")
+    sets = f"{summary.sets} sets play lines 1..{used}" if summary.sets > 1 else "1 set plays line 1"
+    return [f"deals: {summary.deals}: {sets} of its {summary.deals_lines}{again}"]
+
+
+def _estimate_line(summary: SchedulePreview) -> str:
+    """The estimate, and which it is: from earlier games, or the arena's part alone."""
+    found = summary.estimate
+    arena = f"the arena's own {found.arena_ms_per_game:.0f} ms a game, timed here"
+    if found.is_lower_bound:
+        where = (f"in {', '.join(found.sources)}" if found.sources
+                 else "(the run's results directory has none)")
+        return (f"run time: at least {_duration(found.seconds, exact=True)} with {summary.jobs} "
+                f"jobs ({arena}); the bots' thinking comes on top: no earlier games of these bots "
+                f"{where} to estimate it from; --estimate-from DIR reads another run's")
+    unknown = (f"; no earlier decisions of {', '.join(found.unknown)}: counted as answering at "
+               f"once" if found.unknown else "")
+    return (f"run time: about {_duration(found.seconds, exact=True)} with {summary.jobs} jobs, "
+            f"estimated from {found.games_read} earlier games in {', '.join(found.sources)} (the "
+            f"bots' mean decision times there) and {arena}{unknown}")
 
 
 def _neighbours(specs: list[GameSpec], met: Counter[tuple[str, str]], teams: bool
@@ -176,7 +232,9 @@ def _span(values: tuple[int, int]) -> str:
     return str(low) if low == high else f"{low}..{high}"
 
 
-def _duration(seconds: float) -> str:
+def _duration(seconds: float, exact: bool = False) -> str:
+    if exact and seconds < 10:
+        return f"{seconds:.1f} s"
     if seconds < 120:
         return f"{seconds:.0f} s"
     if seconds < 7200:

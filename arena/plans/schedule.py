@@ -11,6 +11,8 @@ Fairness in a luck-heavy card game comes from the schedule:
   ``bots``, or their teams): for each challenger the field's tables as a round-robin of
   ``players - 1`` seats would choose them (up to ``max_tables`` per challenger), in every seat
   rotation on one deal seed, as above. Challengers never meet: they are rated through the field.
+- ``deals: FILE`` gives the sets their deals instead of their seeds, the file's lines in set order
+  (``arena.plans.deals``).
 - ``rounds`` repeats the whole schedule with new deal seeds; under ``seating: balanced`` (the
   default) a table's cyclic order changes from round to round (``arena.plans.seating``) so that
   who sits directly before whom evens out.
@@ -61,9 +63,13 @@ def schedule(tournament: Tournament) -> list[GameSpec]:
     seating = Seating.CYCLIC if tournament.has_teams else tournament.seating_design
     orders = (balanced_orders([by_rotation[0] for by_rotation in tables])
               if seating is Seating.BALANCED else None)
+    suite = tournament.deals
     for round_number in range(1, tournament.rounds + 1):
         for index, seats_by_rotation in enumerate(tables):
             seed = derive_seed(tournament.seed, "deals", round_number, index)
+            # a deals file's lines go to the sets in this order, round by round, table by table
+            preset = (None if suite is None
+                      else suite.preset_for((round_number - 1) * len(tables) + index))
             if orders is not None:
                 cycle = orders[index]
                 seats_by_rotation = rotations(cycle[(round_number - 1) % len(cycle)])
@@ -71,7 +77,7 @@ def schedule(tournament: Tournament) -> list[GameSpec]:
                 games.append(GameSpec(
                     id=tournament_game_id(round_number, index, rotation), game=tournament.game,
                     options=tournament.options, seats=tuple(seats), seed=seed,
-                    round=round_number, table=index, rotation=rotation))
+                    round=round_number, table=index, rotation=rotation, preset=preset))
     return games
 
 

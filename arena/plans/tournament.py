@@ -8,6 +8,7 @@ Relative paths: a bot's ``workdir`` is relative to the current directory; its ``
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from arena.configfile import read_yaml, resolved_from
 from arena.connectivity import minimum_tables
 from arena.errors import ConfigError
 from arena.names import same_name
+from arena.plans.deals import DealSuite, load_suite
 from arena.plans.seating import DEFAULT_SEATING, Seating
 from arena.settings import (
     DEFAULT_RATING,
@@ -112,6 +114,9 @@ class Tournament:
     seating: Seating | None = None
     """The seat-order design (``arena.plans.seating``); None: the file does not say (a new run
     gets ``DEFAULT_SEATING``, a resumed one keeps its saved copy's)."""
+    deals: DealSuite | None = None
+    """The deals file the sets play in order (``arena.plans.deals``); None: deals drawn from the
+    seed. Compared by content: a resumed run refuses another."""
 
     @property
     def play(self) -> spec.PlaySettings:
@@ -148,7 +153,7 @@ class Tournament:
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
             "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "format",
             "challengers", "max_live_bots", "cluster", "sandbox", "sandbox_interpreters", "rating",
-            "seating"}
+            "seating", "deals", "deals_sha256"}
 BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires", "sandbox"}
 TIME_KEYS = spec.section_keys("time")
 LIMIT_KEYS = spec.section_keys("limits")
@@ -226,7 +231,26 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         clock_given=spec.CLOCK.key in values,
         rating=values.get(spec.RATING.key, spec.RATING.default),
         seating=values.get(spec.SEATING.key),
+        deals=_deals(where, top, game_name, players, options),
     )
+
+
+def _deals(where: _Where, top: dict[str, Any], game: str, players: int,
+           options: dict[str, Any]) -> DealSuite | None:
+    """``deals: FILE``, read and checked against the game (``arena.plans.deals``), and the
+    ``deals_sha256`` that pins its content (a run's saved copy has it: a resumed run refuses a
+    file that changed)."""
+    pinned = top.get("deals_sha256")
+    if top.get("deals") is None:
+        if pinned is not None:
+            raise where.error("deals_sha256", "only with deals: FILE")
+        return None
+    if pinned is not None:
+        pinned = where.text(pinned, "deals_sha256").lower()
+        if not re.fullmatch(r"[0-9a-f]{64}", pinned):
+            raise where.error("deals_sha256", "expected 64 hex digits (a SHA-256)")
+    return load_suite(where.text(top["deals"], "deals"), game, players, options,
+                      f"{where.path}: deals", sha256=pinned)
 
 
 def _in(where: _Where, value: object, bounds: Range, low: int | None = None) -> int:

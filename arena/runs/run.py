@@ -21,6 +21,7 @@ import yaml
 from arena.bots.manifest import MANIFEST_DIRECTORY
 from arena.configfile import read_yaml
 from arena.errors import ConfigError, ResultsError
+from arena.plans.deals import pinned_copy
 from arena.plans.extension import check_extension
 from arena.plans.order import locality_order
 from arena.plans.schedule import schedule
@@ -204,6 +205,7 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         raise ConfigError(f"{tournament.path}: cannot read: {error.strerror}") from None
     if unsaid:  # the copy says which design these games are seated by, whatever the file omits
         content = recorded_seating(content, tournament.seating_design)
+    content = pinned_copy(content, tournament.deals)  # and which deals file they are dealt from
     workers = jobs or tournament.jobs or len(available_cpus())
     total = len(specs)
     games = out_dir / RESULTS_FILE

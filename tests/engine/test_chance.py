@@ -96,3 +96,16 @@ def test_preset_parse_names_what_is_wrong() -> None:
     with pytest.raises(PresetError, match="dealer: expected a seat number"):
         Preset.parse({"dealer": "north"})
     assert Preset.parse(Preset(2, (ONE_CARD,)).to_json()) == Preset(2, (ONE_CARD,))
+
+
+def test_a_drawn_preset_deals_what_its_seed_would() -> None:
+    """``drawn_preset`` (what ``arena deals`` writes) is the engine's own deals: a game given it
+    deals exactly what the seed it was drawn from deals (every hand, dealer and turned card)."""
+    for name, players, options in [("blackout", 5, {}), ("partnership-blackout", 4, {})]:
+        game = engine.game(name)
+        preset = game.drawn_preset(players, 11, options, deals=6)
+        drawn, given = game.new_game(players, 11, options), game.new_game(players, 3, options,
+                                                                         preset=preset)
+        for number in range(1, 7):
+            a, b = drawn.rules.deal(number), given.rules.deal(number)  # type: ignore[attr-defined]
+            assert (a.dealer, a.masks, a.trump_card) == (b.dealer, b.masks, b.trump_card)

@@ -584,3 +584,31 @@ def test_a_sandboxed_bot_that_sleeps_is_charged_its_sleep_below_bwrap() -> None:
         assert error.value.fault.limit is TimeLimit.FAIR
     finally:
         sleeper.close()
+
+
+@needs_c_bot
+def test_sandbox_report_shows_the_builds_own_view_and_the_bots(tmp_path: Path) -> None:
+    """A bot with a build: what the build sees (its working directory, its PATH, a writable bot
+    directory, a scratch $HOME that starts empty) apart from what the bot sees in its games, and
+    what both see once."""
+    from helpers import own_bot
+
+    bot = own_bot(tmp_path, "built")
+    with (bot / "bot.yaml").open("a") as manifest:
+        manifest.write("build: sh -c true\n")
+    done = arena("check-bot", "--sandbox-report", bot)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    build, games, both = (lines.index("the build, once before any game, sees:"),
+                          lines.index("the bot, in its games, sees:"), lines.index("both see:"))
+    assert build < games < both
+    seen_by_build = lines[build + 1:games]
+    path = next(line for line in lines[games:both] if line.startswith("PATH inside: "))
+    assert seen_by_build[0] == f"build command inside: {shutil.which('sh')} -c true"
+    assert f"build: working directory: {bot}" in seen_by_build
+    assert f"build: {path}" in seen_by_build
+    assert any(line.startswith(f"build: bot directory (writable): {bot};") for line in seen_by_build)
+    assert any(line.startswith("build: scratch (writable, 64 MB, $TMPDIR and $HOME): /tmp: ")
+               for line in seen_by_build)
+    assert f"bot directory (read-only): {bot}" in lines[games:both]
+    assert lines[-1].startswith("nothing else: ") and "network: none" in lines[-2]

@@ -384,3 +384,51 @@ def test_the_store_refuses_another_spelling_in_the_transaction_that_writes(tmp_p
             ("okone", "1")]
     finally:
         store.close()
+
+
+def active_versions(league: Path) -> dict[str, str]:
+    store = Store.open(league)
+    try:
+        return {bot.name: bot.version for bot in store.bots()}
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_a_variant_enters_beside_the_current_version_under_its_own_name(tmp_path: Path) -> None:
+    league = new_league(tmp_path)
+    bot = own_bot(tmp_path, "mine")
+    assert arena("league", "submit", league, bot).stdout == "accepted mine v1\n"
+    done = arena("league", "submit", league, bot, "--name", "mine-wild")
+    assert done.stdout == "accepted mine-wild v1\n", done.stdout + done.stderr
+    assert active_versions(league) == {"mine": "1", "mine-wild": "1"}  # both play
+    done = arena("league", "submit", league, bot, "--name", "mine-wild")
+    assert done.stdout == "accepted mine-wild v2\n"
+    assert active_versions(league) == {"mine": "1", "mine-wild": "2"}
+    done = arena("league", "submit", league, bot, "--name", "MINE")  # the entrant's other spelling
+    assert done.returncode == 1 and "'MINE' is the name of the entrant 'mine'" in done.stdout
+    done = arena("league", "submit", league, bot, "--name", "no/slash")
+    assert done.returncode == 2 and done.stderr.startswith("arena: error: --name: 'no/slash': use")
+
+
+@pytest.mark.slow
+def test_rollback_makes_an_earlier_version_active_again(tmp_path: Path) -> None:
+    league = new_league(tmp_path)
+    bot = own_bot(tmp_path, "mine")
+    for _ in range(3):
+        helpers.submitted(league, bot)
+    assert active_versions(league) == {"mine": "3"}
+    done = arena("league", "rollback", league, "mine", "v1")
+    assert (done.returncode, done.stdout) == (0, "active: mine v1 (v3 replaced)\n"), done.stderr
+    assert active_versions(league) == {"mine": "1"}
+    done = arena("league", "rollback", league, "MINE", "3")  # names and versions as names compare
+    assert done.stdout == "active: mine v3 (v1 replaced)\n"
+    for args, problem in [(["mine", "3"], "mine v3 is the active version already"),
+                          (["mine", "7"], "mine has no version '7' (it has v1, v2, v3)"),
+                          (["yours", "1"], "no entrant named 'yours' (entrants: mine)")]:
+        done = arena("league", "rollback", league, *args)
+        assert done.returncode == 2 and done.stderr == f"arena: error: {league}: {problem}\n"
+    assert arena("league", "retire", league, "mine").returncode == 0
+    assert active_versions(league) == {}
+    done = arena("league", "rollback", league, "mine", "2")  # a retired entrant back in the pool
+    assert done.stdout == "active: mine v2\n" and active_versions(league) == {"mine": "2"}

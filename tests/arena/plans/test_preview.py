@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,7 +14,7 @@ import yaml
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
 
-from helpers import arena
+from helpers import MISBEHAVING, arena
 
 pytestmark = pytest.mark.slow  # each test runs the arena command
 
@@ -98,4 +99,52 @@ def test_the_docs_show_the_demo_file_and_its_dry_run_as_they_are() -> None:
                     "compare it")
     done = dry_run("tournaments/demo.yaml", "--jobs", "2")
     assert done.returncode == 0, done.stderr
-    assert done.stdout == example
+    # The estimate is timed here (and reads results/demo/ where a demo has run): its words only.
+    estimated = re.compile(r"^run time: (at least|about) [^\n]*$", re.MULTILINE)
+    assert estimated.sub("run time: ...", done.stdout) == estimated.sub("run time: ...", example)
+    assert len(estimated.findall(example)) == 1
+
+
+def _small(tmp_path: Path, name: str = "small") -> Path:
+    """Two C bots and one that thinks 20 ms a decision, 3 seats, 3 deals a game, 4 rounds: 12
+    games of 27 decisions, that take two or three seconds."""
+    bots = [{"name": f"c{i}", "cmd": str(ROOT / "bots" / "c" / "random_bot")} for i in range(2)]
+    bots.append({"name": "thinker", "cmd": f"python3 {MISBEHAVING / 'thinks.py'} 0.02"})
+    config = {"name": name, "game": "blackout", "players": 3, "rounds": 4, "seed": 3,
+              "options": {"deals": 3}, "time": {"move_ms": 5000, "bank_ms": 5000}, "bots": bots}
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_without_earlier_games_the_estimate_is_a_lower_bound_and_says_so(tmp_path: Path) -> None:
+    done = dry_run(str(_small(tmp_path)), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.startswith("run time: "))
+    assert line.startswith("run time: at least ") and "timed here" in line
+    assert "no earlier games of these bots" in line and "--estimate-from" in line
+    assert "run time bound: at most " in done.stdout
+
+
+def test_the_estimate_from_a_runs_own_records_is_near_the_time_it_took(tmp_path: Path) -> None:
+    """The run's own results (a run to be resumed or extended) give each bot's decision time; the
+    estimate for the same games is within 3x of the time the run took to play them."""
+    path = _small(tmp_path)
+    done = arena("run", path, "--jobs", "1", "--resamples", "0", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    took = float(done.stdout.split(" in ", 1)[1].split(" s,", 1)[0])
+    done = dry_run(str(path), "--jobs", "1", "--format", "json", cwd=tmp_path)
+    found = json.loads(done.stdout)["estimate"]
+    assert found["games_read"] == 12 and found["unknown"] == []
+    assert took / 3 <= found["seconds"] <= took * 3, (found, took)
+    text = dry_run(str(path), "--jobs", "1", cwd=tmp_path).stdout
+    assert f"estimated from 12 earlier games in {Path('results') / 'small' / 'games.jsonl'}" \
+        in text
+    # Another run's results, named: a bot they lack is counted as answering at once, and said.
+    other = _small(tmp_path, "other")
+    other.write_text(other.read_text().replace("name: c1", "name: newcomer"))
+    done = dry_run(str(other), "--estimate-from", "results/small", cwd=tmp_path)
+    assert "no earlier decisions of newcomer: counted as answering at once" in done.stdout
+    done = dry_run(str(other), "--estimate-from", "results/none", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr == \
+        "arena: error: results/none: no such file or directory\n"
