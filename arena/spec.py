@@ -162,6 +162,7 @@ _TIME, _LIMITS = TimeControl(), Limits()
 _GAMES = " or ".join(engine.GAMES)
 _PLAYERS = (min(min(g.info.player_counts) for g in engine.GAMES.values()),
             max(max(g.info.player_counts) for g in engine.GAMES.values()))
+"""The fewest and the most players of any game."""
 
 GAME = Setting(
     "game", str, engine.DEFAULT_GAME, f"The game: {_GAMES}.",
@@ -171,7 +172,9 @@ PLAYERS = Setting(
     "players", int, 4,
     "Players per table: 3..7 for blackout; partnership-blackout is always 4.",
     "Seats per table: 3..7 for `blackout`. `partnership-blackout` is always 4.",
-    Range("players", *_PLAYERS))
+    # No range for the commands' bounds: the game's own check says which counts it takes
+    # ("--players: blackout is for 3, 4, 5, 6, 7 players, not 9").
+    shown_type=f"integer {_PLAYERS[0]}..{_PLAYERS[1]}")
 OPTIONS = Setting(
     "options", dict, {}, "A game option as name=value, e.g. -o deals=5; repeatable.",
     "Game options (`docs/rules.md`; `arena rules GAME` lists them with their defaults). Any "

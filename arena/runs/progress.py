@@ -106,7 +106,7 @@ class Progress(StatusLine):
             games = f"{self.done}/{self.total} games"
         else:
             left = max(self.deadline - now, 0.0)
-            filled = int(width * min(elapsed / max(self.deadline - self.start, 1e-9), 1.0))
+            filled = round(width * min(elapsed / max(self.deadline - self.start, 1e-9), 1.0))
             games = f"{self.done} games (about {self.total} in all)"
         bar = "#" * filled + "." * (width - filled)
         eta = "--:--" if left == float("inf") else _clock(left)

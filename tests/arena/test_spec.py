@@ -120,8 +120,7 @@ def test_a_tournament_file_value_out_of_the_tables_range_is_one_line(
     text = f"{section}: {{{value}}}\n" if section else f"{value}\n"
     bot = ROOT / "bots" / "c" / "random_bot"
     path = tmp_path / "t.yaml"
-    players = "" if setting is spec.PLAYERS else "players: 3\n"
-    path.write_text(f"name: t\ngame: blackout\n{players}{text}bots:\n"
+    path.write_text(f"name: t\ngame: blackout\nplayers: 3\n{text}bots:\n"
                     + "".join(f"  - {{name: {n}, cmd: {bot}}}\n" for n in "abc"))
     with pytest.raises(ConfigError) as error:
         load_tournament(path)
