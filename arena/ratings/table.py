@@ -351,6 +351,19 @@ def _notes(ratings: Ratings) -> list[str]:
             f"resamples had no finite fit. Few duplicate sets (a match's units are sets of two "
             f"games) or an entrant that almost always wins or loses do that; more games narrow "
             f"it.")
-    flags = {s.flag for s in ratings.standings if s.flag is not None}
+    uncompared = [s for s in ratings.standings if s.flag is Flag.APART and s.pairings == 0
+                  and ratings.model is not RatingModel.PLACES]
+    flags = {s.flag for s in ratings.standings if s.flag is not None and s not in uncompared}
     notes += [_FLAG_NOTES[flag] for flag in Flag if flag in flags]
+    if uncompared:
+        notes.append(_uncompared_note(ratings.model, [s.name for s in uncompared]))
     return notes
+
+
+def _uncompared_note(model: RatingModel, names: Sequence[str]) -> str:
+    """Why entrants that sat at the tables have no comparison under a duplicate model: nobody
+    else held their cards (a match's field keeps its seats in both games of a unit)."""
+    return (f"n/a: no rating for {', '.join(map(printable, names))}: rating {model.value} "
+            f"compares an entrant only with those that held the same cards in another game of its "
+            f"duplicate set, and nobody else held theirs (e.g. a match's field keeps its seats in "
+            f"both games of a unit); --rating places rates them from their places at the tables.")

@@ -203,3 +203,20 @@ def test_table_for_paths_takes_the_model(tmp_path: Path) -> None:
         table_for_paths([path], model="best")
     assert render_table(rate([json.loads(x)["result"] for x in lines], resamples=0))
     assert ratings_json(rate(noisy_field(10), resamples=0))["rating"] == "deals"
+
+
+def test_a_field_that_kept_its_seats_is_said_to_be_uncompared_not_never_linked() -> None:
+    # A match's unit: the field holds the same seat in both games, so under a duplicate model
+    # nobody else held its cards. It sat at every table: "never linked" was wrong.
+    games = []
+    for unit in range(6):
+        for tested in ("candidate", "baseline"):
+            deals = [[3 + (tested == "candidate") * (unit % 2), 2, 1]]
+            games.append({"entrants": [tested, "field1", "field2"],
+                          "scores": [sum(d[i] for d in deals) for i in range(3)],
+                          "set": f"u{unit}", "seed": unit, "deal_scores": deals})
+    text = render_table(rate(games, resamples=20, model="deals"))
+    assert "never linked" not in text
+    assert ("n/a: no rating for field1, field2: rating deals compares an entrant only with those "
+            "that held the same cards") in text
+    assert "--rating places rates them" in text
