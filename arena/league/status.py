@@ -192,6 +192,19 @@ def export_games(directory: Path, out: Path, *, force: bool = False) -> int:
     return count
 
 
+def league_games(directory: Path) -> bytes | None:
+    """Every game of the league in ``directory`` as ``export`` writes them (one line each, each
+    ending in a newline), or None when ``directory`` holds no league: what ``arena report`` reads
+    of a league given itself rather than its export."""
+    if not (directory / DATABASE).is_file():
+        return None
+    store = Store.open(directory)
+    try:
+        return b"".join(line + b"\n" for line in export_lines(store))
+    finally:
+        store.close()
+
+
 def league_of_export(directory: Path) -> Path | None:
     """The league whose export folder ``directory`` is (``export/`` beside its database), or
     None: what a report of exported games (``arena.report``) names them after."""

@@ -33,8 +33,9 @@ import orjson
 from arena.errors import ConfigError, StorageError
 from arena.names import name_key
 from arena.records.ids import league_game_id
+from arena.records.reader import LEAGUE_DATABASE
 
-DATABASE = "league.db"
+DATABASE = LEAGUE_DATABASE
 BOTS_DIR = "bots"
 LOGS_DIR = "logs"
 STAGING_DIR = "staging"

@@ -36,7 +36,7 @@ from arena.names import NAME
 from arena.ratings.defaults import RESAMPLES
 from arena.ratings.model import Ratings, rate
 from arena.ratings.table import COMPARED
-from arena.records.reader import results_file
+from arena.records.reader import LEAGUE_DATABASE, results_file
 from arena.records.result import rating_input
 from arena.report.games import GameReader
 from arena.report.stats import EntrantStats, add_game, bank_summary
@@ -72,7 +72,8 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
     if model is not None:
         model = check_rating(model)
     for path in paths:  # a missing input fails before anything is written
-        results_file(Path(path))
+        if not (Path(path) / LEAGUE_DATABASE).is_file():  # a league reads as its export
+            results_file(Path(path))
     try:
         return _write_site(paths, out_dir, resamples, seed, model)
     except OSError as error:
@@ -162,7 +163,7 @@ def _number(value: float | None, digits: int = 1, scale: float = 1.0) -> str:
 def results_name(path: Path) -> str | None:
     """What the results in ``path`` are: ``tournament NAME`` (the name in its copy of the
     tournament file), ``match DIR`` (a match's results directory), ``league NAME`` (a league's
-    export folder); None when nothing says."""
+    directory or its export folder); None when nothing says."""
     directory = path if path.is_dir() else path.parent
     described = directory / "tournament.yaml"
     if described.is_file():
@@ -176,6 +177,8 @@ def results_name(path: Path) -> str | None:
     if (directory / "match.json").is_file():
         return f"match {directory.resolve().name}"
     league = league_of_export(directory)
+    if league is None and (path / LEAGUE_DATABASE).is_file():
+        league = path
     if league is not None:
         return f"league {league.resolve().name}"
     return None

@@ -169,3 +169,27 @@ def test_an_entrant_page_shows_the_cpu_time_its_bot_used(tmp_path):
     write_report([tmp_path / "out"], tmp_path / "site")
     pages = [p.read_text() for p in (tmp_path / "site").glob("*.html")]
     assert sum("decision CPU time p95" in page for page in pages) == 3  # one per entrant
+
+
+@pytest.mark.slow
+def test_a_league_directory_is_reported_as_its_export_would_be(tmp_path):
+    # "no games.jsonl in this directory", without a word about export: the report reads the
+    # league itself, and the other readers name the command.
+    from arena.league.run import run_league
+
+    from helpers import ROOT, arena, new_league, own_bot, submitted
+
+    league = new_league(tmp_path / "friends", options={"deals": "2"})
+    for bot in (ROOT / "bots/c/random.bot.yaml", ROOT / "bots/c/first.bot.yaml", own_bot(tmp_path)):
+        submitted(league, bot)
+    assert run_league(league, games=3, jobs=1).played == 3
+    written = write_report([league], tmp_path / "site", resamples=0)
+    assert written.games == 3
+    assert "<h1>Ranking: league friends</h1>" in written.index.read_text()
+    assert len(list((tmp_path / "site" / "games").glob("*.js"))) == 3
+    done = arena("table", league)
+    assert done.returncode == 2
+    assert done.stderr == (f"arena: error: {league}: a league, not a results directory: `arena "
+                           f"league export {league}` writes its games to {league}/export/"
+                           f"games.jsonl (`arena league table {league}` rates its active entrants; "
+                           f"`arena report` reads a league directly)\n")
