@@ -279,6 +279,7 @@ OTHER_JSON = {
     "arena.plans.preview": "arena run --dry-run's JSON",
     "arena.ratings.table": "the ratings table as JSON",
     "arena.report.site": "the report's JavaScript data (a replay copies the reader's line)",
+    "arena.report.match": "a match's match.json, read for its report",
     "arena.runs.match": "a match's match.json",
     "arena.runs.results": "the results directory's marker",
 }
