@@ -362,6 +362,11 @@ def _faults(stats: EntrantStats) -> str:
 
 def _games_page(title: str) -> str:
     body = ('<p><label>Entrant <select id="entrant"><option value="">all</option></select></label>'
+            ' <label>sorted <select id="sort" title="choose an entrant to sort by its place or '
+            'score"><option value="played">as played</option><option value="place-worst">by its '
+            'place, worst first</option><option value="place-best">by its place, best first'
+            '</option><option value="score-low">by its score, lowest first</option><option '
+            'value="score-high">by its score, highest first</option></select></label>'
             ' <span id="count" class="note"></span></p><div class="scroll"><table id="games">'
             '<thead><tr><th>game</th><th>entrants (place, score)</th><th>faults</th></tr></thead>'
             '<tbody></tbody></table></div><p class="pager"><button id="prev">◀ previous</button> '

@@ -167,6 +167,9 @@
       document.getElementById("prev").disabled = d === 0 && s === 0;
       document.getElementById("next").disabled = d === deals.length - 1 && over;
 
+      const won = new Array(players).fill(0);
+      const complete = Math.floor(played / players);
+      for (let t = 0; t < complete; t++) won[p.winners[t]] += 1;
       const info = [el("span", {}, "dealer: seat " + deal.dealer + " (" + record.names[deal.dealer] + ")")];
       if (deal.hand_size !== undefined) info.push(el("span", {}, deal.hand_size + " cards each"));
       info.push(el("span", { id: "turned" }, "turned: ", deal.trump_card ? card(deal.trump_card) : "none"));
@@ -176,14 +179,18 @@
         info.push(el("span", { id: "contract" }, c === null ? "void deal: every seat passed"
           : "contract: team " + c.team + " " + (c.kind === "zero" ? "zero" : c.tricks + " tricks")));
       }
+      if (teams) {
+        // Partnership: the tricks each team has taken so far, team 0 first (as the contract names it).
+        const taken = teams.map((members) => members.reduce((sum, seat) => sum + won[seat], 0));
+        info.push(el("span", { id: "team-tricks" }, "tricks: " + teams.map((members, team) => "team " + team
+          + (record.result ? " " + record.result.entrants[team] : "") + " (seats " + members.join(" and ")
+          + ") " + taken[team]).join(" · ")));
+      }
       header.replaceChildren(...info);
 
       const bySeat = new Array(players).fill(null);
       p.auction.slice(0, auctionDone).forEach(([seat, value], i) => { bySeat[seat] = [value, p.auctionMs[i]]; });
       const playedCards = new Set(p.plays.slice(0, played).map(([, name]) => name));
-      const won = new Array(players).fill(0);
-      const complete = Math.floor(played / players);
-      for (let t = 0; t < complete; t++) won[p.winners[t]] += 1;
       const next = over ? null : s < p.auction.length ? p.auction[s][0] : p.plays[played][0];
 
       const seats = record.names.map((name, seat) => {
@@ -231,10 +238,20 @@
         const auction = i < p.auction.length;
         const [seat, value] = auction ? p.auction[i] : p.plays[i - p.auction.length];
         const time = auction ? p.auctionMs[i] : p.playMs[i - p.auction.length];
-        const item = el("li", { class: i === s - 1 ? "last" : "", value: i + 1 },
+        // Trick boundaries: a trick's first card opens it ("trick 3"), its last says who won it.
+        const play = auction ? -1 : i - p.auction.length;
+        const opens = play >= 0 && play % players === 0;
+        const closes = play >= 0 && play % players === players - 1;
+        const classes = [i === s - 1 ? "last" : "", opens ? "trick-start" : ""].filter(Boolean);
+        const item = el("li", { class: classes.join(" "), value: i + 1 },
+          opens ? el("span", { class: "trick-label" }, "trick " + (play / players + 1) + " · ") : null,
           "seat " + seat + " (" + record.names[seat] + ") " + (auction ? (isBlackout ? "bids " : "calls ") : "plays "),
           auction ? String(value) : card(value),
-          el("span", { class: "ms" }, time === null && (p.auctionMs.length || p.playMs.length) ? " fallback" : " " + ms(time)));
+          el("span", { class: "ms" }, time === null && (p.auctionMs.length || p.playMs.length) ? " fallback" : " " + ms(time)),
+          closes ? el("span", { class: "trick-won", "data-winner": String(p.winners[(play + 1) / players - 1]) },
+            " → trick " + ((play + 1) / players) + " to seat " + p.winners[(play + 1) / players - 1]
+            + (teams ? " (team " + teams.findIndex((t) => t.includes(p.winners[(play + 1) / players - 1])) + ")" : ""))
+            : null);
         for (const fault of faultsAt.get(number) || []) {
           item.appendChild(el("div", { class: "fault" }, "fault: " + fault.kind + ": " + fault.detail));
         }
