@@ -353,12 +353,13 @@ def _notes(ratings: Ratings) -> list[str]:
     if unbounded:
         share = 100 * (1 - ratings.confidence) / 2
         cause = ("Entrants that share few duplicate sets with the others (a match's units are "
-                 "sets of two games) do that" if ratings.prior else
+                 "sets of two games)" if ratings.prior else
                  "Few duplicate sets (a match's units are sets of two games) or an entrant that "
-                 "almost always wins or loses do that")
+                 "almost always wins or loses")
         notes.append(
             f"inf: no finite interval for {', '.join(unbounded)}: more than {share:g}% of the "
-            f"resamples had no finite fit. {cause}; more games narrow it.")
+            f"resamples had no finite fit. {cause} do that; more games narrow "
+            f"it.")
     uncompared = [s for s in ratings.standings if s.flag is Flag.APART and s.pairings == 0
                   and ratings.model is not RatingModel.PLACES]
     flags = {s.flag for s in ratings.standings if s.flag is not None and s not in uncompared}
