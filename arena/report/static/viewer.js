@@ -147,6 +147,25 @@
       if (actions[event.key]) { event.preventDefault(); actions[event.key](); }
     });
 
+    // Trick boundaries in the move list: a trick's first card opens it ("trick 3 · "), its last
+    // says who won it. ``play``: the item's card among the deal's plays (-1: an auction item).
+    function markTrick(item, play, p) {
+      if (play < 0) return;
+      if (play % players === 0) {
+        item.classList.add("trick-start");
+        item.insertBefore(el("span", { class: "trick-label" }, "trick " + (play / players + 1) + " · "),
+          item.firstChild);
+      }
+      if (play % players === players - 1) {
+        const trickNumber = (play + 1) / players;
+        const winner = p.winners[trickNumber - 1];
+        const team = teams ? teams.findIndex((t) => t.includes(winner)) : -1;
+        item.insertBefore(el("span", { class: "trick-won", "data-winner": String(winner) },
+          " → trick " + trickNumber + " to seat " + winner + (team >= 0 ? " (team " + team + ")" : "")),
+          item.querySelector(".ms").nextSibling);
+      }
+    }
+
     function render() {
       if (deals.length === 0) {
         header.textContent = "This game has no finished deal.";
@@ -238,23 +257,14 @@
         const auction = i < p.auction.length;
         const [seat, value] = auction ? p.auction[i] : p.plays[i - p.auction.length];
         const time = auction ? p.auctionMs[i] : p.playMs[i - p.auction.length];
-        // Trick boundaries: a trick's first card opens it ("trick 3"), its last says who won it.
-        const play = auction ? -1 : i - p.auction.length;
-        const opens = play >= 0 && play % players === 0;
-        const closes = play >= 0 && play % players === players - 1;
-        const classes = [i === s - 1 ? "last" : "", opens ? "trick-start" : ""].filter(Boolean);
-        const item = el("li", { class: classes.join(" "), value: i + 1 },
-          opens ? el("span", { class: "trick-label" }, "trick " + (play / players + 1) + " · ") : null,
+        const item = el("li", { class: i === s - 1 ? "last" : "", value: i + 1 },
           "seat " + seat + " (" + record.names[seat] + ") " + (auction ? (isBlackout ? "bids " : "calls ") : "plays "),
           auction ? String(value) : card(value),
-          el("span", { class: "ms" }, time === null && (p.auctionMs.length || p.playMs.length) ? " fallback" : " " + ms(time)),
-          closes ? el("span", { class: "trick-won", "data-winner": String(p.winners[(play + 1) / players - 1]) },
-            " → trick " + ((play + 1) / players) + " to seat " + p.winners[(play + 1) / players - 1]
-            + (teams ? " (team " + teams.findIndex((t) => t.includes(p.winners[(play + 1) / players - 1])) + ")" : ""))
-            : null);
+          el("span", { class: "ms" }, time === null && (p.auctionMs.length || p.playMs.length) ? " fallback" : " " + ms(time)));
         for (const fault of faultsAt.get(number) || []) {
           item.appendChild(el("div", { class: "fault" }, "fault: " + fault.kind + ": " + fault.detail));
         }
+        markTrick(item, auction ? -1 : i - p.auction.length, p);
         log.appendChild(item);
       }
       log.scrollTop = log.scrollHeight; // the latest decision in view, without scrolling the page
