@@ -263,6 +263,11 @@
           el("span", { class: "ms" }, time === null && (p.auctionMs.length || p.playMs.length) ? " fallback" : " " + ms(time)));
         for (const fault of faultsAt.get(number) || []) {
           item.appendChild(el("div", { class: "fault" }, "fault: " + fault.kind + ": " + fault.detail));
+          // What the bot last wrote to stderr, kept with the fault: beside the decision it faulted.
+          if (fault.stderr_tail) {
+            item.appendChild(el("div", { class: "note" }, "its stderr, the end:"));
+            item.appendChild(el("pre", { class: "stderr" }, fault.stderr_tail));
+          }
         }
         markTrick(item, auction ? -1 : i - p.auction.length, p);
         log.appendChild(item);

@@ -163,6 +163,30 @@ def test_fault_links_open_the_replay_where_the_fault_happened(page, site, blacko
     assert fault_line == f"deal {state(page)['deal']}, decision {step}"
 
 
+def test_a_fault_shows_the_bots_stderr_beside_its_decision_escaped(page, blackout_results,
+                                                                  tmp_path):
+    # What the bot said on stderr before it crashed was in the record, but not on the page.
+    from selenium.webdriver.common.by import By
+    lines = records(blackout_results)
+    record = next(r for r in lines if r["faults"])
+    fault = record["faults"][0]
+    assert "crash_mid_game: giving up on act" in fault["stderr_tail"]
+    hostile = "<img src=x onerror=\"document.title='owned'\">\n\x1b[2Jstill text"
+    fault["stderr_tail"] += hostile
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "games.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in lines))
+    write_report([results], tmp_path / "site", resamples=0)
+    deal = next(d for d in record["deals"] if d["deal"] == fault["deal"])
+    before = sum(len(d["bids"]) + len(d["plays"]) for d in record["deals"]
+                 if d["deal"] < fault["deal"])
+    step = fault["decision"] - before
+    open_replay(page, tmp_path / "site", f"game={record['id']}&deal={deal['deal']}&step={step}")
+    shown = page.find_element(By.CSS_SELECTOR, "#log li.last pre.stderr")
+    assert shown.get_attribute("textContent") == fault["stderr_tail"]  # as text, not as markup
+    assert not page.find_elements(By.CSS_SELECTOR, "#log img") and page.title != "owned"
+
+
 def test_a_replay_opens_at_a_linked_deal_and_decision_numbered_alike_everywhere(
         page, site, blackout_results):
     from selenium.webdriver.common.by import By
