@@ -140,7 +140,10 @@ NAMED: dict[str, dict[str, Crossing]] = {
     },
     "arena.report": {
         "arena.league.status.league_of_export": Crossing(
-            "the league whose export a report shows: the one way the report reads a league"),
+            "the league whose export a report shows (its name, for the title)"),
+        "arena.league.status.league_games": Crossing(
+            "a league given to `arena report` itself: its games as its export would hold them, "
+            "the one way the report reads a league's games"),
     },
 }
 """The imports across the table's lines, each by the one name it imports: the rest of that package
@@ -277,6 +280,7 @@ OTHER_JSON = {
     "arena.plans.preview": "arena run --dry-run's JSON",
     "arena.ratings.table": "the ratings table as JSON",
     "arena.report.site": "the report's JavaScript data (a replay copies the reader's line)",
+    "arena.report.match": "a match's match.json, read for its report",
     "arena.runs.match": "a match's match.json",
     "arena.runs.results": "the results directory's marker",
 }

@@ -15,7 +15,8 @@ def report_command(
     paths: Annotated[
         list[Path],
         typer.Argument(help="Results directories or games.jsonl files (a tournament's, a match's, "
-                            "a league export).", metavar="RESULTS", show_default=False),
+                            "a league export), or a league's directory.", metavar="RESULTS",
+                       show_default=False),
     ],
     out: Annotated[Path, typer.Option(
         "--out", "-o", help="Directory to write the site into (created; files in it are replaced).",

@@ -64,7 +64,8 @@ def _call_deals(record: Mapping[str, Any], info: engine.GameInfo) -> str:
                      f"{deal['scores'][0]:+d} ={deal['totals'][0]}",
                      f"{deal['scores'][1]:+d} ={deal['totals'][1]}"])
     headers = ["deal", "dealer", "calls", "contract", "tricks", *teams]
-    return tabulate(rows, headers=headers, disable_numparse=True)
+    note = (f"tricks: {teams[0]}'s-{teams[1]}'s; each team: the deal's score, =running total")
+    return f"{tabulate(rows, headers=headers, disable_numparse=True)}\n({note})"
 
 
 def _final(record: Mapping[str, Any]) -> str:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError
 from arena.league.matchmaker import Entrant
-from arena.league.store import Store
+from arena.league.store import Bot, Store
 from arena.plans.seating import neighbour_counts
-from arena.ratings.model import Flag, Ratings, rate
+from arena.ratings.defaults import RESAMPLES
+from arena.ratings.groups import GroupedRatings, rate_groups
+from arena.ratings.model import Flag, Ratings, Standing, rate
 from arena.records.reader import current_line, parse_line
 from arena.records.result import rating_input
 from arena.settings import RatingModel
@@ -20,9 +23,56 @@ MATCHMAKER_RESAMPLES = 200
 
 
 def active_results(store: Store) -> list[dict[str, Any]]:
-    """The result objects of the games among active versions, each named by its bot's name alone
-    (one active version per name), for ``league table``."""
+    """The result objects of the games among active versions, their entrants named
+    ``NAME@VERSION`` as in the games' lines and ``league status``."""
     return StandingsCache(store).results()
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """The stored games the table does not rate: each seated a version no longer in the pool."""
+
+    games: int
+    stored: int
+    versions: tuple[tuple[Bot, int], ...]
+    """The replaced and retired versions that sat in them, each with its games."""
+
+    def note(self, directory: object) -> str | None:
+        """What the table says about them (None when it rates every game)."""
+        if not self.games:
+            return None
+        versions = "; ".join(f"{bot.key} {bot.state}, {games} game{'s' * (games != 1)}"
+                             for bot, games in self.versions)
+        return (f"{self.games} of the {self.stored} games stored are not rated here: each seated "
+                f"a version no longer in the pool ({versions}). `arena league export {directory}` "
+                f"and `arena table {directory}/export/` rate every game of every version.")
+
+
+@dataclass(frozen=True)
+class LeagueRatings:
+    """The table of the active entrants, as ``league table`` shows it and ``league status``
+    reads its neighbours from: one fit, so the two agree."""
+
+    rated: GroupedRatings
+    left_out: LeftOut
+
+
+def league_ratings(store: Store, *, resamples: int = RESAMPLES, seed: int = 0,
+                   model: RatingModel | None = None) -> LeagueRatings | None:
+    """The ratings of the games among the active versions (None before there are any), and
+    what they leave out."""
+    results = active_results(store)
+    total, versions = store.games_left_out()
+    left_out = LeftOut(total, store.game_total(), tuple(versions))
+    if not results:
+        return None
+    rated = rate_groups(results, resamples=resamples, seed=seed, model=model)
+    return LeagueRatings(rated, left_out)
+
+
+def table_entrant(row: Standing, sets: int = 0) -> Entrant:
+    """A table's row as the matchmaker (and ``league status``) reads it."""
+    return Entrant(row.name, sets, row.rating, row.lower, row.upper, row.los_next, row.gap_next)
 
 
 REFIT_GROWTH = 0.1
@@ -56,16 +106,13 @@ class StandingsCache:
         self._set_counts: Counter[int] = Counter()
 
     def results(self) -> list[dict[str, Any]]:
-        """The rating inputs of every game among the active versions, named by bot name."""
+        """The rating inputs of every game among the active versions, named ``NAME@VERSION``."""
         bots = self.store.bots()
         active = tuple((bot.id, bot.key) for bot in bots)
         if active != self._active:
             self._active, self._last, self._results, self._fitted_at = active, 0, [], -1
-        names = {bot.key: bot.name for bot in bots}
         for rowid, line in self.store.lines_after(self._last, active_only=True):
-            result = rating_input(parse_line(line))
-            result["entrants"] = [names.get(key, key) for key in result["entrants"]]
-            self._results.append(result)
+            self._results.append(rating_input(parse_line(line)))
             self._last = rowid
         return self._results
 
@@ -80,13 +127,9 @@ class StandingsCache:
         self._read_sets()
         entrants = []
         for bot in self.store.bots():
-            row = self._rows.get(bot.name)
-            entrants.append(Entrant(bot.key, self._set_counts[bot.id],
-                                    None if row is None else row.rating,
-                                    None if row is None else row.lower,
-                                    None if row is None else row.upper,
-                                    None if row is None else row.los_next,
-                                    None if row is None else row.gap_next))
+            row = self._rows.get(bot.key)
+            entrants.append(Entrant(bot.key, self._set_counts[bot.id]) if row is None
+                            else table_entrant(row, self._set_counts[bot.id]))
         return entrants
 
     def leader(self, *, fresh: bool = False) -> str | None:
@@ -134,7 +177,7 @@ def matchmaker_entrants(store: Store, seed: int = 0,
 
 
 def leader(store: Store, model: RatingModel | None = None) -> str | None:
-    """The active entrant at the top of the table now, as ``NAME (Elo R)`` (``NAME (won every
+    """The active entrant at the top of the table now, as ``NAME@VERSION (Elo R)`` (``... (won every
     pairing)`` without a finite rating); None before the league's games can rate anyone. The fit
     alone, without the bootstrap: cheap enough to ask between two batches of games."""
     return _leader_of(active_results(store), model)

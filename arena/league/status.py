@@ -7,9 +7,11 @@ author, fault details, rejection reasons quoting what a bot sent): each value is
 
 from __future__ import annotations
 
+import html
 import os
 import secrets
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import orjson
@@ -20,10 +22,11 @@ from arena.league.leftovers import SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
 from arena.league.settings import LeagueSettings
-from arena.league.standings import active_results, export_lines, matchmaker_entrants
+from arena.league.standings import LeagueRatings, export_lines, league_ratings, table_entrant
 from arena.league.store import DATABASE, SUBMISSIONS_LOG, Store
 from arena.printable import printable
-from arena.ratings.table import results_table
+from arena.ratings.defaults import RESAMPLES
+from arena.ratings.table import FORMATS, render_table
 from arena.records.reader import RESULTS_FILE
 
 EXPORT_DIR = "export"
@@ -32,20 +35,29 @@ RECENT_SUBMISSIONS = 10
 RECENT_FAULTS = 3
 
 
-def league_table(directory: Path, *, fmt: str = "plain", resamples: int = 1000,
+def league_table(directory: Path, *, fmt: str = "plain", resamples: int = RESAMPLES,
                  seed: int = 0, crosstable: bool = False) -> str:
-    """The ratings table of the active entrants (the model and formats of ``arena table``)."""
+    """The ratings table of the active entrants, named ``NAME@VERSION`` (the model and formats of
+    ``arena table``), with a note on the stored games it leaves out (replaced or retired
+    versions sat in them)."""
+    if fmt not in FORMATS:  # before the bootstrap, not after it
+        raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     store = Store.open(directory)
     try:
-        results = active_results(store)
-        model = LeagueSettings.of(store).rating
+        rated = league_ratings(store, resamples=resamples, seed=seed,
+                               model=LeagueSettings.of(store).rating)
     finally:
         store.close()
-    if not results:
+    if rated is None:
         raise ResultsError(f"{directory}: no games among the active entrants yet "
                            f"(arena league run plays some)")
-    return results_table(results, fmt=fmt, resamples=resamples, seed=seed, crosstable=crosstable,
-                         model=model)
+    table = render_table(rated.rated, fmt, crosstable=crosstable)
+    note = rated.left_out.note(directory)
+    if note is None or fmt in ("csv", "json"):  # data: what was left out is in no row
+        return table
+    if fmt == "html":
+        return f"{table}<p>{html.escape(note)}</p>\n"
+    return f"{table}{printable(note)}\n"
 
 
 def league_status(directory: Path) -> str:
@@ -60,7 +72,8 @@ def league_status(directory: Path) -> str:
         recent = store.recent_faults(RECENT_FAULTS)
         total = store.game_total()
         open_sets = len(store.open_sets())
-        pairs = pair_states(matchmaker_entrants(store, model=settings.rating), settings.delta)
+        rated = league_ratings(store, model=settings.rating)
+        sets = store.set_counts()
     finally:
         store.close()
     lines = [f"league {directory}: {settings.game}, {settings.players} players, "
@@ -71,12 +84,16 @@ def league_status(directory: Path) -> str:
             for bot in sorted(bots, key=lambda b: (b.state != "active", b.name, -b.submitted))]
     lines.append(tabulate(rows, ["entrant", "version", "state", "language", "author", "games",
                                  "faults", "submitted"]) if rows else "no entrants yet")
-    pair_lines = [_pair_line(upper, lower, state) for upper, lower, state in pairs
-                  if upper.rating is not None and lower.rating is not None]
+    pair_lines = _pair_lines(rated, {bot.key: sets.get(bot.id, 0) for bot in bots},
+                             settings.delta)
     if pair_lines:
-        lines += ["", f"neighbours in the table ({settings.rating.value} ratings; settled: LOS >= "
-                      f"{100 * SETTLED_LOS:g}%, tie: difference surely within +-{settings.delta:g} "
-                      f"Elo; the matchmaker plays open pairs):", *pair_lines]
+        lines += ["", f"neighbours in the table ({settings.rating.value} ratings, as `league table` "
+                      f"shows them; settled: LOS >= {100 * SETTLED_LOS:g}%, tie: difference surely "
+                      f"within +-{settings.delta:g} Elo; the matchmaker plays open pairs):",
+                  *pair_lines]
+    note = None if rated is None else rated.left_out.note(directory)
+    if note is not None:
+        lines += ["", printable(note)]
     fault_lines = [f"  {printable(bot.key)}: {printable(kind)} in {printable(game)}: "
                    f"{printable(detail[:100])}"
                    for bot in bots for game, kind, detail in recent.get(bot.id, [])]
@@ -88,6 +105,21 @@ def league_status(directory: Path) -> str:
     lines += ["", "recent submissions:"]
     lines += [f"  {line}" for line in _submissions(directory)] or ["  none"]
     return "\n".join(lines) + "\n"
+
+
+def _pair_lines(rated: LeagueRatings | None, sets: dict[str, int], delta: float) -> list[str]:
+    """Each two rated neighbours of one group in the table, with what the matchmaker makes of
+    them: from the table's own fit, so its LOS is the table's."""
+    if rated is None:
+        return []
+    rows = zip(rated.rated.ratings.standings, rated.rated.group_of, strict=True)
+    lines = []
+    for (upper, upper_group), (lower, lower_group) in pairwise(rows):
+        if upper_group != lower_group or upper.rating is None or lower.rating is None:
+            continue
+        pair = [table_entrant(row, sets.get(row.name, 0)) for row in (upper, lower)]
+        lines += [_pair_line(*found) for found in pair_states(pair, delta)]
+    return lines
 
 
 def _pair_line(upper: Entrant, lower: Entrant, state: PairState) -> str:
@@ -158,6 +190,19 @@ def export_games(directory: Path, out: Path, *, force: bool = False) -> int:
     finally:
         store.close()
     return count
+
+
+def league_games(directory: Path) -> bytes | None:
+    """Every game of the league in ``directory`` as ``export`` writes them (one line each, each
+    ending in a newline), or None when ``directory`` holds no league: what ``arena report`` reads
+    of a league given itself rather than its export."""
+    if not (directory / DATABASE).is_file():
+        return None
+    store = Store.open(directory)
+    try:
+        return b"".join(line + b"\n" for line in export_lines(store))
+    finally:
+        store.close()
 
 
 def league_of_export(directory: Path) -> Path | None:

@@ -33,8 +33,9 @@ import orjson
 from arena.errors import ConfigError, StorageError
 from arena.names import name_key
 from arena.records.ids import league_game_id
+from arena.records.reader import LEAGUE_DATABASE
 
-DATABASE = "league.db"
+DATABASE = LEAGUE_DATABASE
 BOTS_DIR = "bots"
 LOGS_DIR = "logs"
 STAGING_DIR = "staging"
@@ -445,6 +446,18 @@ class Store:
     def fault_counts(self) -> dict[int, int]:
         """Faults of each bot version, by id."""
         return dict(self.db.execute("SELECT bot, COUNT(*) FROM faults GROUP BY bot"))
+
+    def games_left_out(self) -> tuple[int, list[tuple[Bot, int]]]:
+        """The games the current table leaves out (``lines(active_only=True)`` does): how many,
+        and the versions no longer active that sat in them, each with its games, oldest first."""
+        inactive = ("SELECT seats.game FROM seats JOIN bots ON bots.id = seats.bot "
+                    "WHERE bots.state != 'active'")
+        total = int(self.db.execute(f"SELECT COUNT(DISTINCT game) FROM ({inactive})").fetchone()[0])
+        counts = dict(self.db.execute(
+            "SELECT bots.id, COUNT(DISTINCT seats.game) FROM seats JOIN bots ON bots.id = seats.bot "
+            "WHERE bots.state != 'active' GROUP BY bots.id"))
+        bots = self.bots(("replaced", "retired"))
+        return total, [(bot, counts[bot.id]) for bot in bots if bot.id in counts]
 
 
 def taken_name(name: str, spellings: Sequence[str]) -> str | None:

@@ -154,6 +154,7 @@ def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False) -
         "resamples": ratings.resamples,
         "seed": ratings.seed,
         "degenerate_resamples": ratings.degenerate_resamples,
+        "prior": ratings.prior,
         "entrants": [
             {
                 "place": s.place,
@@ -329,16 +330,21 @@ def _notes(ratings: Ratings) -> list[str]:
     scale = (f"Elo anchored at {printable(ratings.anchor[0])} = {ratings.anchor[1]:g}" if ratings.anchor
              else f"Elo centred on a pool mean of {ratings.pool_mean:g}")
     notes = [f"{ratings.games} games, {ratings.pairings} {COMPARED[ratings.model]} "
-             f"(draw = 1/2); {scale}."]
+             f"(draw = 1/2); {scale}"
+             + (f"; each fit adds {ratings.prior:g} virtual draw{'s' * (ratings.prior != 1)} "
+                f"between every two entrants compared (a weak prior: finite ratings)."
+                if ratings.prior else ".")]
     if ratings.resamples:
         notes.append(
             f"-/+: {100 * ratings.confidence:g}% interval from {ratings.resamples} bootstrap "
             f"resamples of whole duplicate sets (seed {ratings.seed}); LOS: share of resamples in which "
             f"the entrant rates above the next one.")
     if ratings.degenerate_resamples:
+        why = ("some entrants were compared with none of the others in the sets it drew"
+               if ratings.prior else "an entrant won or lost every pairing it drew")
         notes.append(
-            f"{ratings.degenerate_resamples} resamples had no finite fit (an entrant won or lost "
-            f"every pairing it drew); they widen the intervals"
+            f"{ratings.degenerate_resamples} resamples had no finite fit ({why}); they widen the "
+            f"intervals"
             + ("" if ratings.anchor else " (with --anchor, only the affected entrants' ones)")
             + ".")
     unbounded = [printable(s.name) for s in ratings.standings if s.rating is not None
@@ -346,10 +352,13 @@ def _notes(ratings: Ratings) -> list[str]:
                  and not (math.isfinite(s.lower) and math.isfinite(s.upper))]
     if unbounded:
         share = 100 * (1 - ratings.confidence) / 2
+        cause = ("Entrants that share few duplicate sets with the others (a match's units are "
+                 "sets of two games)" if ratings.prior else
+                 "Few duplicate sets (a match's units are sets of two games) or an entrant that "
+                 "almost always wins or loses")
         notes.append(
             f"inf: no finite interval for {', '.join(unbounded)}: more than {share:g}% of the "
-            f"resamples had no finite fit. Few duplicate sets (a match's units are sets of two "
-            f"games) or an entrant that almost always wins or loses do that; more games narrow "
+            f"resamples had no finite fit. {cause} do that; more games narrow "
             f"it.")
     uncompared = [s for s in ratings.standings if s.flag is Flag.APART and s.pairings == 0
                   and ratings.model is not RatingModel.PLACES]

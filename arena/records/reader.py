@@ -33,6 +33,9 @@ from arena.records.writer import serialise
 
 RESULTS_FILE = "games.jsonl"
 """A results directory's file of finished games, one JSON line each."""
+LEAGUE_DATABASE = "league.db"
+"""A league directory's database (``arena.league.store``): a directory holding one is a league, whose
+games ``arena league export`` writes as a results file."""
 
 Check = Callable[[object], str | None]
 """What is wrong with an upgraded line for its reader, or None (``arena.records.check``)."""
@@ -77,6 +80,11 @@ def results_file(path: Path) -> Path:
     """``path`` itself, or the games.jsonl in it when it is a directory; ResultsError if neither."""
     if path.is_dir():
         inside = path / RESULTS_FILE
+        if not inside.exists() and (path / LEAGUE_DATABASE).is_file():
+            raise ResultsError(f"{path}: a league, not a results directory: `arena league export "
+                               f"{path}` writes its games to {path / 'export' / RESULTS_FILE} "
+                               f"(`arena league table {path}` rates its active entrants; "
+                               f"`arena report` reads a league directly)")
         if not inside.exists():
             raise ResultsError(f"{path}: no {RESULTS_FILE} in this directory")
         if not inside.is_file():
@@ -103,6 +111,13 @@ def read_lines(paths: Sequence[str | os.PathLike[str]], notes: ReadNotes,
             raise ResultsError(f"{path}: given twice (also as {seen[real]})")
         seen[real] = str(path)
         yield from _lines(path, _one_game_file(path, _read(path)), notes, check)
+
+
+def read_data_lines(path: Path, data: bytes, notes: ReadNotes,
+                    check: Check = record_problem) -> Iterator[Line]:
+    """The lines of ``data`` (results lines that did not come from a file: a league's games),
+    read by the rules above as if ``path`` held them; errors name ``path`` and the line."""
+    return _lines(path, data, notes, check)
 
 
 def read_rating_inputs(paths: Sequence[str | os.PathLike[str]],

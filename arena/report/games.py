@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ResultsError
-from arena.records.reader import ReadNotes, read_lines, results_file
+from arena.league.status import league_games
+from arena.records.reader import Line, ReadNotes, read_data_lines, read_lines, results_file
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -58,7 +59,7 @@ class GameReader:
     Iterating yields each Game in file order; ResultsError naming file and line for anything that
     is not a record. A half-written last line or a duplicate game is skipped and said in ``notes``
     (``arena.records.reader``'s rules). Games with the same id in different files get keys ``id``,
-    ``id~2``, ...
+    ``id~2``, ... A league's directory reads as its export would (``league_games``).
     """
 
     def __init__(self, paths: Sequence[str | os.PathLike[str]]) -> None:
@@ -68,7 +69,7 @@ class GameReader:
     def __iter__(self) -> Iterator[Game]:
         keys: set[str] = set()
         count = 0
-        for line in read_lines(self.paths, self.notes):
+        for line in self._lines():
             record = line.data
             key = base = _UNSAFE.sub("_", str(record["id"]))
             copy = 1
@@ -80,6 +81,19 @@ class GameReader:
             yield Game(key, record, line.current)
         if not count:
             raise ResultsError(f"no games in {', '.join(str(p) for p in self.paths) or 'no files'}")
+
+
+    def _lines(self) -> Iterator[Line]:
+        files: list[str | os.PathLike[str]] = []
+        for given in self.paths:
+            league = league_games(Path(given))
+            if league is None:
+                files.append(given)
+                continue
+            yield from read_lines(files, self.notes)
+            files = []
+            yield from read_data_lines(Path(given), league, self.notes)
+        yield from read_lines(files, self.notes)
 
 
 def read_games(paths: Sequence[str | os.PathLike[str]]) -> GamesRead:

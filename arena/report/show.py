@@ -72,7 +72,7 @@ def show_game(record: Mapping[str, Any], seat: int | None = None) -> str:
             winner = _winner(deal, plays, start + players, counted)
             if winner is not None:
                 counted[winner] += 1
-            won = "" if winner is None else f"  -> seat {winner}"
+            won = "" if winner is None else f"  -> seat {winner}{_team_of(record, winner)}"
             lines.append(f"  trick {start // players + 1:>2}: " + "  ".join(cells) + won)
             lines += [_fault_line(f) for d in range(decision - len(trick) + 1, decision + 1)
                       for f in faults.get(d, ())]
@@ -92,6 +92,14 @@ def _winner(deal: Mapping[str, Any], plays: list[list[Any]], end: int,
         return None
     left = [seat for seat, taken in enumerate(deal["tricks"]) if taken > counted[seat]]
     return left[0] if left else None
+
+
+def _team_of(record: Mapping[str, Any], seat: int) -> str:
+    """`` (team T NAME)`` for a seat of a partnership, whose tricks count for its team."""
+    for team, seats in enumerate(record.get("teams") or ()):
+        if seat in seats:
+            return f" (team {team} {record['result']['entrants'][team]})"
+    return ""
 
 
 def _ms(times: list[float | None], index: int) -> str:

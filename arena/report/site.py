@@ -36,9 +36,10 @@ from arena.names import NAME
 from arena.ratings.defaults import RESAMPLES
 from arena.ratings.model import Ratings, rate
 from arena.ratings.table import COMPARED
-from arena.records.reader import results_file
+from arena.records.reader import LEAGUE_DATABASE, results_file
 from arena.records.result import rating_input
 from arena.report.games import GameReader
+from arena.report.match import DESCRIPTION, match_facts, match_section
 from arena.report.stats import EntrantStats, add_game, bank_summary
 from arena.report.svg import heat, interval_plot, line_plot
 from arena.settings import RatingModel, check_rating
@@ -72,7 +73,8 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
     if model is not None:
         model = check_rating(model)
     for path in paths:  # a missing input fails before anything is written
-        results_file(Path(path))
+        if not (Path(path) / LEAGUE_DATABASE).is_file():  # a league reads as its export
+            results_file(Path(path))
     try:
         return _write_site(paths, out_dir, resamples, seed, model)
     except OSError as error:
@@ -92,11 +94,15 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
     results: list[dict[str, Any]] = []
     listed: list[_Listed] = []
     kinds: set[str] = set()
+    match_dir = _match_directory(paths)
+    by_id: dict[str, dict[str, Any]] = {}  # a match's results, for its units
     for game in reader:
         add_game(stats, game)
         record = game.record
         result = record["result"]
         results.append(rating_input(record))
+        if match_dir is not None:
+            by_id[record["id"]] = result
         kinds.add(record["game"])
         listed.append(_Listed(game.key, record["id"], result["entrants"], result["scores"],
                               result["ranks"], len(record["faults"])))
@@ -109,7 +115,9 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
     title = (f"{', '.join(names)}: " if names else "") + \
         f"{len(results)} games of {' and '.join(sorted(kinds))}"
     heading = f"Ranking: {', '.join(names)}" if names else "Ranking"
-    _write(out_dir / "index.html", _index(title, results, ratings, pages, heading).encode())
+    facts = None if match_dir is None else match_facts(match_dir, by_id)
+    top = "" if facts is None else match_section(facts)
+    _write(out_dir / "index.html", _index(title, results, ratings, pages, heading, top).encode())
     for place, row in enumerate(ratings.standings, 1):
         text = _entrant_page(title, stats[row.name], row.pairwise_score, place, pages)
         _write(out_dir / pages[row.name], text.encode())
@@ -162,7 +170,7 @@ def _number(value: float | None, digits: int = 1, scale: float = 1.0) -> str:
 def results_name(path: Path) -> str | None:
     """What the results in ``path`` are: ``tournament NAME`` (the name in its copy of the
     tournament file), ``match DIR`` (a match's results directory), ``league NAME`` (a league's
-    export folder); None when nothing says."""
+    directory or its export folder); None when nothing says."""
     directory = path if path.is_dir() else path.parent
     described = directory / "tournament.yaml"
     if described.is_file():
@@ -173,16 +181,28 @@ def results_name(path: Path) -> str | None:
         name = raw.get("name") if isinstance(raw, dict) else None
         if isinstance(name, str) and NAME.fullmatch(name):
             return f"tournament {name}"
-    if (directory / "match.json").is_file():
+    if (directory / DESCRIPTION).is_file():
         return f"match {directory.resolve().name}"
     league = league_of_export(directory)
+    if league is None and (path / LEAGUE_DATABASE).is_file():
+        league = path
     if league is not None:
         return f"league {league.resolve().name}"
     return None
 
 
+def _match_directory(paths: Sequence[str | os.PathLike[str]]) -> Path | None:
+    """The match whose results the report shows alone (its directory), or None."""
+    if len(paths) != 1:
+        return None
+    path = Path(paths[0])
+    directory = path if path.is_dir() else path.parent
+    return directory if (directory / DESCRIPTION).is_file() else None
+
+
 def _index(title: str, results: Sequence[dict[str, Any]], ratings: Ratings,
-           pages: dict[str, str], heading: str = "Ranking") -> str:
+           pages: dict[str, str], heading: str = "Ranking", top: str = "") -> str:
+    """The ranking page; ``top``: a section above the ranking (a match's own figures)."""
     rows = []
     for s in ratings.standings:
         interval = ""
@@ -210,7 +230,8 @@ def _index(title: str, results: Sequence[dict[str, Any]], ratings: Ratings,
                "resamples of whole duplicate sets (games on the same deals). Score: share of "
                "those comparisons won. LOS: likelihood of being stronger than the next row."
                if ratings.resamples else ""))
-    body = (f'<p class="note">{_e(note)}</p>{table}<h2>Ratings and intervals</h2>{plot}'
+    body = (f'{top}{"<h2>Every entrant</h2>" if top else ""}'
+            f'<p class="note">{_e(note)}</p>{table}<h2>Ratings and intervals</h2>{plot}'
             f'<h2>Head to head</h2><p class="note">Score % of the row\'s entrant against the '
             f'column\'s (pairwise outcomes), green above 50, red below.</p>{_crosstable(ratings)}'
             f'<h2>Ratings as games accumulate</h2><p class="note">Each point is the fit of the '
@@ -341,6 +362,11 @@ def _faults(stats: EntrantStats) -> str:
 
 def _games_page(title: str) -> str:
     body = ('<p><label>Entrant <select id="entrant"><option value="">all</option></select></label>'
+            ' <label>sorted <select id="sort" title="choose an entrant to sort by its place or '
+            'score"><option value="played">as played</option><option value="place-worst">by its '
+            'place, worst first</option><option value="place-best">by its place, best first'
+            '</option><option value="score-low">by its score, lowest first</option><option '
+            'value="score-high">by its score, highest first</option></select></label>'
             ' <span id="count" class="note"></span></p><div class="scroll"><table id="games">'
             '<thead><tr><th>game</th><th>entrants (place, score)</th><th>faults</th></tr></thead>'
             '<tbody></tbody></table></div><p class="pager"><button id="prev">◀ previous</button> '

@@ -1,5 +1,7 @@
 // The game list of `arena report`: rows from data/games.js (which calls arenaGames), filterable by
 // entrant (?entrant=NAME preselects one), shown a page at a time so 10,000 games stay quick.
+// With an entrant chosen, the list sorts by its place or score in each game (?sort=place-worst,
+// place-best, score-low or score-high): its losses first, to find what went wrong.
 "use strict";
 (function () {
   const PAGE = 200;
@@ -15,6 +17,7 @@
 
   window.arenaGames = function (data) {
     const select = document.getElementById("entrant");
+    const sort = document.getElementById("sort");
     const body = document.querySelector("#games tbody");
     const count = document.getElementById("count");
     const pageLabel = document.getElementById("page");
@@ -28,11 +31,22 @@
     if (wanted !== null && data.entrants.includes(wanted)) {
       select.value = String(data.entrants.indexOf(wanted));
     }
+    const wantedSort = new URLSearchParams(location.search).get("sort");
+    if ([...sort.options].some((option) => option.value === wantedSort)) sort.value = wantedSort;
 
     function chosen() {
+      sort.disabled = select.value === "";
       if (select.value === "") return data.games;
       const who = Number(select.value);
-      return data.games.filter((game) => game[2].includes(who));
+      const games = data.games.filter((game) => game[2].includes(who));
+      if (sort.value === "played") return games;
+      // The entrant's place or score in a game: at its first seat (a bot that played itself sat more).
+      const field = sort.value.startsWith("place") ? 4 : 3;
+      const value = (game) => game[field][game[2].indexOf(who)];
+      const sign = sort.value === "place-worst" || sort.value === "score-high" ? -1 : 1;
+      // Stable: games with equal values stay in the order they were played.
+      return games.map((game, i) => [value(game), i, game])
+        .sort((a, b) => sign * (a[0] - b[0]) || a[1] - b[1]).map((entry) => entry[2]);
     }
 
     function show() {
@@ -66,6 +80,7 @@
     }
 
     select.addEventListener("change", () => { page = 0; show(); });
+    sort.addEventListener("change", () => { page = 0; show(); });
     document.getElementById("prev").addEventListener("click", () => { page -= 1; show(); });
     document.getElementById("next").addEventListener("click", () => { page += 1; show(); });
     show();

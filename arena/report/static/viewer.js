@@ -147,6 +147,25 @@
       if (actions[event.key]) { event.preventDefault(); actions[event.key](); }
     });
 
+    // Trick boundaries in the move list: a trick's first card opens it ("trick 3 · "), its last
+    // says who won it. ``play``: the item's card among the deal's plays (-1: an auction item).
+    function markTrick(item, play, p) {
+      if (play < 0) return;
+      if (play % players === 0) {
+        item.classList.add("trick-start");
+        item.insertBefore(el("span", { class: "trick-label" }, "trick " + (play / players + 1) + " · "),
+          item.firstChild);
+      }
+      if (play % players === players - 1) {
+        const trickNumber = (play + 1) / players;
+        const winner = p.winners[trickNumber - 1];
+        const team = teams ? teams.findIndex((t) => t.includes(winner)) : -1;
+        item.insertBefore(el("span", { class: "trick-won", "data-winner": String(winner) },
+          " → trick " + trickNumber + " to seat " + winner + (team >= 0 ? " (team " + team + ")" : "")),
+          item.querySelector(".ms").nextSibling);
+      }
+    }
+
     function render() {
       if (deals.length === 0) {
         header.textContent = "This game has no finished deal.";
@@ -167,6 +186,9 @@
       document.getElementById("prev").disabled = d === 0 && s === 0;
       document.getElementById("next").disabled = d === deals.length - 1 && over;
 
+      const won = new Array(players).fill(0);
+      const complete = Math.floor(played / players);
+      for (let t = 0; t < complete; t++) won[p.winners[t]] += 1;
       const info = [el("span", {}, "dealer: seat " + deal.dealer + " (" + record.names[deal.dealer] + ")")];
       if (deal.hand_size !== undefined) info.push(el("span", {}, deal.hand_size + " cards each"));
       info.push(el("span", { id: "turned" }, "turned: ", deal.trump_card ? card(deal.trump_card) : "none"));
@@ -176,14 +198,18 @@
         info.push(el("span", { id: "contract" }, c === null ? "void deal: every seat passed"
           : "contract: team " + c.team + " " + (c.kind === "zero" ? "zero" : c.tricks + " tricks")));
       }
+      if (teams) {
+        // Partnership: the tricks each team has taken so far, team 0 first (as the contract names it).
+        const taken = teams.map((members) => members.reduce((sum, seat) => sum + won[seat], 0));
+        info.push(el("span", { id: "team-tricks" }, "tricks: " + teams.map((members, team) => "team " + team
+          + (record.result ? " " + record.result.entrants[team] : "") + " (seats " + members.join(" and ")
+          + ") " + taken[team]).join(" · ")));
+      }
       header.replaceChildren(...info);
 
       const bySeat = new Array(players).fill(null);
       p.auction.slice(0, auctionDone).forEach(([seat, value], i) => { bySeat[seat] = [value, p.auctionMs[i]]; });
       const playedCards = new Set(p.plays.slice(0, played).map(([, name]) => name));
-      const won = new Array(players).fill(0);
-      const complete = Math.floor(played / players);
-      for (let t = 0; t < complete; t++) won[p.winners[t]] += 1;
       const next = over ? null : s < p.auction.length ? p.auction[s][0] : p.plays[played][0];
 
       const seats = record.names.map((name, seat) => {
@@ -237,7 +263,13 @@
           el("span", { class: "ms" }, time === null && (p.auctionMs.length || p.playMs.length) ? " fallback" : " " + ms(time)));
         for (const fault of faultsAt.get(number) || []) {
           item.appendChild(el("div", { class: "fault" }, "fault: " + fault.kind + ": " + fault.detail));
+          // What the bot last wrote to stderr, kept with the fault: beside the decision it faulted.
+          if (fault.stderr_tail) {
+            item.appendChild(el("div", { class: "note" }, "its stderr, the end:"));
+            item.appendChild(el("pre", { class: "stderr" }, fault.stderr_tail));
+          }
         }
+        markTrick(item, auction ? -1 : i - p.auction.length, p);
         log.appendChild(item);
       }
       log.scrollTop = log.scrollHeight; // the latest decision in view, without scrolling the page

@@ -4,6 +4,7 @@ submissions accepted and rejected, runs, the table and status, and a SIGKILL mid
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 import signal
@@ -88,8 +89,8 @@ def test_submit_run_table_status_and_export(league: Path, tmp_path: Path) -> Non
     assert games(league) == 24
     table = arena("league", "table", league, "--format", "csv", "--resamples", "50")
     assert table.returncode == 0, table.stderr
-    assert {"random-c", "first-legal-c", "mine", "second"} <= set(table.stdout.split(",") +
-                                                                 table.stdout.split("\n"))
+    assert {"random-c@1", "first-legal-c@1", "mine@1", "second@1"} <= set(
+        table.stdout.split(",") + table.stdout.split("\n"))
     status = arena("league", "status", league).stdout
     assert "accepted mine v1" in status and "24 games stored" in status
     # Each two neighbours in the table, with what the matchmaker makes of them.
@@ -120,6 +121,43 @@ def test_a_new_version_replaces_the_old_one_whose_games_stay(league: Path, tmp_p
     assert done.returncode == 2 and "no games among the active entrants" in done.stderr
     done = arena("league", "run", league, "--games", "3", "--jobs", "1")
     assert done.returncode == 2 and "2 active entrants: at least 3 are needed" in done.stderr
+
+
+@pytest.mark.slow
+def test_the_table_names_versions_and_says_which_games_it_leaves_out(league: Path,
+                                                                     tmp_path: Path) -> None:
+    # A new version and a retirement took 193 games down to 49 in the table without a word.
+    assert run_league(league, games=6, jobs=1).played == 6  # in process: the games to leave out
+    (tmp_path / "v2").mkdir()
+    assert submit(league, own_bot(tmp_path / "v2", "mine")).accepted
+    assert run_league(league, games=3, jobs=1).played == 3
+    table = arena("league", "table", league, "--resamples", "20")
+    assert table.returncode == 0, table.stderr
+    rows = {line.split()[1] for line in table.stdout.splitlines()[2:5]}
+    assert rows == {"random-c@1", "first-legal-c@1", "mine@2"}
+    assert (f"6 of the 9 games stored are not rated here: each seated a version no longer in the "
+            f"pool (mine@1 replaced, 6 games). `arena league export {league}` and `arena table "
+            f"{league}/export/` rate every game of every version.") in table.stdout
+    status = arena("league", "status", league).stdout
+    assert "6 of the 9 games stored are not rated here" in status
+    csv_table = arena("league", "table", league, "--format", "csv", "--resamples", "20").stdout
+    assert "not rated" not in csv_table  # data: rows only
+
+
+@pytest.mark.slow
+def test_status_shows_the_tables_los(league: Path) -> None:
+    # Status read the matchmaker's fit (200 resamples, refitted now and then), the table its
+    # own (1000): one said LOS 91.4% where the other said 87.9%.
+    assert run_league(league, games=12, jobs=1).played == 12
+    table = arena("league", "table", league, "--format", "json").stdout
+    entrants = orjson.loads(table)["entrants"]
+    status = arena("league", "status", league).stdout
+    for upper, lower in itertools.pairwise(entrants):
+        if upper["los_next"] is None:
+            continue
+        line = next(line for line in status.splitlines()
+                    if line.startswith(f"  {upper['name']} ") and f" {lower['name']}: " in line)
+        assert f"LOS {100 * upper['los_next']:.1f}%" in line
 
 
 def rejected(league: Path, bot: Path | str) -> str:
@@ -418,7 +456,7 @@ def test_a_league_run_shows_progress_with_the_leader_and_logs_only_bots_that_wro
     assert len(lines) >= 2 and all(" games/s  " in line and " left  " in line for line in lines)
     assert lines[-1].startswith("[########################] 12/12 games  ")
     assert " left  0 faults  leader " in lines[-1]  # the top of the table after the last game
-    assert lines[-1].split("  leader ")[1].split(" (")[0] in {"one", "two", "chatty"}
+    assert lines[-1].split("  leader ")[1].split(" (")[0] in {"one@1", "two@1", "chatty@1"}
     logs = sorted((path / "logs").iterdir())
     assert logs and all(log.name.startswith("chatty@1-") for log in logs)  # the others said nothing
     assert all("chatty says hi" in log.read_text() for log in logs)

@@ -57,7 +57,7 @@ def skill_sets(wins: int, losses: int, sets: int = 10) -> list[dict[str, object]
 
 def test_deals_model_rates_the_share_of_deals_won_on_the_same_cards() -> None:
     # a wins 16 of every 25 deal comparisons: 64%, which is 100 Elo (400 log10(16/9)).
-    rated = rate(skill_sets(16, 9), resamples=0, model="deals")
+    rated = rate(skill_sets(16, 9), resamples=0, model="deals", prior=0)
     by_name = {row.name: row.rating for row in rated.standings}
     assert by_name["a"] is not None and by_name["b"] is not None
     assert by_name["a"] - by_name["b"] == pytest.approx(400 * math.log10(16 / 9))
@@ -70,7 +70,7 @@ def test_duplicate_model_compares_totals_on_the_same_cards() -> None:
     results = []
     for number, (wins, losses) in enumerate([(3, 1), (3, 1), (3, 1), (1, 3)]):
         results += [{**g, "set": f"x{number}"} for g in skill_sets(wins, losses, sets=1)]
-    rated = rate(results, resamples=0, model="duplicate")
+    rated = rate(results, resamples=0, model="duplicate", prior=0)
     by_name = {row.name: row.rating for row in rated.standings}
     assert by_name["a"] - by_name["b"] == pytest.approx(400 * math.log10(3))  # type: ignore[operator]
     assert rated.pairings == 4 * 2  # sets x positions
@@ -98,7 +98,7 @@ def test_equal_totals_go_to_the_better_place_in_its_own_game() -> None:
         games[0]["ranks"] = [1, 2]  # a (position 0) first on the tie-break
         games[1]["ranks"] = [2, 1]  # a (position 1) first again
         results += games
-    rated = rate(results, resamples=0, model="duplicate")
+    rated = rate(results, resamples=0, model="duplicate", prior=0)
     wins = dict(zip(rated.names, rated.wins.sum(axis=1), strict=True))
     assert wins == {"a": 6.0, "b": 0.0}
     assert rated.standings[0].name == "a" and rated.standings[0].rating is None  # won every one

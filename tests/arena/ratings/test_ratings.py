@@ -9,7 +9,16 @@ import numpy as np
 import pytest
 
 from arena.errors import ConfigError, ResultsError
-from arena.ratings.model import ELO_PER_NAT, Flag, Ratings, fit_elo, pairwise_outcomes, rate
+from arena.ratings.model import (
+    ELO_PER_NAT,
+    PRIOR_DRAWS,
+    Flag,
+    Ratings,
+    fit_elo,
+    pairwise_outcomes,
+    rate,
+    with_prior,
+)
 from arena.records.result import GameResult, check_result
 
 EXACT_GAP = 400 * math.log10(3)  # P = 3/4 and P = 9/10 on the Elo curve: 190.849 Elo apart
@@ -150,7 +159,7 @@ def test_rated_record_matches_the_pairwise_outcomes_of_every_game() -> None:
 @pytest.mark.parametrize("games", [three_player_tables(), two_player_games_with_draws()],
                          ids=["three-player-tables", "two-player-games-with-draws"])
 def test_known_exact_answer(games: list[dict[str, object]]) -> None:
-    ratings = rate(games, resamples=0)
+    ratings = rate(games, resamples=0, prior=0)
     assert [row.name for row in ratings.standings] == ["A", "B", "C"]
     assert ratings.wins.tolist() == [[0, 75, 90], [25, 0, 75], [10, 25, 0]]
     a, b, c = (row.rating for row in ratings.standings)
@@ -163,7 +172,7 @@ def test_known_exact_answer(games: list[dict[str, object]]) -> None:
 
 def test_score_equations_hold_at_the_fit() -> None:
     games = simulated_games([0, 50, 150, 200, 420], games=300, players=3, seed=3)
-    ratings = rate(games, resamples=0)
+    ratings = rate(games, resamples=0, prior=0)
     theta = np.array(list(by_name(ratings).values())) / ELO_PER_NAT
     expected = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))  # P(row beats column)
     counts = ratings.wins + ratings.wins.T
@@ -251,7 +260,7 @@ def test_perfect_winner_and_loser_are_flagged() -> None:
     for i in range(30):
         games.append({"entrants": ["a", "b", "c"], "scores": [i % 3, (i + 1) % 3, (i + 2) % 3]})
         games.append({"entrants": ["loser", "champ", "a"], "scores": [0, 10, 5]})
-    ratings = rate(games, resamples=100)
+    ratings = rate(games, resamples=100, prior=0)
     rows = ratings.standings
     assert next(row.name for row in rows) == "champ" and rows[-1].name == "loser"
     assert (rows[0].flag, rows[0].rating, rows[0].lower, rows[0].los_next) == (Flag.TOP, None,
@@ -284,7 +293,7 @@ def test_anchor_picks_the_rated_group() -> None:
 
 
 def test_two_entrants_one_always_winning_have_no_finite_rating() -> None:
-    ratings = rate([{"entrants": ["a", "b"], "scores": [2, 1]}] * 5, resamples=20)
+    ratings = rate([{"entrants": ["a", "b"], "scores": [2, 1]}] * 5, resamples=20, prior=0)
     assert [(row.name, row.flag, row.rating) for row in ratings.standings] == [
         ("a", Flag.TOP, None), ("b", Flag.BOTTOM, None)]
 
@@ -314,10 +323,10 @@ def test_resamples_without_a_finite_fit_widen_the_intervals() -> None:
     # 5 wins to 1: about a third of the resamples give a a perfect record.
     games = [{"entrants": ["a", "b"], "scores": [1, 0]}] * 5 + [
         {"entrants": ["a", "b"], "scores": [0, 1]}]
-    centred = rate(games, resamples=200)
+    centred = rate(games, resamples=200, prior=0)
     assert 30 < centred.degenerate_resamples < 130
     assert all(row.lower == -math.inf and row.upper == math.inf for row in centred.standings)
-    anchored = rate(games, resamples=200, anchor=("b", 1000))
+    anchored = rate(games, resamples=200, anchor=("b", 1000), prior=0)
     a = anchored.standings[0]
     assert a.name == "a" and a.upper == math.inf and a.lower is not None and 900 < a.lower < 1200
     # LOS compares differences, which need no centring: the same either way.
@@ -432,3 +441,44 @@ def test_games_without_a_set_are_each_their_own() -> None:
     named = [{**game, "set": f"g{i}"} for i, game in enumerate(games)]
     assert [(r.lower, r.upper) for r in rate(games, resamples=100, seed=2).standings] == \
         [(r.lower, r.upper) for r in rate(named, resamples=100, seed=2).standings]
+
+
+# The weak prior ---------------------------------------------------------------------------------
+
+def test_the_prior_makes_a_perfect_record_finite_and_is_the_fit_of_the_padded_record() -> None:
+    games = [{"entrants": ["a", "b"], "scores": [2, 1]}] * 5
+    ratings = rate(games, resamples=50)
+    a, b = ratings.standings
+    assert (a.name, a.flag, b.flag, ratings.degenerate_resamples) == ("a", None, None, 0)
+    assert a.rating is not None and b.rating is not None and a.lower is not None
+    # 5 wins and d virtual draws: a scores 5 + d/2 of 5 + d, so a - b = 400 log10((5 + d/2) / (d/2)).
+    half = PRIOR_DRAWS / 2
+    assert a.rating - b.rating == pytest.approx(400 * math.log10((5 + half) / half), abs=1e-6)
+    assert math.isfinite(a.lower) and math.isfinite(b.upper)  # type: ignore[arg-type]
+    assert ratings.wins.tolist() == [[0, 5], [0, 0]]  # the table's record is the games' own
+    padded = with_prior(np.array([[0.0, 5.0], [0.0, 0.0]]), PRIOR_DRAWS)
+    assert padded.tolist() == [[0, 5 + PRIOR_DRAWS / 2], [PRIOR_DRAWS / 2, 0]]
+
+
+def test_a_weakest_entrant_that_almost_never_wins_leaves_the_intervals_finite() -> None:
+    # A Partnership ladder gave every entrant an infinite interval at 1,760 games: a third of the
+    # resamples drew none of the weakest team's rare wins, and had no finite fit.
+    games = simulated_games([0, 900, 950, 1000, 1050], games=200, players=4, seed=2)
+    bare = rate(games, resamples=200, prior=0)
+    assert bare.degenerate_resamples > 30
+    assert all(row.lower == -math.inf and row.upper == math.inf for row in bare.standings)
+    ratings = rate(games, resamples=200)
+    assert ratings.degenerate_resamples == 0
+    assert all(row.lower is not None and row.upper is not None
+               and math.isfinite(row.upper - row.lower) for row in ratings.standings)
+    # The differences among the entrants with a real record hardly move (the virtual draws weigh
+    # on the weakest, whose few wins they join); the order is the bare fit's.
+    assert list(ratings.names) == list(bare.names)
+    strong, prior = by_name(bare), by_name(ratings)
+    for name in ("bot4", "bot3", "bot2"):
+        assert prior[name] - prior["bot1"] == pytest.approx(strong[name] - strong["bot1"], abs=5)
+
+
+def test_the_prior_is_refused_when_negative() -> None:
+    with pytest.raises(ConfigError, match="prior must be 0 or more virtual draws"):
+        rate(three_player_tables(), prior=-1)

@@ -202,7 +202,7 @@ def test_flagged_entrants_render_without_numbers() -> None:
     games += [{"entrants": ["champ", "a"], "scores": [2, 1]}] * 3
     games += [{"entrants": ["x", "y"], "scores": [1, 0]},
               {"entrants": ["x", "y"], "scores": [0, 1]}]
-    ratings = rate(games, resamples=20)
+    ratings = rate(games, resamples=20, prior=0)  # the bare fit: flags, not finite ratings
     text = render_table(ratings, "plain")
     champ = next(line for line in text.splitlines() if " champ " in line)
     assert champ.split()[:3] == ["1", "champ", "+inf"]

@@ -163,6 +163,30 @@ def test_fault_links_open_the_replay_where_the_fault_happened(page, site, blacko
     assert fault_line == f"deal {state(page)['deal']}, decision {step}"
 
 
+def test_a_fault_shows_the_bots_stderr_beside_its_decision_escaped(page, blackout_results,
+                                                                  tmp_path):
+    # What the bot said on stderr before it crashed was in the record, but not on the page.
+    from selenium.webdriver.common.by import By
+    lines = records(blackout_results)
+    record = next(r for r in lines if r["faults"])
+    fault = record["faults"][0]
+    assert "crash_mid_game: giving up on act" in fault["stderr_tail"]
+    hostile = "<img src=x onerror=\"document.title='owned'\">\n\x1b[2Jstill text"
+    fault["stderr_tail"] += hostile
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "games.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in lines))
+    write_report([results], tmp_path / "site", resamples=0)
+    deal = next(d for d in record["deals"] if d["deal"] == fault["deal"])
+    before = sum(len(d["bids"]) + len(d["plays"]) for d in record["deals"]
+                 if d["deal"] < fault["deal"])
+    step = fault["decision"] - before
+    open_replay(page, tmp_path / "site", f"game={record['id']}&deal={deal['deal']}&step={step}")
+    shown = page.find_element(By.CSS_SELECTOR, "#log li.last pre.stderr")
+    assert shown.get_attribute("textContent") == fault["stderr_tail"]  # as text, not as markup
+    assert not page.find_elements(By.CSS_SELECTOR, "#log img") and page.title != "owned"
+
+
 def test_a_replay_opens_at_a_linked_deal_and_decision_numbered_alike_everywhere(
         page, site, blackout_results):
     from selenium.webdriver.common.by import By
@@ -211,6 +235,48 @@ def test_game_list_filters_by_entrant(page, site, blackout_results):
         "return document.getElementById('replay').dataset.step === '0'"))
 
 
+def test_game_list_sorts_an_entrants_games_by_its_place_or_score(page, site, blackout_results):
+    # Finding a bot's losses meant paging through every game in the order they were played.
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    games = {r["id"]: r["result"] for r in records(blackout_results)}
+
+    def listed(entrant: str, field: str) -> list[float]:
+        values = []
+        for row in page.find_elements(By.CSS_SELECTOR, "#games tbody tr"):
+            result = games[row.find_element(By.TAG_NAME, "a").text]
+            values.append(result[field][result["entrants"].index(entrant)])
+        return values
+
+    page.get((site / "games.html").as_uri())
+    assert not page.find_element(By.ID, "sort").is_enabled()  # by whose place? none chosen
+    Select(page.find_element(By.ID, "entrant")).select_by_visible_text("greedy")
+    Select(page.find_element(By.ID, "sort")).select_by_value("place-worst")
+    places = listed("greedy", "ranks")
+    assert places == sorted(places, reverse=True) and len(places) > 1
+    page.get((site / "games.html").as_uri() + "?entrant=random-c&sort=score-low")
+    scores = listed("random-c", "scores")
+    assert scores == sorted(scores) and len(scores) > 1
+
+
+def test_the_move_list_marks_each_trick_and_its_winner(page, site, blackout_results):
+    from selenium.webdriver.common.by import By
+    record = records(blackout_results)[0]
+    deal = record["deals"][-1]
+    players = len(record["names"])
+    steps = len(deal["bids"]) + len(deal["plays"])
+    open_replay(page, site, f"game={record['id']}&deal={deal['deal']}&step={steps}")
+    starts = page.find_elements(By.CSS_SELECTOR, "#log li.trick-start")
+    assert [e.find_element(By.CSS_SELECTOR, ".trick-label").text for e in starts] == \
+        [f"trick {t + 1} ·" for t in range(len(deal["plays"]) // players)]
+    leaders = [int(e.text.split("seat ")[1].split(" ")[0]) for e in starts]
+    assert leaders == [seat for seat, _ in deal["plays"][::players]]
+    winners = [int(e.get_attribute("data-winner"))
+               for e in page.find_elements(By.CSS_SELECTOR, "#log .trick-won")]
+    assert winners[:-1] == leaders[1:]  # a trick's winner leads the next
+    assert [winners.count(seat) for seat in range(players)] == deal["tricks"]
+
+
 def test_partnership_replay_reaches_the_recorded_end(page, partnership_results, tmp_path):
     from selenium.webdriver.common.by import By
     write_report([partnership_results], tmp_path, resamples=0)
@@ -224,6 +290,13 @@ def test_partnership_replay_reaches_the_recorded_end(page, partnership_results, 
     assert tricks == deal["tricks"]
     assert page.find_element(By.ID, "contract").text.startswith(
         "void" if deal["contract"] is None else f"contract: team {deal['contract']['team']}")
+    # Which team's tricks are which: named, team 0 first (the `tricks 5-8` column said neither).
+    teams = record["teams"]
+    taken = [sum(deal["tricks"][seat] for seat in members) for members in teams]
+    entrants = record["result"]["entrants"]
+    assert page.find_element(By.ID, "team-tricks").text == "tricks: " + " · ".join(
+        f"team {t} {entrants[t]} (seats {' and '.join(map(str, teams[t]))}) {taken[t]}"
+        for t in range(len(teams)))
 
 
 def test_pages_fit_a_phone_screen(site, blackout_results):

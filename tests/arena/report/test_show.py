@@ -53,6 +53,14 @@ def test_partnership_game_shows_calls_and_contracts(partnership_results):
     text = show_game(record, 1)
     assert text.count("calls: ") == len(record["deals"])
     assert "contract: " in text
+    # Whose tricks: each trick's winner with its team, and the deal table's `tricks` column says
+    # which team it counts first (it read `5-8` for both).
+    teams, entrants = record["teams"], record["result"]["entrants"]
+    team_of = {seat: team for team, seats in enumerate(teams) for seat in seats}
+    won = re.findall(r"-> seat (\d)(.*)", text)
+    assert won and all(rest == f" (team {team_of[int(seat)]} {entrants[team_of[int(seat)]]})"
+                       for seat, rest in won)
+    assert f"(tricks: {entrants[0]}'s-{entrants[1]}'s; each team: the deal's score" in text
 
 
 @pytest.mark.slow

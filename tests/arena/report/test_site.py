@@ -169,3 +169,50 @@ def test_an_entrant_page_shows_the_cpu_time_its_bot_used(tmp_path):
     write_report([tmp_path / "out"], tmp_path / "site")
     pages = [p.read_text() for p in (tmp_path / "site").glob("*.html")]
     assert sum("decision CPU time p95" in page for page in pages) == 3  # one per entrant
+
+
+@pytest.mark.slow
+def test_a_league_directory_is_reported_as_its_export_would_be(tmp_path):
+    # "no games.jsonl in this directory", without a word about export: the report reads the
+    # league itself, and the other readers name the command.
+    from arena.league.run import run_league
+
+    from helpers import ROOT, arena, new_league, own_bot, submitted
+
+    league = new_league(tmp_path / "friends", options={"deals": "2"})
+    for bot in (ROOT / "bots/c/random.bot.yaml", ROOT / "bots/c/first.bot.yaml", own_bot(tmp_path)):
+        submitted(league, bot)
+    assert run_league(league, games=3, jobs=1).played == 3
+    written = write_report([league], tmp_path / "site", resamples=0)
+    assert written.games == 3
+    assert "<h1>Ranking: league friends</h1>" in written.index.read_text()
+    assert len(list((tmp_path / "site" / "games").glob("*.js"))) == 3
+    done = arena("table", league)
+    assert done.returncode == 2
+    assert done.stderr == (f"arena: error: {league}: a league, not a results directory: `arena "
+                           f"league export {league}` writes its games to {league}/export/"
+                           f"games.jsonl (`arena league table {league}` rates its active entrants; "
+                           f"`arena report` reads a league directly)\n")
+
+
+@pytest.mark.slow
+def test_a_match_report_says_which_program_is_which_and_the_paired_verdict(tmp_path):
+    # The page showed "candidate" and "baseline" with neither program nor the SPRT's verdict.
+    from helpers import C_BOT, FIRST_BOT, arena, own_bot
+
+    (tmp_path / "x<i>y").mkdir()
+    (tmp_path / "old").mkdir()
+    newer = own_bot(tmp_path / "x<i>y", "mine", version="2")
+    older = own_bot(tmp_path / "old", "mine", program=FIRST_BOT, version="1")
+    out = tmp_path / "m"
+    done = arena("match", newer, older, "--field", C_BOT, "--players", "3", "-o", "deals=2",
+                 "--games", "8", "--sprt", "elo0=0,elo1=50", "--out", out)
+    assert done.returncode == 0, done.stderr
+    write_report([out], tmp_path / "site", resamples=0)
+    index = (tmp_path / "site" / "index.html").read_text()
+    match = index[index.index("<h2>Match</h2>"):index.index("<h2>Every entrant</h2>")]
+    assert "<th>candidate</th><td>mine v2</td>" in match and "<th>baseline</th><td>mine v1</td>" in match
+    assert "x&lt;i&gt;y" in match and "<i>" not in match  # the command, escaped
+    assert "Paired Elo of the candidate over the baseline: " in match and "from 4 units" in match
+    assert ("SPRT elo0=0 elo1=50 alpha=0.05 beta=0.05: LLR " in match
+            and "no decision (the test decides from 40 units on)" in match)
