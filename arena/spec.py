@@ -238,8 +238,10 @@ FILE_SIZE = Setting(
 QUIT_GRACE = Setting(
     "limits.quit_grace_ms", int, _LIMITS.quit_grace_ms,
     "Time a bot has to exit after quit before it is killed, ms.",
-    "How long a bot has to exit after `quit` before its process group is killed. Its stderr "
-    "keeps being read meanwhile, so a bot flushing a large log can finish.", QUIT_GRACE_MS)
+    "How long a bot has to exit after `quit` before its process group is killed, and the time "
+    "it waited for a CPU meanwhile (up to 10 times this in all), so a loaded machine does not "
+    "cost a bot its clean exit. Its stderr keeps being read meanwhile, so a bot flushing a "
+    "large log can finish.", QUIT_GRACE_MS)
 POLICY = Setting(
     "fault_policy", FaultPolicy, FaultPolicy.FORFEIT,
     "What a fault costs: forfeit (placed last) or substitute (result stands).",

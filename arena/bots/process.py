@@ -354,6 +354,9 @@ class BotProcess:
         channel, proc = self._channel, self._proc
         if channel is None or proc is None:
             return None
+        if self._tree is not None:  # the quit grace counts this bot's waits for a CPU from here
+            with contextlib.suppress(OSError):
+                self._tree.waited(fresh=True)
         if self._running:
             channel.say_last(_QUIT)
             self.logger.debug(">> %s", _QUIT[:-1].decode())
@@ -784,8 +787,42 @@ def close_bots(bots: Iterable[BotProcess], grace: float | None = None) -> None:
         return
     timeout = max(bot.quit_grace for bot, _ in closing) if grace is None else grace
     exits = wait_exits([channel for _, channel in closing], timeout)
+    _give_back_waits(closing, exits, timeout)
     for (bot, _), seconds in zip(closing, exits, strict=True):
         bot.finish_close(seconds)
+
+
+QUIT_WAIT_CAP = 10
+"""A quit grace grows by the bot's waits for a CPU up to this many times the grace in all."""
+
+
+def _give_back_waits(closing: Sequence[tuple[BotProcess, Channel]], exits: list[float | None],
+                     timeout: float) -> None:
+    """Bots still running when the grace ends are given the time they waited for a CPU during
+    it, as the fair clock gives a decision, and waited for again (``exits`` is updated): on a
+    loaded machine a bot that exits cleanly must not be killed, and faulted by check-bot, for
+    the CPU it did not get. A bot that does not exit (it ignores ``quit``, it spins) waits no
+    more than its grace, plus its waits, up to ``QUIT_WAIT_CAP`` times the grace."""
+    spent = timeout
+    while spent < QUIT_WAIT_CAP * timeout:
+        late = [index for index, seconds in enumerate(exits)
+                if seconds is None and closing[index][0]._tree is not None]
+        if not late:
+            return
+        owed = 0.0
+        for index in late:
+            tree = closing[index][0]._tree
+            assert tree is not None
+            with contextlib.suppress(OSError):
+                owed = max(owed, tree.waited(fresh=True))
+        if owed < 0.005:  # it had the CPU it needed: the grace was its own
+            return
+        extra = min(owed, QUIT_WAIT_CAP * timeout - spent)
+        more = wait_exits([closing[index][1] for index in late], extra)
+        for index, seconds in zip(late, more, strict=True):
+            if seconds is not None:
+                exits[index] = spent + seconds
+        spent += extra
 
 
 _atexit_installed = False

@@ -182,3 +182,25 @@ def test_the_fair_clock_is_the_default_and_its_cap_a_generous_backstop() -> None
     assert default.wall_cap_ms == 110_000 == TimeControl(clock=Clock.CPU).wall_cap_ms
     assert TimeControl(move_ms=100, bank_ms=0).wall_cap_ms == 5000
     assert TimeControl(wall_ms=700).wall_cap_ms == 700
+
+
+def test_a_bot_kept_waiting_for_a_cpu_at_quit_is_given_its_waits_not_killed(bot, busy_cpu) -> None:
+    """At quit the bot works 0.3 s of CPU, then exits, within a quit grace of 0.5 s; on a CPU it
+    shares with two busy loops that takes about 0.9 s. Killed at the grace, check-bot failed such
+    bots' quit step on a loaded machine (a league's submissions at a load of 20): the grace now
+    grows by the time the bot waited for a CPU during it."""
+    process = bot("works_at_quit", 0.3)
+    assert process.pid is not None
+    busy_cpu(process.pid)
+    process.close(grace=0.5)
+    assert process.exit_seconds is not None and process.exit_seconds > 0.5
+
+
+def test_a_bot_that_ignores_quit_is_killed_at_its_grace_when_it_does_not_wait_for_a_cpu(
+        bot) -> None:
+    """The waits given back are waits for a CPU only: a bot that sleeps through quit is killed
+    at its grace as before."""
+    process = bot("ignores_quit")
+    began = perf_counter()
+    process.close(grace=0.3)
+    assert process.exit_seconds is None and perf_counter() - began < 0.3 + SLACK
