@@ -36,6 +36,7 @@ def _root() -> None:
 
 
 # Each command is a plain function with typer annotations in its own module.
+from arena.cli.analyse import analyse_command  # noqa: E402
 from arena.cli.bot_command import BotCommandLine  # noqa: E402
 from arena.cli.checkbot import check_bot_command  # noqa: E402
 from arena.cli.league import app as league_app  # noqa: E402
@@ -54,6 +55,7 @@ app.command("match")(match_command)
 app.command("rules")(rules_command)
 app.command("report")(report_command)
 app.command("show")(show_command)
+app.command("analyse")(analyse_command)
 app.add_typer(league_app, name="league")
 
 
