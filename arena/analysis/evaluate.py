@@ -58,13 +58,24 @@ class Evaluation:
         return mine if mine.mean >= best.mean else best
 
     def loss(self, chosen: Any) -> tuple[float, float]:
-        """(best mean minus ``chosen``'s mean, never negative; the standard error of that difference
-        over the paired samples)."""
-        best = self.outcomes[self.best.action]
-        mine = self.outcomes[chosen]
-        differences = [b - m for b, m in zip(best, mine, strict=True)]
-        return max(0.0, _mean(differences)), _stderr(differences)
+        """(The expected points lost by ``chosen`` against the best action, never negative; the
+        standard error of that estimate.)
 
+        Zero when ``chosen`` is the best on all the samples. Otherwise the best action is picked
+        on one half of the samples and the difference measured on the other, both ways round,
+        averaged: picking the best and measuring it on the same samples would favour an action
+        that was merely lucky on them, and count that luck as the chosen action's loss.
+        """
+        if self.best_for(chosen).action == chosen:
+            return 0.0, 0.0
+        mine = self.outcomes[chosen]
+        halves = (slice(0, None, 2), slice(1, None, 2))
+        differences: list[float] = []
+        for pick, measure in (halves, halves[::-1]):
+            best = max(self.values, key=lambda value: _mean(self.outcomes[value.action][pick]))
+            theirs = self.outcomes[best.action]
+            differences += [b - m for b, m in zip(theirs[measure], mine[measure], strict=True)]
+        return max(0.0, _mean(differences)), _stderr(differences)
 
 def evaluate(view: dict[str, Any], kind: str, legal: list[Any], samples: int,
              seed: int) -> Evaluation:

@@ -15,7 +15,9 @@ from typing import Any
 import engine
 from arena.analysis.evaluate import Unsupported, evaluate
 from arena.analysis.marks import mark_of
+from arena.errors import ResultsError
 from engine.chance import Preset
+from engine.errors import EngineError
 from engine.seeding import derive_seed
 
 
@@ -105,7 +107,14 @@ def _decision_points(record: Mapping[str, Any], seats: list[int]) -> Any:
     for deal in record["deals"]:
         for seat, raw in [*deal[auction_key], *deal["plays"]]:
             number += 1
-            action = game.parse_action(state, raw)
+            if state.to_act != seat:
+                raise ResultsError(f"game {record.get('id', 'game')}: deal {deal['deal']}: seat "
+                                   f"{seat} acted but seat {state.to_act} was to act")
+            try:
+                action = game.parse_action(state, raw)
+            except EngineError as error:
+                raise ResultsError(f"game {record.get('id', 'game')}: deal {deal['deal']}: "
+                                   f"{error}") from None
             if seat in seats and (seat not in faulted or number < faulted[seat]):
                 legal = engine.actions_to_json(game.legal_actions(state))
                 view = game.view(state, seat)
