@@ -18,13 +18,12 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from arena.analysis.settings import DEFAULT_SAMPLES
 from engine import game as engine_game
 from engine.sampling import CARD, Playouts, Position, Unsupported, draw_sample
 
 VERSION = 1
 """The evaluator's version: a cached analysis of another version is computed again."""
-DEFAULT_SAMPLES = 32
-"""Samples per decision by default (docs/analysis.md: the bench's standard error against samples)."""
 
 
 @dataclass(frozen=True)
