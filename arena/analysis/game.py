@@ -56,7 +56,7 @@ def seats_of(record: Mapping[str, Any], entrant: str) -> list[int]:
 
 def decisions_to_analyse(record: Mapping[str, Any], seats: list[int]) -> int:
     """How many decisions of ``seats`` ``analyse_game`` would value (for progress)."""
-    return sum(1 for _ in _decision_points(record, seats))
+    return sum(1 for _ in decision_points(record, seats))
 
 
 def analyse_game(record: Mapping[str, Any], seats: list[int], samples: int,
@@ -64,7 +64,7 @@ def analyse_game(record: Mapping[str, Any], seats: list[int], samples: int,
     """Every decision of ``seats`` with two legal actions or more, valued with ``samples`` samples
     each (seeded from the game's seed and the decision's number); ``done`` is called after each."""
     found = []
-    for point in _decision_points(record, seats):
+    for point in decision_points(record, seats):
         deal, number, seat, kind, view, legal, chosen = point
         found.append(_analyse(record, deal, number, seat, kind, view, legal, chosen, samples))
         if done is not None:
@@ -94,7 +94,7 @@ Point = tuple[int, int, int, str, dict[str, Any], list[Any], Any]
 """(deal, decision number, seat, kind, view, legal actions, action chosen), in protocol form."""
 
 
-def _decision_points(record: Mapping[str, Any], seats: list[int]) -> Any:
+def decision_points(record: Mapping[str, Any], seats: list[int]) -> Any:
     """Each decision of ``seats`` in the record, replayed on the engine (the bot's own, before any
     fault of its seat), with the view the seat had."""
     game = engine.game(record["game"])

@@ -110,9 +110,9 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
         for decision in analysed:
             stats.setdefault(_entrant_of(game, decision["seat"]), EntrantStats(
                 _entrant_of(game, decision["seat"]))).analysed.append(decision)
+        tail = b", " + orjson.dumps(analysed) if analysed else b""
         _write(out_dir / "games" / f"{game.key}.js",
-            b"arenaGame(" + game.line + b", " + orjson.dumps(str(record["seed"])) + b", "
-            + orjson.dumps(analysed) + b");\n")
+            b"arenaGame(" + game.line + b", " + orjson.dumps(str(record["seed"])) + tail + b");\n")
     ratings = rate(results, resamples=resamples, seed=seed, model=model)
     pages = {row.name: f"entrant-{place}.html" for place, row in enumerate(ratings.standings, 1)}
     names = list(dict.fromkeys(n for n in (results_name(Path(p)) for p in paths) if n is not None))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import sys
 from pathlib import Path
 
 import orjson
@@ -113,3 +114,43 @@ def test_an_entrant_that_did_not_play_is_named(noise_results: Path) -> None:
     assert done.returncode == 2
     assert "--entrant 'nobody' played no game" in done.stderr and "noise-0" in done.stderr
     assert done.stderr.count("\n") == 1
+
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
+from browser import chromium, console_errors, missing  # noqa: E402
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(missing() is not None, reason=str(missing()))
+@pytest.mark.timeout(300)
+def test_the_replay_shows_an_analysed_decision(noise_results: Path, tmp_path: Path) -> None:
+    """At an analysed decision the viewer lists every legal action's expected score, the chosen and
+    the best marked, and the move list carries the marks."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    results = tmp_path / "r"
+    shutil.copytree(noise_results, results)
+    game, _ = _game_of(results, "random")
+    assert arena("analyse", results, game, "--entrant", "random", "--samples", "8").returncode == 0
+    site = tmp_path / "site"
+    write_report([results], site, resamples=0)
+    decisions = [d for line in analysis_file(results).read_bytes().splitlines()
+                 for d in orjson.loads(line)["decisions"]]
+    shown = next(d for d in decisions if len(d["values"]) > 2 and d["mark"])
+    with chromium() as browser:
+        browser.get(f"{site.as_uri()}/replay.html?game={game}&deal={shown['deal']}"
+                    f"&decision={shown['decision']}")
+        WebDriverWait(browser, 30).until(
+            lambda b: b.find_elements("css selector", "#analysis-values tbody tr"))
+        rows = browser.find_elements("css selector", "#analysis-values tbody tr")
+        assert [row.get_attribute("data-action") for row in rows] == \
+            [str(action) for action, _, _ in shown["values"]]
+        chosen = browser.find_element("css selector", "#analysis-values tr.chosen")
+        assert chosen.get_attribute("data-action") == str(shown["chosen"])
+        best = browser.find_element("css selector", "#analysis-values tr.best")
+        assert best.get_attribute("data-action") == str(shown["best"])
+        summary = browser.find_element("css selector", "#analysis-summary").text
+        assert f"expected loss {shown['loss']:.1f}" in summary and shown["mark"] in summary
+        marks = browser.find_elements("css selector", "#log .mark")
+        assert marks and marks[-1].text.strip() in ("?!", "?", "??")
+        assert console_errors(browser) == []
