@@ -338,7 +338,13 @@ class Rollout:
 
 
 def distinct_cards(legal: list[str], position: Position) -> list[str]:
-    """The legal cards, one of each run of cards equal in play (e.g. QJ when no card between is out).
+    """The legal cards, one of each run of cards equal in play (e.g. QJ when no card between is out):
+    the lowest of each run (``run_heads``), in card order."""
+    return list(dict.fromkeys(run_heads(legal, position).values()))
+
+
+def run_heads(legal: list[str], position: Position) -> dict[str, str]:
+    """Each legal card and the card that stands for its run of cards equal in play.
 
     Two cards of a suit with nothing between them but cards played or in this hand win and lose
     the same tricks; the lowest of each run stands for it.
@@ -346,23 +352,22 @@ def distinct_cards(legal: list[str], position: Position) -> list[str]:
     gone = 0
     for _, card in position.plays:
         gone |= 1 << card
-    own = 0
     for card in position.hand:
-        own |= 1 << card
-    kept = []
-    last = None
+        gone |= 1 << card
+    heads: dict[str, str] = {}
+    last: int | None = None
+    head = ""
     for name in sorted(legal, key=lambda n: CARD[n]):
         card = CARD[name]
         if last is not None and card >> 4 == last >> 4:
             between = ((1 << card) - 1) & ~((2 << last) - 1)
-            if between & ~(gone | own) == 0:
+            if between & ~gone == 0:
+                heads[name] = head
                 last = card
                 continue
-        kept.append(name)
+        heads[name] = head = name
         last = card
-    return kept
-
-
+    return heads
 
 
 # --- one action played out -----------------------------------------------------------------------

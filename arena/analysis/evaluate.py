@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.analysis.settings import DEFAULT_SAMPLES
 from engine import game as engine_game
-from engine.sampling import CARD, Playouts, Position, Unsupported, draw_sample
+from engine.sampling import Playouts, Position, Unsupported, draw_sample, run_heads
 
 VERSION = 1
 """The evaluator's version: a cached analysis of another version is computed again."""
@@ -86,7 +86,7 @@ def evaluate(view: dict[str, Any], kind: str, legal: list[Any], samples: int,
     position = Position(view, game)
     playouts = Playouts(position, kind)
     entrant = game.info.entrant_of(position.seat)
-    stands_for = _representatives(legal, position) if kind == "play" else {a: a for a in legal}
+    stands_for = run_heads(legal, position) if kind == "play" else {a: a for a in legal}
     played = list(dict.fromkeys(stands_for.values()))
     engine_actions = {action: playouts.engine_action(action) for action in played}
     rng = random.Random(seed)
@@ -99,30 +99,6 @@ def evaluate(view: dict[str, Any], kind: str, legal: list[Any], samples: int,
     values = tuple(ActionValue(action, _mean(outcomes[action]), _stderr(outcomes[action]))
                    for action in legal)
     return Evaluation(values, outcomes)
-
-
-def _representatives(legal: list[str], position: Position) -> dict[str, str]:
-    """Each legal card and the card that stands for it: the lowest of its run of cards equal in
-    play (nothing between them but cards played or in this hand), played out once for the run."""
-    gone = 0
-    for _, card in position.plays:
-        gone |= 1 << card
-    for card in position.hand:
-        gone |= 1 << card
-    stands_for: dict[str, str] = {}
-    last: int | None = None
-    head = ""
-    for name in sorted(legal, key=lambda n: CARD[n]):
-        card = CARD[name]
-        if last is not None and card >> 4 == last >> 4:
-            between = ((1 << card) - 1) & ~((2 << last) - 1)
-            if between & ~gone == 0:
-                stands_for[name] = head
-                last = card
-                continue
-        stands_for[name] = head = name
-        last = card
-    return stands_for
 
 
 def _mean(values: tuple[float, ...] | list[float]) -> float:
