@@ -17,6 +17,8 @@ from arena.report.site import write_report
 
 from helpers import arena, start_arena, wait_for
 
+GREEDY = f"{sys.executable} -S {Path(__file__).parents[3] / 'bots' / 'python' / 'greedy_bot.py'}"
+
 KEYS = {"game", "deal", "decision", "seat", "kind", "chosen", "best", "loss", "stderr", "mark",
         "values"}
 
@@ -154,3 +156,20 @@ def test_the_replay_shows_an_analysed_decision(noise_results: Path, tmp_path: Pa
         marks = browser.find_elements("css selector", "#log .mark")
         assert marks and marks[-1].text.strip() in ("?!", "?", "??")
         assert console_errors(browser) == []
+
+
+@pytest.mark.slow
+def test_report_analyse_analyses_first(tmp_path: Path) -> None:
+    """`arena report LOG --analyse NAME` on a play log: the analysis is made, kept beside the log,
+    and on the entrant's page."""
+    log = tmp_path / "game.json"
+    played = arena("play", "blackout", f"mine={GREEDY}", f"other={GREEDY}", f"third={GREEDY}",
+                   "-o", "deals=2", "--log", log)
+    assert played.returncode == 0, played.stderr
+    done = arena("report", log, "-o", tmp_path / "site", "--resamples", "0", "--analyse", "mine")
+    assert done.returncode == 0, done.stderr
+    assert "analysed 1 games of mine" in done.stderr
+    assert analysis_file(log) == tmp_path / "game.json.analysis.jsonl"
+    assert analysis_file(log).read_bytes().count(b"\n") == 1
+    pages = {path.name: path.read_text() for path in (tmp_path / "site").glob("entrant-*.html")}
+    assert sum("Decisions analysed" in page for page in pages.values()) == 1
