@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from arena.analysis.settings import DEFAULT_GAMES, DEFAULT_SAMPLES
-from arena.settings import JOBS
+from arena.settings import GAME_COUNT, JOBS
 
 SAMPLES_HELP = "Samples of the unseen cards per decision (more: a smaller standard error, slower)."
 
@@ -24,7 +24,8 @@ def analyse_command(
         help="The entrant (a bot's name, or a team's) whose decisions to analyse.",
         show_default=False)] = "",
     games: Annotated[int, typer.Option(
-        help="Analyse the entrant's first N games (0: all of them).", min=0)] = DEFAULT_GAMES,
+        help="Analyse the entrant's first N games in the file (fewer if it played fewer).",
+        min=GAME_COUNT.low, max=GAME_COUNT.high)] = DEFAULT_GAMES,
     samples: Annotated[int, typer.Option(help=SAMPLES_HELP, min=1, max=10_000)] = DEFAULT_SAMPLES,
     jobs: Annotated[int | None, typer.Option(
         help="Games analysed at once, each in its own process (default: one per CPU).",

@@ -85,7 +85,7 @@ def test_ctrl_c_keeps_the_games_analysed(noise_results: Path, tmp_path: Path) ->
     results = tmp_path / "r"
     shutil.copytree(noise_results, results)
     cache = analysis_file(results)
-    run = start_arena("analyse", results, "--entrant", "noise-0", "--games", "0", "--samples",
+    run = start_arena("analyse", results, "--entrant", "noise-0", "--games", "100", "--samples",
                       "64", "--jobs", "2")
     try:
         wait_for(lambda: cache.exists() and cache.read_bytes().count(b"\n") >= 1,
