@@ -19,6 +19,8 @@ from helpers import arena, start_arena, wait_for
 
 GREEDY = f"{sys.executable} -S {Path(__file__).parents[3] / 'bots' / 'python' / 'greedy_bot.py'}"
 
+pytestmark = pytest.mark.timeout(300)  # real games, then their analysis: a loaded machine
+
 KEYS = {"game", "deal", "decision", "seat", "kind", "chosen", "best", "loss", "stderr", "mark",
         "values"}
 

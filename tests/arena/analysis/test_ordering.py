@@ -18,6 +18,8 @@ import pytest
 from arena.analysis.run import analyse_results
 from arena.analysis.summary import Summary, summarise
 
+pytestmark = pytest.mark.timeout(300)  # real games, then their analysis: a loaded machine
+
 SAMPLES = 32
 """The fewest samples that still separate the random bot's bids (measured: 8 and 16 do not, 32 and 64 do)."""
 GREEDY = ("noise-0", "noise-0.1", "noise-0.3")
