@@ -102,7 +102,9 @@ def decision_points(record: Mapping[str, Any], seats: list[int]) -> Any:
     state = game.new_game(len(record["names"]), record["seed"], record["options"],
                           preset=None if preset is None else Preset.parse(preset))
     auction_key = f"{game.info.decision_kinds[0]}s"  # "bids" or "calls", as records name them
-    faulted = {fault["seat"]: fault["decision"] for fault in record.get("faults") or ()}
+    faulted: dict[int, int] = {}  # each seat's first fault: the fallback decides from there on
+    for fault in record.get("faults") or ():
+        faulted[fault["seat"]] = min(fault["decision"], faulted.get(fault["seat"], fault["decision"]))
     number = 0
     for deal in record["deals"]:
         for seat, raw in [*deal[auction_key], *deal["plays"]]:

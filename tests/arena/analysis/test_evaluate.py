@@ -3,27 +3,17 @@
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 from typing import Any
 
 import engine
 from arena.analysis.evaluate import evaluate
 from arena.analysis.game import analyse_game
 from arena.analysis.marks import mark_of
-from engine.chance import Preset, PresetDeal
 
-BLACKOUT = engine.game("blackout")
-
-
-def _deal(hands: list[str], trump_card: str) -> Preset:
-    """A 3-player Blackout game whose first deal is ``hands``; seat 0 bids and leads first."""
-    return Preset(2, (PresetDeal.parse([hand.split() for hand in hands], trump_card),))
-
-
-def _state(preset: Preset, actions: list[Any], deals: int = 2) -> Any:
-    state = BLACKOUT.new_game(3, 1, {"deals": deals, "sequence": "down"}, preset=preset)
-    for action in actions:
-        state = BLACKOUT.apply(state, BLACKOUT.parse_action(state, action))
-    return state
+sys.path.insert(0, str(Path(__file__).parent))
+from positions import BLACKOUT, finished_record, preset_of, state_after
 
 
 def _evaluate(state: Any, samples: int = 24, seed: int = 3) -> Any:
@@ -41,8 +31,8 @@ def test_the_card_the_bid_needs_later_is_kept_for_the_last_trick() -> None:
     exactly one trick, 11 points on every sample. The trump now wins this trick and leaves the
     club to lead the last one, where it wins whenever nobody can follow or trump: the bid then
     fails, so it is worth less, and playing it is a loss beyond the noise."""
-    preset = _deal(["4D 9H", "5D TH", "AS 2C"], "KS")
-    state = _state(preset, [0, 0, 1, "4D", "5D"])
+    preset = preset_of(["4D 9H", "5D TH", "AS 2C"], "KS")
+    state = state_after(preset, [0, 0, 1, "4D", "5D"])
     assert state.to_act == 2
     evaluation = _evaluate(state, samples=64)
     values = _values(evaluation)
@@ -57,8 +47,8 @@ def test_a_bid_that_cannot_be_made_loses_exactly_its_score() -> None:
     """One card each, seat 1 holds the lowest club and does not lead: whatever is led, the two of
     clubs never takes the trick. Bidding 0 scores 11 on every sample (zero bid as one trick),
     bidding 1 scores 0: a loss of exactly 11 with no noise, a blunder."""
-    preset = _deal(["9H", "2C", "5D"], "KS")
-    state = _state(preset, [0], deals=1)
+    preset = preset_of(["9H", "2C", "5D"], "KS")
+    state = state_after(preset, [0], deals=1)
     assert state.to_act == 1 and state.kind == "bid"
     evaluation = _evaluate(state)
     assert _values(evaluation) == {0: (11.0, 0.0), 1: (0.0, 0.0)}
@@ -69,8 +59,8 @@ def test_a_bid_that_cannot_be_made_loses_exactly_its_score() -> None:
 
 
 def test_a_forced_play_costs_nothing() -> None:
-    preset = _deal(["4D 9H", "5D TH", "AS 2C"], "KS")
-    record = _finished_record(preset, [0, 0, 1, "4D", "5D", "2C", "TH", "AS", "9H"])
+    preset = preset_of(["4D 9H", "5D TH", "AS 2C"], "KS")
+    record = finished_record(preset, [0, 0, 1, "4D", "5D", "2C", "TH", "AS", "9H"])
     decisions = analyse_game(record, [2], 16)
     last = [d for d in decisions if d.deal == 1][-1]
     assert last.chosen == "AS" and last.values == [["AS", None, None]]
@@ -78,8 +68,8 @@ def test_a_forced_play_costs_nothing() -> None:
 
 
 def test_the_same_view_and_seed_give_the_same_values() -> None:
-    preset = _deal(["4D 9H", "5D TH", "AS 2C"], "KS")
-    state = _state(preset, [0, 0])
+    preset = preset_of(["4D 9H", "5D TH", "AS 2C"], "KS")
+    state = state_after(preset, [0, 0])
     first, again = _evaluate(state, seed=9), _evaluate(state, seed=9)
     assert first == again
     assert first != _evaluate(state, seed=10)  # the seed matters: another draws other samples
@@ -88,18 +78,10 @@ def test_the_same_view_and_seed_give_the_same_values() -> None:
 def test_every_action_is_played_out_on_the_same_samples() -> None:
     """Common random numbers: a sample dealt once serves every action, so two actions that play
     the same card in effect (a run of equal cards) score the same on every sample."""
-    state = _state(_deal(["4D 9H", "5D TH", "AS 2C"], "KS"), [])
+    state = state_after(preset_of(["4D 9H", "5D TH", "AS 2C"], "KS"), [])
     evaluation = _evaluate(state, samples=12)
     assert all(len(scores) == 12 for scores in evaluation.outcomes.values())
     assert len(evaluation.values) == 3  # bids 0, 1 and 2
-
-
-def _finished_record(preset: Preset, actions: list[Any], deals: int = 2) -> dict[str, Any]:
-    """The record of a game: ``actions`` in deal 1, the rest played as the first legal."""
-    state = _state(preset, actions, deals)
-    while not state.is_over:
-        state = BLACKOUT.apply(state, BLACKOUT.legal_actions(state)[0])
-    return {**BLACKOUT.record(state, ["a", "b", "c"]), "id": "g1", "faults": []}
 
 
 def test_no_hidden_card_of_the_record_reaches_the_evaluator() -> None:
@@ -113,11 +95,11 @@ def test_no_hidden_card_of_the_record_reaches_the_evaluator() -> None:
         deck = [str(card) for card in engine.cards.DECK]
         rng.shuffle(deck)
         mine, turned = deck.pop(), deck.pop()
-        first = _deal([mine, deck[0], deck[1]], turned)
-        second = _deal([mine, deck[2], deck[3]], turned)
+        first = preset_of([mine, deck[0], deck[1]], turned)
+        second = preset_of([mine, deck[2], deck[3]], turned)
         analyses = []
         for preset in (first, second):
-            record = _finished_record(preset, [0, 0, 0], deals=1)
+            record = finished_record(preset, [0, 0, 0], deals=1)
             record = {**record, "deals": record["deals"][:1], "complete": False}
             analyses.append([d for d in analyse_game(record, [0], 16) if d.decision <= 4])
         assert [d.decision for d in analyses[0]] == [1, 4]  # its bid and its lead
