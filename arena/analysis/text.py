@@ -46,7 +46,7 @@ def summary_lines(entrant: str, summary: Summary) -> list[str]:
     marks = ", ".join(_count(summary.marks.get(name, 0), name) for name, _ in MARKS)
     return [f"{printable(entrant)}: {summary.games} games, mean expected loss per decision "
             f"{mean(summary.every)}",
-            f"  bids: {mean(summary.bids)}   plays: {mean(summary.plays)}",
+            f"  bids or calls: {mean(summary.bids)}   plays: {mean(summary.plays)}",
             f"  {marks}"]
 
 

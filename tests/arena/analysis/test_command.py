@@ -44,7 +44,7 @@ def test_analyse_prints_each_decision_and_caches_them(noise_results: Path, tmp_p
     lines = done.stdout.splitlines()
     assert any(" bid: chose " in line and ", best " in line for line in lines)
     assert any(line.startswith("random: 1 games, mean expected loss per decision") for line in lines)
-    assert "bids: " in done.stdout and "plays: " in done.stdout
+    assert "bids or calls: " in done.stdout and "plays: " in done.stdout
     cache = analysis_file(results)
     assert cache == results / "analysis.jsonl"
     kept = [orjson.loads(line) for line in cache.read_bytes().splitlines()]
