@@ -123,10 +123,14 @@ def _analyse_all(todo: list[tuple[dict[str, Any], list[int], int]], entrant: str
 
 
 def _quiet_worker() -> None:
-    """A worker leaves Ctrl-C to the parent, which stops the pool."""
+    """A worker leaves Ctrl-C to the parent, which stops the pool, and dies quietly when the pool
+    terminates it (the command line's handlers, inherited, would turn that SIGTERM into a
+    KeyboardInterrupt and a traceback on the user's terminal)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
