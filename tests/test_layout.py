@@ -97,14 +97,18 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "arena.league": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
                      "arena.records", "arena.work", "arena.spec", "arena.bots", "arena.game",
                      "arena.executors", "arena.plans", "arena.ratings", "arena.runs"),
-    # A view of results (of a league only through its one function in NAMED).
+    # Decisions analysed against the reference search: records replayed on the engine, nothing
+    # started (no bot, no run); its progress line is the runs' one (NAMED).
+    "arena.analysis": ("arena.errors", "arena.printable", "arena.settings", "arena.records"),
+    # A view of results (of a league only through its one function in NAMED), with their analysis.
     "arena.report": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
-                     "arena.configfile", "arena.records", "arena.game", "arena.ratings"),
+                     "arena.configfile", "arena.records", "arena.game", "arena.ratings",
+                     "arena.analysis"),
     # The commands, on top of everything.
     "arena.cli": ("arena", "arena.errors", "arena.names", "arena.printable", "arena.connectivity",
                   "arena.settings", "arena.configfile", "arena.records", "arena.work", "arena.spec",
                   "arena.bots", "arena.game", "arena.executors", "arena.plans", "arena.ratings",
-                  "arena.runs", "arena.league", "arena.report"),
+                  "arena.runs", "arena.league", "arena.report", "arena.analysis"),
 }
 """Each package of ``arena/`` (and each of its top-level modules) and ``engine/``: the others it
 may import, at run time or for type checking. Every part of the arena may import the engine; the
@@ -137,6 +141,9 @@ NAMED: dict[str, dict[str, Crossing]] = {
         "arena.bots.resolve.resolve_manifest": Crossing("a tournament file's dir:"),
         "arena.bots.resolve.resolve_bot": Crossing("a match's bots, as the command line gives them"),
         "arena.bots.sandbox.Sandbox": Crossing("the sandbox a match's bots are checked against"),
+    },
+    "arena.analysis": {
+        "arena.runs.progress.StatusLine": Crossing("the one status line of long work"),
     },
     "arena.report": {
         "arena.league.status.league_of_export": Crossing(
@@ -273,6 +280,8 @@ OTHER_JSON = {
     "arena.bots.process": "the bot protocol's lines",
     "arena.game.checkbot": "the bot protocol's lines",
     "arena.game.referee": "a bot's reply, quoted in an illegal-action fault",
+    "arena.analysis.cache": "the analyses kept beside the results (analysis.jsonl)",
+    "arena.cli.analyse": "arena analyse --format json: one decision a line",
     "arena.league.status": "the submissions log",
     "arena.league.submit": "the submissions log",
     "arena.league.store": "the league's settings, bot commands and planned sets",

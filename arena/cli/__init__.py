@@ -47,6 +47,7 @@ def _root() -> None:
 
 
 # Each command is a plain function with typer annotations in its own module.
+from arena.cli.analyse import analyse_command  # noqa: E402
 from arena.cli.bot_command import BotCommandLine  # noqa: E402
 from arena.cli.checkbot import check_bot_command  # noqa: E402
 from arena.cli.deals import deals_command  # noqa: E402
@@ -70,6 +71,7 @@ app.command("deals")(deals_command)
 app.command("report", short_help="Write a static web report of finished games: ranking, plots, "
                                  "entrant pages, replays.")(report_command)
 app.command("show")(show_command)
+app.command("analyse")(analyse_command)
 app.add_typer(league_app, name="league",
               short_help="A league: submitted bots, games where the ranking is least certain, a "
                          "current table.")

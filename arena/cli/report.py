@@ -1,5 +1,6 @@
 """`arena report` and `arena show`: the web report of finished games, and one game as text."""
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -7,6 +8,7 @@ from typing import Annotated
 import typer
 
 from arena.cli.table import RATING_HELP
+from arena.printable import printable
 from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import RESAMPLES, SEED
 
@@ -28,12 +30,28 @@ def report_command(
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.",
                                       min=SEED.low, max=SEED.high)] = 0,
     rating: Annotated[str | None, typer.Option(help=RATING_HELP, show_default=False)] = None,
+    analyse: Annotated[list[str] | None, typer.Option(
+        "--analyse", help="Analyse this entrant's decisions first (as `arena analyse --entrant "
+        "NAME`: its first 10 games of each results file, default samples); repeat for more.",
+        metavar="ENTRANT", show_default=False)] = None,
 ) -> None:
     """Write a static web report of finished games: ranking, plots, per-entrant pages, replays.
 
-    The site works offline, opened straight from disk: open OUT/index.html in a browser.
+    The site works offline, opened straight from disk: open OUT/index.html in a browser. The
+    decisions `arena analyse` analysed (kept beside the results) show in the replays and on the
+    entrants' pages.
     """
     from arena.report.site import write_report
+
+    for entrant in analyse or ():
+        from arena.analysis.run import analyse_results
+        from arena.analysis.settings import DEFAULT_GAMES, DEFAULT_SAMPLES
+
+        for path in paths:
+            analysed = analyse_results(path, entrant, games=DEFAULT_GAMES, samples=DEFAULT_SAMPLES,
+                                       jobs=len(os.sched_getaffinity(0)))
+            print(f"arena: analysed {analysed.games} games of {printable(entrant)} in {path}",
+                  file=sys.stderr)
 
     written = write_report(paths, out, resamples=resamples, seed=seed, model=rating)
     for note in written.notes:
@@ -51,9 +69,27 @@ def show_command(
     seat: Annotated[int | None, typer.Option(
         help="Show only what this seat knew: its own hand, and the public bids and plays.",
         show_default=False)] = None,
+    analyse: Annotated[bool, typer.Option(
+        "--analyse", help="Then each decision of the seat (--seat, else every seat) valued "
+        "against the reference search, as `arena analyse` does (kept beside the results).")] = False,
 ) -> None:
     """Print one game deal by deal and trick by trick, with decision times and faults."""
     from arena.report.games import find_game
     from arena.report.show import show_game
 
-    typer.echo(show_game(find_game(results, game_id), seat))
+    record = find_game(results, game_id)
+    typer.echo(show_game(record, seat))
+    if analyse:
+        from arena.analysis.run import analyse_results
+        from arena.analysis.settings import DEFAULT_SAMPLES
+        from arena.analysis.text import analysis_text
+
+        names = list(record["names"])
+        chosen = names if seat is None else [names[seat]] if 0 <= seat < len(names) else []
+        for entrant in dict.fromkeys(chosen):
+            analysed = analyse_results(results, entrant, game_id=str(record["id"]),
+                                       samples=DEFAULT_SAMPLES,
+                                       jobs=len(os.sched_getaffinity(0)))
+            decisions = [d for d in analysed.decisions if seat is None or d["seat"] == seat]
+            typer.echo(f"\nAnalysis of {printable(entrant)}:")
+            typer.echo(analysis_text(entrant, decisions, every=True), nl=False)

@@ -29,6 +29,9 @@ from urllib.parse import quote
 
 import orjson
 
+from arena.analysis.cache import analysis_file, latest
+from arena.analysis.marks import NOISE_Z
+from arena.analysis.summary import MeanLoss, summarise
 from arena.configfile import read_yaml
 from arena.errors import ConfigError, ResultsError
 from arena.league.status import league_of_export
@@ -88,6 +91,7 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
     (out_dir / "games").mkdir(parents=True, exist_ok=True)
     (out_dir / "data").mkdir(exist_ok=True)
     _copy_static(out_dir / "static")
+    analyses = _analyses(paths)
     # One pass over the records, each dropped once used: a league export need not fit in memory.
     reader = GameReader(paths)
     stats: dict[str, EntrantStats] = {}
@@ -106,9 +110,15 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
         kinds.add(record["game"])
         listed.append(_Listed(game.key, record["id"], result["entrants"], result["scores"],
                               result["ranks"], len(record["faults"])))
-        # The seed goes again as a string: JavaScript numbers hold 53 bits, seeds 64.
+        # The seed goes again as a string: JavaScript numbers hold 53 bits, seeds 64. Then the
+        # analysed decisions of the game, every entrant's (arena analyse), if any.
+        analysed = [dict(d, key=game.key) for d in analyses.get(str(record["id"]), ())]
+        for decision in analysed:
+            stats.setdefault(_entrant_of(game, decision["seat"]), EntrantStats(
+                _entrant_of(game, decision["seat"]))).analysed.append(decision)
+        tail = b", " + orjson.dumps(analysed) if analysed else b""
         _write(out_dir / "games" / f"{game.key}.js",
-            b"arenaGame(" + game.line + b", " + orjson.dumps(str(record["seed"])) + b");\n")
+            b"arenaGame(" + game.line + b", " + orjson.dumps(str(record["seed"])) + tail + b");\n")
     ratings = rate(results, resamples=resamples, seed=seed, model=model)
     pages = {row.name: f"entrant-{place}.html" for place, row in enumerate(ratings.standings, 1)}
     names = list(dict.fromkeys(n for n in (results_name(Path(p)) for p in paths) if n is not None))
@@ -310,8 +320,68 @@ def _entrant_page(title: str, stats: EntrantStats, pairwise: float | None, place
              + "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in summary)
              + "</tbody></table>")
     body = (f'<p><a href="games.html?entrant={_e(_url(stats.name))}">Games of {_e(stats.name)}</a>'
-            f'</p>{table}{_bidding(stats)}{_faults(stats)}')
+            f'</p>{table}{_analysis(stats)}{_bidding(stats)}{_faults(stats)}')
     return _page(title, stats.name, body)
+
+
+def _analyses(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[dict[str, Any]]]:
+    """The decisions analysed beside the results (``arena analyse``), every entrant's, by game id
+    (the first file's where two files hold a game id)."""
+    found: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for path in paths:
+        for key, decisions in latest(analysis_file(Path(path))).items():
+            found.setdefault(key, decisions)
+    by_game: dict[str, list[dict[str, Any]]] = {}
+    for (game_id, _), decisions in found.items():
+        by_game.setdefault(game_id, []).extend(decisions)
+    return by_game
+
+
+def _entrant_of(game: Any, seat: int) -> str:
+    return str(game.entrants[game.entrant_of_seat(seat)])
+
+
+WORST = 10
+"""How many of an entrant's costliest decisions its page links to."""
+
+
+def _analysis(stats: EntrantStats) -> str:
+    """The entrant's analysed decisions: mean expected loss (bids, plays), marks, the worst."""
+    if not stats.analysed:
+        return ""
+    summary = summarise(stats.analysed)
+
+    def mean(part: MeanLoss) -> str:
+        if not part.decisions:
+            return "-"
+        return f"{part.mean:.2f} ± {NOISE_Z * part.stderr:.2f} ({part.decisions} decisions)"
+
+    facts = [("games analysed", str(summary.games)),
+             ("mean expected loss per decision", mean(summary.every)),
+             ("bids or calls", mean(summary.bids)), ("plays", mean(summary.plays)),
+             *((f"{name}s" if not name.endswith("y") else f"{name[:-1]}ies", str(count))
+               for name, count in summary.marks.items())]
+    table = ('<table class="facts" id="analysis"><tbody>'
+             + "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in facts)
+             + "</tbody></table>")
+    worst = sorted((d for d in stats.analysed if d["mark"]), key=lambda d: -d["loss"])[:WORST]
+    rows = []
+    for d in worst:
+        link = (f"replay.html?game={_url(d['key'])}&amp;deal={d['deal']}"
+                f"&amp;decision={d['decision']}")
+        rows.append(f'<tr><td><a href="{link}">{_e(str(d["game"]))}</a></td>'
+                    f'<td class="num">{d["deal"]}</td><td>{_e(d["kind"])}</td>'
+                    f'<td>{_e(str(d["chosen"]))}</td><td>{_e(str(d["best"]))}</td>'
+                    f'<td class="num">{d["loss"]:.1f} ± {NOISE_Z * d["stderr"]:.1f}</td>'
+                    f'<td>{_e(d["mark"])}</td></tr>')
+    links = ('<h3>Costliest decisions</h3><div class="scroll"><table id="worst"><thead><tr>'
+             '<th>game</th><th>deal</th><th>kind</th><th>chosen</th><th>best</th>'
+             '<th>expected loss</th><th>mark</th></tr></thead><tbody>' + "".join(rows)
+             + '</tbody></table></div>') if rows else ""
+    note = ('<p class="note">Each decision valued against the reference search (arena analyse): '
+            'expected points lost against the best action on the same sampled deals, ± twice its '
+            'standard error. A mark counts only beyond that noise (docs/analysis.md).</p>')
+    return f'<h2>Decisions analysed</h2>{note}{table}{links}'
 
 
 def _url(text: str) -> str:

@@ -49,6 +49,7 @@ class EntrantStats:
     bank_shares: list[float] = field(default_factory=list)  # per seat and game: share of bank used
     faults: list[FaultRef] = field(default_factory=list)
     by_contract: bool = False  # True when the bidding figures are a team's contracts
+    analysed: list[dict[str, Any]] = field(default_factory=list)  # arena analyse's decisions
 
     @property
     def average_score(self) -> float:

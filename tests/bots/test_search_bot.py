@@ -166,7 +166,7 @@ def test_samples_agree_with_the_view() -> None:
     checked = 0
     for _, _, view in sampled_positions(60):
         try:
-            position = search.Position(view)
+            position = search.Position(view, engine.game(view["game"]))
         except search.Unsupported:
             continue
         voids = shown_voids(view)

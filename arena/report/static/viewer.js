@@ -5,7 +5,9 @@
 // ?deal=N&step=K opens deal N at its decision K (0: as dealt); the "link" beside the stepper is
 // that address for the decision shown. Decisions are numbered within their deal everywhere here:
 // the stepper, the list and the faults. (?decision=K, a game-wide number as in the records, still
-// opens the decision it names.)
+// opens the decision it names.) Decisions analysed by `arena analyse` (the third argument of
+// arenaGame) carry a mark in the list (?! inaccuracy, ? mistake, ?? blunder) and, for the latest
+// decision shown, every legal action's expected score with the chosen and the best marked.
 "use strict";
 (function () {
   const SUIT = { C: "♣", D: "♦", H: "♥", S: "♠" };
@@ -68,8 +70,11 @@
     });
   }
 
-  function start(record) {
+  const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+
+  function start(record, analysed) {
     const deals = prepare(record);
+    const analysisAt = new Map((analysed || []).map((a) => [a.decision, a]));
     const players = record.names.length;
     const teams = record.teams || null;
     const isBlackout = deals.length > 0 && deals[0].deal.bids !== undefined;
@@ -115,11 +120,12 @@
     const log = el("ol", { id: "log", class: "log" });
     const scores = el("div", { id: "scores", class: "scroll" });
     const faults = el("div", { id: "faults" });
+    const analysis = el("div", { id: "analysis", class: "analysis" });
     const title = el("p", { class: "note" }, "Game " + record.id + " · " + record.game + " · "
       + players + " seats · seed " + record.seed);
     root.replaceChildren(title, controls, header, table, trick,
       el("div", { class: "columns" }, el("section", {}, el("h2", {}, "This deal"), log),
-        el("section", {}, el("h2", {}, "Scores"), scores)), faults);
+        el("section", {}, el("h2", {}, "Scores"), scores)), analysis, faults);
 
     function move(step) {
       s += step;
@@ -261,6 +267,12 @@
           "seat " + seat + " (" + record.names[seat] + ") " + (auction ? (isBlackout ? "bids " : "calls ") : "plays "),
           auction ? String(value) : card(value),
           el("span", { class: "ms" }, time === null && (p.auctionMs.length || p.playMs.length) ? " fallback" : " " + ms(time)));
+        const judged = analysisAt.get(number);
+        if (judged && judged.mark) {
+          item.appendChild(el("span", { class: "mark mark-" + judged.mark, title: judged.mark
+            + ": expected loss " + judged.loss.toFixed(1) + " points (best " + judged.best + ")" },
+            " " + MARK[judged.mark]));
+        }
         for (const fault of faultsAt.get(number) || []) {
           item.appendChild(el("div", { class: "fault" }, "fault: " + fault.kind + ": " + fault.detail));
           // What the bot last wrote to stderr, kept with the fault: beside the decision it faulted.
@@ -273,6 +285,7 @@
         log.appendChild(item);
       }
       log.scrollTop = log.scrollHeight; // the latest decision in view, without scrolling the page
+      renderAnalysis(s > 0 ? analysisAt.get(p.first + s - 1) : undefined, s);
 
       const entrants = record.result ? record.result.entrants : record.scores.map((_, i) => "#" + i);
       const head = el("tr", {}, el("th", {}, "deal"), ...entrants.map((name) => el("th", {}, name)));
@@ -315,13 +328,49 @@
         faults.appendChild(list);
       }
     }
+    function renderAnalysis(judged, step) {
+      analysis.replaceChildren();
+      if (!analysisAt.size) return;
+      analysis.appendChild(el("h2", {}, "Analysis"));
+      if (!judged) {
+        analysis.appendChild(el("p", { class: "note" }, step === 0 ? "Step to a decision of an analysed entrant."
+          : "Decision " + step + " was not analysed (arena analyse --entrant NAME analyses one entrant's)."));
+        return;
+      }
+      const who = "seat " + judged.seat + " (" + record.names[judged.seat] + ")";
+      if (judged.best === null || judged.values.length < 2) {
+        analysis.appendChild(el("p", { id: "analysis-summary" }, "Decision " + step + ", " + who + ": "
+          + (judged.best === null ? "not analysed (no deal of the unseen cards fits the view)" : "forced, nothing to choose")));
+        return;
+      }
+      analysis.appendChild(el("p", { id: "analysis-summary" }, "Decision " + step + ", " + who + " "
+        + judged.kind + ": chose " + judged.chosen + ", best " + judged.best + "; expected loss "
+        + judged.loss.toFixed(1) + " ± " + (2 * judged.stderr).toFixed(1) + " points"
+        + (judged.mark ? " · " + judged.mark + " " + MARK[judged.mark] : "")));
+      const rows = judged.values.map(([action, mean, stderr]) => {
+        const tags = [];
+        if (action === judged.chosen) tags.push("chosen");
+        if (action === judged.best) tags.push("best");
+        const label = judged.kind === "play" ? card(String(action)) : String(action);
+        return el("tr", { class: tags.join(" "), "data-action": String(action) },
+          el("td", {}, label), el("td", { class: "num" }, mean.toFixed(1)),
+          el("td", { class: "num" }, "± " + (2 * stderr).toFixed(1)), el("td", {}, tags.join(", ")));
+      });
+      analysis.appendChild(el("div", { class: "scroll" }, el("table", { id: "analysis-values" },
+        el("thead", {}, el("tr", {}, el("th", {}, "action"), el("th", {}, "expected score"),
+          el("th", {}, "noise"), el("th", {}, ""))), el("tbody", {}, ...rows))));
+      analysis.appendChild(el("p", { class: "note" }, "Expected score of the deal for the seat's "
+        + (teams ? "team" : "entrant") + " after each legal action, on the same sampled deals of the cards it could "
+        + "not see, played out greedily: the reference search's view, not an oracle (docs/analysis.md)."));
+    }
+
     render();
   }
 
-  window.arenaGame = function (record, exactSeed) {
+  window.arenaGame = function (record, exactSeed, analysed) {
     try {
       if (exactSeed) record.seed = exactSeed;  // the number lost its low digits in JSON.parse
-      start(record);
+      start(record, analysed);
     } catch (error) {
       status.textContent = "Could not show this game: " + error;
       throw error;

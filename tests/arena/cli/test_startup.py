@@ -28,9 +28,10 @@ HEAVY = {
     "arena.executors": "the executors",
     "arena.runs": "the runs",
     "arena.plans": "the plans",
+    "arena.analysis": "the analysis of decisions",
 }
 """What a quick path must not import, and what it is for: each loads with the command that runs."""
-LIGHT = {"arena.league", "arena.league.defaults"}
+LIGHT = {"arena.league", "arena.league.defaults", "arena.analysis", "arena.analysis.settings"}
 """Modules under a heavy name that hold only what the options show (``--delta``'s default)."""
 
 LOAD = """
@@ -62,7 +63,8 @@ def heavy_in(modules: list[str], allowed: tuple[str, ...] = ()) -> dict[str, str
 
 
 @pytest.mark.parametrize("args", [["--help"], ["table", "--help"], ["league", "--help"],
-                                  ["league", "init", "--help"], ["play", "--help"]])
+                                  ["league", "init", "--help"], ["play", "--help"],
+                                  ["analyse", "--help"]])
 def test_help_imports_no_library_of_a_command(args: list[str], tmp_path: Path) -> None:
     status, modules = loaded(args, tmp_path)
     assert status == 0

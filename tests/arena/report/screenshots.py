@@ -18,11 +18,16 @@ SHOTS = (  # file name, page, window width, tallest height
     ("report-replay.png", "replay.html?game=r1-t0000-s0&deal=6&decision=97", 1100, 1000),
     ("report-replay-phone.png", "replay.html?game=r1-t0000-s0&deal=6&decision=97", 390, 1400),
 )
+ANALYSIS_SHOT = ("report-analysis.png", "replay.html?game={game}&deal={deal}&decision={decision}",
+                 1100, 1500)
+"""The replay with analysis (docs/analysis.md): a site whose games were analysed first (`arena
+report --analyse ENTRANT`), opened at GAME's DEAL and DECISION: `python
+tests/arena/report/screenshots.py SITE DOCS --analysis GAME DEAL DECISION`."""
 
 
-def main(site: Path, docs: Path) -> None:
+def main(site: Path, docs: Path, shots: tuple[tuple[str, str, int, int], ...] = SHOTS) -> None:
     """Open each page, size the window to the page, save the PNG."""
-    for name, page, width, tallest in SHOTS:
+    for name, page, width, tallest in shots:
         with chromium(width, 800, phone=width < 500) as browser:
             browser.get(f"{site.resolve().as_uri()}/{page}")
             browser.find_element("css selector", "main")
@@ -34,4 +39,9 @@ def main(site: Path, docs: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]))
+    if sys.argv[3:4] == ["--analysis"]:
+        name, page, width, tallest = ANALYSIS_SHOT
+        where = dict(zip(("game", "deal", "decision"), sys.argv[4:7], strict=True))
+        main(Path(sys.argv[1]), Path(sys.argv[2]), ((name, page.format(**where), width, tallest),))
+    else:
+        main(Path(sys.argv[1]), Path(sys.argv[2]))

@@ -1,0 +1,65 @@
+"""`arena analyse`: every decision of an entrant valued against the reference search."""
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.analysis.settings import DEFAULT_GAMES, DEFAULT_SAMPLES
+from arena.settings import GAME_COUNT, JOBS
+
+SAMPLES_HELP = "Samples of the unseen cards per decision (more: a smaller standard error, slower)."
+
+
+def analyse_command(
+    results: Annotated[Path, typer.Argument(
+        help="A results directory, a games.jsonl file (a tournament's, a match's, a league "
+             "export), or an `arena play --log` file.", metavar="RESULTS_OR_LOG",
+        show_default=False)],
+    game_id: Annotated[str | None, typer.Argument(
+        help="Only this game (e.g. r1-t0000-s0).", metavar="[GAME_ID]", show_default=False)] = None,
+    entrant: Annotated[str, typer.Option(
+        help="The entrant (a bot's name, or a team's) whose decisions to analyse.",
+        show_default=False)] = "",
+    games: Annotated[int, typer.Option(
+        help="Analyse the entrant's first N games in the file (fewer if it played fewer).",
+        min=GAME_COUNT.low, max=GAME_COUNT.high)] = DEFAULT_GAMES,
+    samples: Annotated[int, typer.Option(help=SAMPLES_HELP, min=1, max=10_000)] = DEFAULT_SAMPLES,
+    jobs: Annotated[int | None, typer.Option(
+        help="Games analysed at once, each in its own process (default: one per CPU).",
+        min=JOBS.low, max=JOBS.high, show_default=False)] = None,
+    fmt: Annotated[str, typer.Option(
+        "--format", help="text, or json: one object per decision, a line each.")] = "text",
+) -> None:
+    """Value each decision of an entrant against the reference search: the action chosen, the
+    best one, the expected loss in points and its noise, marked inaccuracy, mistake or blunder
+    (docs/analysis.md). Results are kept beside the games (analysis.jsonl), so a second run, and
+    `arena report`, cost nothing more.
+    """
+    from arena.analysis.run import analyse_results
+    from arena.analysis.text import analysis_text
+    from arena.errors import ConfigError
+
+    if not entrant:
+        raise ConfigError("--entrant: name the entrant whose decisions to analyse")
+    if fmt not in ("text", "json"):
+        raise ConfigError(f"--format: {fmt!r} is not text or json")
+    analysed = analyse_results(results, entrant, game_id=game_id, games=games, samples=samples,
+                               jobs=jobs or len(os.sched_getaffinity(0)))
+    for note in analysed.notes:
+        print(f"arena: note: {note}", file=sys.stderr)
+    if fmt == "json":
+        import orjson
+
+        keys = ("game", "deal", "decision", "seat", "kind", "chosen", "best", "loss", "stderr",
+                "mark", "values")
+        for decision in analysed.decisions:
+            sys.stdout.write(orjson.dumps({key: decision[key] for key in keys}).decode() + "\n")
+        return
+    sys.stdout.write(analysis_text(entrant, analysed.decisions, every=analysed.games == 1))
+    cache = "from the cache" if analysed.from_cache == analysed.games else (
+        f"{analysed.from_cache} from the cache" if analysed.from_cache else "")
+    print(f"arena: analysed {analysed.games} games{' (' + cache + ')' if cache else ''}; "
+          f"kept in {analysed.file}", file=sys.stderr)
