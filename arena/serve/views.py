@@ -8,6 +8,8 @@ a game is its stored line (``arena.records``), a version is the store's.
 from __future__ import annotations
 
 import re
+import sqlite3
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -22,6 +24,7 @@ from arena.league.settings import LeagueSettings
 from arena.league.standings import active_results
 from arena.league.status import league_table
 from arena.league.store import LOGS_DIR, Bot, Store
+from arena.printable import printable
 from arena.ratings.defaults import RESAMPLES
 from arena.ratings.model import rate
 from arena.records.reader import line_without_stderr, parse_line
@@ -33,9 +36,10 @@ LOG_TAIL = 64 * 1024
 
 
 class TableCache:
-    """``league table --format json`` of the league, computed again in a background thread when
-    games were stored since, at most once every ``max(MIN_AGE, 10 x its cost)`` seconds: a
-    request never waits for a fit (but the very first)."""
+    """``league table --format json`` of the league, computed again in a background thread when a
+    request finds it older than ``max(MIN_AGE, 2 x its cost)`` seconds and games were stored
+    since: a request never waits for a fit (but the very first), and a fit that takes seconds
+    (bootstrap resamples of thousands of games) keeps at most a third of a CPU busy."""
 
     MIN_AGE = 2.0
 
@@ -44,7 +48,7 @@ class TableCache:
         self.resamples = resamples
         self._lock = threading.Lock()
         self._table: dict[str, Any] | None = None
-        self._games = -1
+        self._state: tuple[int, tuple[int, ...]] | None = None
         self._at = 0.0
         self._cost = 0.0
         self._refreshing = False
@@ -58,7 +62,7 @@ class TableCache:
 
     def table(self) -> dict[str, Any] | None:
         """The latest table (None while no game rates anyone)."""
-        if self._games < 0:
+        if self._state is None:
             self._refresh()
         elif self._is_due():
             with self._lock:
@@ -69,30 +73,37 @@ class TableCache:
         return self._table
 
     def _is_due(self) -> bool:
-        return time.monotonic() - self._at >= max(self.MIN_AGE, 10 * self._cost)
+        return time.monotonic() - self._at >= max(self.MIN_AGE, 2 * self._cost)
 
     def _refresh(self) -> None:
         try:
-            began = time.monotonic()
-            store = Store.open(self.league)
-            try:
-                games = store.game_total() + len(store.bots()) * 1_000_000_007  # any change
-            finally:
-                store.close()
-            if games != self._games:
-                try:
-                    text = league_table(self.league, fmt="json", resamples=self.resamples,
-                                        crosstable=True)
-                    table: dict[str, Any] | None = orjson.loads(text)
-                except ResultsError:
-                    table = None
-                self._table, self._games = table, games
-                self._progress = _progress(self.league)
+            self._refit()
+        except (ArenaError, ValueError, OSError, sqlite3.Error) as error:  # shown stale, and said
+            print(f"arena serve: the table was not refreshed: {printable(str(error))}",
+                  file=sys.stderr, flush=True)
             self._at = time.monotonic()
-            self._cost = self._at - began
         finally:
             with self._lock:
                 self._refreshing = False
+
+    def _refit(self) -> None:
+        began = time.monotonic()
+        store = Store.open(self.league)
+        try:
+            state = (store.game_total(), tuple(bot.id for bot in store.bots()))
+        finally:
+            store.close()
+        if state != self._state:
+            try:
+                text = league_table(self.league, fmt="json", resamples=self.resamples,
+                                    crosstable=True)
+                table: dict[str, Any] | None = orjson.loads(text)
+            except ResultsError:
+                table = None
+            self._table, self._state = table, state
+            self._progress = _progress(self.league)
+        self._at = time.monotonic()
+        self._cost = self._at - began
 
 
 CHECKPOINTS = 12
