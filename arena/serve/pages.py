@@ -224,3 +224,9 @@ async def upload(request: Request) -> Response:
         raise
     await queue_bot(request, participant.id, file)
     return RedirectResponse("/my", status_code=303)
+
+
+@router.get("/favicon.ico")
+def favicon() -> Response:
+    """No icon (browsers ask for one on every site)."""
+    return Response(status_code=204)

@@ -42,7 +42,7 @@ def start_server(league: Path, *args: str) -> Server:
         process.kill()
         _, err = process.communicate(timeout=30)
         raise AssertionError(f"the server did not start: {first!r} {err!r}")
-    return Server(process, first.rsplit(" at ", 1)[1].strip(), league)
+    return Server(process, first.rsplit(" at ", 1)[1].strip().rstrip("/"), league)
 
 
 def stop_server(server: Server) -> int:

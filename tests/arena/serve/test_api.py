@@ -48,7 +48,9 @@ def served(tmp_path_factory: pytest.TempPathFactory):
         yield server, tokens, tmp
     finally:
         code = stop_server(server)
-        assert code in (0, 130), server.process.stderr.read() if server.process.stderr else ""
+        said = server.process.stderr.read() if server.process.stderr else ""
+        print(said)  # shown with a failure
+        assert code in (0, 130), said
 
 
 @pytest.fixture(scope="module")
@@ -192,6 +194,29 @@ def test_the_table_and_the_games(served, ada_bot):
             answer = anonymous.get(f"/api/games/{bad}")
             assert answer.status_code == 404 and list(answer.json()) == ["error"]
         assert anonymous.get("/api/games", params={"limit": 0}).status_code == 422
+
+
+def test_forms_need_their_csrf_token_and_every_answer_carries_the_policy(served):
+    server, tokens, _ = served
+    with server.client() as browser:
+        page = browser.get("/login")
+        assert "script-src 'self'" in page.headers["content-security-policy"]
+        assert "unsafe-inline" not in page.headers["content-security-policy"]
+        cookie = page.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie
+        csrf = browser.cookies["arena_csrf"]
+        assert f'name="csrf" value="{csrf}"' in page.text
+        forged = browser.post("/login", data={"token": tokens["ada"], "csrf": "guessed"})
+        assert forged.status_code == 403 and "arena_session" not in browser.cookies
+        logged = browser.post("/login", data={"token": tokens["ada"], "csrf": csrf})
+        assert logged.status_code == 303 and "arena_session" in browser.cookies
+        assert browser.get("/my").status_code == 200
+        upload_form = browser.post("/upload", files={"file": ("a.tar.gz", b"x")},
+                                   data={"csrf": "guessed"})
+        assert upload_form.status_code == 403
+        missing = browser.get("/entrants/nobody")
+        assert missing.status_code == 404 and "Traceback" not in missing.text
+        assert missing.headers["content-type"].startswith("text/html")
 
 
 def test_a_participant_has_at_most_three_uploads_waiting(served):
