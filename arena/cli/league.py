@@ -30,6 +30,10 @@ app = typer.Typer(help="A league: submitted bots, games scheduled where the rank
                        "certain, a table that is always current (docs/league.md).",
                   no_args_is_help=True)
 
+SERVE_EXTRA = ("fastapi", "starlette", "uvicorn", "jinja2", "markupsafe", "multipart",
+               "python_multipart")
+"""The modules of the serve extra (pyproject's optional dependencies), and theirs."""
+
 League = Annotated[Path, typer.Argument(help="The league's directory.", show_default=False)]
 
 
@@ -306,7 +310,9 @@ def serve_command(
     playing it (docs/serve.md). The first line printed is the address; Ctrl-C stops it."""
     try:
         from arena.serve.server import ServeOptions, serve
-    except ImportError as error:
+    except ModuleNotFoundError as error:
+        if error.name not in SERVE_EXTRA:
+            raise
         raise ConfigError(f"league serve needs the serve extra ({error.name} is missing): "
                           f"pip install 'blackout-arena[serve]'") from None
     serve(ServeOptions(league=league, host=host, port=port, jobs=jobs,

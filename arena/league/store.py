@@ -206,8 +206,11 @@ class Store:
         return store
 
     @classmethod
-    def open(cls, directory: Path) -> Store:
-        """Open an existing league; ConfigError if it is not one or was written by a newer arena."""
+    def open(cls, directory: Path, *, across_threads: bool = False) -> Store:
+        """Open an existing league; ConfigError if it is not one or was written by a newer arena.
+
+        ``across_threads``: the connection may be used by one thread after another (never two at
+        once), as a web request's is: opened in one worker thread, used in the next."""
         path = directory / DATABASE
         if not path.is_file():
             raise ConfigError(f"{directory}: not a league (no {DATABASE}; create one with "
@@ -215,7 +218,7 @@ class Store:
         if _is_empty(path):
             raise ConfigError(f"{directory}: not a league ({DATABASE} is empty; create one with "
                               f"arena league init)")
-        store = cls(directory, _connect(path))
+        store = cls(directory, _connect(path, across_threads))
         try:
             version = store.db.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.DatabaseError as error:
@@ -549,9 +552,10 @@ def storage_error(path: Path, error: sqlite3.OperationalError, consequence: str)
     return StorageError(f"{path}: cannot write: {why}; {consequence}")
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path, across_threads: bool = False) -> sqlite3.Connection:
     try:
-        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
+        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None,
+                                     check_same_thread=not across_threads)
         connection.execute("PRAGMA synchronous = NORMAL")
         # Checkpoints copy the WAL into the database (with fsyncs): every 1000 pages by default,
         # which is every ~250 games of ~10 KB and doubles the cost of storing one (bench/league.py).

@@ -61,9 +61,9 @@ class FailedLogins:
 
 
 def league_store(request: Request) -> Iterator[Store]:
-    """The league's store, opened for one request (a connection per request: requests run in
-    threads, and SQLite connections stay in their own)."""
-    store = Store.open(request.app.state.league)
+    """The league's store, opened for one request. A connection per request, used by one thread
+    after another: FastAPI opens it in one worker thread and runs the page in the next."""
+    store = Store.open(request.app.state.league, across_threads=True)
     try:
         yield store
     finally:

@@ -39,7 +39,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 def served(tmp_path_factory: pytest.TempPathFactory):
     """A league of two organiser's C bots, participants ada and bob, served with a 1 MB limit."""
     tmp = tmp_path_factory.mktemp("serve")
-    league = new_league(tmp / "league", options={"deals": "1"})
+    # Three deals a game: games fast enough to come at once, few enough for quick table fits.
+    league = new_league(tmp / "league", options={"deals": "3"})
     submitted(league, own_bot(tmp, "house-random", C_BOT))
     submitted(league, own_bot(tmp, "house-first", FIRST_BOT))
     tokens = {name: invite(league, name) for name in ("ada", "bob")}

@@ -3,6 +3,7 @@ restart queues again what was being built, and the server's children die with it
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import sys
@@ -70,3 +71,16 @@ def test_a_public_server_needs_a_sandbox(tmp_path: Path):
     done = arena("league", "serve", league, "--host", "0.0.0.0", "--port", "0")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "--unsafe-no-sandbox" in done.stderr
+
+
+def test_without_the_serve_extra_it_says_how_to_install_it(tmp_path: Path):
+    league = new_league(tmp_path / "league")
+    missing = tmp_path / "without" / "fastapi"
+    missing.mkdir(parents=True)  # a fastapi that is not there, first on the path
+    (missing / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'fastapi'\", name='fastapi')\n")
+    done = arena("league", "serve", league, "--port", "0",
+                 env={**os.environ, "PYTHONPATH": str(tmp_path / "without")})
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("arena: error: league serve needs the serve extra (fastapi is "
+                           "missing): pip install 'blackout-arena[serve]'\n")
