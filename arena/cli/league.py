@@ -308,6 +308,11 @@ def serve_command(
 ) -> None:
     """Serve the league over HTTP (table, entrants, games, replays, uploads; a JSON API) and keep
     playing it (docs/serve.md). The first line printed is the address; Ctrl-C stops it."""
+    import os
+
+    # One BLAS thread: the server fits its table in a thread of low priority, and BLAS's own
+    # threads (started as numpy loads) would not share it, taking CPU from the games.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         from arena.serve.server import ServeOptions, serve
     except ModuleNotFoundError as error:

@@ -45,7 +45,11 @@ def get_submission(upload_id: int, caller: Caller, store: StoreDep) -> dict[str,
 @router.get("/table")
 def get_table(request: Request) -> Any:
     """The rows of ``arena league table --format json`` (refreshed in the background)."""
-    table = request.app.state.table.table()
+    cache = request.app.state.table
+    table = cache.table()
+    if not cache.is_ready:
+        raise HTTPException(503, "the table is being computed (a fit of every game): try again "
+                                 "in a few seconds", headers={"Retry-After": "5"})
     if table is None:
         raise HTTPException(404, "no games among the active entrants yet")
     return table

@@ -38,6 +38,7 @@ def create_app(league: Path, *, max_upload_bytes: int, max_pending: int,
     app.state.on_upload = on_upload
     app.state.failures = FailedLogins()
     app.state.table = TableCache(league)
+    app.state.table.start()
     app.include_router(api.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(packages=[("arena.serve", "static"),

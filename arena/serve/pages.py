@@ -68,7 +68,8 @@ def table_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
     settings = LeagueSettings.of(store)
     authors = {bot.name: bot.author or "" for bot in store.bots()}
     return render(request, "table.html", viewer=viewer, table=_table(request), authors=authors,
-                  game=settings.game, players=settings.players, total=store.game_total())
+                  game=settings.game, players=settings.players, total=store.game_total(),
+                  computing=not request.app.state.table.is_ready)
 
 
 @router.get("/entrants/{name}", response_class=HTMLResponse)

@@ -218,6 +218,11 @@ def test_forms_need_their_csrf_token_and_every_answer_carries_the_policy(served)
         missing = browser.get("/entrants/nobody")
         assert missing.status_code == 404 and "Traceback" not in missing.text
         assert missing.headers["content-type"].startswith("text/html")
+    with server.client() as proxied:  # behind a TLS proxy on this machine, its cookies are Secure
+        behind = proxied.get("/login", headers={"X-Forwarded-Proto": "https"})
+        assert "secure" in behind.headers["set-cookie"].lower()
+    with server.client() as plain:
+        assert "secure" not in plain.get("/login").headers["set-cookie"].lower()
 
 
 def test_a_participant_has_at_most_three_uploads_waiting(served):
