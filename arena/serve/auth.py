@@ -44,7 +44,9 @@ class FailedLogins:
         """HTTPException 429 when ``address`` failed too often lately."""
         with self._lock:
             recent = self._recent(address)
-            if len(recent) >= FAILURES_ALLOWED:
+            if not recent:  # nothing to remember: many addresses must not grow the table
+                del self._failures[address]
+            elif len(recent) >= FAILURES_ALLOWED:
                 raise HTTPException(429, "too many failed logins from this address: try again "
                                          "in a minute")
 
