@@ -84,3 +84,18 @@ def test_without_the_serve_extra_it_says_how_to_install_it(tmp_path: Path):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == ("arena: error: league serve needs the serve extra (fastapi is "
                            "missing): pip install 'blackout-arena[serve]'\n")
+
+
+def test_with_no_play_a_league_run_elsewhere_plays_and_the_server_shows_its_games(tmp_path: Path):
+    league = new_league(tmp_path / "league", options={"deals": "1"})
+    for name, program in (("a", C_BOT), ("b", C_BOT), ("c", FIRST_BOT)):
+        submitted(league, own_bot(tmp_path, name, program))
+    server = start_server(league, "--no-play")
+    try:
+        assert processes_naming(f"league\0run\0{league}") == []
+        done = arena("league", "run", league, "--games", "3", "--jobs", "1")
+        assert done.returncode == 0, done.stderr  # the server holds no run lock
+        with server.client() as anonymous:
+            assert len(anonymous.get("/api/games").json()["games"]) == 3
+    finally:
+        assert stop_server(server) in (0, 130)
