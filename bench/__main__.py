@@ -7,7 +7,7 @@ import sys
 import time
 
 SUITES = ("engine", "arena", "memory", "tournament", "ratings", "models", "match", "report", "league",
-          "fields", "cluster", "sandbox", "versus", "clocks", "analyse")
+          "serve", "fields", "cluster", "sandbox", "versus", "clocks", "analyse")
 
 
 def main(names: list[str]) -> None:

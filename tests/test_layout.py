@@ -104,11 +104,19 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "arena.report": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
                      "arena.configfile", "arena.records", "arena.game", "arena.ratings",
                      "arena.analysis"),
+    # The league served over HTTP: a view over the league's library (its store, the submit
+    # pipeline, the standings), the ratings, the records and the report's plots and viewer. It
+    # plays and builds through the league's own commands in child processes, never a loop of its
+    # own (so nothing of runs or executors); bots only for the signal handlers of its build child.
+    "arena.serve": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
+                    "arena.records", "arena.bots", "arena.game", "arena.ratings", "arena.league",
+                    "arena.report"),
     # The commands, on top of everything.
     "arena.cli": ("arena", "arena.errors", "arena.names", "arena.printable", "arena.connectivity",
                   "arena.settings", "arena.configfile", "arena.records", "arena.work", "arena.spec",
                   "arena.bots", "arena.game", "arena.executors", "arena.plans", "arena.ratings",
-                  "arena.runs", "arena.league", "arena.report", "arena.analysis"),
+                  "arena.runs", "arena.league", "arena.report", "arena.analysis",
+                  "arena.serve"),
 }
 """Each package of ``arena/`` (and each of its top-level modules) and ``engine/``: the others it
 may import, at run time or for type checking. Every part of the arena may import the engine; the
@@ -278,10 +286,12 @@ def test_every_named_crossing_is_still_used() -> None:
 OTHER_JSON = {
     "arena.bots.exactjson": "a bot reply that orjson refuses, read again exactly",
     "arena.bots.process": "the bot protocol's lines",
+    "arena.cli.league": "league invite --format json's one line",
     "arena.game.checkbot": "the bot protocol's lines",
     "arena.game.referee": "a bot's reply, quoted in an illegal-action fault",
     "arena.analysis.cache": "the analyses kept beside the results (analysis.jsonl)",
     "arena.cli.analyse": "arena analyse --format json: one decision a line",
+    "arena.league.accounts": "an upload's check-bot steps",
     "arena.league.status": "the submissions log",
     "arena.league.submit": "the submissions log",
     "arena.league.store": "the league's settings, bot commands and planned sets",
@@ -291,6 +301,8 @@ OTHER_JSON = {
     "arena.report.site": "the report's JavaScript data (a replay copies the reader's line)",
     "arena.report.match": "a match's match.json, read for its report",
     "arena.runs.match": "a match's match.json",
+    "arena.serve.pages": "a replay's seed, as a JavaScript string",
+    "arena.serve.views": "league table --format json, read back for the pages and the API",
     "arena.runs.results": "the results directory's marker",
 }
 """The modules outside ``arena.records`` that parse or write JSON, and what JSON that is: never a

@@ -31,6 +31,10 @@ app = typer.Typer(help="A league: submitted bots, games scheduled where the rank
                        "certain, a table that is always current (docs/league.md).",
                   no_args_is_help=True, rich_markup_mode=help_markup())
 
+SERVE_EXTRA = ("fastapi", "starlette", "uvicorn", "jinja2", "markupsafe", "multipart",
+               "python_multipart")
+"""The modules of the serve extra (pyproject's optional dependencies), and theirs."""
+
 League = Annotated[Path, typer.Argument(help="The league's directory.", show_default=False)]
 
 
@@ -260,3 +264,93 @@ def export_command(
         raise ConfigError(f"--out: {path}: cannot write the export: "
                           f"{error.strerror or error}") from None
     typer.echo(f"{count} games written to {path}")
+
+
+@app.command("invite")
+def invite_command(
+    league: League,
+    name: Annotated[str, typer.Argument(help="The participant's name.", show_default=False)],
+    fmt: Annotated[str, typer.Option("--format", help="Output format: plain or json.")] = "plain",
+) -> None:
+    """Make NAME a participant of the league served by `league serve`, and print their token once.
+
+    Only the token's hash is kept: a lost token is replaced by `league revoke` and a new invite.
+    """
+    from arena.league.accounts import Accounts
+    from arena.league.store import Store
+
+    if fmt not in ("plain", "json"):
+        raise ConfigError(f"--format: {fmt!r} is not one of plain, json")
+    store = Store.open(league)
+    try:
+        participant, token = Accounts(store).invite(name)
+    finally:
+        store.close()
+    if fmt == "json":
+        import orjson
+
+        typer.echo(orjson.dumps({"participant": participant.name, "token": token}).decode())
+        return
+    typer.echo(f"participant {participant.name}: token {token}")
+    typer.echo("give it to them privately; it is shown only now (the league keeps its hash)")
+
+
+@app.command("revoke")
+def revoke_command(
+    league: League,
+    name: Annotated[str, typer.Argument(help="The participant.", show_default=False)],
+) -> None:
+    """Take a participant's token and sessions away at once; their bots stay in the league."""
+    from arena.league.accounts import Accounts
+    from arena.league.store import Store
+
+    store = Store.open(league)
+    try:
+        participant = Accounts(store).revoke(name)
+    finally:
+        store.close()
+    typer.echo(f"revoked {participant.name}: their token and sessions no longer work")
+
+
+@app.command("serve")
+def serve_command(
+    league: League,
+    host: Annotated[str, typer.Option(help="The address to listen on (a public one needs a "
+                                           "sandboxed league).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="The port to listen on (0: any free one).", min=0,
+                                      max=65535)] = 8000,
+    jobs: Annotated[int | None, typer.Option(
+        help="Games played in parallel (default: the number of CPUs).", min=JOBS.low,
+        max=JOBS.high, show_default=False)] = None,
+    cluster: Annotated[str | None, typer.Option(
+        help="Play on the Dask cluster whose scheduler is at this address, as league run.",
+        show_default=False)] = None,
+    no_play: Annotated[bool, typer.Option(
+        "--no-play", help="Serve only: a league run elsewhere plays the games.")] = False,
+    build_jobs: Annotated[int, typer.Option(
+        help="Uploaded bots built and checked at once.", min=1, max=64)] = 1,
+    max_upload_mb: Annotated[int, typer.Option(
+        help="The largest upload accepted, in MB (larger: 413).", min=1, max=1024)] = 16,
+    unsafe_no_sandbox: Annotated[bool, typer.Option(
+        "--unsafe-no-sandbox", help="Serve a league without a sandbox on a public address: "
+        "every participant's bot then runs as your user.")] = False,
+) -> None:
+    """Serve the league over HTTP (table, entrants, games, replays, uploads; a JSON API) and keep
+    playing it (docs/serve.md). The first line printed is the address; Ctrl-C stops it."""
+    import os
+
+    # One BLAS thread: the server fits its table in a thread of low priority, and BLAS's own
+    # threads (started as numpy loads) would not share it, taking CPU from the games.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    try:
+        from arena.serve.server import ServeOptions, serve
+    except ModuleNotFoundError as error:
+        if error.name not in SERVE_EXTRA:
+            raise
+        raise ConfigError(f"league serve needs the serve extra ({error.name} is missing): "
+                          f"pip install 'blackout-arena[serve]'") from None
+    serve(ServeOptions(league=league, host=host, port=port, jobs=jobs,
+                       cluster=None if cluster is None else check_cluster_address(cluster),
+                       play=not no_play, build_jobs=build_jobs,
+                       max_upload_bytes=max_upload_mb * 1024 * 1024,
+                       unsafe_no_sandbox=unsafe_no_sandbox))

@@ -40,7 +40,7 @@ from engine.errors import shown
 
 MAX_FILES = 5_000
 MAX_BYTES = 256 * 1024 * 1024
-ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
+ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 MAX_NAME = 1024
 """The most bytes in an entry's path (a file system's own limit is 4096, 255 per component)."""
 MAX_LINK = 1024

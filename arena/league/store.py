@@ -99,6 +99,40 @@ MIGRATIONS: tuple[str, ...] = (
     UPDATE bots SET name_key = arena_name_key(name), version_key = arena_name_key(version);
     CREATE INDEX bots_by_name_key ON bots (name_key, version_key);
     """,
+    """
+    CREATE TABLE participants (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        name_key TEXT NOT NULL UNIQUE,
+        token_hash TEXT UNIQUE,
+        invited REAL NOT NULL,
+        revoked REAL
+    );
+    CREATE TABLE owners (
+        name_key TEXT PRIMARY KEY,
+        participant INTEGER NOT NULL REFERENCES participants (id)
+    );
+    CREATE TABLE sessions (
+        id_hash TEXT PRIMARY KEY,
+        participant INTEGER NOT NULL REFERENCES participants (id),
+        created REAL NOT NULL
+    );
+    CREATE TABLE uploads (
+        id INTEGER PRIMARY KEY,
+        participant INTEGER NOT NULL REFERENCES participants (id),
+        file TEXT NOT NULL,
+        status TEXT NOT NULL
+            CHECK (status IN ('queued', 'building', 'checking', 'accepted', 'rejected')),
+        reason TEXT NOT NULL DEFAULT '',
+        steps TEXT NOT NULL DEFAULT '[]',
+        bot TEXT,
+        version TEXT,
+        created REAL NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE INDEX uploads_by_status ON uploads (status, id);
+    CREATE INDEX uploads_by_participant ON uploads (participant, id);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -173,8 +207,11 @@ class Store:
         return store
 
     @classmethod
-    def open(cls, directory: Path) -> Store:
-        """Open an existing league; ConfigError if it is not one or was written by a newer arena."""
+    def open(cls, directory: Path, *, across_threads: bool = False) -> Store:
+        """Open an existing league; ConfigError if it is not one or was written by a newer arena.
+
+        ``across_threads``: the connection may be used by one thread after another (never two at
+        once), as a web request's is: opened in one worker thread, used in the next."""
         path = directory / DATABASE
         if not path.is_file():
             raise ConfigError(f"{directory}: not a league (no {DATABASE}; create one with "
@@ -182,7 +219,7 @@ class Store:
         if _is_empty(path):
             raise ConfigError(f"{directory}: not a league ({DATABASE} is empty; create one with "
                               f"arena league init)")
-        store = cls(directory, _connect(path))
+        store = cls(directory, _connect(path, across_threads))
         try:
             version = store.db.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.DatabaseError as error:
@@ -252,17 +289,23 @@ class Store:
         return {row[0]: _bot(row) for row in self.db.execute("SELECT * FROM bots")}
 
     def add_bot(self, name: str, version: str, directory: str, run: Sequence[str],
-                language: str | None, author: str | None) -> Bot:
+                language: str | None, author: str | None, owner: int | None = None) -> Bot:
         """Accept a version: it becomes the active one of its name (the previous is replaced).
 
         ConfigError, nothing written, when ``name`` is another entrant's written differently or
-        the entrant has ``version`` already (``taken_name``, ``taken_version``): checked in the
-        transaction that writes, so no two writers can both pass it."""
+        the entrant has ``version`` already (``taken_name``, ``taken_version``), or when
+        ``owner`` (a participant's id; None: the organiser) may not submit it (``owner_problem``):
+        checked in the transaction that writes, so no two writers can both pass it. A
+        participant's first version of a new name makes the name theirs."""
         with self.transaction():
             problem = (taken_name(name, self.spellings(name))
-                       or taken_version(name, version, self.same_version(name, version)))
+                       or taken_version(name, version, self.same_version(name, version))
+                       or self.owner_problem(name, owner))
             if problem is not None:
                 raise ConfigError(f"{self.directory}: {problem}")
+            if owner is not None:
+                self.db.execute("INSERT OR IGNORE INTO owners (name_key, participant) "
+                                "VALUES (?, ?)", (name_key(name), owner))
             self.db.execute("UPDATE bots SET state = 'replaced' WHERE name = ? AND state = 'active'",
                             (name,))
             cursor = self.db.execute(
@@ -272,6 +315,26 @@ class Store:
                  time.time(), name_key(name), name_key(version)))
             bot_id = cursor.lastrowid
         return self.bots_by_id()[int(bot_id or 0)]
+
+    def owner_problem(self, name: str, participant: int | None) -> str | None:
+        """Why ``participant`` (None: the organiser, who may submit any name) may not submit a
+        version of ``name``: another participant owns it, or the organiser entered it; None when
+        the name is theirs or new."""
+        if participant is None:
+            return None
+        row = self.db.execute("SELECT participant FROM owners WHERE name_key = ?",
+                              (name_key(name),)).fetchone()
+        if row is not None:
+            return None if row[0] == participant else \
+                f"{name!r} belongs to another participant: choose another name"
+        if self.spellings(name):
+            return f"{name!r} was entered by the organiser: choose another name"
+        return None
+
+    def owners(self) -> dict[str, str]:
+        """Each owned entrant's name key and its owner's name."""
+        return dict(self.db.execute("SELECT owners.name_key, participants.name FROM owners "
+                                    "JOIN participants ON participants.id = owners.participant"))
 
     def versions(self, name: str) -> list[str]:
         """Every version of ``name`` accepted so far."""
@@ -419,6 +482,34 @@ class Store:
         for row, line in self.db.execute(query + " ORDER BY rowid", (rowid,)):
             yield int(row), bytes(line)
 
+    def game_line(self, game_id: str) -> bytes | None:
+        """The stored line of the game ``game_id``, or None."""
+        row = self.db.execute("SELECT line FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def recent_games(self, names: Sequence[str] = (), limit: int = 50,
+                     before: int | None = None) -> list[tuple[int, str, bytes]]:
+        """``(rowid, id, line)`` of the latest games, newest first, that seat a version of every
+        entrant in ``names`` (none: every game); ``before``: only those stored before that rowid
+        (the next page)."""
+        query = "SELECT rowid, id, line FROM games WHERE rowid < ?"
+        values: list[Any] = [before if before is not None else 2 ** 62]
+        for name in names:
+            query += (" AND EXISTS (SELECT 1 FROM seats JOIN bots ON bots.id = seats.bot "
+                      "WHERE seats.game = games.id AND bots.name = ?)")
+            values.append(name)
+        query += " ORDER BY rowid DESC LIMIT ?"
+        values.append(limit)
+        return [(int(r), str(i), bytes(line)) for r, i, line in self.db.execute(query, values)]
+
+    def faults_of(self, name: str, limit: int = 20) -> list[tuple[str, str, str, str]]:
+        """The latest faults of the entrant ``name``'s versions: ``(game id, version, kind,
+        detail)``, newest first."""
+        return [(str(g), str(v), str(k), str(d)) for g, v, k, d in self.db.execute(
+            "SELECT faults.game, bots.version, faults.kind, faults.detail FROM faults "
+            "JOIN bots ON bots.id = faults.bot WHERE bots.name = ? "
+            "ORDER BY faults.rowid DESC LIMIT ?", (name, limit))]
+
     def game_counts(self) -> dict[int, int]:
         """Games played by each bot version, by id."""
         return dict(self.db.execute("SELECT bot, COUNT(DISTINCT game) FROM seats GROUP BY bot"))
@@ -505,9 +596,10 @@ def storage_error(path: Path, error: sqlite3.OperationalError, consequence: str)
     return StorageError(f"{path}: cannot write: {why}; {consequence}")
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path, across_threads: bool = False) -> sqlite3.Connection:
     try:
-        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
+        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None,
+                                     check_same_thread=not across_threads)
         connection.execute("PRAGMA synchronous = NORMAL")
         # Checkpoints copy the WAL into the database (with fsyncs): every 1000 pages by default,
         # which is every ~250 games of ~10 KB and doubles the cost of storing one (bench/league.py).

@@ -66,13 +66,16 @@ class Rejected(Exception):
 def submit(directory: Path, source: Path,
            on_step: Callable[[StepResult], None] | None = None, *, wait: float = LOCK_WAIT,
            on_wait: Callable[[int | None], None] | None = None,
-           name: str | None = None) -> Submission:
+           name: str | None = None, owner: int | None = None) -> Submission:
     """Submit the bot at ``source`` to the league in ``directory``; never raises for a bad bot
     (the Submission says why it was rejected), ConfigError when ``directory`` is not a league or
     ``name`` is not a name.
 
     ``name``: the entrant to enter it as instead of its manifest's name: a variant beside the
     entrant the manifest names (its own versions, v1 first), or a new version of another one.
+
+    ``owner``: the participant submitting it (``arena.league.accounts``), who may submit only a
+    new name or one of their own; None (the organiser's ``league submit``) may submit any.
 
     LeagueBusy when another submission held ``submit.lock`` for ``wait`` seconds (``on_wait`` is
     told its pid when the wait begins); RunInterrupted on Ctrl-C or SIGTERM, the league unchanged.
@@ -88,7 +91,7 @@ def submit(directory: Path, source: Path,
             with _staging(store, wait, on_wait) as staging:
                 try:
                     _submit(store, settings, source, staging, submission, on_step, wait, on_wait,
-                            name)
+                            name, owner)
                 except (Rejected, ConfigError) as error:
                     submission.accepted = False
                     submission.reason = _named_as_submitted(str(error), staging, source)
@@ -146,12 +149,15 @@ def _named_as_submitted(reason: str, staging: Path, source: Path) -> str:
 def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
             submission: Submission, on_step: Callable[[StepResult], None] | None,
             wait: float, on_wait: Callable[[int | None], None] | None,
-            name: str | None = None) -> None:
+            name: str | None = None, owner: int | None = None) -> None:
     copy = _stage(source, staging)
     manifest = load_manifest(copy)
     if name is not None:  # entered under another name than the manifest's: a variant
         manifest = replace(manifest, name=name)
     submission.name = manifest.name
+    problem = store.owner_problem(manifest.name, owner)  # early; the store checks it as it writes
+    if problem is not None:
+        raise Rejected(f"{source}: name: {problem}")
     if not manifest.plays(settings.game):
         raise Rejected(f"{source}: games: {manifest.name} does not play {settings.game} "
                        f"(it plays {', '.join(manifest.games)})")
@@ -179,7 +185,7 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
         first = (failed or [r for r in results if not r.passed])[0]
         raise Rejected(f"check-bot step '{first.name}' failed: {_reason(first.detail)}")
     with _submit_lock(store, wait, on_wait):
-        _store(store, manifest, copy, submission)
+        _store(store, manifest, copy, submission, owner)
 
 
 def _reason(detail: str) -> str:
@@ -191,7 +197,8 @@ def _reason(detail: str) -> str:
     return first if received in (None, "(nothing)") else f"{first}; it sent: {received}"
 
 
-def _store(store: Store, manifest: Manifest, copy: Path, submission: Submission) -> None:
+def _store(store: Store, manifest: Manifest, copy: Path, submission: Submission,
+           owner: int | None) -> None:
     """Move the checked copy to ``bots/NAME/VERSION`` and record it: under ``submit.lock``, so the
     version is still free, and no other submission is between its own rename and commit."""
     remove_leftovers(store)  # a directory the database does not know is an interrupted one's
@@ -206,7 +213,7 @@ def _store(store: Store, manifest: Manifest, copy: Path, submission: Submission)
     try:
         _pause_for_tests()
         store.add_bot(manifest.name, version, str(target.relative_to(store.directory)),
-                      manifest.run, manifest.language, manifest.author)
+                      manifest.run, manifest.language, manifest.author, owner)
         submission.accepted = True
     except BaseException:
         # Committed before the exception (an interrupt just after COMMIT): the version stands.

@@ -12,8 +12,9 @@
 (function () {
   const SUIT = { C: "♣", D: "♦", H: "♥", S: "♠" };
   const params = new URLSearchParams(location.search);
-  const key = params.get("game") || "";
   const root = document.getElementById("replay");
+  // A served page (arena league serve) names its game and its script on the element instead.
+  const key = params.get("game") || root.dataset.game || "";
   const status = document.getElementById("status");
 
   if (!/^[A-Za-z0-9_.~-]+$/.test(key)) {
@@ -377,7 +378,7 @@
     }
   };
   const script = document.createElement("script");
-  script.src = "games/" + encodeURIComponent(key) + ".js";
+  script.src = root.dataset.src || "games/" + encodeURIComponent(key) + ".js";
   script.onerror = () => { status.textContent = "No replay for game " + key + " (games/" + key + ".js is missing)."; };
   document.head.appendChild(script);
 })();

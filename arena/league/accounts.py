@@ -1,0 +1,252 @@
+"""A league's participants, their tokens and sessions, and the queue of their uploaded bots.
+
+A participant is invited by the organiser (``arena league invite``), which prints a token once;
+the league keeps only its SHA-256 (a token is 256 random bits, so a plain hash cannot be reversed
+or guessed, and a stolen database gives no token). A token is looked up by its hash, so the time a
+lookup takes depends on the hash, never on how much of a guessed token was right; the hash found
+is compared again with ``hmac.compare_digest``. Revoking a participant drops their token and
+their sessions at once; their bots stay in the league.
+
+An upload is a participant's archive waiting to go through the submit pipeline
+(``arena.league.submit``): its row says where it is (``UploadStatus``) and why it was rejected.
+Every row is committed before the upload is answered, so a server killed at any point loses no
+accepted upload; a restart queues again the ones that were being built or checked.
+
+The tables are the store's (``arena.league.store``: schema 3); this module alone reads and writes
+them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+
+import orjson
+
+from arena.errors import ConfigError
+from arena.league.store import Store
+from arena.names import NAME, NAME_RULE, name_key
+
+TOKEN_BYTES = 32
+"""Random bytes in a token or a session id (256 bits)."""
+
+
+class UploadStatus(StrEnum):
+    """Where an upload is: waiting, in the pipeline, or done with."""
+
+    QUEUED = "queued"
+    BUILDING = "building"
+    CHECKING = "checking"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+    @property
+    def is_pending(self) -> bool:
+        """Whether the upload is still to be decided."""
+        return self in (UploadStatus.QUEUED, UploadStatus.BUILDING, UploadStatus.CHECKING)
+
+
+@dataclass(frozen=True)
+class Participant:
+    """A participant: their id and name as the organiser wrote it."""
+
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One uploaded archive and what became of it."""
+
+    id: int
+    participant: int
+    file: str
+    """The archive's path inside the league (``uploads/ID.SUFFIX``): the league's own name."""
+    status: UploadStatus
+    reason: str
+    steps: tuple[str, ...]
+    """The check-bot steps as ``league submit`` prints them (``PASS  step: detail``)."""
+    bot: str | None
+    version: str | None
+    created: float
+    updated: float
+
+
+def token_hash(token: str) -> str:
+    """The hash a token (or a session id) is stored and looked up by."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class Accounts:
+    """The participants, sessions and uploads of an open league."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    # -- participants ---------------------------------------------------------------------------
+
+    def invite(self, name: str) -> tuple[Participant, str]:
+        """Create the participant ``name`` (or give a revoked one a new token): the participant
+        and their token, which is not stored. ConfigError for a bad name or one already invited."""
+        if not NAME.fullmatch(name):
+            raise ConfigError(f"{name!r}: not a participant name: {NAME_RULE}")
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        with self.store.transaction():
+            row = self.store.db.execute("SELECT id, name, revoked FROM participants "
+                                        "WHERE name_key = ?", (name_key(name),)).fetchone()
+            if row is not None and row[2] is None:
+                raise ConfigError(f"{self.store.directory}: {row[1]!r} is already a participant "
+                                  f"(arena league revoke first to give them a new token)")
+            if row is not None:
+                self.store.db.execute("UPDATE participants SET token_hash = ?, revoked = NULL "
+                                      "WHERE id = ?", (token_hash(token), row[0]))
+                return Participant(row[0], row[1]), token
+            cursor = self.store.db.execute(
+                "INSERT INTO participants (name, name_key, token_hash, invited) "
+                "VALUES (?, ?, ?, ?)", (name, name_key(name), token_hash(token), time.time()))
+        return Participant(int(cursor.lastrowid or 0), name), token
+
+    def revoke(self, name: str) -> Participant:
+        """Take ``name``'s token and sessions away; ConfigError if there is no such participant."""
+        with self.store.transaction():
+            row = self.store.db.execute("SELECT id, name FROM participants WHERE name_key = ? "
+                                        "AND revoked IS NULL", (name_key(name),)).fetchone()
+            if row is None:
+                raise ConfigError(f"{self.store.directory}: no participant named {name!r} "
+                                  f"(participants: {', '.join(self.names()) or 'none'})")
+            self.store.db.execute("UPDATE participants SET token_hash = NULL, revoked = ? "
+                                  "WHERE id = ?", (time.time(), row[0]))
+            self.store.db.execute("DELETE FROM sessions WHERE participant = ?", (row[0],))
+        return Participant(row[0], row[1])
+
+    def names(self) -> list[str]:
+        """The participants whose tokens work, first invited first."""
+        return [row[0] for row in self.store.db.execute(
+            "SELECT name FROM participants WHERE revoked IS NULL ORDER BY id")]
+
+    def by_token(self, token: str) -> Participant | None:
+        """The participant whose token ``token`` is (not revoked), or None."""
+        wanted = token_hash(token)
+        row = self.store.db.execute("SELECT id, name, token_hash FROM participants "
+                                    "WHERE token_hash = ? AND revoked IS NULL",
+                                    (wanted,)).fetchone()
+        if row is None or not hmac.compare_digest(row[2], wanted):
+            return None
+        return Participant(row[0], row[1])
+
+    def bots_of(self, participant: int) -> list[str]:
+        """The name keys of the entrants ``participant`` owns."""
+        return [row[0] for row in self.store.db.execute(
+            "SELECT name_key FROM owners WHERE participant = ?", (participant,))]
+
+    def owns(self, participant: int, name: str) -> bool:
+        """Whether the entrant ``name`` is ``participant``'s."""
+        row = self.store.db.execute("SELECT participant FROM owners WHERE name_key = ?",
+                                    (name_key(name),)).fetchone()
+        return row is not None and row[0] == participant
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    def open_session(self, participant: int) -> str:
+        """A new session id for ``participant`` (a cookie's value; only its hash is stored)."""
+        session = secrets.token_urlsafe(TOKEN_BYTES)
+        with self.store.transaction():
+            self.store.db.execute("INSERT INTO sessions (id_hash, participant, created) "
+                                  "VALUES (?, ?, ?)", (token_hash(session), participant, time.time()))
+        return session
+
+    def by_session(self, session: str, max_age: float) -> Participant | None:
+        """The participant of session ``session`` if it is younger than ``max_age`` seconds."""
+        wanted = token_hash(session)
+        row = self.store.db.execute(
+            "SELECT participants.id, participants.name, sessions.id_hash FROM sessions "
+            "JOIN participants ON participants.id = sessions.participant "
+            "WHERE sessions.id_hash = ? AND participants.revoked IS NULL AND sessions.created > ?",
+            (wanted, time.time() - max_age)).fetchone()
+        if row is None or not hmac.compare_digest(row[2], wanted):
+            return None
+        return Participant(row[0], row[1])
+
+    def close_session(self, session: str) -> None:
+        """End session ``session`` (log out)."""
+        with self.store.transaction():
+            self.store.db.execute("DELETE FROM sessions WHERE id_hash = ?", (token_hash(session),))
+
+    # -- uploads --------------------------------------------------------------------------------
+
+    def pending(self, participant: int) -> int:
+        """How many of ``participant``'s uploads are not yet decided."""
+        return int(self.store.db.execute(
+            "SELECT COUNT(*) FROM uploads WHERE participant = ? AND status IN (?, ?, ?)",
+            (participant, *(s.value for s in UploadStatus if s.is_pending))).fetchone()[0])
+
+    def queue_upload(self, participant: int, file: str, max_pending: int) -> Upload | None:
+        """Queue the archive written at ``file`` (a path inside the league) as ``participant``'s
+        upload; None, nothing written, when they have ``max_pending`` not yet decided."""
+        now = time.time()
+        with self.store.transaction():
+            if self.pending(participant) >= max_pending:
+                return None
+            cursor = self.store.db.execute(
+                "INSERT INTO uploads (participant, file, status, created, updated) "
+                "VALUES (?, ?, 'queued', ?, ?)", (participant, file, now, now))
+        return self.upload(int(cursor.lastrowid or 0))
+
+    def upload(self, upload_id: int) -> Upload | None:
+        """The upload ``upload_id``, or None."""
+        row = self.store.db.execute("SELECT * FROM uploads WHERE id = ?", (upload_id,)).fetchone()
+        return None if row is None else _upload(row)
+
+    def uploads_of(self, participant: int, limit: int = 50) -> list[Upload]:
+        """``participant``'s latest uploads, newest first."""
+        return [_upload(row) for row in self.store.db.execute(
+            "SELECT * FROM uploads WHERE participant = ? ORDER BY id DESC LIMIT ?",
+            (participant, limit))]
+
+    def take_next(self) -> Upload | None:
+        """The oldest queued upload, marked as building (so no other builder takes it), or None."""
+        with self.store.transaction():
+            row = self.store.db.execute("SELECT id FROM uploads WHERE status = 'queued' "
+                                        "ORDER BY id LIMIT 1").fetchone()
+            if row is None:
+                return None
+            self._set(row[0], UploadStatus.BUILDING)
+        return self.upload(row[0])
+
+    def requeue_unfinished(self) -> int:
+        """Queue again the uploads that were being built or checked (by a server that was
+        killed); how many."""
+        with self.store.transaction():
+            cursor = self.store.db.execute(
+                "UPDATE uploads SET status = 'queued', steps = '[]', updated = ? "
+                "WHERE status IN ('building', 'checking')", (time.time(),))
+        return cursor.rowcount
+
+    def mark(self, upload_id: int, status: UploadStatus, *, reason: str = "",
+             steps: tuple[str, ...] = (), bot: str | None = None,
+             version: str | None = None) -> None:
+        """Record where upload ``upload_id`` is now, and what is known of it."""
+        with self.store.transaction():
+            self._set(upload_id, status, reason, steps, bot, version)
+
+    def _set(self, upload_id: int, status: UploadStatus, reason: str = "",
+             steps: tuple[str, ...] = (), bot: str | None = None,
+             version: str | None = None) -> None:
+        self.store.db.execute(
+            "UPDATE uploads SET status = ?, reason = ?, steps = ?, bot = COALESCE(?, bot), "
+            "version = COALESCE(?, version), updated = ? WHERE id = ?",
+            (status.value, reason, orjson.dumps(list(steps)).decode(), bot, version, time.time(),
+             upload_id))
+
+
+def _upload(row: tuple[object, ...]) -> Upload:
+    steps = orjson.loads(str(row[5]))
+    return Upload(id=int(str(row[0])), participant=int(str(row[1])), file=str(row[2]),
+                  status=UploadStatus(str(row[3])), reason=str(row[4]), steps=tuple(steps),
+                  bot=None if row[6] is None else str(row[6]),
+                  version=None if row[7] is None else str(row[7]),
+                  created=float(str(row[8])), updated=float(str(row[9])))

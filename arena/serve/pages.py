@@ -1,0 +1,233 @@
+"""The server-rendered pages: one function per page over the league's library, a Jinja2
+template each (autoescaped: every string a bot controls is escaped by the report's rules, HTML's).
+They work without JavaScript, but for the replay, which is the report's viewer."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Annotated, Any
+
+import orjson
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from arena.league.accounts import Accounts, Participant
+from arena.league.settings import LeagueSettings
+from arena.league.store import Store
+from arena.names import name_key
+from arena.records.reader import parse_line
+from arena.report.svg import line_plot
+from arena.serve.auth import (
+    SESSION_COOKIE,
+    SESSION_SECONDS,
+    check_csrf,
+    client_address,
+    csrf_token,
+    is_secure,
+    league_store,
+    session_participant,
+)
+from arena.serve.upload import queue_bot, read_upload
+from arena.serve.views import GAME_ID, game_line, game_rows, logs_of, versions_of
+
+router = APIRouter()
+StoreDep = Annotated[Store, Depends(league_store)]
+Viewer = Annotated[Participant | None, Depends(session_participant)]
+
+
+@cache
+def templates() -> Environment:
+    """The page templates (package data), autoescaping every value."""
+    return Environment(loader=PackageLoader("arena.serve", "templates"),
+                       autoescape=select_autoescape(default=True, default_for_string=True))
+
+
+def render(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+    """The page ``template`` with ``values``, the viewer and the CSRF token."""
+    text = templates().get_template(template).render(
+        league=request.app.state.league.name, csrf=csrf_token(request),
+        viewer=values.pop("viewer", None), **values)
+    return HTMLResponse(text, status_code=status)
+
+
+def error_page(request: Request, status: int, message: str) -> Response:
+    """A plain page saying what went wrong."""
+    return render(request, "error.html", status=status, status_code=status, message=message)
+
+
+def _table(request: Request) -> dict[str, Any] | None:
+    table: dict[str, Any] | None = request.app.state.table.table()
+    return table
+
+
+@router.get("/", response_class=HTMLResponse)
+def table_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
+    """The live table: ratings, intervals, LOS, games; it reloads itself."""
+    settings = LeagueSettings.of(store)
+    authors = {bot.name: bot.author or "" for bot in store.bots()}
+    return render(request, "table.html", viewer=viewer, table=_table(request), authors=authors,
+                  game=settings.game, players=settings.players, total=store.game_total(),
+                  computing=not request.app.state.table.is_ready)
+
+
+@router.get("/entrants/{name}", response_class=HTMLResponse)
+def entrant_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -> Response:
+    """An entrant: versions, author, rating over games, results by opponent, games, faults."""
+    versions = versions_of(store, name)
+    if not versions:
+        raise HTTPException(404, f"no entrant named {name!r}")
+    owners = store.owners()
+    owner = owners.get(name_key(name))
+    is_owner = viewer is not None and Accounts(store).owns(viewer.id, name)
+    table = _table(request) or {}
+    row = next((r for r in table.get("entrants", []) if r["name"] == name), None)
+    opponents = sorted(table.get("head_to_head", {}).get(name, {}).items())
+    series = request.app.state.table.progress(name)
+    plot = Markup(line_plot(series[0], [(name, series[1])], x_label="games stored",
+                            y_label="Elo")) if series and len(series[0]) > 1 else None
+    games, _ = game_rows(store, (name,), 20)
+    return render(request, "entrant.html", viewer=viewer, name=name, versions=versions,
+                  owner=owner, is_owner=is_owner, row=row, opponents=opponents, plot=plot,
+                  games=games, faults=store.faults_of(name, 20))
+
+
+@router.get("/games", response_class=HTMLResponse)
+def games_page(request: Request, viewer: Viewer, store: StoreDep, entrant: str = "",
+               opponent: str = "", before: int | None = None) -> Response:
+    """The games, newest first, of an entrant (against an opponent): 50 a page."""
+    names = tuple(n for n in (entrant, opponent) if n)
+    rows, after = game_rows(store, names, 50, before)
+    return render(request, "games.html", viewer=viewer, games=rows, after=after, entrant=entrant,
+                  opponent=opponent, entrants=sorted(bot.name for bot in store.bots()))
+
+
+@router.get("/head-to-head", response_class=HTMLResponse)
+def head_to_head_page(request: Request, viewer: Viewer, store: StoreDep, a: str = "",
+                      b: str = "") -> Response:
+    """Two entrants: their pairwise score and the games they played together."""
+    table = _table(request) or {}
+    meeting = table.get("head_to_head", {}).get(a, {}).get(b)
+    rows, after = game_rows(store, (a, b), 50) if a and b else ([], None)
+    return render(request, "head_to_head.html", viewer=viewer, a=a, b=b, meeting=meeting,
+                  games=rows, after=after, entrants=sorted(bot.name for bot in store.bots()))
+
+
+@router.get("/games/{game_id}", response_class=HTMLResponse)
+def replay_page(game_id: str, request: Request, viewer: Viewer, store: StoreDep) -> Response:
+    """The replay of one game: the report's viewer."""
+    if not GAME_ID.fullmatch(game_id) or store.game_line(game_id) is None:
+        raise HTTPException(404, f"no game {game_id!r}")
+    return render(request, "replay.html", viewer=viewer, game_id=game_id)
+
+
+@router.get("/replays/{game_id}.js")
+def replay_script(game_id: str, viewer: Viewer, store: StoreDep) -> Response:
+    """The game for the viewer, as the report's ``games/KEY.js``; stderr only of the viewer's bots."""
+    line = game_line(store, game_id, None if viewer is None else viewer.id)
+    if line is None:
+        raise HTTPException(404, f"no game {game_id!r}")
+    seed = orjson.dumps(str(parse_line(line)["seed"]))  # JavaScript numbers hold 53 bits
+    return Response(b"arenaGame(" + line + b", " + seed + b");\n",
+                    media_type="text/javascript", headers={"Cache-Control": "no-store"})
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, viewer: Viewer) -> Response:
+    """The login form: the token the organiser gave."""
+    return render(request, "login.html", viewer=viewer, problem=None)
+
+
+@router.post("/login")
+def login(request: Request, token: Annotated[str, Form()], csrf: Annotated[str, Form()]) -> Response:
+    """Exchange a token for a session cookie."""
+    check_csrf(request, csrf)
+    address = client_address(request)
+    request.app.state.failures.check(address)
+    store = Store.open(request.app.state.league)
+    try:
+        accounts = Accounts(store)
+        participant = accounts.by_token(token.strip())
+        if participant is None:
+            request.app.state.failures.fail(address)
+            return render(request, "login.html", status=401, viewer=None,
+                          problem="That token is not valid (revoked, or never issued).")
+        session = accounts.open_session(participant.id)
+    finally:
+        store.close()
+    response = RedirectResponse("/my", status_code=303)
+    response.set_cookie(SESSION_COOKIE, session, max_age=SESSION_SECONDS, httponly=True,
+                        samesite="strict", secure=is_secure(request), path="/")
+    return response
+
+
+@router.post("/logout")
+def logout(request: Request, csrf: Annotated[str, Form()]) -> Response:
+    """End this browser's session."""
+    check_csrf(request, csrf)
+    session = request.cookies.get(SESSION_COOKIE)
+    if session:
+        store = Store.open(request.app.state.league)
+        try:
+            Accounts(store).close_session(session)
+        finally:
+            store.close()
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+def _logged_in(viewer: Participant | None) -> Participant:
+    if viewer is None:
+        raise HTTPException(401, "log in first (/login)")
+    return viewer
+
+
+@router.get("/my", response_class=HTMLResponse)
+def my_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
+    """My submissions, each with its status as it moves; my bots."""
+    participant = _logged_in(viewer)
+    accounts = Accounts(store)
+    uploads = accounts.uploads_of(participant.id)
+    mine = set(accounts.bots_of(participant.id))
+    bots = sorted({bot.name for bot in store.bots(("active", "replaced", "retired"))
+                   if name_key(bot.name) in mine})
+    return render(request, "my.html", viewer=participant, uploads=uploads, bots=bots,
+                  pending=any(u.status.is_pending for u in uploads))
+
+
+@router.get("/my/logs/{name}", response_class=HTMLResponse)
+def my_logs_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -> Response:
+    """The stderr logs of one of my bots."""
+    participant = _logged_in(viewer)
+    if not Accounts(store).owns(participant.id, name):
+        raise HTTPException(403, f"{name!r} is not your bot: only its owner sees its logs")
+    return render(request, "logs.html", viewer=participant, name=name, logs=logs_of(store, name))
+
+
+@router.get("/upload", response_class=HTMLResponse)
+def upload_page(request: Request, viewer: Viewer) -> Response:
+    """The upload form."""
+    return render(request, "upload.html", viewer=_logged_in(viewer),
+                  limit_mb=request.app.state.max_upload_bytes / (1024 * 1024))
+
+
+@router.post("/upload")
+async def upload(request: Request) -> Response:
+    """Queue the bot sent from the form, then show my submissions."""
+    participant = _logged_in(session_participant(request))
+    file, fields = await read_upload(request, request.app.state.max_upload_bytes)
+    try:
+        check_csrf(request, fields.get("csrf", ""))
+    except HTTPException:
+        await file.close()
+        raise
+    await queue_bot(request, participant.id, file)
+    return RedirectResponse("/my", status_code=303)
+
+
+@router.get("/favicon.ico")
+def favicon() -> Response:
+    """No icon (browsers ask for one on every site)."""
+    return Response(status_code=204)

@@ -1,0 +1,239 @@
+"""What the pages and the API show, read from the league's library: the table (as ``league table
+--format json`` makes it, kept fresh in the background), games, entrants, logs.
+
+No view computes what a library function already does: the table is ``league_table``'s JSON,
+a game is its stored line (``arena.records``), a version is the store's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sqlite3
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from arena.errors import ArenaError, ResultsError
+from arena.league.accounts import Accounts
+from arena.league.settings import LeagueSettings
+from arena.league.standings import active_results
+from arena.league.status import league_table
+from arena.league.store import LOGS_DIR, Bot, Store
+from arena.names import name_key
+from arena.printable import printable
+from arena.ratings.defaults import RESAMPLES
+from arena.ratings.model import rate
+from arena.records.reader import line_without_stderr, parse_line
+
+GAME_ID = re.compile(r"s\d{6,}-r\d{1,3}")
+"""A league game's id (``arena.records.ids.league_game_id``): the only game path a request names."""
+LOG_TAIL = 64 * 1024
+"""Bytes of the end of each stderr log the owner is shown."""
+
+
+class TableCache:
+    """``league table --format json`` of the league, computed in a background thread: first when
+    the server starts (``start``), then again when a request finds it older than
+    ``max(MIN_AGE, 2 x its cost)`` seconds and games were stored since. A request never waits
+    for a fit (one of 10,000 games with 1000 resamples takes half a minute on a busy machine),
+    and the fits keep at most a third of a CPU busy, at a lower priority than the games (nice
+    ``NICE``: a league that plays on every CPU plays on at nearly its pace). The ratings over
+    games (``progress``, a fit per checkpoint) are computed again only once the games have grown
+    by ``PROGRESS_GROWTH``: at 10,000 games they cost more than the table itself."""
+
+    MIN_AGE = 2.0
+    NICE = 10
+    PROGRESS_GROWTH = 0.1
+
+    def __init__(self, league: Path, resamples: int = RESAMPLES) -> None:
+        self.league = league
+        self.resamples = resamples
+        self._lock = threading.Lock()
+        self._table: dict[str, Any] | None = None
+        self._state: tuple[int, tuple[int, ...]] | None = None
+        self._at = 0.0
+        self._cost = 0.0
+        self._refreshing = False
+        self._progress: tuple[list[int], dict[str, list[float | None]]] = ([], {})
+        self._progress_state: tuple[int, tuple[int, ...]] | None = None
+
+    def progress(self, name: str) -> tuple[list[int], list[float | None]] | None:
+        """``name``'s rating after each of up to ``CHECKPOINTS`` shares of the active games (each
+        a fit of the games so far, no resampling), as of the last refresh; None if not rated."""
+        marks, series = self._progress
+        return (marks, series[name]) if name in series else None
+
+    def start(self) -> None:
+        """Compute the first table in the background."""
+        self._begin()
+
+    @property
+    def is_ready(self) -> bool:
+        """Whether the first table has been computed."""
+        return self._state is not None
+
+    def table(self) -> dict[str, Any] | None:
+        """The latest table (None while no game rates anyone, or before the first is ready),
+        starting a new fit in the background when it is due."""
+        if self._state is not None and self._is_due():
+            self._begin()
+        return self._table
+
+    def _begin(self) -> None:
+        with self._lock:
+            start = not self._refreshing
+            self._refreshing = True
+        if start:
+            threading.Thread(target=self._refresh, name="arena-table", daemon=True).start()
+
+    def _is_due(self) -> bool:
+        return time.monotonic() - self._at >= max(self.MIN_AGE, 2 * self._cost)
+
+    def _refresh(self) -> None:
+        with contextlib.suppress(OSError, AttributeError):  # Linux: this thread alone
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.NICE)
+        try:
+            self._refit()
+        except (ArenaError, ValueError, OSError, sqlite3.Error) as error:  # shown stale, and said
+            print(f"arena serve: the table was not refreshed: {printable(str(error))}",
+                  file=sys.stderr, flush=True)
+            self._at = time.monotonic()
+            if self._state is None:
+                self._state = (-1, ())  # no table (the error said why); the next look tries again
+        finally:
+            with self._lock:
+                self._refreshing = False
+
+    def _refit(self) -> None:
+        began = time.monotonic()
+        store = Store.open(self.league)
+        try:
+            state = (store.game_total(), tuple(bot.id for bot in store.bots()))
+        finally:
+            store.close()
+        if state != self._state:
+            try:
+                text = league_table(self.league, fmt="json", resamples=self.resamples,
+                                    crosstable=True)
+                table: dict[str, Any] | None = orjson.loads(text)
+            except ResultsError:
+                table = None
+            self._table, self._state = table, state
+            last = self._progress_state
+            if (last is None or last[1] != state[1]
+                    or state[0] - last[0] >= self.PROGRESS_GROWTH * max(last[0], 1)):
+                self._progress, self._progress_state = _progress(self.league), state
+        self._at = time.monotonic()
+        self._cost = self._at - began
+
+
+CHECKPOINTS = 12
+
+
+def _progress(league: Path) -> tuple[list[int], dict[str, list[float | None]]]:
+    store = Store.open(league)
+    try:
+        results = active_results(store)
+        model = LeagueSettings.of(store).rating
+    finally:
+        store.close()
+    total = len(results)
+    marks = sorted({max(1, round(total * k / CHECKPOINTS)) for k in range(1, CHECKPOINTS + 1)})
+    series: dict[str, list[float | None]] = {}
+    for index, mark in enumerate(marks):
+        try:
+            fit = rate(results[:mark], resamples=0, model=model)
+        except (ArenaError, ValueError):  # nothing comparable yet
+            continue
+        for row in fit.standings:
+            series.setdefault(row.name, [None] * len(marks))[index] = row.rating
+    return (marks if total else []), series
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A game in a list: its id and, by entrant, the place it took."""
+
+    id: str
+    entrants: list[str]
+    places: list[int]
+    faults: int
+
+
+def game_rows(store: Store, names: tuple[str, ...] = (), limit: int = 50,
+              before: int | None = None) -> tuple[list[GameRow], int | None]:
+    """The latest games seating every entrant in ``names``, and the rowid to page on from."""
+    found = store.recent_games(names, limit, before)
+    rows = []
+    for _, game_id, line in found:
+        record = parse_line(line)
+        result = record["result"]
+        rows.append(GameRow(game_id, [str(e) for e in result["entrants"]],
+                            [int(r) for r in result["ranks"]], len(record.get("faults", []))))
+    after = found[-1][0] if len(found) == limit else None
+    return rows, after
+
+
+def game_json(row: GameRow) -> dict[str, Any]:
+    """A game row as the API gives it."""
+    return {"id": row.id, "entrants": row.entrants, "places": row.places, "faults": row.faults}
+
+
+def owned_keys(store: Store, participant: int | None) -> set[str]:
+    """The ``NAME@VERSION`` keys of every version of the entrants ``participant`` owns."""
+    if participant is None:
+        return set()
+    mine = set(Accounts(store).bots_of(participant))
+    return {bot.key for bot in store.bots_by_id().values() if name_key(bot.name) in mine}
+
+
+def game_line(store: Store, game_id: str, participant: int | None) -> bytes | None:
+    """The stored line of ``game_id`` as ``participant`` (None: anyone) may see it: only their
+    own bots' stderr kept in its faults."""
+    if not GAME_ID.fullmatch(game_id):
+        return None
+    line = store.game_line(game_id)
+    return None if line is None else line_without_stderr(line, owned_keys(store, participant))
+
+
+def versions_of(store: Store, name: str) -> list[Bot]:
+    """Every version of the entrant ``name`` (newest first)."""
+    bots = [bot for bot in store.bots(("active", "replaced", "retired")) if bot.name == name]
+    return sorted(bots, key=lambda bot: -bot.submitted)
+
+
+@dataclass(frozen=True)
+class Log:
+    """The end of one stderr log of a bot."""
+
+    file: str
+    version: str
+    size: int
+    tail: str
+
+
+def logs_of(store: Store, name: str) -> list[Log]:
+    """The stderr logs of the entrant ``name``'s versions (the league's ``logs/``, files named by
+    ``NAME@VERSION``), each cut to its last ``LOG_TAIL`` bytes; newest first."""
+    logs_dir = store.directory / LOGS_DIR
+    found = []
+    for bot in versions_of(store, name):
+        pattern = re.compile(re.escape(bot.key) + r"(-copy\d+)?-\d+\.stderr\.log")
+        try:
+            entries = [p for p in logs_dir.iterdir() if pattern.fullmatch(p.name)]
+        except OSError:
+            entries = []
+        for path in entries:
+            size = path.stat().st_size
+            with path.open("rb") as handle:
+                handle.seek(max(0, size - LOG_TAIL))
+                tail = handle.read().decode("utf-8", "replace")
+            found.append((path.stat().st_mtime, Log(path.name, bot.version, size, tail)))
+    return [log for _, log in sorted(found, key=lambda pair: -pair[0])]

@@ -1,0 +1,113 @@
+"""Participants, tokens, sessions, ownership and the upload queue, in a real league database."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ConfigError
+from arena.league.accounts import Accounts, UploadStatus, token_hash
+from arena.league.store import DATABASE, Store
+
+from helpers import new_league
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    opened = Store.open(new_league(tmp_path / "league"))
+    yield opened
+    opened.close()
+
+
+def _add(store: Store, name: str, version: str, owner: int | None) -> None:
+    store.add_bot(name, version, f"bots/{name}/{version}", ["./bot"], None, None, owner)
+
+
+def test_invite_keeps_only_the_hash_of_the_token(store: Store):
+    participant, token = Accounts(store).invite("ada")
+    assert Accounts(store).by_token(token) == participant
+    store.db.execute("PRAGMA wal_checkpoint(FULL)")
+    stored = (store.directory / DATABASE).read_bytes()
+    assert token.encode() not in stored and token_hash(token).encode() in stored
+    assert Accounts(store).by_token(token + "x") is None
+    assert Accounts(store).by_token("") is None
+
+
+def test_a_participant_is_invited_once_and_named_by_the_rules_of_names(store: Store):
+    accounts = Accounts(store)
+    accounts.invite("ada")
+    with pytest.raises(ConfigError, match="already a participant"):
+        accounts.invite("ADA")
+    with pytest.raises(ConfigError, match="not a participant name"):
+        accounts.invite("<script>")
+
+
+def test_revoke_ends_the_token_and_the_sessions_and_a_new_invite_gives_a_new_token(store: Store):
+    accounts = Accounts(store)
+    participant, token = accounts.invite("ada")
+    session = accounts.open_session(participant.id)
+    assert accounts.by_session(session, 60) == participant
+    accounts.revoke("ada")
+    assert accounts.by_token(token) is None and accounts.by_session(session, 60) is None
+    again, new_token = accounts.invite("ada")
+    assert again.id == participant.id and new_token != token
+    assert accounts.by_token(new_token) == participant and accounts.by_token(token) is None
+    with pytest.raises(ConfigError, match="no participant named 'bob'"):
+        accounts.revoke("bob")
+
+
+def test_a_session_expires(store: Store):
+    accounts = Accounts(store)
+    participant, _ = accounts.invite("ada")
+    session = accounts.open_session(participant.id)
+    assert accounts.by_session(session, 0) is None
+
+
+def test_a_name_belongs_to_the_participant_who_entered_it_first(store: Store):
+    accounts = Accounts(store)
+    ada, _ = accounts.invite("ada")
+    bob, _ = accounts.invite("bob")
+    _add(store, "mine", "1", ada.id)
+    _add(store, "mine", "2", ada.id)
+    with pytest.raises(ConfigError, match="belongs to another participant"):
+        _add(store, "mine", "3", bob.id)
+    _add(store, "house", "1", None)  # the organiser's
+    with pytest.raises(ConfigError, match="entered by the organiser"):
+        _add(store, "house", "2", ada.id)
+    _add(store, "mine", "4", None)  # the organiser may still submit any name
+    assert accounts.owns(ada.id, "mine") and not accounts.owns(bob.id, "mine")
+    assert store.versions("mine") == ["1", "2", "4"]
+
+
+def test_the_queue_hands_out_each_upload_once_and_requeues_the_unfinished(store: Store):
+    accounts = Accounts(store)
+    ada, _ = accounts.invite("ada")
+    first = accounts.queue_upload(ada.id, "uploads/a.tar.gz", 2)
+    second = accounts.queue_upload(ada.id, "uploads/b.tar.gz", 2)
+    assert first is not None and second is not None
+    assert accounts.queue_upload(ada.id, "uploads/c.tar.gz", 2) is None  # two pending already
+    taken = accounts.take_next()
+    assert taken is not None and taken.id == first.id and taken.status is UploadStatus.BUILDING
+    accounts.mark(first.id, UploadStatus.REJECTED, reason="no bot.yaml", steps=("FAIL  x: y",))
+    taken = accounts.take_next()
+    assert taken is not None and taken.id == second.id
+    assert accounts.take_next() is None
+    assert accounts.requeue_unfinished() == 1
+    assert [u.status for u in accounts.uploads_of(ada.id)] == [UploadStatus.QUEUED,
+                                                              UploadStatus.REJECTED]
+    assert accounts.upload(first.id).steps == ("FAIL  x: y",)
+
+
+def test_a_league_of_schema_2_gains_the_tables(tmp_path: Path):
+    league = new_league(tmp_path / "league")
+    with sqlite3.connect(league / DATABASE) as db:
+        for table in ("uploads", "sessions", "owners", "participants"):
+            db.execute(f"DROP TABLE {table}")
+        db.execute("PRAGMA user_version = 2")
+    store = Store.open(league)
+    try:
+        Accounts(store).invite("ada")
+    finally:
+        store.close()

@@ -1,0 +1,118 @@
+"""Real ``arena league serve`` processes for the serve tests: a league, participants, bots packed
+as archives, a server on a free loopback port read from its first line, and a clean stop."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import orjson
+
+from helpers import ROOT, arena, start_arena, wait_for
+
+RANDOM_PY = ROOT / "bots" / "python" / "random_bot.py"
+
+
+@dataclass
+class Server:
+    """A running server: its process, its address, its league."""
+
+    process: subprocess.Popen[str]
+    url: str
+    league: Path
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        """An HTTP client of the server, as the participant of ``token`` (None: anonymous)."""
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=60)
+
+
+def start_server(league: Path, *args: str) -> Server:
+    """``arena league serve LEAGUE --port 0 ARGS``, once it has printed its address."""
+    process = start_arena("league", "serve", league, "--port", "0", *args)
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    if not first.startswith("serving "):
+        process.kill()
+        _, err = process.communicate(timeout=30)
+        raise AssertionError(f"the server did not start: {first!r} {err!r}")
+    return Server(process, first.rsplit(" at ", 1)[1].strip().rstrip("/"), league)
+
+
+def stop_server(server: Server) -> int:
+    """SIGTERM, as a service manager stops it; its exit status."""
+    server.process.send_signal(signal.SIGTERM)
+    try:
+        return server.process.wait(timeout=60)
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()
+
+
+def invite(league: Path, name: str) -> str:
+    """``arena league invite LEAGUE NAME --format json``: the token."""
+    done = arena("league", "invite", league, name, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    return str(orjson.loads(done.stdout)["token"])
+
+
+def packed(directory: Path) -> bytes:
+    """A bot directory as a .tar.gz archive (the directory at its top), in memory."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        archive.add(directory, arcname=directory.name)
+    return buffer.getvalue()
+
+
+def python_bot(parent: Path, name: str, **fields: str) -> Path:
+    """The random Python starter bot as a bot directory ``parent/NAME`` with manifest ``fields``
+    (``stderr=TEXT``: the bot writes TEXT to stderr as it starts)."""
+    directory = parent / name
+    directory.mkdir(parents=True)
+    source = RANDOM_PY.read_text()
+    stderr = fields.pop("stderr", None)
+    if stderr is not None:
+        source = f"import sys\nprint({stderr!r}, file=sys.stderr, flush=True)\n" + source
+    (directory / "bot.py").write_text(source)
+    manifest = {"name": name, "run": "python3 bot.py", **fields}
+    (directory / "bot.yaml").write_bytes(orjson.dumps(manifest))  # JSON is YAML: exact strings
+    return directory
+
+
+def upload(client: httpx.Client, archive: bytes, filename: str = "bot.tar.gz") -> httpx.Response:
+    """POST /api/submissions with ``archive`` in the field ``file``."""
+    return client.post("/api/submissions", files={"file": (filename, archive)})
+
+
+def decided(client: httpx.Client, upload_id: int, timeout: float = 120) -> dict[str, object]:
+    """The upload once accepted or rejected (polled as a script would)."""
+    seen: dict[str, object] = {}
+
+    def done() -> bool:
+        seen.update(client.get(f"/api/submissions/{upload_id}").json())
+        return seen.get("status") in ("accepted", "rejected")
+
+    wait_for(done, timeout, f"upload {upload_id} to be decided")
+    return seen
+
+
+def processes_naming(text: str) -> list[int]:
+    """The pids of live processes whose command line holds ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text.encode() in command and state != "Z":
+            found.append(int(entry.name))
+    return found
