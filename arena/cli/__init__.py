@@ -71,7 +71,8 @@ app.command("deals")(deals_command)
 app.command("report", short_help="Write a static web report of finished games: ranking, plots, "
                                  "entrant pages, replays.")(report_command)
 app.command("show")(show_command)
-app.command("analyse")(analyse_command)
+app.command("analyse", short_help="Value an entrant's decisions against the reference search: the "
+                             "loss of each, marked.")(analyse_command)
 app.add_typer(league_app, name="league",
               short_help="A league: submitted bots, games where the ranking is least certain, a "
                          "current table.")

@@ -266,7 +266,8 @@ def export_command(
     typer.echo(f"{count} games written to {path}")
 
 
-@app.command("invite")
+@app.command("invite", short_help="Make NAME a participant of the served league and print their "
+                                  "token once.")
 def invite_command(
     league: League,
     name: Annotated[str, typer.Argument(help="The participant's name.", show_default=False)],
@@ -312,7 +313,8 @@ def revoke_command(
     typer.echo(f"revoked {participant.name}: their token and sessions no longer work")
 
 
-@app.command("serve")
+@app.command("serve", short_help="Serve the league over HTTP (pages, uploads, a JSON API) and "
+                                 "keep playing it.")
 def serve_command(
     league: League,
     host: Annotated[str, typer.Option(help="The address to listen on (a public one needs a "

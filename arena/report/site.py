@@ -329,6 +329,8 @@ def _analyses(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[dict[st
     (the first file's where two files hold a game id)."""
     found: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for path in paths:
+        if (Path(path) / LEAGUE_DATABASE).is_file():  # kept beside a results file: its export's
+            continue
         for key, decisions in latest(analysis_file(Path(path))).items():
             found.setdefault(key, decisions)
     by_game: dict[str, list[dict[str, Any]]] = {}

@@ -39,9 +39,25 @@ Viewer = Annotated[Participant | None, Depends(session_participant)]
 
 @cache
 def templates() -> Environment:
-    """The page templates (package data), autoescaping every value."""
-    return Environment(loader=PackageLoader("arena.serve", "templates"),
-                       autoescape=select_autoescape(default=True, default_for_string=True))
+    """The page templates (package data), autoescaping every value; ``| entrant`` is the
+    entrant's name of a table's ``NAME@VERSION``, which its page is named by."""
+    environment = Environment(loader=PackageLoader("arena.serve", "templates"),
+                              autoescape=select_autoescape(default=True, default_for_string=True))
+    environment.filters["entrant"] = entrant_of
+    return environment
+
+
+def entrant_of(key: str) -> str:
+    """``greedy`` of the table's ``greedy@2`` (a name holds no ``@``: ``arena.names``)."""
+    return key.partition("@")[0]
+
+
+def _active_key(store: Store, name: str) -> str:
+    """The table's name of entrant ``name``: its active version's ``NAME@VERSION`` (``name``
+    itself when it has none: the table then has no row of it)."""
+    key = name_key(name)
+    return next((bot.key for bot in store.bots() if bot.state == "active"
+                 and name_key(bot.name) == key), name)
 
 
 def render(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
@@ -82,9 +98,10 @@ def entrant_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -
     owner = owners.get(name_key(name))
     is_owner = viewer is not None and Accounts(store).owns(viewer.id, name)
     table = _table(request) or {}
-    row = next((r for r in table.get("entrants", []) if r["name"] == name), None)
-    opponents = sorted(table.get("head_to_head", {}).get(name, {}).items())
-    series = request.app.state.table.progress(name)
+    active = _active_key(store, name)  # the table names versions
+    row = next((r for r in table.get("entrants", []) if r["name"] == active), None)
+    opponents = sorted(table.get("head_to_head", {}).get(active, {}).items())
+    series = request.app.state.table.progress(active)
     plot = Markup(line_plot(series[0], [(name, series[1])], x_label="games stored",
                             y_label="Elo")) if series and len(series[0]) > 1 else None
     games, _ = game_rows(store, (name,), 20)
@@ -108,7 +125,8 @@ def head_to_head_page(request: Request, viewer: Viewer, store: StoreDep, a: str 
                       b: str = "") -> Response:
     """Two entrants: their pairwise score and the games they played together."""
     table = _table(request) or {}
-    meeting = table.get("head_to_head", {}).get(a, {}).get(b)
+    meeting = table.get("head_to_head", {}).get(_active_key(store, a), {}).get(
+        _active_key(store, b)) if a and b else None
     rows, after = game_rows(store, (a, b), 50) if a and b else ([], None)
     return render(request, "head_to_head.html", viewer=viewer, a=a, b=b, meeting=meeting,
                   games=rows, after=after, entrants=sorted(bot.name for bot in store.bots()))

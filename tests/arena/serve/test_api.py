@@ -8,6 +8,7 @@ change what others see (the pending limit, the failed-login limit) come last.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -181,7 +182,10 @@ def test_the_table_and_the_games(served, ada_bot):
         table, cli = seen["api"], seen["cli"]
         assert set(table) - {"head_to_head"} == set(cli)
         assert [set(e) for e in table["entrants"]] == [set(e) for e in cli["entrants"]]
-        assert "adabot" in {e["name"] for e in table["entrants"]}
+        assert "adabot@1" in {e["name"] for e in table["entrants"]}  # as league table names it
+        # The pages are named by entrant, the table by version: the entrant's page finds its row.
+        assert 'href="/entrants/adabot"' in anonymous.get("/").text
+        assert re.search(r"<tr><th>Elo</th><td>\d+</td>", anonymous.get("/entrants/adabot").text)
         games = anonymous.get("/api/games", params={"entrant": "adabot", "limit": 2}).json()["games"]
         assert 1 <= len(games) <= 2
         assert all(any(e.startswith("adabot@") for e in g["entrants"]) for g in games)
