@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from typing import Annotated
 
 import typer
 
@@ -30,9 +31,27 @@ app = typer.Typer(
 )
 
 
+def _show_version(shown: bool) -> None:
+    """``arena --version``: the package's version and the build that runs (``arena.launch``)."""
+    if shown:
+        from importlib.metadata import version
+
+        from arena.launch import running
+
+        typer.echo(f"arena {version('blackout-arena')}: {running().describe()}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_show_version,
+        help="Print the version and which build runs (compiled or pure Python), and exit.")] = False,
+    pure: Annotated[bool, typer.Option(
+        "--pure", help="Run pure Python, not the compiled build (as ARENA_PURE=1 does).")] = False,
+) -> None:
     """Run Blackout and Partnership Blackout bot games and tournaments, and rate the bots."""
+    # Both are acted on before this runs: --pure by arena.launch, before any module loads.
 
 
 # Each command is a plain function with typer annotations in its own module.
