@@ -113,10 +113,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-# The benchmarks measure the compiled build too (bench.versus): built first, when it can be.
-bench: $(STAMP) bots
+# The benchmarks run on the build users run (the compiled one where `make` builds it; bench.versus
+# measures it against pure Python too), with OpenSpiel (the bench extra) for the engine's anchor.
+bench: $(STAMP) bots default-build
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
-	-$(MAKE) --no-print-directory compiled
 	$(PY) -m bench
 
 clean:  # build products only: results/ holds users' tournament results and is never deleted here
