@@ -32,10 +32,10 @@ $(BOT_ENGINE)/.copied: $(wildcard engine/*.py)
 # The compiled build, the one `make` (so `make demo` and `make test`) gives where a C compiler and
 # the Python headers are found: mypyc (it ships with mypy, in the dev extra) compiles the engine's
 # hot modules and the arena's decision path (the referee's loop, the bot process's request, its
-# pipes and its CPU clock: arena.launch.COMPILED_MODULES) into $(COMPILED), a directory named by
+# pipes and its CPU clock: arena.startup.COMPILED_MODULES) into $(COMPILED), a directory named by
 # the hash of the engine's and the arena's sources. The build holds a whole copy of both packages
 # (a compiled module must sit in its package); .venv/bin/arena runs it when it is the build of the
-# sources in this tree (arena/launch.py), so a stale build is never imported: after an edit the
+# sources in this tree (arena/startup.py), so a stale build is never imported: after an edit the
 # arena runs pure Python and says so, until `make` builds the new sources (about 30 s). A wheel
 # (`pip install .`, setup.py) holds its compiled modules next to their sources instead.
 SOURCES_HASH = $(shell cat $$(find engine arena -name '*.py' | LC_ALL=C sort) | sha256sum | cut -c1-16)

@@ -1,4 +1,4 @@
-"""A wheel of the arena compiled where it can be: mypyc builds ``arena.launch.COMPILED_MODULES``
+"""A wheel of the arena compiled where it can be: mypyc builds ``arena.startup.COMPILED_MODULES``
 as C extensions next to their sources (as black's wheels are built) when a C compiler and the
 Python headers are found, and the wheel is pure Python otherwise. An editable install (``pip
 install -e``, the Makefile's .venv) stays pure: an extension in the working tree would shadow its
@@ -52,7 +52,7 @@ def compiled_extensions() -> list[object]:
         print(f"blackout-arena: building pure Python: {why}", file=sys.stderr)
         return []
     sys.path.insert(0, str(ROOT))
-    from arena.launch import COMPILED_MODULES
+    from arena.startup import COMPILED_MODULES
 
     paths = [name.replace(".", "/") + ".py" for name in COMPILED_MODULES]
     # mypy finds the packages of the modules it compiles on the interpreter's path, which it reads

@@ -1,11 +1,11 @@
-"""The ``arena`` command (and ``python -m arena``): the build chosen first (``arena.launch``), then
+"""The ``arena`` command (and ``python -m arena``): the build chosen first (``arena.startup``), then
 the command line (``arena.cli``)."""
 
 from __future__ import annotations
 
 import sys
 
-from arena.launch import start
+from arena.startup import start
 
 
 def main() -> None:

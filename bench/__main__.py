@@ -12,9 +12,9 @@ SUITES = ("startup", "engine", "arena", "memory", "tournament", "ratings", "mode
 
 def main(names: list[str]) -> None:
     """Run the named suites (all by default) and print their lines as they finish, on the build
-    the ``arena`` command runs (``arena.launch``: the compiled one when it is there, ahead of the
+    the ``arena`` command runs (``arena.startup``: the compiled one when it is there, ahead of the
     working directory's sources)."""
-    from arena.launch import start
+    from arena.startup import start
 
     print(f"[build] {start(['bench']).describe()}", flush=True)
     for name in names or SUITES:

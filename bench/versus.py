@@ -174,8 +174,8 @@ print(json.dumps({"openspiel": openspiel(60)}))
 
 
 def compiled_build() -> Path | None:
-    """This tree's compiled build of its current sources (``make``: ``arena.launch``'s rule), or None."""
-    from arena.launch import TREE_BUILDS, sources_hash
+    """This tree's compiled build of its current sources (``make``: ``arena.startup``'s rule), or None."""
+    from arena.startup import TREE_BUILDS, sources_hash
 
     build = ROOT / TREE_BUILDS / sources_hash(ROOT)
     return build if build.is_dir() else None

@@ -70,7 +70,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "arena.names": (),
     "arena.printable": (),
     # Which build runs (compiled or pure), chosen before anything else loads: the standard library.
-    "arena.launch": (),
+    "arena.startup": (),
     "arena.connectivity": (),
     "arena.settings": ("arena.errors",),
     "arena.configfile": ("arena.errors", "arena.names"),
@@ -106,9 +106,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "arena.cli": ("arena", "arena.errors", "arena.names", "arena.printable", "arena.connectivity",
                   "arena.settings", "arena.configfile", "arena.records", "arena.work", "arena.spec",
                   "arena.bots", "arena.game", "arena.executors", "arena.plans", "arena.ratings",
-                  "arena.runs", "arena.league", "arena.report", "arena.launch"),
+                  "arena.runs", "arena.league", "arena.report", "arena.startup"),
     # The command's entry point: the build chosen, then the command line.
-    "arena.__main__": ("arena.launch", "arena.cli"),
+    "arena.__main__": ("arena.startup", "arena.cli"),
 }
 """Each package of ``arena/`` (and each of its top-level modules) and ``engine/``: the others it
 may import, at run time or for type checking. Every part of the arena may import the engine; the

@@ -32,11 +32,11 @@ app = typer.Typer(
 
 
 def _show_version(shown: bool) -> None:
-    """``arena --version``: the package's version and the build that runs (``arena.launch``)."""
+    """``arena --version``: the package's version and the build that runs (``arena.startup``)."""
     if shown:
         from importlib.metadata import version
 
-        from arena.launch import running
+        from arena.startup import running
 
         typer.echo(f"arena {version('blackout-arena')}: {running().describe()}")
         raise typer.Exit()
@@ -51,7 +51,7 @@ def _root(
         "--pure", help="Run pure Python, not the compiled build (as ARENA_PURE=1 does).")] = False,
 ) -> None:
     """Run Blackout and Partnership Blackout bot games and tournaments, and rate the bots."""
-    # Both are acted on before this runs: --pure by arena.launch, before any module loads.
+    # Both are acted on before this runs: --pure by arena.startup, before any module loads.
 
 
 # Each command is a plain function with typer annotations in its own module.

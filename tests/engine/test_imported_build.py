@@ -17,12 +17,12 @@ import arena
 import engine
 from arena.bots import channel, cputime, process
 from arena.game import referee
-from arena.launch import COMPILED_MODULES, sources_hash
+from arena.startup import COMPILED_MODULES, sources_hash
 from engine import blackout, cards, partnership, trick, trickgame, wire
 
 ROOT = Path(__file__).resolve().parents[2]
 HOT_MODULES = (blackout, cards, partnership, trick, trickgame, wire, referee, process, channel, cputime)
-"""The modules ``make compiled`` compiles with mypyc (``arena.launch.COMPILED_MODULES``)."""
+"""The modules ``make compiled`` compiles with mypyc (``arena.startup.COMPILED_MODULES``)."""
 
 
 def relative(module: object) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.launch import COMPILED_MODULES, TREE_BUILDS, choose, sources_hash
+from arena.startup import COMPILED_MODULES, TREE_BUILDS, choose, sources_hash
 
 from helpers import ROOT, arena
 
@@ -50,7 +50,7 @@ def test_the_hash_is_the_makefiles() -> None:
     assert made.stdout.strip() == sources_hash(ROOT)
 
 
-def test_the_makefile_compiles_the_modules_launch_knows() -> None:
+def test_the_makefile_compiles_the_modules_startup_knows() -> None:
     makefile = (ROOT / "Makefile").read_text().replace("\\\n", " ")
     line = next(line for line in makefile.splitlines() if line.startswith("MYPYC_MODULES"))
     assert {word.removesuffix(".py").replace("/", ".") for word in line.split()[2:]} == set(COMPILED_MODULES)
@@ -92,7 +92,7 @@ def test_an_installed_package_runs_its_compiled_modules_all_or_none(tmp_path: Pa
 
 IMPORTED = """
 import sys
-from arena.launch import start
+from arena.startup import start
 start(["arena", *sys.argv[1:]])
 import engine.cards
 print(engine.cards.__file__)
