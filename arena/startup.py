@@ -18,9 +18,7 @@ imported here at the top: this module runs before the choice.
 from __future__ import annotations
 
 import hashlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import os
 import sys
 from collections.abc import Sequence
@@ -146,14 +144,18 @@ def apply(build: Build, packages: Path) -> None:
         sys.meta_path.insert(0, SourcesFirst())
 
 
-class SourcesFirst(importlib.abc.MetaPathFinder):
+class SourcesFirst:
     """Imports each of ``COMPILED_MODULES`` from its ``.py`` even where a C extension of it sits
-    next to it (an installed compiled package run pure)."""
+    next to it (an installed compiled package run pure). A meta path finder by its method alone:
+    importlib.abc would import importlib.resources at every start."""
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        """The spec of ``fullname``'s source, for a compiled module; None for any other."""
         if fullname not in COMPILED_MODULES or path is None:
             return None
+        import importlib.util
+
         name = fullname.rpartition(".")[2] + ".py"
         for directory in path:
             source = Path(directory) / name

@@ -28,7 +28,7 @@ from arena.settings import (
 
 app = typer.Typer(help="A league: submitted bots, games scheduled where the ranking is least "
                        "certain, a table that is always current (docs/league.md).",
-                  no_args_is_help=True)
+                  no_args_is_help=True, rich_markup_mode=None)
 
 League = Annotated[Path, typer.Argument(help="The league's directory.", show_default=False)]
 

@@ -160,6 +160,13 @@ OPTION_RANGES = {"seed": SEED, "jobs": JOBS, "resamples": RESAMPLES, "games": GA
 OPTION_RANGES |= {bounds.key.rpartition(".")[2]: bounds for bounds in TOURNAMENT_RANGES}
 
 
+def range_of(param: Any) -> tuple[Any, Any]:
+    """An option's bounds: on the option itself (typer 0.29), or on its click type (IntRange)."""
+    if hasattr(param, "min"):
+        return param.min, param.max
+    return getattr(param.type, "min", None), getattr(param.type, "max", None)
+
+
 def test_every_numeric_option_of_every_command_is_bounded_by_its_shared_range() -> None:
     checked = 0
 
@@ -172,8 +179,9 @@ def test_every_numeric_option_of_every_command_is_bounded_by_its_shared_range() 
                 continue
             bounds = OPTION_RANGES[param.name]
             where = f"{name} --{param.name}"
-            assert param.min is not None and param.max is not None, where
-            assert bounds.low <= param.min <= param.max <= bounds.high, where
+            low, high = range_of(param)
+            assert low is not None and high is not None, where
+            assert bounds.low <= low <= high <= bounds.high, where
             checked += 1
 
     walk(typer.main.get_command(app), "arena")
