@@ -29,7 +29,7 @@ from arena.settings import (
     Range,
 )
 
-from helpers import arena
+from helpers import arena, option_range
 
 REPO = Path(__file__).resolve().parents[2]
 BOT = str(REPO / "bots" / "c" / "random_bot")
@@ -160,13 +160,6 @@ OPTION_RANGES = {"seed": SEED, "jobs": JOBS, "resamples": RESAMPLES, "games": GA
 OPTION_RANGES |= {bounds.key.rpartition(".")[2]: bounds for bounds in TOURNAMENT_RANGES}
 
 
-def range_of(param: Any) -> tuple[Any, Any]:
-    """An option's bounds: on the option itself (typer 0.29), or on its click type (IntRange)."""
-    if hasattr(param, "min"):
-        return param.min, param.max
-    return getattr(param.type, "min", None), getattr(param.type, "max", None)
-
-
 def test_every_numeric_option_of_every_command_is_bounded_by_its_shared_range() -> None:
     checked = 0
 
@@ -179,7 +172,7 @@ def test_every_numeric_option_of_every_command_is_bounded_by_its_shared_range() 
                 continue
             bounds = OPTION_RANGES[param.name]
             where = f"{name} --{param.name}"
-            low, high = range_of(param)
+            low, high = option_range(param)
             assert low is not None and high is not None, where
             assert bounds.low <= low <= high <= bounds.high, where
             checked += 1
