@@ -55,10 +55,6 @@ def compiled_extensions() -> list[object]:
     from arena.startup import COMPILED_MODULES
 
     paths = [name.replace(".", "/") + ".py" for name in COMPILED_MODULES]
-    # mypy finds the packages of the modules it compiles on the interpreter's path, which it reads
-    # from the environment: without the root there, engine/__init__.py fails in an import cycle
-    # ("Cannot determine type of GAME"), as it does not under the mypyc command the Makefile runs.
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     # The packages the modules import (orjson, yaml...) are not in the build's environment: their
     # values are Any to mypyc. Hence mypy's defaults, not the strict [tool.mypy] of pyproject.toml
     # (`make lint` type-checks against those packages), as under the Makefile's mypyc.
