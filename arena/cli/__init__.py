@@ -123,7 +123,12 @@ def _say(message: str) -> None:
 def usage_text(error: UsageError) -> str:
     """``arena table: Invalid value for '--resamples': ... (see arena table --help)``: typer's
     usage error as one line."""
+    import re
+
     message = " ".join(error.format_message().split())
+    # typer's click quotes a refused value whole (a 5,000-digit number included): its ends will do.
+    message = re.sub(r"\S{200,}", lambda word: f"{word[0][:60]}...{word[0][-20:]} ({len(word[0]):,} "
+                                                f"characters)", message)
     if error.ctx is None:
         return message
     path = error.ctx.command_path
