@@ -1,11 +1,15 @@
-# The two set-up commands are `make test` and `make demo`: both build the virtual environment
-# (.venv) and the C starter bot on first use, so a fresh clone needs nothing beyond python3 and cc.
+# The set-up commands are `make`, `make test` and `make demo`: each builds the virtual environment
+# (.venv), the C starter bot and the compiled build on first use, so a fresh clone needs nothing
+# beyond python3 and cc (without cc, and the Python headers, the arena runs pure Python).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test check demo lint bench bots clean compiled test-compiled compiled-path
+.PHONY: all test check demo lint bench bots clean compiled default-build compiled-path
+
+# `make`: the virtual environment, the bots, and the compiled build where it can be built.
+all: $(STAMP) bots default-build
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,14 +29,15 @@ $(BOT_ENGINE)/.copied: $(wildcard engine/*.py)
 	cp engine/*.py $(BOT_ENGINE)/
 	touch $@
 
-# The optional compiled build (`make compiled`): mypyc (it ships with mypy, in the dev extra)
-# compiles the engine's hot modules and the arena's decision path (the referee's loop, the bot
-# process's request, its pipes and its CPU clock) into $(COMPILED), a directory named by the hash
-# of the engine's and the arena's sources. The build holds a whole copy of both packages (a
-# compiled module must sit in its package), so it is used only where asked for (the test run
-# below, `python -m bench versus`, `make -s compiled-path`), with $(COMPILED) first on the path;
-# any edited source hashes to another directory, so a stale build is never imported: `make test`
-# says so and tests the Python sources alone until `make compiled`.
+# The compiled build, the one `make` (so `make demo` and `make test`) gives where a C compiler and
+# the Python headers are found: mypyc (it ships with mypy, in the dev extra) compiles the engine's
+# hot modules and the arena's decision path (the referee's loop, the bot process's request, its
+# pipes and its CPU clock: arena.startup.COMPILED_MODULES) into $(COMPILED), a directory named by
+# the hash of the engine's and the arena's sources. The build holds a whole copy of both packages
+# (a compiled module must sit in its package); .venv/bin/arena runs it when it is the build of the
+# sources in this tree (arena/startup.py), so a stale build is never imported: after an edit the
+# arena runs pure Python and says so, until `make` builds the new sources (about 30 s). A wheel
+# (`pip install .`, setup.py) holds its compiled modules next to their sources instead.
 SOURCES_HASH = $(shell cat $$(find engine arena -name '*.py' | LC_ALL=C sort) | sha256sum | cut -c1-16)
 COMPILED = build/compiled/$(SOURCES_HASH)
 MYPYC_MODULES := engine/cards.py engine/trickgame.py engine/trick.py engine/wire.py engine/blackout.py \
@@ -53,17 +58,34 @@ TEST_PROCESSES := $(shell echo $$(( $$(nproc) + 1 )))
 PYTEST := $(PY) -m pytest -q -n $(TEST_PROCESSES) --dist worksteal
 
 # Lint and types first: CI runs `make test`, so a lint or type error fails CI like a test does.
-test: $(STAMP) bots lint
-	$(PYTEST)
-	@if [ -d $(COMPILED) ]; then $(MAKE) --no-print-directory test-compiled; \
-	elif [ -d build/compiled ]; then echo "note: build/compiled holds no build of these sources" \
-		"(run 'make compiled' to test it too): tested the Python sources only"; fi
+# Then the whole suite against the build the arena runs (the compiled one where `make` built it:
+# its directory first on the path, ahead of the working directory's sources, by the plugin
+# compiled_first, loaded in every test process before any test module; ARENA_COMPILED=1 makes
+# tests/engine/test_imported_build.py check that the compiled modules, of these very sources, are
+# the ones imported), and the engine, referee and process tests against the other, pure Python.
+test: $(STAMP) bots lint default-build
+	@if [ -d $(COMPILED) ]; then \
+		echo "the whole suite, against the compiled build $(COMPILED)"; \
+		ARENA_COMPILED=1 PYTHONPATH=$(CURDIR)/$(COMPILED) $(PYTEST) -p compiled_first && \
+		echo "$(COMPILED_TESTS), against pure Python" && ARENA_PURE=1 $(PYTEST) $(COMPILED_TESTS); \
+	else echo "the whole suite, against pure Python (no compiled build)"; ARENA_PURE=1 $(PYTEST); fi
 
 # The development loop: lint and types, then every test not marked slow (those start real
 # processes for games, builds, clusters or browsers, or take half a second and more; `make test`
 # runs them too).
 check: $(STAMP) bots lint
 	$(PYTEST) -m "not slow"
+
+# The compiled build where the compiler mypyc uses (CC, else Python's own) takes the Python headers;
+# else a note, and the arena runs pure Python (saying so at each start). A failing build with a
+# working compiler is an error.
+default-build: $(STAMP)
+	@include=$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'); \
+	cc=$${CC:-$$($(PY) -c 'import sysconfig; print(sysconfig.get_config_var("CC") or "cc")')}; \
+	if printf '#include <Python.h>\n' | $$cc -fsyntax-only -x c -I"$$include" - >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory compiled; \
+	else echo "note: '$$cc' cannot compile against the Python headers in $$include:" \
+		"no compiled build, the arena runs pure Python"; fi
 
 compiled: $(STAMP)
 	@if [ ! -d $(COMPILED) ]; then \
@@ -77,22 +99,13 @@ compiled: $(STAMP)
 		mv build/compiled/tmp $(COMPILED) && echo "compiled build in $(COMPILED)"; \
 	else echo "compiled build up to date in $(COMPILED)"; fi
 
-# The directory to put first on PYTHONPATH to run the arena on the compiled build; fails when
-# there is no build of the current sources.
+# The directory of the compiled build of the current sources (what bench.versus and a Python
+# program of one's own put first on the path); fails when there is none.
 compiled-path:
 	@test -d $(COMPILED) || { echo "no compiled build of these sources: run 'make compiled'" >&2; exit 1; }
 	@echo $(CURDIR)/$(COMPILED)
 
-# The compiled build's own run: its directory first on the path, ahead of the working directory's
-# sources (the plugin compiled_first, loaded in every test process before any test module);
-# ARENA_COMPILED=1 makes tests/engine/test_imported_build.py check that the compiled modules, of these very
-# sources, are the ones imported.
-test-compiled: $(STAMP) bots
-	@test -d $(COMPILED) || { echo "no compiled build of these sources: run 'make compiled'"; exit 1; }
-	ARENA_COMPILED=1 PYTHONPATH=$(CURDIR)/$(COMPILED) $(PY) -m pytest -q -n auto -p compiled_first \
-		$(COMPILED_TESTS)
-
-demo: $(STAMP) bots
+demo: $(STAMP) bots default-build
 	$(VENV)/bin/arena run tournaments/demo.yaml --restart
 	$(VENV)/bin/arena report results/demo -o results/demo/report
 
@@ -100,10 +113,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-# The benchmarks measure the compiled build too (bench.versus): built first, when it can be.
-bench: $(STAMP) bots
+# The benchmarks run on the build users run (the compiled one where `make` builds it; bench.versus
+# measures it against pure Python too), with OpenSpiel (the bench extra) for the engine's anchor.
+bench: $(STAMP) bots default-build
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
-	-$(MAKE) --no-print-directory compiled
 	$(PY) -m bench
 
 clean:  # build products only: results/ holds users' tournament results and is never deleted here

@@ -6,12 +6,17 @@ import importlib
 import sys
 import time
 
-SUITES = ("engine", "arena", "memory", "tournament", "ratings", "models", "match", "report", "league",
-          "serve", "fields", "cluster", "sandbox", "versus", "clocks", "analyse")
+SUITES = ("startup", "engine", "arena", "memory", "tournament", "ratings", "models", "match", "report",
+          "league", "serve", "fields", "cluster", "sandbox", "versus", "clocks", "analyse")
 
 
 def main(names: list[str]) -> None:
-    """Run the named suites (all by default) and print their lines as they finish."""
+    """Run the named suites (all by default) and print their lines as they finish, on the build
+    the ``arena`` command runs (``arena.startup``: the compiled one when it is there, ahead of the
+    working directory's sources)."""
+    from arena.startup import start
+
+    print(f"[build] {start(['bench']).describe()}", flush=True)
     for name in names or SUITES:
         try:
             module = importlib.import_module(f"bench.{name}")

@@ -174,12 +174,10 @@ print(json.dumps({"openspiel": openspiel(60)}))
 
 
 def compiled_build() -> Path | None:
-    """This tree's compiled build of its current sources (``make compiled``), or None."""
-    hasher = __import__("hashlib").sha256()
-    for path in sorted(str(path.relative_to(ROOT)) for package in ("engine", "arena")
-                       for path in (ROOT / package).rglob("*.py")):
-        hasher.update((ROOT / path).read_bytes())
-    build = ROOT / "build" / "compiled" / hasher.hexdigest()[:16]
+    """This tree's compiled build of its current sources (``make``: ``arena.startup``'s rule), or None."""
+    from arena.startup import TREE_BUILDS, sources_hash
+
+    build = ROOT / TREE_BUILDS / sources_hash(ROOT)
     return build if build.is_dir() else None
 
 
@@ -323,7 +321,7 @@ def run() -> list[str]:
     lines = [f"variants {', '.join(names)} (old: {commit[:10]}, BENCH_BASELINE); pinned to CPU {cpu}; "
              f"medians of {ROUNDS} alternating rounds; R = {r * 1e6:.2f} us, W = {w * 1e6:.2f} us"]
     if build is None:
-        lines.append("  (no compiled build of these engine sources: `make compiled` to measure it)")
+        lines.append("  (no compiled build of these sources: `make` builds one to measure it)")
     goals = {"S": "goal <= 1.5 R", "A": "goal <= 3 R", "T": ""}
     for key, label in (("S", "S, referee + engine, no I/O"), ("T", "T, play_game, 4 C first_bots"),
                        ("A", "A = T - W, arena per decision")):
@@ -348,6 +346,12 @@ def run() -> list[str]:
                      + "  goal >= 2x")
     lines.append(f"  {'tournament --jobs 1, games/s':31} "
                  + "; ".join(f"{name} {med(name, 'tournament'):6,.1f}" for name in names))
+    if "compiled" in names:  # issue 32: the build users run against pure Python, same rounds
+        pairs = [compiled["tournament"] / pure["tournament"]
+                 for compiled, pure in zip(rows["compiled"], rows["pure"], strict=True)]
+        ratio_now = statistics.median(pairs)
+        lines.append(f"  compiled / pure: tournament --jobs 1 {ratio_now:.2f}x games/s "
+                     f"({'meets' if ratio_now >= 1.3 else 'MISSES'} the goal >= 1.3x)")
     for name in names[1:]:
         lines.append(f"  {name} / old: S {ratio(name, 'S', False):.2f}x faster (CPU "
                      f"{ratio(name, 'S_cpu', False):.2f}x), T {ratio(name, 'T', False):.2f}x (arena "

@@ -312,6 +312,6 @@ def places_of(totals: Sequence[int], exact: Sequence[int], tiebreak: str) -> lis
     return [1 + sum(other > key for other in keys) for key in keys]
 
 
-GAME: Final = trickgame.TrickGame(info, resolve_options, new_game)
+GAME: Final[trickgame.TrickGame] = trickgame.TrickGame(info, resolve_options, new_game)
 """Blackout as the arena plays it (``engine.game("blackout")``): this module's rules, and the
 functions of ``engine.trickgame`` over its states."""

@@ -294,6 +294,6 @@ def auction_winner(dealer: int, calls: Sequence[tuple[int, Call]]) -> trickgame.
     return (team, kind, n)
 
 
-GAME: Final = trickgame.TrickGame(info, resolve_options, new_game)
+GAME: Final[trickgame.TrickGame] = trickgame.TrickGame(info, resolve_options, new_game)
 """Partnership Blackout as the arena plays it (``engine.game("partnership-blackout")``): this
 module's rules, and the functions of ``engine.trickgame`` over its states."""

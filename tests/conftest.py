@@ -13,6 +13,11 @@ import pytest
 # multiplies matrices big enough for a second thread to matter. Set before numpy is imported here;
 # a value already in the environment stands.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# The arena processes the tests start run the build the tests import: the compiled one when the run
+# puts it first on the path (ARENA_COMPILED=1, `make test`), else the sources as they are (a build
+# of them in build/compiled or not: an edit between `make` and `pytest` changes nothing).
+if os.environ.get("ARENA_COMPILED") != "1":
+    os.environ["ARENA_PURE"] = "1"
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 """The repository: the working directory the commands run from unless a test says otherwise."""
@@ -100,3 +100,11 @@ def submitted(league: Path, bot: Path) -> None:
 
     submission = submit(league, bot)
     assert submission.accepted, "\n".join([submission.reason, *submission.report])
+
+
+def option_range(param: Any) -> tuple[Any, Any]:
+    """A command line option's bounds: on the option (typer 0.29), or on its click type (an IntRange,
+    typer 0.28 and before)."""
+    if hasattr(param, "min"):
+        return param.min, param.max
+    return getattr(param.type, "min", None), getattr(param.type, "max", None)

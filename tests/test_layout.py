@@ -69,6 +69,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "arena.errors": (),
     "arena.names": (),
     "arena.printable": (),
+    # Which build runs (compiled or pure), chosen before anything else loads: the standard library.
+    "arena.startup": (),
     "arena.connectivity": (),
     "arena.settings": ("arena.errors",),
     "arena.configfile": ("arena.errors", "arena.names"),
@@ -116,7 +118,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
                   "arena.settings", "arena.configfile", "arena.records", "arena.work", "arena.spec",
                   "arena.bots", "arena.game", "arena.executors", "arena.plans", "arena.ratings",
                   "arena.runs", "arena.league", "arena.report", "arena.analysis",
-                  "arena.serve"),
+                  "arena.serve", "arena.startup"),
+    # The command's entry point: the build chosen, then the command line.
+    "arena.__main__": ("arena.startup", "arena.cli"),
 }
 """Each package of ``arena/`` (and each of its top-level modules) and ``engine/``: the others it
 may import, at run time or for type checking. Every part of the arena may import the engine; the

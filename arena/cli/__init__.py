@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from typing import Annotated
 
 import typer
 
@@ -23,7 +24,6 @@ from arena.cli.usage import (
     ClickException,
     NoArgsIsHelpError,
     UsageError,
-    help_markup,
 )
 from arena.errors import ArenaError, RunInterrupted
 from arena.printable import printable
@@ -32,18 +32,38 @@ from engine.errors import EngineError
 app = typer.Typer(
     help="Run Blackout and Partnership Blackout bot games and tournaments, and rate the bots.",
     no_args_is_help=True,
-    rich_markup_mode=help_markup(),
-    # The plain help (piped, to a file) is laid out 100 columns wide, whatever the terminal says:
-    # at 80, click cuts the commands' summaries short and wraps options into a narrow column.
+    # Click's plain help, on a terminal and piped alike: rich is not imported at start (it cost
+    # every start), and rich not on a terminal wrapped options into one-word lines and cut values.
+    rich_markup_mode=None,
+    # The plain help is laid out 100 columns wide, whatever the terminal says: at 80, click cuts
+    # the commands' summaries short and wraps options into a narrow column.
     context_settings={"terminal_width": PLAIN_HELP_WIDTH, "max_content_width": PLAIN_HELP_WIDTH},
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
 
+def _show_version(shown: bool) -> None:
+    """``arena --version``: the package's version and the build that runs (``arena.startup``)."""
+    if shown:
+        from importlib.metadata import version
+
+        from arena.startup import running
+
+        typer.echo(f"arena {version('blackout-arena')}: {running().describe()}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_show_version,
+        help="Print the version and which build runs (compiled or pure Python), and exit.")] = False,
+    pure: Annotated[bool, typer.Option(
+        "--pure", help="Run pure Python, not the compiled build (as ARENA_PURE=1 does).")] = False,
+) -> None:
     """Run Blackout and Partnership Blackout bot games and tournaments, and rate the bots."""
+    # Both are acted on before this runs: --pure by arena.startup, before any module loads.
 
 
 # Each command is a plain function with typer annotations in its own module.
@@ -124,7 +144,12 @@ def _say(message: str) -> None:
 def usage_text(error: UsageError) -> str:
     """``arena table: Invalid value for '--resamples': ... (see arena table --help)``: typer's
     usage error as one line."""
+    import re
+
     message = " ".join(error.format_message().split())
+    # typer's click quotes a refused value whole (a 5,000-digit number included): its ends will do.
+    message = re.sub(r"\S{200,}", lambda word: f"{word[0][:60]}...{word[0][-20:]} ({len(word[0]):,} "
+                                                f"characters)", message)
     if error.ctx is None:
         return message
     path = error.ctx.command_path

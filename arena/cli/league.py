@@ -7,7 +7,6 @@ import typer
 
 from arena import spec
 from arena.cli.options import option as setting_option
-from arena.cli.usage import help_markup
 from arena.errors import ConfigError, RunInterrupted
 from arena.league.defaults import DELTA, LOCK_WAIT
 from arena.printable import printable
@@ -29,7 +28,7 @@ from arena.settings import (
 
 app = typer.Typer(help="A league: submitted bots, games scheduled where the ranking is least "
                        "certain, a table that is always current (docs/league.md).",
-                  no_args_is_help=True, rich_markup_mode=help_markup())
+                  no_args_is_help=True, rich_markup_mode=None)
 
 SERVE_EXTRA = ("fastapi", "starlette", "uvicorn", "jinja2", "markupsafe", "multipart",
                "python_multipart")

@@ -68,8 +68,10 @@ def run_command(
     if fmt != "plain":
         raise ConfigError("--format applies only with --dry-run (the table's formats: arena table)")
     from arena.runs.run import run_tournament
+    from arena.startup import running
 
     summary = run_tournament(file, out=out, jobs=jobs, resume=resume, restart=restart,
                              resamples=resamples, max_live_bots=max_live_bots,
                              cluster=cluster, force=force)
     typer.echo(summary)
+    typer.echo(f"arena: {running().describe()}")

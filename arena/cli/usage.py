@@ -19,16 +19,7 @@ except ImportError:  # pragma: no cover
     )
 
 PLAIN_HELP_WIDTH = 100
-"""Columns of the plain help (``help_markup``): every command's one-line summary fits whole."""
+"""Columns of the plain help: every command's one-line summary fits whole."""
 
 
-def help_markup() -> Literal["rich"] | None:
-    """Typer's ``rich_markup_mode`` for this process: rich boxes on a terminal; click's plain help
-    when stdout is a pipe or a file. Rich, not on a terminal, draws its boxes 80 columns wide,
-    wraps every option's help into a narrow column of one-word lines and cuts long values
-    (``elo0=E0,elo1=E1,a…``); the plain help keeps every word, in lines that read as prose."""
-    return "rich" if sys.stdout.isatty() else None
-
-
-__all__ = ["PLAIN_HELP_WIDTH", "Abort", "ClickException", "NoArgsIsHelpError", "NoSuchOption", "UsageError",
-           "help_markup"]
+__all__ = ["PLAIN_HELP_WIDTH", "Abort", "ClickException", "NoArgsIsHelpError", "NoSuchOption", "UsageError"]

@@ -29,7 +29,7 @@ from arena.settings import (
     Range,
 )
 
-from helpers import arena
+from helpers import arena, option_range
 
 REPO = Path(__file__).resolve().parents[2]
 BOT = str(REPO / "bots" / "c" / "random_bot")
@@ -172,8 +172,9 @@ def test_every_numeric_option_of_every_command_is_bounded_by_its_shared_range() 
                 continue
             bounds = OPTION_RANGES[param.name]
             where = f"{name} --{param.name}"
-            assert param.min is not None and param.max is not None, where
-            assert bounds.low <= param.min <= param.max <= bounds.high, where
+            low, high = option_range(param)
+            assert low is not None and high is not None, where
+            assert bounds.low <= low <= high <= bounds.high, where
             checked += 1
 
     walk(typer.main.get_command(app), "arena")

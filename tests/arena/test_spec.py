@@ -17,6 +17,8 @@ from arena.league.store import Store
 from arena.plans.tournament import load_tournament
 from arena.settings import Clock, FaultPolicy, Limits, SandboxMode, TimeControl
 
+from helpers import option_range
+
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = {"play": ("play",), "check-bot": ("check-bot",), "match": ("match",),
             "league init": ("league", "init")}
@@ -53,7 +55,7 @@ def test_every_commands_setting_option_is_the_tables(name: str) -> None:
         if name == "check-bot" and setting is spec.GAME:
             continue  # repeatable: the games to check, every game when none is given
         if setting.range is not None:
-            assert (param.min, param.max) == (setting.range.low, setting.range.high), \
+            assert option_range(param) == (setting.range.low, setting.range.high), \
                 (name, setting.key)
         default = setting.default.value if isinstance(setting.default, enum.Enum) else \
             setting.default

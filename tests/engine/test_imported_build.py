@@ -1,8 +1,8 @@
 """The code under test is the build the run asked for: the Python sources, or the compiled build.
 
-``make test`` runs the suite against the Python sources, then (when ``make compiled`` has built
-them) the engine, referee and process tests again with ``ARENA_COMPILED=1`` and the compiled build
-first on the path. These tests make sure neither run silently tests the other build: a compiled
+``make test`` runs the whole suite with ``ARENA_COMPILED=1`` and the compiled build first on the
+path (where ``make`` could build it), then the engine, referee and process tests again against the
+Python sources. These tests make sure neither run silently tests the other build: a compiled
 module must never shadow the sources in a pure run, and a compiled run must import compiled
 modules built from exactly the sources in this tree (``build/compiled/<hash>``), the rest of both
 packages from the build's own copy of those sources.
@@ -10,7 +10,6 @@ packages from the build's own copy of those sources.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -18,19 +17,12 @@ import arena
 import engine
 from arena.bots import channel, cputime, process
 from arena.game import referee
+from arena.startup import COMPILED_MODULES, sources_hash
 from engine import blackout, cards, partnership, trick, trickgame, wire
 
 ROOT = Path(__file__).resolve().parents[2]
 HOT_MODULES = (blackout, cards, partnership, trick, trickgame, wire, referee, process, channel, cputime)
-"""The modules ``make compiled`` compiles with mypyc (the Makefile's MYPYC_MODULES)."""
-
-
-def source_hash() -> str:
-    """The name ``make compiled`` gives the build of these sources (the Makefile's SOURCES_HASH:
-    every ``.py`` of both packages, in byte order of their paths)."""
-    paths = sorted(str(path.relative_to(ROOT)) for package in ("engine", "arena")
-                   for path in (ROOT / package).rglob("*.py"))
-    return hashlib.sha256(b"".join((ROOT / path).read_bytes() for path in paths)).hexdigest()[:16]
+"""The modules ``make compiled`` compiles with mypyc (``arena.startup.COMPILED_MODULES``)."""
 
 
 def relative(module: object) -> Path:
@@ -39,7 +31,7 @@ def relative(module: object) -> Path:
 
 def test_the_code_imported_is_the_build_asked_for() -> None:
     if os.environ.get("ARENA_COMPILED") == "1":
-        build = ROOT / "build" / "compiled" / source_hash()
+        build = ROOT / "build" / "compiled" / sources_hash(ROOT)
         for module in HOT_MODULES:
             path = relative(module)
             assert path.suffix == ".so", f"{module.__name__} is not compiled: {path}"
@@ -54,8 +46,5 @@ def test_the_code_imported_is_the_build_asked_for() -> None:
             assert ROOT in path.parents and "build" not in path.relative_to(ROOT).parts, path
 
 
-def test_the_makefile_compiles_the_modules_checked_here() -> None:
-    makefile = (ROOT / "Makefile").read_text().replace("\\\n", " ")
-    line = next(line for line in makefile.splitlines() if line.startswith("MYPYC_MODULES"))
-    named = {word.removesuffix(".py").replace("/", ".") for word in line.split()[2:]}
-    assert named == {module.__name__ for module in HOT_MODULES}
+def test_every_compiled_module_is_checked_here() -> None:
+    assert {module.__name__ for module in HOT_MODULES} == set(COMPILED_MODULES)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from typer.testing import CliRunner
 
@@ -11,8 +13,9 @@ from arena.cli import app
 
 from helpers import arena
 
-ENV = {"COLUMNS": "200", "PATH": "/usr/bin:/bin"}
-"""The commands' environment: a wide terminal, and only the system's programs."""
+ENV = {"COLUMNS": "200", "PATH": "/usr/bin:/bin",
+       **{key: os.environ[key] for key in ("ARENA_PURE", "PYTHONPATH") if key in os.environ}}
+"""The commands' environment: a wide terminal, only the system's programs, and the suite's build."""
 
 
 def run(*args: str) -> str:

@@ -32,6 +32,8 @@ HEAVY = {
     "arena.bots.process": "the bots' processes",
     "arena.executors": "the executors",
     "arena.runs": "the runs",
+    "pydantic": "typer 0.29's coercion of options (pyproject.toml keeps typer below it)",
+    "rich": "typer's rich help (the apps say rich_markup_mode=None: plain help)",
     "arena.plans": "the plans",
     "arena.analysis": "the analysis of decisions",
 }
