@@ -3,9 +3,6 @@ click itself (older typer)."""
 
 from __future__ import annotations
 
-import sys
-from typing import Literal
-
 from typer import Abort
 
 try:
