@@ -333,6 +333,29 @@ class PlaySettings:
                            policy=self.policy, **rest)
 
 
+def game_settings(game: str, players: int | None, options: Mapping[str, object],
+                  game_key: str = "--game") -> tuple[int, dict[str, Any]]:
+    """The game's own settings given on a command line (``GAME_SETTINGS``), checked together by
+    the game's rules: the players (None: the game's default) and every option resolved;
+    ConfigError naming the option at fault (``game_key``, ``--players``, ``--option NAME``)."""
+    from arena.errors import ConfigError
+    from engine.errors import OptionError
+
+    try:
+        rules = engine.game(game)
+    except OptionError as error:
+        raise ConfigError(f"{game_key}: {error}") from None
+    seats = rules.info.default_players if players is None else players
+    if seats not in rules.info.player_counts:
+        counts = ", ".join(map(str, rules.info.player_counts))
+        raise ConfigError(f"--players: {game} is for {counts} players, not {seats}")
+    try:
+        return seats, rules.resolve_options(seats, dict(options))
+    except OptionError as error:
+        name = "--option" if error.option is None else f"--option {error.option}"
+        raise ConfigError(f"{name}: {error.problem}") from None
+
+
 def time_control(values: Mapping[str, Any], base: TimeControl = _TIME) -> TimeControl:
     """``base`` with the time settings in ``values`` (by key; a key missing keeps ``base``'s)."""
     given = {s.field: values[s.key] for s in TIME_SETTINGS if s.key in values}

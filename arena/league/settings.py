@@ -26,8 +26,7 @@ from arena.settings import (
     check_rating,
     sandbox_mode,
 )
-from arena.spec import PlaySettings
-from engine.errors import OptionError
+from arena.spec import PlaySettings, game_settings
 
 if TYPE_CHECKING:
     from arena.league.store import Store
@@ -84,18 +83,7 @@ class LeagueSettings:
                 rating: str = DEFAULT_RATING.value, delta: float = DELTA,
                 interpreters: Sequence[str] = ()) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option."""
-        try:
-            rules = engine.game(game)
-        except OptionError as error:
-            raise ConfigError(f"--game: {error}") from None
-        count = rules.info.default_players if players is None else players
-        if count not in rules.info.player_counts:
-            counts = ", ".join(map(str, rules.info.player_counts))
-            raise ConfigError(f"--players: {game} is played by {counts}, not {count}")
-        try:
-            resolved = rules.resolve_options(count, dict(options))
-        except OptionError as error:
-            raise ConfigError(f"--option {error.option or ''}: {error.problem}") from None
+        count, resolved = game_settings(game, players, options)
         sandbox = sandbox_mode(sandbox, "--sandbox")
         if sandbox is SandboxMode.BWRAP:  # where it cannot run: one line now, not at submit
             choose_sandbox(SandboxMode.BWRAP, "--sandbox")

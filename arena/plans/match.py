@@ -34,9 +34,8 @@ from arena.names import UNSAFE, command_label, free_name
 from arena.plans.deals import DealSuite, load_suite
 from arena.records.ids import MATCH_GAMES, MATCH_ROUND, match_game_id
 from arena.settings import FaultPolicy, Limits, SprtBounds, TimeControl
-from arena.spec import PlaySettings
+from arena.spec import PlaySettings, game_settings
 from arena.work import BotCommand, GameSpec, RunSettings
-from engine.errors import OptionError
 from engine.seeding import derive_seed
 
 if TYPE_CHECKING:
@@ -196,15 +195,8 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
     """A validated match from command-line values; ConfigError naming the option at fault.
 
     ``deals``: a deals file (``arena.plans.deals``) whose lines the units play in order."""
-    try:
-        rules = engine.game(game)
-    except OptionError as error:
-        raise ConfigError(f"--game: {error}") from None
-    partnership = rules.info.has_teams
-    seats = players if players is not None else 4
-    if seats not in rules.info.player_counts:
-        counts = ", ".join(map(str, rules.info.player_counts))
-        raise ConfigError(f"--players: {game} is for {counts} players, not {seats}")
+    seats, resolved = game_settings(game, players, options or {})
+    partnership = engine.game(game).info.has_teams
     others = 1 if partnership else seats - 1
     allowed = {1, 2} if partnership else {1, others}
     if len(field) not in allowed:
@@ -212,11 +204,6 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
                 else f"1 (for every other seat) or {others} (one per other seat)")
         raise ConfigError(f"--field: given {len(field)} times; {game} with {seats} players "
                           f"takes {what}")
-    try:
-        resolved = rules.resolve_options(seats, dict(options or {}))
-    except OptionError as error:
-        name = "--option" if error.option is None else f"--option {error.option}"
-        raise ConfigError(f"{name}: {error.problem}") from None
     if games < 2:
         raise ConfigError(f"--games: {games}: a match needs at least 2 games (one unit)")
     if seed < 0:

@@ -254,7 +254,7 @@ def test_bad_league_input_is_one_line_and_exit_2(tmp_path: Path, league: Path) -
                           f"with arena league init)\n"
     with pytest.raises(ConfigError, match="--game: "):
         LeagueSettings.checked("chess", None, {}, "none")
-    with pytest.raises(ConfigError, match="--players: blackout is played by 3, 4, 5, 6, 7, not 9"):
+    with pytest.raises(ConfigError, match="--players: blackout is for 3, 4, 5, 6, 7 players, not 9"):
         LeagueSettings.checked("blackout", 9, {}, "none")
     with pytest.raises(ConfigError, match="--option deals: "):
         LeagueSettings.checked("blackout", 4, {"deals": "lots"}, "none")
