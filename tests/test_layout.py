@@ -4,6 +4,7 @@ module imports itself back through others, and only ``arena.records`` handles re
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 from typing import NamedTuple
 
@@ -191,6 +192,7 @@ def unit_of(name: str) -> str:
     return parts[0] if len(parts) == 1 or parts[0] == "engine" else ".".join(parts[:2])
 
 
+@functools.cache  # parsed once for the tests that read them (nothing changes them)
 def imports_of(package: str) -> list[Import]:
     """Every import of ``arena`` or ``engine`` in ``package``'s modules, function-level ones and
     those for type checking included."""

@@ -102,6 +102,7 @@ def test_cpu_of_a_child_counts_against_the_limit(bot):
     assert fault.limit is TimeLimit.CPU and fault.cpu is not None and fault.cpu >= 0.1
 
 
+@pytest.mark.slow
 def test_a_sleeping_bot_times_out_at_the_wall_cap_and_is_told_it_was_waiting(bot):
     process = bot("slow", 60.0, 1)
     began = perf_counter()
@@ -125,6 +126,7 @@ def test_a_spinning_bot_under_a_wall_clock_gets_no_flush_hint(bot):
     assert fault.detail.startswith("no reply within 200 ms, using ") and "flush" not in fault.detail
 
 
+@pytest.mark.slow
 def test_a_hello_that_never_comes_says_how_much_cpu_it_used(tmp_path):
     process = BotProcess("mute", [sys.executable, "-S", "-c", "import time; time.sleep(60)"],
                          start_timeout=1.0, log_path=tmp_path / "mute.log")

@@ -184,6 +184,7 @@ def test_the_fair_clock_is_the_default_and_its_cap_a_generous_backstop() -> None
     assert TimeControl(wall_ms=700).wall_cap_ms == 700
 
 
+@pytest.mark.slow
 def test_a_bot_kept_waiting_for_a_cpu_at_quit_is_given_its_waits_not_killed(bot, busy_cpu) -> None:
     """At quit the bot works 0.3 s of CPU, then exits, within a quit grace of 0.5 s; on a CPU it
     shares with two busy loops that takes about 0.9 s. Killed at the grace, check-bot failed such

@@ -391,6 +391,7 @@ def test_node_bot_starts_and_plays_under_the_default_limits():
         assert process.request(act(), 20.0).message["action"] == "QS"
 
 
+@pytest.mark.slow
 def test_ignores_quit_is_killed_after_the_grace(bot):
     process = bot("ignores_quit")
     pid = process.pid
@@ -445,6 +446,7 @@ def test_traffic_is_logged_line_by_line_at_debug_level(bot, caplog):
     assert all(record.name == "arena.bot.well_behaved" for record in caplog.records)
 
 
+@pytest.mark.slow
 def test_close_all_closes_every_live_bot(bot):
     processes = [bot("well_behaved"), bot("ignores_quit"), bot("forks_child")]
     pids = [process.pid for process in processes]

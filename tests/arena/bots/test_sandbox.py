@@ -562,6 +562,7 @@ def test_a_sandboxed_bots_cpu_time_is_measured_below_bwrap_and_limited() -> None
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_a_sandboxed_bot_that_sleeps_is_charged_its_sleep_below_bwrap() -> None:
     """Under the fair clock the tree below bwrap and the sandbox's pid 1 is watched for waits on
     a CPU, not charged; its sleep is charged, and a sleep past the allowance is a timeout there."""

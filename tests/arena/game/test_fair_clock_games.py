@@ -33,6 +33,7 @@ def play(log: Path, *args: str) -> dict[str, object]:
     return orjson.loads(log.read_bytes())
 
 
+@pytest.mark.slow
 def test_a_bot_that_sleeps_through_its_decisions_times_out_at_its_allowance(
         tmp_path: Path) -> None:
     """Sleeping 0.4 s a decision under move_ms 100 and no bank: a timeout at 100 ms of its own
@@ -49,6 +50,7 @@ def test_a_bot_that_sleeps_through_its_decisions_times_out_at_its_allowance(
     assert max(times) >= 400
 
 
+@pytest.mark.slow
 def test_a_hung_bot_costs_its_game_its_allowance_not_the_wall_cap(tmp_path: Path) -> None:
     """A bot that never answers its first act, under move_ms 100 and a 1500 ms bank: the fault
     comes after its 1.6 s of allowance, well before the wall cap (16 s)."""
@@ -61,6 +63,7 @@ def test_a_hung_bot_costs_its_game_its_allowance_not_the_wall_cap(tmp_path: Path
     assert 1600 <= fault["elapsed_ms"] < 1600 + 2000
 
 
+@pytest.mark.slow
 def test_check_bot_on_a_bot_that_stops_answering_finishes_within_a_minute() -> None:
     """A bot that answers three decisions and then never again: check-bot reports the timeout
     after the decision's allowance (move 1000 ms + bank 10000 ms by default) and goes on."""

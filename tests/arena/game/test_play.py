@@ -31,6 +31,7 @@ def places_table(stdout: str) -> list[str]:
     return lines[start:end]
 
 
+@pytest.mark.slow
 def test_named_seats_and_distinct_labels_for_copies(tmp_path: Path) -> None:
     log = tmp_path / "game.json"
     done = arena("play", "blackout", f"me={C_BOT}", C_BOT, C_BOT, "-o", "deals=2",
@@ -175,6 +176,7 @@ def test_memory_mb_is_described_as_resident_memory(command: str) -> None:
     assert "Address-space limit" not in text
 
 
+@pytest.mark.slow
 def test_the_clock_and_its_wall_cap_are_set_on_the_command_line_and_recorded(
         tmp_path: Path) -> None:
     log = tmp_path / "game.json"

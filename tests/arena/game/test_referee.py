@@ -239,7 +239,9 @@ CASES = {
 
 
 @pytest.mark.parametrize("policy", list(FaultPolicy), ids=lambda p: p.value)
-@pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES))
+@pytest.mark.parametrize("case", [  # the timeouts wait a second each: slow (make check skips them)
+    pytest.param(case, marks=pytest.mark.slow if case.kind is FaultKind.TIMEOUT else (), id=name)
+    for name, case in CASES.items()])
 def test_fault_is_recorded_and_every_other_result_stands(case, policy, start):
     bots = [start(f"good{seat}", misbehaving("well_behaved")) for seat in range(3)]
     bad = start("bad", case.argv, limits=Limits(memory_mb=256))
@@ -356,6 +358,7 @@ def acts_seen(log: Path) -> list[dict[str, Any]]:
     return [message for message in messages if message["type"] == "act"]
 
 
+@pytest.mark.slow
 def test_slow_decisions_draw_on_the_bank_without_a_timeout(start, tmp_path):
     """Two decisions over move_ms, each well within what the bank holds: no fault."""
     log = tmp_path / "slow.jsonl"
@@ -377,6 +380,7 @@ def test_one_slow_decision_within_move_plus_bank_is_not_a_timeout(start):
     assert outcome.record["faults"] == []
 
 
+@pytest.mark.slow
 def test_slow_decisions_time_out_once_the_bank_is_spent_and_are_told_so(start, tmp_path):
     log = tmp_path / "slow.jsonl"
     bots = [start(f"good{seat}", misbehaving("well_behaved")) for seat in range(3)]
@@ -464,6 +468,7 @@ BUSY_LOOPS = 8
 BUSY_SECONDS = 6  # games for 4 s at least: thousands of decisions, each under the loops' load
 
 
+@pytest.mark.slow
 def test_fast_bots_never_time_out_under_the_cpu_clock_on_a_busy_machine(c_bots, start):
     """Eight busy loops on this machine, a 5 ms CPU allowance and no bank: C bots, which answer
     in microseconds of CPU, are charged that and never time out, however late they are run."""

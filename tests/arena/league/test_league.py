@@ -527,6 +527,7 @@ def test_a_league_keeps_the_installations_its_sandbox_allows_and_older_ones_have
                                      f"home directory: a sandbox never shows a home")
 
 
+@pytest.mark.slow
 def test_a_bot_that_sleeps_against_other_bots_is_timed_out_not_given_the_league(
         tmp_path: Path) -> None:
     """A bot that plays well against copies of itself (so it passes the submit check) and sleeps

@@ -36,6 +36,7 @@ def test_a_play_log_reads_as_one_game_with_its_own_id(play_log: Path, tmp_path: 
         assert line.data["deals"] == orjson.loads(play_log.read_bytes())["deals"]
 
 
+@pytest.mark.slow
 def test_show_table_and_report_open_a_play_log(play_log: Path, tmp_path: Path) -> None:
     shown = arena("show", play_log)  # no game id: the file holds one game
     assert shown.returncode == 0, shown.stderr
