@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: all test check demo lint bench bots clean compiled default-build compiled-path
+.PHONY: all test check demo lint bench bots bytecode clean compiled default-build compiled-path
 
 # `make`: the virtual environment, the bots, and the compiled build where it can be built.
 all: $(STAMP) bots default-build
@@ -57,18 +57,43 @@ COMPILED_TESTS := tests/engine tests/arena/game tests/arena/bots
 TEST_PROCESSES := $(shell echo $$(( $$(nproc) + 1 )))
 PYTEST := $(PY) -m pytest -q -n $(TEST_PROCESSES) --dist worksteal
 
-# Lint and types first: CI runs `make test`, so a lint or type error fails CI like a test does.
-# Then the whole suite against the build the arena runs (the compiled one where `make` built it:
-# its directory first on the path, ahead of the working directory's sources, by the plugin
-# compiled_first, loaded in every test process before any test module; ARENA_COMPILED=1 makes
-# tests/engine/test_imported_build.py check that the compiled modules, of these very sources, are
-# the ones imported), and the engine, referee and process tests against the other, pure Python.
-test: $(STAMP) bots lint default-build
-	@if [ -d $(COMPILED) ]; then \
-		echo "the whole suite, against the compiled build $(COMPILED)"; \
-		ARENA_COMPILED=1 PYTHONPATH=$(CURDIR)/$(COMPILED) $(PYTEST) -p compiled_first && \
-		echo "$(COMPILED_TESTS), against pure Python" && ARENA_PURE=1 $(PYTEST) $(COMPILED_TESTS); \
-	else echo "the whole suite, against pure Python (no compiled build)"; ARENA_PURE=1 $(PYTEST); fi
+# Everything, as CI runs it, in two passes at once: the whole suite against the build the arena
+# runs (the compiled one where `make` built it: its directory first on the path, ahead of the
+# working directory's sources, by the plugin compiled_first, loaded in every test process before
+# any test module; ARENA_COMPILED=1 makes tests/engine/test_imported_build.py check that the
+# compiled modules, of these very sources, are the ones imported), and the engine, referee and
+# process tests against the other, pure Python. The pure pass needs no build: it starts at once, in
+# the background, while lint and types and the compiled build run, and much of its time is spent
+# waiting on bots that hang or sleep, so the passes share the CPUs with few idle moments. Its
+# output goes to build/test-pure.log, shown when both are done (all of it when it failed).
+# Without a compiled build, the whole suite runs against pure Python alone.
+test: $(STAMP) bots bytecode
+	@if $(CAN_COMPILE); then \
+		mkdir -p build; \
+		echo "$(COMPILED_TESTS), against pure Python: in the background, to build/test-pure.log"; \
+		( ARENA_PURE=1 $(PYTEST) -p no:cacheprovider $(COMPILED_TESTS) >build/test-pure.log 2>&1; \
+		  echo $$? >build/test-pure.status ) & \
+		pure=$$!; \
+		$(MAKE) --no-print-directory lint compiled bytecode && \
+		echo "the whole suite, against the compiled build $(COMPILED)" && \
+		ARENA_COMPILED=1 PYTHONPATH=$(CURDIR)/$(COMPILED) $(PYTEST) -p compiled_first; \
+		status=$$?; wait $$pure; \
+		echo "$(COMPILED_TESTS), against pure Python (build/test-pure.log):"; \
+		if [ "$$(cat build/test-pure.status)" = 0 ]; then tail -1 build/test-pure.log; \
+		else cat build/test-pure.log; status=1; fi; \
+		exit $$status; \
+	else \
+		$(MAKE) --no-print-directory lint && \
+		echo "the whole suite, against pure Python (no compiled build)" && ARENA_PURE=1 $(PYTEST); \
+	fi
+
+# Bytecode for the sources, the Python bots and the tests (and the compiled build's pure modules):
+# Python writes it on first import, except where PYTHONDONTWRITEBYTECODE is set or a directory is
+# not writable (a sandboxed bot's), and then every process compiles each module it imports again:
+# about 50 ms of CPU per arena command, over some 650 commands in a test run. compileall writes it
+# whatever the environment says; an edited source is compiled again on import, as ever.
+bytecode: $(STAMP)
+	@$(PY) -m compileall -q -j 0 arena engine tests bots/python bench $(wildcard $(COMPILED)) >/dev/null
 
 # The development loop: lint and types, then every test not marked slow (those start real
 # processes for games, builds, clusters or browsers, or take half a second and more; `make test`
@@ -78,13 +103,13 @@ check: $(STAMP) bots lint
 
 # The compiled build where the compiler mypyc uses (CC, else Python's own) takes the Python headers;
 # else a note, and the arena runs pure Python (saying so at each start). A failing build with a
-# working compiler is an error.
-default-build: $(STAMP)
-	@include=$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'); \
+# working compiler is an error. CAN_COMPILE: the shell test of that compiler.
+CAN_COMPILE = include=$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'); \
 	cc=$${CC:-$$($(PY) -c 'import sysconfig; print(sysconfig.get_config_var("CC") or "cc")')}; \
-	if printf '#include <Python.h>\n' | $$cc -fsyntax-only -x c -I"$$include" - >/dev/null 2>&1; then \
-		$(MAKE) --no-print-directory compiled; \
-	else echo "note: '$$cc' cannot compile against the Python headers in $$include:" \
+	printf '\#include <Python.h>\n' | $$cc -fsyntax-only -x c -I"$$include" - >/dev/null 2>&1
+default-build: $(STAMP)
+	@if $(CAN_COMPILE); then $(MAKE) --no-print-directory compiled; \
+	else echo "note: no C compiler that takes the Python headers (CC, else Python's own compiler):" \
 		"no compiled build, the arena runs pure Python"; fi
 
 compiled: $(STAMP)
