@@ -21,7 +21,7 @@ from arena.settings import TimeControl
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
-PYTHON_BOTS = Path(__file__).resolve().parents[3] / "bots" / "python"
+PYTHON_BOTS = Path(__file__).resolve().parents[2] / "bots" / "python"
 TIME = TimeControl(start_ms=20_000, move_ms=5_000, bank_ms=30_000)  # bounds a hang only
 BLACKOUT_GAMES = 100  # greedy wins 96 of these: far beyond chance with half the games it once had
 PARTNERSHIP_GAMES = 20  # greedy's team wins all 20
