@@ -74,7 +74,8 @@ test: $(STAMP) bots bytecode
 		( ARENA_PURE=1 $(PYTEST) -p no:cacheprovider $(COMPILED_TESTS) >build/test-pure.log 2>&1; \
 		  echo $$? >build/test-pure.status ) & \
 		pure=$$!; \
-		$(MAKE) --no-print-directory lint compiled bytecode && \
+		$(MAKE) --no-print-directory lint compiled && \
+		$(PY) -m compileall -q -j 0 $(COMPILED) >/dev/null && \
 		echo "the whole suite, against the compiled build $(COMPILED)" && \
 		ARENA_COMPILED=1 PYTHONPATH=$(CURDIR)/$(COMPILED) $(PYTEST) -p compiled_first; \
 		status=$$?; wait $$pure; \
@@ -87,18 +88,22 @@ test: $(STAMP) bots bytecode
 		echo "the whole suite, against pure Python (no compiled build)" && ARENA_PURE=1 $(PYTEST); \
 	fi
 
-# Bytecode for the sources, the Python bots and the tests (and the compiled build's pure modules):
-# Python writes it on first import, except where PYTHONDONTWRITEBYTECODE is set or a directory is
-# not writable (a sandboxed bot's), and then every process compiles each module it imports again:
-# about 50 ms of CPU per arena command, over some 650 commands in a test run. compileall writes it
-# whatever the environment says; an edited source is compiled again on import, as ever.
+# Bytecode for the sources, the Python bots and the tests, and pytest's rewritten test modules (a
+# collection writes those): Python writes bytecode on first import, except where
+# PYTHONDONTWRITEBYTECODE is set or a directory is not writable (a sandboxed bot's), and then every
+# process compiles each module it imports again, and every test process rewrites every test module:
+# about 50 ms of CPU per arena command, over some 650 commands in a test run, and 1.5 s per test
+# process. Both are read whatever the environment says; an edited source is compiled again on
+# import, as ever. The compiled build's pure modules get theirs once it is built. A collection that
+# fails is left to the test run to report.
 bytecode: $(STAMP)
 	@$(PY) -m compileall -q -j 0 arena engine tests bots/python bench $(wildcard $(COMPILED)) >/dev/null
+	@PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q --collect-only -p no:cacheprovider >/dev/null 2>&1 || true
 
 # The development loop: lint and types, then every test not marked slow (those start real
 # processes for games, builds, clusters or browsers, or take half a second and more; `make test`
 # runs them too).
-check: $(STAMP) bots lint
+check: $(STAMP) bots bytecode lint
 	$(PYTEST) -m "not slow"
 
 # The compiled build where the compiler mypyc uses (CC, else Python's own) takes the Python headers;
