@@ -44,7 +44,7 @@ def table_command(
 ) -> None:
     """Rate the entrants of finished games: Elo, 95% interval, score, place, faults, LOS."""
     from arena.ratings.table import table_for_paths
-    from arena.runs.match import paired_estimate
+    from arena.records.reader import MATCH_FILE
 
     output = table_for_paths(paths, fmt=fmt, anchor=anchor, crosstable=crosstable,
                              resamples=resamples, seed=seed, model=rating)
@@ -52,6 +52,10 @@ def table_command(
         print(f"arena: note: {note}", file=sys.stderr)
     sys.stdout.write(output.text)
     for path in paths:
-        paired = paired_estimate(path if path.is_dir() else path.parent)
-        if paired is not None:
-            print(f"arena: note: {paired}", file=sys.stderr)
+        directory = path if path.is_dir() else path.parent
+        if (directory / MATCH_FILE).is_file():  # the match runner loads for a match's results only
+            from arena.runs.match import paired_estimate
+
+            paired = paired_estimate(directory)
+            if paired is not None:
+                print(f"arena: note: {paired}", file=sys.stderr)
