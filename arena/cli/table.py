@@ -1,5 +1,7 @@
 """`arena table`: the ratings table of one or more tournaments' results."""
 
+import gc
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -43,8 +45,15 @@ def table_command(
     ] = None,
 ) -> None:
     """Rate the entrants of finished games: Elo, 95% interval, score, place, faults, LOS."""
+    # One BLAS thread unless the user says otherwise: the table's matrices are small, and the
+    # threads OpenBLAS starts as numpy loads only spin (~0.1 s of CPU on 2 cores). Before numpy.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from arena.ratings.table import table_for_paths
     from arena.records.reader import MATCH_FILE
+
+    # The modules loaded so far are never garbage: the collections the read sets off (a results
+    # line parses into thousands of objects) skip them, ~12 ms less on the demo's 1,120 games.
+    gc.freeze()
 
     output = table_for_paths(paths, fmt=fmt, anchor=anchor, crosstable=crosstable,
                              resamples=resamples, seed=seed, model=rating)
