@@ -28,58 +28,70 @@ import numpy as np
 
 
 @dataclass(frozen=True)
-class Position:
-    """One entrant at one position of one game, as the comparisons read it."""
+class Positions:
+    """Every entrant at every position of the games in duplicate sets, one row each, as arrays:
+    the comparisons below run on whole columns (on the demo's 6,720 pairs of positions, 2 ms
+    against 20 ms one pair at a time)."""
 
-    game: int  # the game's canonical number (the bootstrap draws it with its set)
-    entrant: int
-    total: float
-    rank: int
-    forfeit: bool
-    deals: tuple[float, ...]  # its score in each finished deal (empty when the record has none)
+    key: Sequence[object]  # what its cards are known by: the same key, the same cards
+    game: np.ndarray  # the game's canonical number (the bootstrap draws it with its set)
+    entrant: np.ndarray
+    total: np.ndarray
+    rank: np.ndarray
+    forfeit: np.ndarray
+    deals: np.ndarray  # its score in each finished deal (rows x most deals; past ``dealt``: 0)
+    dealt: np.ndarray  # how many deals it finished (0 when the record has none)
 
 
-def records(positions: Sequence[tuple[object, Position]], entrants: int, per_deal: bool
+def records(positions: Positions, entrants: int, per_deal: bool
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(game, cell, points) of every comparison: ``points`` that entrant ``cell // entrants``
     scored against ``cell % entrants``, credited to the earlier game of the two (both are in one
-    set, which the bootstrap draws whole). ``positions`` pairs each position with its key: the
-    same key, the same cards."""
-    held: dict[object, list[Position]] = defaultdict(list)
-    for key, position in positions:
-        held[key].append(position)
-    games: list[int] = []
-    cells: list[int] = []
-    points: list[float] = []
-    for group in held.values():
-        for a, b in combinations(group, 2):
-            if a.entrant == b.entrant:
-                continue
-            won, lost = _deal_points(a, b) if per_deal else _total_points(a, b)
-            game = min(a.game, b.game)
-            for cell, share in ((a.entrant * entrants + b.entrant, won),
-                                (b.entrant * entrants + a.entrant, lost)):
-                if share > 0:
-                    games.append(game)
-                    cells.append(cell)
-                    points.append(share)
-    return (np.array(games, dtype=np.int64), np.array(cells, dtype=np.int64),
-            np.array(points, dtype=np.float64))
+    set, which the bootstrap draws whole). Comparisons come in the order of the positions' keys'
+    first rows, then of the pairs in each key's rows; each pair's two records (first against
+    second, then the reverse) where they hold points."""
+    held: dict[object, list[int]] = defaultdict(list)
+    for row, key in enumerate(positions.key):
+        held[key].append(row)
+    pairs = [pair for rows in held.values() for pair in combinations(rows, 2)]
+    a = np.array([first for first, _ in pairs], dtype=np.int64)
+    b = np.array([second for _, second in pairs], dtype=np.int64)
+    other = positions.entrant[a] != positions.entrant[b]
+    a, b = a[other], b[other]
+    won, lost = _deal_points(positions, a, b) if per_deal else _total_points(positions, a, b)
+    first, second = positions.entrant[a], positions.entrant[b]
+    cells = np.stack([first * entrants + second, second * entrants + first], axis=1).ravel()
+    points = np.stack([won, lost], axis=1).ravel()
+    games = np.repeat(np.minimum(positions.game[a], positions.game[b]), 2)
+    scored = points > 0
+    return games[scored], cells[scored], points[scored]
 
 
-def _total_points(a: Position, b: Position) -> tuple[float, float]:
-    key_a = (not a.forfeit, a.total, -a.rank)
-    key_b = (not b.forfeit, b.total, -b.rank)
-    if key_a == key_b:
-        return 0.5, 0.5
-    return (1.0, 0.0) if key_a > key_b else (0.0, 1.0)
+def _total_points(positions: Positions, a: np.ndarray, b: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Totals compared as (no forfeit, total, better place), in that order: 1, 0 or 1/2 each."""
+    forfeit_a, forfeit_b = positions.forfeit[a], positions.forfeit[b]
+    total_a, total_b = positions.total[a], positions.total[b]
+    rank_a, rank_b = positions.rank[a], positions.rank[b]
+    alike = forfeit_a == forfeit_b
+    even = alike & (total_a == total_b)
+    a_better = (forfeit_b & ~forfeit_a) | (alike & (total_a > total_b)) | (even & (rank_a < rank_b))
+    b_better = (forfeit_a & ~forfeit_b) | (alike & (total_b > total_a)) | (even & (rank_b < rank_a))
+    drawn = 0.5 * ~(a_better | b_better)
+    return a_better + drawn, b_better + drawn
 
 
-def _deal_points(a: Position, b: Position) -> tuple[float, float]:
-    deals = min(len(a.deals), len(b.deals))
-    if a.forfeit != b.forfeit:
-        return (0.0, float(deals)) if a.forfeit else (float(deals), 0.0)
-    won = sum(x > y for x, y in zip(a.deals, b.deals, strict=False))
-    lost = sum(x < y for x, y in zip(a.deals, b.deals, strict=False))
+def _deal_points(positions: Positions, a: np.ndarray, b: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Deal by deal over the deals both finished: 1 for the higher score, 1/2 each when equal;
+    a forfeit loses every one to a position that did not forfeit."""
+    deals = np.minimum(positions.dealt[a], positions.dealt[b])
+    both = np.arange(positions.deals.shape[1]) < deals[:, None]
+    scores_a, scores_b = positions.deals[a], positions.deals[b]
+    won = ((scores_a > scores_b) & both).sum(axis=1)
+    lost = ((scores_a < scores_b) & both).sum(axis=1)
     drawn = deals - won - lost
-    return won + 0.5 * drawn, lost + 0.5 * drawn
+    forfeit_a, forfeit_b = positions.forfeit[a], positions.forfeit[b]
+    won_points = np.where(forfeit_a == forfeit_b, won + 0.5 * drawn, forfeit_b * deals)
+    lost_points = np.where(forfeit_a == forfeit_b, lost + 0.5 * drawn, forfeit_a * deals)
+    return won_points.astype(np.float64), lost_points.astype(np.float64)

@@ -68,6 +68,9 @@ a third of a Partnership ladder's resamples had no finite fit and every interval
 Chosen small: on the demo's 1,120 games it moves no `deals` rating by more than 0.01 Elo, and the
 most lopsided pair under `places` (greedy against the random bots, a few losses in 240) by
 1.5 Elo, 3% of that rating's interval half-width (1 draw moved it 14.5 Elo, 0.5 draws 7.4)."""
+DENSE_SUMS = 2_000_000
+"""The bootstrap sums the resamples by a (set x cell) matrix while it and a chunk's draws (sets x
+resamples) hold at most this many numbers each, else record by record (``_bootstrap``)."""
 ELO_PER_NAT = 400.0 / math.log(10.0)  # Elo = ELO_PER_NAT * theta; P(i beats j) = 1/(1+e^(tj-ti))
 
 
@@ -403,18 +406,10 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult], model: Model) -
                 found.append((game[mask], cell[mask], np.full(int(mask.sum()), points)))
 
     if duplicate:
-        held = []
-        for seat in range(len(seat_name)):
-            g = int(game_of_seat[seat])
-            position = seat - int(start[g])
-            if set_names[g] is None:
-                continue  # a set of its own: nobody else held its cards
-            key = (set_names[g], deal_keys[g], int(size[g]), position)
-            scores_by_deal = tuple(float(d[position]) for d in deal_scores[g])
-            held.append((key, duplicate_comparisons.Position(
-                int(canonical[g]), int(entrant[seat]), float(score[seat]), int(rank[seat]),
-                bool(forfeit[seat]), scores_by_deal)))
-        found.append(duplicate_comparisons.records(held, n, per_deal=model is Model.DEALS))
+        found.append(duplicate_comparisons.records(
+            _positions(set_names, deal_keys, deal_scores if model is Model.DEALS else None, size,
+                       start, canonical, entrant, score, rank, forfeit),
+            n, per_deal=model is Model.DEALS))
     record_game = np.concatenate([g for g, _, _ in found])
     record_cell = np.concatenate([c for _, c, _ in found])
     record_points = np.concatenate([p for _, _, p in found])
@@ -435,6 +430,36 @@ def _tally(results: Iterable[Mapping[str, object] | GameResult], model: Model) -
         set_of_game=set_of_game,
         sets=sets,
     )
+
+
+def _positions(set_names: list[object], deal_keys: list[object],
+               deal_scores: list[Sequence[Sequence[float]]] | None, size: np.ndarray,
+               start: np.ndarray, canonical: np.ndarray, entrant: np.ndarray, score: np.ndarray,
+               rank: np.ndarray, forfeit: np.ndarray) -> duplicate_comparisons.Positions:
+    """The seats of the games in a duplicate set (a set name; a game without one is a set of its
+    own, and nobody else held its cards), keyed by what their cards are known by: set, deals'
+    seed, table size and position. With ``deal_scores``, each seat's score in each deal."""
+    in_set = [game for game, name in enumerate(set_names) if name is not None]
+    sizes = size[in_set]
+    game = np.repeat(np.array(in_set, dtype=np.int64), sizes)
+    position = np.arange(game.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    seat = start[game] + position
+    key = [(set_names[g], deal_keys[g], players, p) for g, players, p
+           in zip(game.tolist(), size[game].tolist(), position.tolist(), strict=True)]
+    dealt = np.zeros(game.size, dtype=np.int64)
+    deals = np.zeros((game.size, 0))
+    if deal_scores is not None and game.size:
+        dealt = np.array([len(deal_scores[g]) for g in game.tolist()], dtype=np.int64)
+        deals = np.zeros((game.size, int(dealt.max())))
+        row = 0
+        for g, players in zip(in_set, sizes.tolist(), strict=True):
+            if deal_scores[g]:
+                deals[row:row + players, :len(deal_scores[g])] = np.array(
+                    deal_scores[g], dtype=np.float64).T
+            row += players
+    return duplicate_comparisons.Positions(
+        key=key, game=canonical[game], entrant=entrant[seat], total=score[seat], rank=rank[seat],
+        forfeit=forfeit[seat], deals=deals, dealt=dealt)
 
 
 def _deal_scores(obj: Mapping[str, object] | GameResult, positions: int
@@ -501,7 +526,8 @@ def _structure(wins: np.ndarray, anchor: int | None
     else:
         core = np.zeros(n, dtype=bool)
         best: tuple[int, float] | None = None
-        for first in np.unique(np.argmax(same, axis=1)):
+        # sorted(set(...)), not np.unique: that loads numpy.ma (~10 ms) to check for a mask
+        for first in sorted(set(np.argmax(same, axis=1).tolist())):
             group = same[first]
             key = (int(group.sum()), float(counts[np.ix_(group, group)].sum()))
             if key[0] >= 2 and (best is None or key > best):
@@ -668,24 +694,42 @@ def _bootstrap(tally: _GameArrays, members: np.ndarray, elo: np.ndarray, anchor:
     keep = (row >= 0) & (col >= 0)
     cell, game = row[keep] * k + col[keep], tally.record_game[keep]
     points = tally.record_points[keep]
-    # Records sorted by cell, so that each resample's sums are one gather of its game counts
-    # and one np.add.reduceat: about twice as fast as np.bincount.
-    by_cell = np.lexsort((game, cell))
-    cell, game, points = cell[by_cell], game[by_cell], points[by_cell]
-    cells, starts = np.unique(cell, return_index=True)
     first_of, second_of = (np.array([pair[side] for pair in neighbours], dtype=np.int64)
                            for side in (0, 1))
     start = elo / ELO_PER_NAT
     chunk_size = max(1, min(256, 1_000_000 // (k * k)))  # bounds the batch's memory
+    # A resample's sums weigh each record by how often it drew the record's set. Where the sets
+    # are few enough, the records are summed by (set, cell) once, and a chunk's sums are one
+    # matrix product of its set counts with those (the demo's bootstrap, 280 sets: 20 ms of CPU
+    # against 40 ms by the records). Points are whole or half points and the counts whole, so
+    # every sum is exact whatever its order: the same sums, bit for bit, either way.
+    set_cells = None
+    if sets * max(k * k, chunk_size) <= DENSE_SUMS:
+        set_cells = np.bincount(tally.set_of_game[game] * (k * k) + cell, weights=points,
+                                minlength=sets * k * k).reshape(sets, k * k)
+    else:
+        # Records sorted by cell, so that each resample's sums are one gather of its game counts
+        # and one np.add.reduceat: about twice as fast as np.bincount.
+        by_cell = np.lexsort((game, cell))
+        cell, game, points = cell[by_cell], game[by_cell], points[by_cell]
+        cells, starts = np.unique(cell, return_index=True)
     rng = np.random.default_rng(seed)
     degenerate = 0
     for first in range(0, resamples, chunk_size):
         chunk = min(chunk_size, resamples - first)
-        sums = np.zeros((chunk, k * k))
-        for r in range(chunk):
-            # Whole duplicate sets are drawn: games on the same deals are correlated.
-            drawn = np.bincount(rng.integers(0, sets, size=sets), minlength=sets)[set_of_game]
-            sums[r, cells] = np.add.reduceat(drawn.astype(np.float64)[game] * points, starts)
+        # Whole duplicate sets are drawn: games on the same deals are correlated. One call for
+        # the chunk draws what one call per resample would, in the same order.
+        if set_cells is not None:
+            drawn = rng.integers(0, sets, size=(chunk, sets)) + sets * np.arange(chunk)[:, None]
+            counts = np.bincount(drawn.ravel(), minlength=chunk * sets).reshape(chunk, sets)
+            # einsum, not @: a product this size wakes BLAS's threads, which spin on after it
+            # (the demo's bootstrap took 47 ms of CPU so, 16 ms with one BLAS thread)
+            sums = np.einsum("rs,sc->rc", counts.astype(np.float64), set_cells)
+        else:
+            sums = np.zeros((chunk, k * k))
+            for r in range(chunk):
+                drawn = np.bincount(rng.integers(0, sets, size=sets), minlength=sets)[set_of_game]
+                sums[r, cells] = np.add.reduceat(drawn.astype(np.float64)[game] * points, starts)
         wins = with_prior(sums.reshape(chunk, k, k), prior)  # as the point estimate's fit
         finite = _strongly_connected(wins > 0)
         block = samples[first:first + chunk]
@@ -712,7 +756,7 @@ def _limits(wins: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     reach = _closure(wins > 0)
     group = np.argmax(reach & reach.T, axis=1)
     elo = np.zeros(len(wins))
-    for first in np.unique(group):
+    for first in sorted(set(group.tolist())):
         members = np.flatnonzero(group == first)
         if members.size > 1:
             elo[members] = fit_elo(wins[np.ix_(members, members)])

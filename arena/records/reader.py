@@ -33,6 +33,8 @@ from arena.records.writer import serialise
 
 RESULTS_FILE = "games.jsonl"
 """A results directory's file of finished games, one JSON line each."""
+MATCH_FILE = "match.json"
+"""A match's results directory's description of the match (``arena.runs.match``)."""
 LEAGUE_DATABASE = "league.db"
 """A league directory's database (``arena.league.store``): a directory holding one is a league, whose
 games ``arena league export`` writes as a results file."""
@@ -103,6 +105,11 @@ def read_lines(paths: Sequence[str | os.PathLike[str]], notes: ReadNotes,
     A path given twice, a missing or unreadable one, a line that is not JSON or one ``check``
     finds wrong is a ResultsError naming the file (and line).
     """
+    return _read_lines(paths, notes, check, orjson.loads)
+
+
+def _read_lines(paths: Sequence[str | os.PathLike[str]], notes: ReadNotes, check: Check,
+                parse: Callable[[bytes], Any]) -> Iterator[Line]:
     seen: dict[Path, str] = {}
     for given in paths:
         path = results_file(Path(given))
@@ -110,7 +117,7 @@ def read_lines(paths: Sequence[str | os.PathLike[str]], notes: ReadNotes,
         if real in seen:
             raise ResultsError(f"{path}: given twice (also as {seen[real]})")
         seen[real] = str(path)
-        yield from _lines(path, _one_game_file(path, _read(path)), notes, check)
+        yield from _lines(path, _one_game_file(path, _read(path)), notes, check, parse)
 
 
 def read_data_lines(path: Path, data: bytes, notes: ReadNotes,
@@ -124,8 +131,11 @@ def read_rating_inputs(paths: Sequence[str | os.PathLike[str]],
                  notes: ReadNotes) -> Iterator[tuple[Path, int, dict[str, Any]]]:
     """``(file, line number, rating input)`` of each line in ``paths``: what ``arena table``
     reads. A line needs only its result (``rating_input``); a bare result object (one that is
-    not a line: ``entrants`` and ``scores`` at the top, docs/ratings.md) is taken as it is."""
-    for line in read_lines(paths, notes, _result_or_bare):
+    not a line: ``entrants`` and ``scores`` at the top, docs/ratings.md) is taken as it is. Lines
+    are parsed as far as the ratings read them (``arena.records.rating_line``)."""
+    from arena.records.rating_line import rating_parts
+
+    for line in _read_lines(paths, notes, _result_or_bare, rating_parts):
         data = line.data
         yield line.path, line.number, data if "result" not in data else rating_input(data)
 
@@ -220,7 +230,8 @@ def _one_game_file(path: Path, data: bytes) -> bytes:
     return orjson.dumps({"id": PLAY_LOG_ID, **record}) + b"\n"
 
 
-def _lines(path: Path, data: bytes, notes: ReadNotes, check: Check) -> Iterator[Line]:
+def _lines(path: Path, data: bytes, notes: ReadNotes, check: Check,
+           parse: Callable[[bytes], Any] = orjson.loads) -> Iterator[Line]:
     lines = data.split(b"\n")
     ids: set[object] = set()
     for number, raw in enumerate(lines, 1):
@@ -230,7 +241,7 @@ def _lines(path: Path, data: bytes, notes: ReadNotes, check: Check) -> Iterator[
             notes.unterminated.append(f"{path}:{number}")
             continue
         try:
-            obj = orjson.loads(raw)
+            obj = parse(raw)
         except orjson.JSONDecodeError as error:
             raise ResultsError(f"{path}:{number}: not JSON ({error})") from None
         game_id = obj.get("id") if isinstance(obj, dict) else None

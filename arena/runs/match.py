@@ -22,7 +22,7 @@ from arena.plans.match import CANDIDATE, Match, legacy_field_names, unit_games
 from arena.printable import printable
 from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, field_score, match_stats, unit_score
 from arena.records.ids import MATCH_GAMES, match_game_id, match_unit
-from arena.records.reader import RESULTS_FILE, read_finished
+from arena.records.reader import MATCH_FILE, RESULTS_FILE, read_finished
 from arena.runs.progress import StatusLine
 from arena.settings import Clock, SprtBounds, TimeControl
 from arena.work import Finished
@@ -285,7 +285,7 @@ def paired_estimate(directory: Path) -> str | None:
     candidate against baseline from the complete units in ``games.jsonl``; None for other
     results. ``arena table`` adds it: its bootstrap over a match's few large sets often gives
     unbounded intervals where the paired estimate is finite."""
-    if not (directory / "match.json").is_file() or not (directory / RESULTS_FILE).is_file():
+    if not (directory / MATCH_FILE).is_file() or not (directory / RESULTS_FILE).is_file():
         return None
     finished = read_finished(directory / RESULTS_FILE)
     scores: list[float] = []

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError, ResultsError
+from arena.ratings import model as model_module
 from arena.ratings.model import rate
 from arena.ratings.table import ratings_json, render_table, results_table, table_for_paths
 from arena.records.result import rating_input
@@ -160,6 +161,22 @@ def test_every_model_recovers_the_known_order(model: RatingModel) -> None:
     rated = rate(noisy_field(), resamples=50, seed=1, model=model)
     assert list(rated.names) == ["w", "x", "y", "z"]
     assert all(row.los_next is not None and row.los_next > 0.9 for row in rated.standings[:-1])
+
+
+@pytest.mark.parametrize("model", list(RatingModel))
+def test_the_bootstrap_sums_by_set_as_it_does_record_by_record(
+        model: RatingModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bootstrap's two ways of summing a resample (a set x cell matrix where the sets are
+    few, else record by record) give the same table, bit for bit; some deals unfinished, one
+    forfeit, and a few degenerate resamples (no prior) on the way."""
+    results = noisy_field(sets=12)
+    results[5] = {**results[5], "deal_scores": results[5]["deal_scores"][:4],  # type: ignore[index]
+                  "forfeits": [True, False, False, False], "faults": [1, 0, 0, 0]}
+    by_set = rate(results, resamples=300, seed=2, model=model, prior=0)
+    monkeypatch.setattr(model_module, "DENSE_SUMS", 0)
+    by_record = rate(results, resamples=300, seed=2, model=model, prior=0)
+    assert by_set.standings == by_record.standings
+    assert by_set.degenerate_resamples == by_record.degenerate_resamples
 
 
 @pytest.mark.parametrize("model", list(RatingModel))

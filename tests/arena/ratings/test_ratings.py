@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from arena.errors import ConfigError, ResultsError
+from arena.ratings import model as model_module
 from arena.ratings.model import (
     ELO_PER_NAT,
     PRIOR_DRAWS,
@@ -434,6 +435,25 @@ def test_sets_do_not_depend_on_the_order_of_the_games() -> None:
     first, second = rate(named, resamples=100, seed=1), rate(shuffled, resamples=100, seed=1)
     assert [(r.name, r.lower, r.upper) for r in first.standings] == \
         [(r.name, r.lower, r.upper) for r in second.standings]
+
+
+def test_the_bootstrap_sums_by_set_as_it_does_record_by_record(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A set x cell matrix where the sets are few, else record by record: the same table, bit for
+    bit, degenerate resamples (no prior, an anchor) included."""
+    named, _ = copies_in_sets(2)
+    duel = [{"entrants": ["a", "b"], "scores": [1, 0], "set": "ab"}] * 3 + [
+        {"entrants": ["a", "b"], "scores": [0, 1]}]
+    tables = []
+    for limit in (model_module.DENSE_SUMS, 0):
+        monkeypatch.setattr(model_module, "DENSE_SUMS", limit)
+        tables.append([rate(data, resamples=200, seed=5, prior=prior, anchor=anchor)
+                       for data, prior, anchor in ((named, PRIOR_DRAWS, None),
+                                                   (duel, 0, ("b", 1000.0)))])
+    by_set, by_record = tables
+    assert [t.standings for t in by_set] == [t.standings for t in by_record]
+    assert [t.degenerate_resamples for t in by_set] == [t.degenerate_resamples for t in by_record]
+    assert by_set[1].degenerate_resamples > 0
 
 
 def test_games_without_a_set_are_each_their_own() -> None:

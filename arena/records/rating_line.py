@@ -1,0 +1,64 @@
+"""The parts of a results line that the ratings read, decoded without the rest (``arena table``).
+
+A line is mostly its deals' hands, bids, plays and times, which the ratings never read. msgspec
+decodes a line of the current format into the few fields they do read (``id``, ``seed``, each
+deal's ``scores``, ``result``) and only scans past the others: on results/demo (1,120 games,
+13.8 MB) about a third of the time of orjson building every object of every line. The kept
+values are parsed by orjson (they come as ``msgspec.Raw``), so they are what a whole parse
+gives, bit for bit. A line this does not take (another format, bytes outside ASCII, a field of
+another shape, not JSON at all) is parsed whole, so it meets the reader's rules and errors as
+any line does (``arena.records.reader``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import orjson
+
+from arena.records.schema import FORMAT
+
+_CURRENT = b'{"format":%d,' % FORMAT
+"""How every line of the current format begins (the writer puts ``format`` first)."""
+
+
+class _Deal(msgspec.Struct):
+    scores: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+
+
+class _Parts(msgspec.Struct):
+    format: int
+    id: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    seed: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    deals: list[_Deal] | msgspec.UnsetType = msgspec.UNSET
+    result: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+
+
+_DECODER = msgspec.json.Decoder(_Parts)
+
+
+def rating_parts(raw: bytes) -> Any:
+    """The line ``raw`` as JSON: of the current format with a ``result`` object, only its
+    ``format``, ``id``, ``seed``, ``deals`` (each with its ``scores`` only) and ``result``, as far
+    as it has them; any other line whole (orjson's errors for one that is not JSON)."""
+    if raw.startswith(_CURRENT) and raw.isascii():
+        try:
+            parts = _DECODER.decode(raw)
+        except msgspec.DecodeError:  # not JSON, or a field of another shape: parsed whole
+            return orjson.loads(raw)
+        result = (None if isinstance(parts.result, msgspec.UnsetType)
+                  else orjson.loads(memoryview(parts.result)))
+        if parts.format == FORMAT and isinstance(result, dict):
+            line: dict[str, Any] = {"format": FORMAT}
+            if not isinstance(parts.id, msgspec.UnsetType):
+                line["id"] = orjson.loads(memoryview(parts.id))
+            if not isinstance(parts.seed, msgspec.UnsetType):
+                line["seed"] = orjson.loads(memoryview(parts.seed))
+            if not isinstance(parts.deals, msgspec.UnsetType):
+                line["deals"] = [{} if isinstance(deal.scores, msgspec.UnsetType)
+                                 else {"scores": orjson.loads(memoryview(deal.scores))}
+                                 for deal in parts.deals]
+            line["result"] = result
+            return line
+    return orjson.loads(raw)
