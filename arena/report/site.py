@@ -7,7 +7,8 @@ Layout of the output directory:
 - ``entrant-N.html``: one page per entrant (N = its place in the table);
 - ``games.html``: every game, filterable by entrant (its rows come from ``data/games.js``);
 - ``replay.html?game=KEY``: the replay viewer, which loads ``games/KEY.js`` for that game only
-  (``&deal=N&step=K``: at deal N's decision K);
+  (``&deal=N&step=K``: at deal N's decision K), with what each bot wrote to stderr while deciding
+  each of its moves, from the logs beside the results (``arena.bots.stderrindex``);
 - ``static/``: the style sheet and the two scripts.
 
 Everything is a file next to the pages, loaded by ``<script src>`` and ``<link>``: no server, no
@@ -32,14 +33,16 @@ import orjson
 from arena.analysis.cache import analysis_file, latest
 from arena.analysis.marks import NOISE_Z
 from arena.analysis.summary import MeanLoss, summarise
+from arena.bots.stderrindex import DecisionLogs
 from arena.configfile import read_yaml
 from arena.errors import ConfigError, ResultsError
 from arena.league.status import league_of_export
 from arena.names import NAME
+from arena.printable import printable
 from arena.ratings.defaults import RESAMPLES
 from arena.ratings.model import Ratings, rate
 from arena.ratings.table import COMPARED
-from arena.records.reader import LEAGUE_DATABASE, results_file
+from arena.records.reader import LEAGUE_DATABASE, PLAY_LOG_ID, results_file
 from arena.records.result import rating_input
 from arena.report.games import GameReader
 from arena.report.match import DESCRIPTION, match_facts, match_section
@@ -66,8 +69,11 @@ class ReportWritten:
 
 def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
                  resamples: int = RESAMPLES, seed: int = 0,
-                 model: RatingModel | str | None = None) -> ReportWritten:
+                 model: RatingModel | str | None = None,
+                 logs: Sequence[Path] = ()) -> ReportWritten:
     """Read the games in ``paths`` and write the site into ``out_dir``; returns the index page.
+    The replays show each decision's stderr from the bots' logs in the ``logs/`` beside each
+    results file, and in the directories ``logs`` (``arena play --stderr-dir``'s).
 
     ConfigError naming ``--out`` and the file when the site cannot be written (a full disk, a
     directory that cannot hold files)."""
@@ -79,7 +85,7 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
         if not (Path(path) / LEAGUE_DATABASE).is_file():  # a league reads as its export
             results_file(Path(path))
     try:
-        return _write_site(paths, out_dir, resamples, seed, model)
+        return _write_site(paths, out_dir, resamples, seed, model, logs)
     except OSError as error:
         where = error.filename2 or error.filename or out_dir  # a copy's target is filename2
         raise ConfigError(f"--out: {where}: cannot write the report: "
@@ -87,11 +93,12 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
 
 
 def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resamples: int,
-                seed: int, model: RatingModel | None) -> ReportWritten:
+                seed: int, model: RatingModel | None, logs: Sequence[Path]) -> ReportWritten:
     (out_dir / "games").mkdir(parents=True, exist_ok=True)
     (out_dir / "data").mkdir(exist_ok=True)
     _copy_static(out_dir / "static")
     analyses = _analyses(paths)
+    stderr = StderrShown.beside(paths, logs)
     # One pass over the records, each dropped once used: a league export need not fit in memory.
     reader = GameReader(paths)
     stats: dict[str, EntrantStats] = {}
@@ -117,6 +124,9 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
             stats.setdefault(_entrant_of(game, decision["seat"]), EntrantStats(
                 _entrant_of(game, decision["seat"]))).analysed.append(decision)
         tail = b", " + orjson.dumps(analysed) if analysed else b""
+        said = stderr.of(record["id"])
+        if said is not None:
+            tail = b", " + orjson.dumps(analysed) + b", " + orjson.dumps(said)
         _write(out_dir / "games" / f"{game.key}.js",
             b"arenaGame(" + game.line + b", " + orjson.dumps(str(record["seed"])) + tail + b");\n")
     ratings = rate(results, resamples=resamples, seed=seed, model=model)
@@ -337,6 +347,52 @@ def _analyses(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[dict[st
     for (game_id, _), decisions in found.items():
         by_game.setdefault(game_id, []).extend(decisions)
     return by_game
+
+
+class StderrShown:
+    """What the replays show of the bots' stderr: each decision's, from the logs' indexes, or a
+    note saying why there is none (a cluster's logs stay on its workers); nothing when no bot
+    wrote any."""
+
+    def __init__(self, logs: DecisionLogs, note: str | None) -> None:
+        self.logs = logs
+        self.note = note
+
+    @classmethod
+    def beside(cls, paths: Sequence[str | os.PathLike[str]], extra: Sequence[Path]) -> StderrShown:
+        """The logs in ``logs/`` beside each results file (a league's own) and in ``extra``."""
+        directories = [*(_results_directory(Path(p)) / "logs" for p in paths), *extra]
+        logs = DecisionLogs([log for d in directories for log in DecisionLogs.logs_in(d)])
+        note = None
+        if not logs and any(_on_cluster(Path(p)) for p in paths):
+            note = ("Played on a cluster: the bots' stderr logs stay on its workers "
+                    "(docs/cluster.md), so no decision's stderr is shown here.")
+        return cls(logs, note)
+
+    def of(self, game_id: str) -> dict[str, Any] | None:
+        """The stderr data of game ``game_id`` for its replay (None: nothing to say). An
+        ``arena play`` game, read with the id ``PLAY_LOG_ID``, was marked with no id."""
+        if not self.logs:
+            return None if self.note is None else {"decisions": [], "note": self.note}
+        said = self.logs.texts(game_id)
+        if not said and game_id == PLAY_LOG_ID:
+            said = self.logs.texts(None)
+        return {"decisions": [[decision, seat, printable(str(text), lines=True)]
+                              for decision, seat, text in said], "note": None}
+
+
+def _results_directory(path: Path) -> Path:
+    return path if path.is_dir() else path.parent
+
+
+def _on_cluster(path: Path) -> bool:
+    """Whether the results' tournament file names a cluster to play on."""
+    described = _results_directory(path) / "tournament.yaml"
+    try:
+        raw = read_yaml(described, "tournament file") if described.is_file() else None
+    except ConfigError:
+        return False
+    return isinstance(raw, dict) and bool(raw.get("cluster"))
 
 
 def _entrant_of(game: Any, seat: int) -> str:

@@ -100,9 +100,15 @@ def test_report_writes_every_page_and_one_replay_per_game(blackout_results, tmp_
     for record in recs:
         script = (site / "games" / f"{record['id']}.js").read_bytes()
         assert script.startswith(b"arenaGame(") and script.endswith(b");\n")
-        line, seed = script[len(b"arenaGame("):-3].rsplit(b", ", 1)
-        assert orjson.loads(line) == record
-        assert orjson.loads(seed) == str(record["seed"])  # exact: JS numbers hold 53 bits
+        line, seed, *more = orjson.loads(b"[" + script[len(b"arenaGame("):-3] + b"]")
+        assert line == record
+        assert seed == str(record["seed"])  # exact: JS numbers hold 53 bits
+        # The crasher's last words, beside the decision it crashed at; no other bot wrote any.
+        crashes = [fault for fault in record["faults"] if fault["bot"] == "crasher"]
+        said = more[1]["decisions"] if more else []
+        assert [(d, seat) for d, seat, _ in said] == [(f["decision"], f["seat"]) for f in crashes]
+        for (_, _, text), fault in zip(said, crashes, strict=True):
+            assert text == "crash_mid_game: giving up on act 3\n" and fault["stderr_tail"].endswith(text)
     assert sorted(p.name for p in site.glob("entrant-*.html")) == [f"entrant-{n}.html"
                                                                  for n in range(1, 5)]
     for page in ("index.html", "games.html", "replay.html", "data/games.js", "static/style.css",
