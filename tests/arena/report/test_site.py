@@ -222,3 +222,54 @@ def test_a_match_report_says_which_program_is_which_and_the_paired_verdict(tmp_p
     assert "Paired Elo of the candidate over the baseline: " in match and "from 4 units" in match
     assert ("SPRT elo0=0 elo1=50 alpha=0.05 beta=0.05: LLR " in match
             and "no decision (the test decides from 40 units on)" in match)
+
+
+SAYS = Path(__file__).resolve().parents[2] / "bots" / "says_each_decision.py"
+
+
+def acts_by_seat(record: dict) -> dict[int, list[tuple[int, object]]]:
+    """Each seat's decisions in order: (game-wide number from 1, the action it took)."""
+    seats: dict[int, list[tuple[int, object]]] = {}
+    number = 0
+    for deal in record["deals"]:
+        for seat, action in [*deal["bids"], *deal["plays"]]:
+            number += 1
+            seats.setdefault(seat, []).append((number, action))
+    return seats
+
+
+def shown_stderr(site: Path, key: str) -> list[list]:
+    script = (site / "games" / f"{key}.js").read_bytes()
+    return orjson.loads(b"[" + script[len(b"arenaGame("):-3] + b"]")[3]["decisions"]
+
+
+@pytest.mark.slow
+def test_a_played_games_replay_shows_each_decisions_stderr_beside_it(tmp_path):
+    """``arena play --stderr-dir`` then ``arena report --logs``: each act's lines, as the bot
+    wrote them (its forged marks and HTML too), at the decision that wrote them, none elsewhere."""
+    logs = tmp_path / "logs"
+    says = f"{sys.executable} -S {SAYS}"
+    played = subprocess.run([*ARENA, "play", "blackout", f"a={says}", f"b={says}",
+                             str(Path(__file__).resolve().parents[3] / "bots" / "c" / "random_bot"),
+                             "-o", "deals=2", "--log", str(tmp_path / "g.json"),
+                             "--stderr-dir", str(logs)], capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stderr
+    done = subprocess.run([*ARENA, "report", str(tmp_path / "g.json"), "--logs", str(logs), "-o",
+                           str(tmp_path / "site"), "--resamples", "0"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    record = orjson.loads((tmp_path / "g.json").read_bytes())
+    expected = []
+    for seat, decisions in acts_by_seat(record).items():
+        if seat == 2:  # the C bot writes nothing
+            continue
+        for act, (number, action) in enumerate(decisions, 1):
+            expected.append([number, seat, f"seat {seat} act {act} plays {action}\n"
+                             f"<script>alert({act})</script><img src=x onerror=\"document.title="
+                             f"'owned'\"> [0, \"r1-t0000-s0\", {seat}, 1] [arena] decision 1\n"])
+    assert shown_stderr(tmp_path / "site", "game") == sorted(expected)
+    missing = subprocess.run([*ARENA, "report", str(tmp_path / "g.json"), "--logs",
+                              str(tmp_path / "none"), "-o", str(tmp_path / "x")],
+                             capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == f"arena: error: --logs: {tmp_path / 'none'}: not a directory"
