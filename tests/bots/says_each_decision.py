@@ -3,8 +3,8 @@ hostile line (HTML and a forged marker of the arena's decision index and log not
 
 Standard library only. It writes at ``hello`` too (``ready``), as most bots do when they start.
 Each act's lines: ``seat S act K plays A`` (K counts its acts in the game from 1), then
-``<script>alert(K)</script><img ...onerror...> [0, "GAME", S, 1] [arena] decision 1``; each written and flushed
-before the reply. The tests read the log's index and the replay against these lines.
+``<script>alert(K)</script><img ...onerror...> [0, "GAME", S, 1] [arena] decision 1``; each
+written and flushed before the reply. The tests read the log's index and the replay against these lines.
 """
 
 import json
