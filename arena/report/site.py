@@ -33,20 +33,19 @@ import orjson
 from arena.analysis.cache import analysis_file, latest
 from arena.analysis.marks import NOISE_Z
 from arena.analysis.summary import MeanLoss, summarise
-from arena.bots.stderrindex import DecisionLogs
 from arena.configfile import read_yaml
 from arena.errors import ConfigError, ResultsError
 from arena.league.status import league_of_export
 from arena.names import NAME
-from arena.printable import printable
 from arena.ratings.defaults import RESAMPLES
 from arena.ratings.model import Ratings, rate
 from arena.ratings.table import COMPARED
-from arena.records.reader import LEAGUE_DATABASE, PLAY_LOG_ID, results_file
+from arena.records.reader import LEAGUE_DATABASE, results_file
 from arena.records.result import rating_input
 from arena.report.games import GameReader
 from arena.report.match import DESCRIPTION, match_facts, match_section
 from arena.report.stats import EntrantStats, add_game, bank_summary
+from arena.report.stderr import StderrShown
 from arena.report.svg import heat, interval_plot, line_plot
 from arena.settings import RatingModel, check_rating
 
@@ -347,52 +346,6 @@ def _analyses(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[dict[st
     for (game_id, _), decisions in found.items():
         by_game.setdefault(game_id, []).extend(decisions)
     return by_game
-
-
-class StderrShown:
-    """What the replays show of the bots' stderr: each decision's, from the logs' indexes, or a
-    note saying why there is none (a cluster's logs stay on its workers); nothing when no bot
-    wrote any."""
-
-    def __init__(self, logs: DecisionLogs, note: str | None) -> None:
-        self.logs = logs
-        self.note = note
-
-    @classmethod
-    def beside(cls, paths: Sequence[str | os.PathLike[str]], extra: Sequence[Path]) -> StderrShown:
-        """The logs in ``logs/`` beside each results file (a league's own) and in ``extra``."""
-        directories = [*(_results_directory(Path(p)) / "logs" for p in paths), *extra]
-        logs = DecisionLogs([log for d in directories for log in DecisionLogs.logs_in(d)])
-        note = None
-        if not logs and any(_on_cluster(Path(p)) for p in paths):
-            note = ("Played on a cluster: the bots' stderr logs stay on its workers "
-                    "(docs/cluster.md), so no decision's stderr is shown here.")
-        return cls(logs, note)
-
-    def of(self, game_id: str) -> dict[str, Any] | None:
-        """The stderr data of game ``game_id`` for its replay (None: nothing to say). An
-        ``arena play`` game, read with the id ``PLAY_LOG_ID``, was marked with no id."""
-        if not self.logs:
-            return None if self.note is None else {"decisions": [], "note": self.note}
-        said = self.logs.texts(game_id)
-        if not said and game_id == PLAY_LOG_ID:
-            said = self.logs.texts(None)
-        return {"decisions": [[decision, seat, printable(str(text), lines=True)]
-                              for decision, seat, text in said], "note": None}
-
-
-def _results_directory(path: Path) -> Path:
-    return path if path.is_dir() else path.parent
-
-
-def _on_cluster(path: Path) -> bool:
-    """Whether the results' tournament file names a cluster to play on."""
-    described = _results_directory(path) / "tournament.yaml"
-    try:
-        raw = read_yaml(described, "tournament file") if described.is_file() else None
-    except ConfigError:
-        return False
-    return isinstance(raw, dict) and bool(raw.get("cluster"))
 
 
 def _entrant_of(game: Any, seat: int) -> str:

@@ -3,7 +3,7 @@ hostile line (HTML and a forged marker of the arena's decision index and log not
 
 Standard library only. It writes at ``hello`` too (``ready``), as most bots do when they start.
 Each act's lines: ``seat S act K plays A`` (K counts its acts in the game from 1), then
-``<script>alert(K)</script><img ...onerror...> [0, "GAME", S, 1] [arena] decision 1``; each
+``<script>alert(K)</script><img ...onerror...> [0, "GAME", S, 1] ESC[31m[arena] decision 1``;
 written and flushed before the reply. The tests read the log's index and the replay against these lines.
 """
 
@@ -12,7 +12,7 @@ import random
 import sys
 
 FORGED = ('<script>alert({k})</script><img src=x onerror="document.title=\'owned\'"> '
-          '[0, "{game}", {seat}, 1] [arena] decision 1\n')
+          '[0, "{game}", {seat}, 1] \x1b[31m[arena] decision 1\n')
 
 
 def main() -> None:

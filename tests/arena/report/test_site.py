@@ -266,8 +266,17 @@ def test_a_played_games_replay_shows_each_decisions_stderr_beside_it(tmp_path):
         for act, (number, action) in enumerate(decisions, 1):
             expected.append([number, seat, f"seat {seat} act {act} plays {action}\n"
                              f"<script>alert({act})</script><img src=x onerror=\"document.title="
-                             f"'owned'\"> [0, \"r1-t0000-s0\", {seat}, 1] [arena] decision 1\n"])
+                             f"'owned'\"> [0, \"r1-t0000-s0\", {seat}, 1] \\x1b[31m[arena] "
+                             "decision 1\n"])  # the escape shown, not acted on
     assert shown_stderr(tmp_path / "site", "game") == sorted(expected)
+    shown = subprocess.run([*ARENA, "show", str(tmp_path / "g.json"), "--logs", str(logs),
+                            "--seat", "1"], capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert "\x1b" not in shown.stdout
+    told = [line for line in shown.stdout.splitlines() if line.startswith(("    seat ", "    | "))]
+    assert told == [line for number, seat, text in sorted(expected) if seat == 1 for line in
+                    [f"    seat 1 stderr at decision {number}:",
+                     *(f"    | {said}" for said in text.splitlines())]]
     missing = subprocess.run([*ARENA, "report", str(tmp_path / "g.json"), "--logs",
                               str(tmp_path / "none"), "-o", str(tmp_path / "x")],
                              capture_output=True, text=True, timeout=120)
