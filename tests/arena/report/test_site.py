@@ -282,3 +282,16 @@ def test_a_played_games_replay_shows_each_decisions_stderr_beside_it(tmp_path):
                              capture_output=True, text=True, timeout=120)
     assert missing.returncode == 2
     assert missing.stderr.strip() == f"arena: error: --logs: {tmp_path / 'none'}: not a directory"
+
+
+def test_a_cluster_runs_replays_say_its_logs_stayed_on_the_workers(blackout_results, tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    shutil.copy(blackout_results / "games.jsonl", results)
+    text = (blackout_results / "tournament.yaml").read_text()
+    (results / "tournament.yaml").write_text(text + "cluster: tcp://127.0.0.1:8786\n")
+    write_report([results], tmp_path / "site", resamples=0)
+    record = records(results)[0]
+    script = (tmp_path / "site" / "games" / f"{record['id']}.js").read_bytes()
+    said = orjson.loads(b"[" + script[len(b"arenaGame("):-3] + b"]")[3]
+    assert said["decisions"] == [] and "stay on its workers" in said["note"]
