@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -120,27 +122,35 @@ class DecisionLogs:
         shown: dict[tuple[int, int], list[str]] = {}
         room = PAGE_BYTES
         left: dict[tuple[int, int], int] = {}
-        for (_, seat, decision), segment in segments:
-            at = (decision, seat)
-            size = segment.end - segment.start
-            allowed = min(size, room, left.setdefault(at, DECISION_BYTES))
-            parts = shown.setdefault(at, [])
-            if allowed > 0:
-                parts.append(_read(segment.log, segment.start, allowed))
-                room -= allowed
-                left[at] -= allowed
-            if allowed < size:
-                why = "this decision's" if room > 0 else "this page's"
-                parts.append(f"\n[arena] {size - allowed} more bytes not shown ({why} cap): "
-                             f"see {segment.log.name}, bytes {segment.start + allowed} to "
-                             f"{segment.end}\n")
+        with ExitStack() as stack:
+            handles: dict[Path, BinaryIO | OSError] = {}
+            for (_, seat, decision), segment in segments:
+                at = (decision, seat)
+                size = segment.end - segment.start
+                allowed = min(size, room, left.setdefault(at, DECISION_BYTES))
+                parts = shown.setdefault(at, [])
+                if allowed > 0:
+                    if segment.log not in handles:  # each log opened once per game
+                        try:
+                            handles[segment.log] = stack.enter_context(segment.log.open("rb"))
+                        except OSError as error:
+                            handles[segment.log] = error
+                    parts.append(_read(handles[segment.log], segment, allowed))
+                    room -= allowed
+                    left[at] -= allowed
+                if allowed < size:
+                    why = "this decision's" if room > 0 else "this page's"
+                    parts.append(f"\n[arena] {size - allowed} more bytes not shown ({why} cap): "
+                                 f"see {segment.log.name}, bytes {segment.start + allowed} to "
+                                 f"{segment.end}\n")
         return [[decision, seat, "".join(parts)] for (decision, seat), parts in shown.items()]
 
 
-def _read(log: Path, start: int, size: int) -> str:
+def _read(handle: BinaryIO | OSError, segment: Segment, size: int) -> str:
     try:
-        with log.open("rb") as handle:
-            handle.seek(start)
-            return handle.read(size).decode("utf-8", "replace")
+        if isinstance(handle, OSError):
+            raise handle
+        handle.seek(segment.start)
+        return handle.read(size).decode("utf-8", "replace")
     except OSError as error:
-        return f"[arena] cannot read {log.name}: {error.strerror or error}"
+        return f"[arena] cannot read {segment.log.name}: {error.strerror or error}"
