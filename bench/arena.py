@@ -251,6 +251,9 @@ class InProcessBot:
     def stderr_tail(self) -> str:
         return ""
 
+    def mark_stderr(self, game: str | None, seat: int, decisions: object) -> None:
+        pass
+
 
 def first_legal(act: bytes) -> object:
     """The first legal action of a rendered act, found as a bot reading it would find it."""

@@ -164,6 +164,9 @@ NAMED: dict[str, dict[str, Crossing]] = {
         "arena.league.status.league_games": Crossing(
             "a league given to `arena report` itself: its games as its export would hold them, "
             "the one way the report reads a league's games"),
+        "arena.bots.stderrindex.DecisionLogs": Crossing(
+            "each decision's stderr in the replay: the bots' logs read by the one reader of the "
+            "index their stderr sink writes beside them (it reads files, starts nothing)"),
     },
 }
 """The imports across the table's lines, each by the one name it imports: the rest of that package
@@ -291,6 +294,7 @@ def test_every_named_crossing_is_still_used() -> None:
 
 OTHER_JSON = {
     "arena.bots.exactjson": "a bot reply that orjson refuses, read again exactly",
+    "arena.bots.stderrindex": "the index beside a bot's stderr log: which decision wrote what",
     "arena.bots.process": "the bot protocol's lines",
     "arena.cli.league": "league invite --format json's one line",
     "arena.game.checkbot": "the bot protocol's lines",

@@ -52,7 +52,7 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from time import perf_counter
 from typing import Any, NamedTuple
 
@@ -278,6 +278,7 @@ class BotProcess:
         started = perf_counter()
         if self.sandbox is not None and self.sandbox.takes_uid:
             self._uid = BOT_UIDS.take()
+        self._sink.mark_decisions(None, 0, None)  # what it writes while starting is no decision's
         self._sink.open_log()
         try:
             proc = launch.spawn(self.argv, self.cwd, self.env, self.sandbox, self.limits, self._uid)
@@ -302,6 +303,7 @@ class BotProcess:
             remaining = self.start_timeout - (perf_counter() - started)
             answer = self.request(hello, remaining)
             self._cpu_start = self._tree.read(fresh=True)  # a launcher has started the bot by now
+            self._sink.drain()  # once: a bot that logs as it starts is drained after each reply
             reply = answer.message
             self.hello_cpu = answer.cpu
         except BotFaultError as error:
@@ -528,6 +530,9 @@ class BotProcess:
             if type(got) is int:
                 if got == rid:
                     self._exchange = (data, line)
+                    sink = self._sink
+                    if sink.eager:  # its stderr of this decision, if read now, marked with it
+                        sink.drain(1)
                     used = self._cpu_start = tree.read()
                     cpu = used - cpu_start
                     if arena is not None and elapsed < QUICK and self._judged != rid and \
@@ -688,6 +693,13 @@ class BotProcess:
     def stderr_tail(self) -> str:
         """The last ~2 KB the bot wrote to stderr (also after its log file was capped)."""
         return self._sink.text()
+
+    def mark_stderr(self, game: str | None, seat: int, decisions: Sized | None) -> None:
+        """Mark what the bot writes to stderr from now on with its decision in ``game`` at
+        ``seat`` (``len(decisions) + 1``, read when bytes arrive; the referee's list of the
+        game's decisions so far), in its log's index (``arena.bots.stderrindex``); None: with
+        no decision (after the game)."""
+        self._sink.mark_decisions(game, seat, decisions)
 
     # -- faults -------------------------------------------------------------------------------
 

@@ -11,14 +11,28 @@ thousands of processes is thousands of files holding one "[arena] started" line 
 
 The sink never blocks: ``drain()`` reads what the pipe holds now, a bounded number of chunks per
 call, so the caller can look at its clock between calls.
+
+Decisions (``arena.bots.stderrindex``): while ``mark_decisions`` names a game and seat, each run
+of bytes written to the log is marked in the log's side index with the decision it was read
+under, the one being asked: ``len(decisions) + 1``, the referee's list of decisions made so far,
+read only when bytes arrive. A mark is written only when the decision changes between bytes, so a
+bot that writes nothing costs nothing per decision. The pipe is read while the arena waits for a
+reply; a reply already waiting is read without looking at stderr (the fast path), so once a bot
+has written to stderr (``eager``), the process layer drains it after each reply too, and what a
+decision wrote is marked with it. Before a process's first bytes the arena does not look: those
+may be marked with a later decision of the game than the one that wrote them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+from collections.abc import Sized
 
+from arena.bots import stderrindex
 from arena.bots.faults import STDERR_TAIL_BYTES
+from arena.bots.stderrindex import Key
 from arena.errors import BotStartError
 
 CHUNK = 65536
@@ -32,8 +46,9 @@ MAX_PENDING_NOTES = 16
 class StderrSink:
     """Drains one bot's stderr pipe into its log file (capped) and keeps the last bytes in memory."""
 
-    __slots__ = ("_log_failed", "_log_started", "_log_wanted", "_pending_notes", "fd", "log_cap",
-                 "log_fd", "log_path", "log_size", "name", "silent_log", "tail")
+    __slots__ = ("_decisions", "_game", "_index_fd", "_index_full", "_index_size", "_log_failed",
+                 "_log_started", "_log_wanted", "_marked", "_pending_notes", "_seat", "eager", "fd",
+                 "log_cap", "log_fd", "log_path", "log_size", "name", "silent_log", "tail")
 
     def __init__(self, name: str, log_path: str | os.PathLike[str] | None, log_cap: int,
                  silent_log: bool = True) -> None:
@@ -51,6 +66,29 @@ class StderrSink:
         self.tail = b""
         self._log_started = False
         self._log_failed = False
+        self._decisions: Sized | None = None
+        """The game's decisions made so far while a game is marked (``mark_decisions``)."""
+        self._game: str | None = None
+        self._seat = 0
+        self._marked: Key | None = None
+        """What the last mark in the index says of the bytes that follow (None: no decision's,
+        as they all are before the first mark)."""
+        self._index_fd = -1
+        self._index_size = 0
+        self._index_full = False
+        self.eager = False
+        """Whether the bot has written to its log: its stderr is then drained after each reply
+        too (``arena.bots.process``), so that each decision's bytes are marked with it."""
+
+    def mark_decisions(self, game: str | None, seat: int, decisions: Sized | None) -> None:
+        """Mark what the bot writes from now on with its decision in ``game`` (its id) at
+        ``seat``: ``len(decisions) + 1`` when the bytes are read. None: mark nothing (the bytes
+        then belong to no decision). What the pipe holds already (written after the bot's last
+        reply, between games) is drained first, as no decision's."""
+        self._decisions = None
+        if self.eager:
+            self.drain()
+        self._game, self._seat, self._decisions = game, seat, decisions
 
     def open_log(self) -> None:
         """Open the log file: fresh the first time, appended to (same cap) on restarts; without
@@ -78,8 +116,12 @@ class StderrSink:
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
         if not self._log_started:
             flags |= os.O_TRUNC
+            with contextlib.suppress(FileNotFoundError):  # an earlier run's index: not this log's
+                os.unlink(stderrindex.index_path(self.log_path))
         self.log_fd = os.open(self.log_path, flags, 0o644)
         self._log_started = True
+        if flags & os.O_TRUNC:
+            self._marked, self._index_size, self._index_full = None, 0, False
         self.log_size = os.fstat(self.log_fd).st_size
 
     def _open_on_first_bytes(self) -> None:
@@ -99,9 +141,13 @@ class StderrSink:
         """Close the log file (the pipe belongs to the process and is closed with it)."""
         self._log_wanted = False
         self._pending_notes.clear()  # a process that said nothing: its notes need no file
+        self._decisions = None
         log_fd, self.log_fd = self.log_fd, -1
         if log_fd >= 0:
             os.close(log_fd)
+        index_fd, self._index_fd = self._index_fd, -1
+        if index_fd >= 0:
+            os.close(index_fd)
 
     def drain(self, limit: int = CHUNKS_PER_DRAIN) -> bool:
         """Move up to ``limit`` chunks of stderr into the log and the tail; False at end of file."""
@@ -126,6 +172,12 @@ class StderrSink:
             if self.log_fd >= 0 and self.log_size <= self.log_cap:
                 room = self.log_cap - self.log_size
                 if room:
+                    self.eager = True
+                    decisions = self._decisions
+                    if decisions is not None:
+                        self._mark((self._game, self._seat, len(decisions) + 1))
+                    elif self._marked is not None:
+                        self._mark(None)
                     self._write(data[:room])
                 if len(data) > room:  # the note takes the size past the cap: nothing more is written
                     self.note(f"truncated: stderr over {self.log_cap} bytes, the rest is discarded",
@@ -141,7 +193,30 @@ class StderrSink:
             return
         data = (("\n" if self.log_size else "") + f"[arena] {text}\n").encode()
         if force or self.log_size + len(data) <= self.log_cap:
+            if self._marked is not None:  # the arena's words are no decision's
+                self._mark(None)
             self._write(data)
+
+    def _mark(self, key: Key | None) -> None:
+        """Say in the index that the log's bytes from here on are ``key``'s, unless it says so
+        already. The index is capped like the log; the mark that would pass the cap is
+        replaced by one saying the rest is no decision's, the last one written."""
+        if key == self._marked or self._index_full:
+            return
+        self._marked = key
+        line = stderrindex.entry(self.log_size, key)
+        if self._index_size + len(line) > self.log_cap:
+            self._index_full = True
+            line = stderrindex.entry(self.log_size, None)
+        try:
+            if self._index_fd < 0:
+                assert self.log_path is not None
+                self._index_fd = os.open(stderrindex.index_path(self.log_path),
+                                         os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+                self._index_size = os.fstat(self._index_fd).st_size
+            self._index_size += os.write(self._index_fd, line)
+        except OSError:  # a full disk: the log goes on without marks from here
+            self._index_full = True
 
     def _write(self, data: bytes) -> None:
         """Append to the log; a log that cannot be written (a full disk) is given up, not the game:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from arena.cli.table import RATING_HELP
+from arena.errors import ConfigError
 from arena.printable import printable
 from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import RESAMPLES, SEED
@@ -34,12 +35,16 @@ def report_command(
         "--analyse", help="Analyse this entrant's decisions first (as `arena analyse --entrant "
         "NAME`: its first 10 games of each results file, default samples); repeat for more.",
         metavar="ENTRANT", show_default=False)] = None,
+    logs: Annotated[list[Path] | None, typer.Option(
+        "--logs", help="A directory of bots' stderr logs whose decisions the replays show, "
+        "beside the logs/ next to each results file: `arena play --stderr-dir`'s; repeat for "
+        "more.", metavar="DIR", show_default=False)] = None,
 ) -> None:
     """Write a static web report of finished games: ranking, plots, per-entrant pages, replays.
 
     The site works offline, opened straight from disk: open OUT/index.html in a browser. The
     decisions `arena analyse` analysed (kept beside the results) show in the replays and on the
-    entrants' pages.
+    entrants' pages; so does what each bot wrote to stderr while deciding each move.
     """
     from arena.report.site import write_report
 
@@ -53,7 +58,9 @@ def report_command(
             print(f"arena: analysed {analysed.games} games of {printable(entrant)} in {path}",
                   file=sys.stderr)
 
-    written = write_report(paths, out, resamples=resamples, seed=seed, model=rating)
+    _check_log_dirs(logs)
+    written = write_report(paths, out, resamples=resamples, seed=seed, model=rating,
+                           logs=logs or ())
     for note in written.notes:
         print(f"arena: note: {note}", file=sys.stderr)
     typer.echo(f"report of {written.games} games written; open {written.index.resolve()}")
@@ -72,13 +79,21 @@ def show_command(
     analyse: Annotated[bool, typer.Option(
         "--analyse", help="Then each decision of the seat (--seat, else every seat) valued "
         "against the reference search, as `arena analyse` does (kept beside the results).")] = False,
+    logs: Annotated[list[Path] | None, typer.Option(
+        "--logs", help="A directory of bots' stderr logs (`arena play --stderr-dir`'s) whose "
+        "decisions to show, beside the logs/ next to the results; repeat for more.",
+        metavar="DIR", show_default=False)] = None,
 ) -> None:
-    """Print one game deal by deal and trick by trick, with decision times and faults."""
+    """Print one game deal by deal and trick by trick, with decision times, faults, and what each
+    bot wrote to stderr while deciding."""
     from arena.report.games import find_game
     from arena.report.show import show_game
+    from arena.report.stderr import StderrShown
 
+    _check_log_dirs(logs)
     record = find_game(results, game_id)
-    typer.echo(show_game(record, seat))
+    said = StderrShown.beside([results], logs or ()).of(str(record["id"]))
+    typer.echo(show_game(record, seat, said))
     if analyse:
         from arena.analysis.run import analyse_results
         from arena.analysis.settings import DEFAULT_SAMPLES
@@ -93,3 +108,9 @@ def show_command(
             decisions = [d for d in analysed.decisions if seat is None or d["seat"] == seat]
             typer.echo(f"\nAnalysis of {printable(entrant)}:")
             typer.echo(analysis_text(entrant, decisions, every=True), nl=False)
+
+
+def _check_log_dirs(logs: list[Path] | None) -> None:
+    for directory in logs or ():
+        if not directory.is_dir():
+            raise ConfigError(f"--logs: {directory}: not a directory")

@@ -160,7 +160,7 @@ def play_batch(tasks: Sequence[GameSpec], settings: RunSettings) -> list[dict[st
         bots = pool.seat_bots(task.seats)
         outcome = play_game(task.game, bots, task.seed, task.options, names=list(task.seats),
                             time_control=settings.time_control, policy=settings.policy,
-                            preset=task.preset)
+                            preset=task.preset, game_id=task.id)
         for seat in outcome.faulted_seats:
             _start(bots[seat])
         record = outcome.record

@@ -64,13 +64,15 @@ def play_game(
     policy: FaultPolicy = FaultPolicy.FORFEIT,
     stop_at_fault: bool = False,
     preset: Preset | None = None,
+    game_id: str | None = None,
 ) -> GameOutcome:
     """Play one game with ``bots[seat]`` in each seat; never raises for anything a bot does.
 
     ``stop_at_fault``: after the first fault no seat is asked again, every decision left is the
     fallback's (check-bot: the other seats are copies of the bot, which would repeat the fault,
     and a copy that hangs costs its whole allowance). ``preset``: deals given instead of drawn
-    from ``seed`` (a deals file's; the record keeps them)."""
+    from ``seed`` (a deals file's; the record keeps them). ``game_id``: the game's id, which
+    marks each decision's stderr in the bots' logs (``arena.bots.stderrindex``)."""
     game = engine.game(game_name)
     players = len(bots)
     state = game.new_game(players, seed, options, preset=preset)
@@ -82,6 +84,7 @@ def play_game(
     if game.info.teams is not None:
         start["teams"] = [list(team) for team in game.info.teams]
     for seat, bot in enumerate(bots):
+        bot.mark_stderr(game_id, seat, match.times)  # read only when the bot writes to stderr
         if not bot.is_running:
             match.fault(seat, bot.last_fault or Fault(FaultKind.CRASH, bot.name, "is not running"),
                         state)
@@ -93,6 +96,8 @@ def play_game(
     places = game.places(state)
     for seat in range(players):
         match.send(seat, {"type": "game_end", "scores": scores, "ranks": places}, state)
+    for bot in bots:
+        bot.mark_stderr(None, 0, None)
     record = game_record(game.record(state, names), faults=match.faults, times=match.times,
                          cpu_times=match.cpu_times, time_control=time_control,
                          banks_left=match.banks,

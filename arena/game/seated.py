@@ -6,6 +6,7 @@ members can sit at a table, so a test or a benchmark can hand the referee a scri
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from typing import Any, Protocol
 
 from arena.bots.faults import Fault
@@ -48,4 +49,9 @@ class SeatedBot(Protocol):
 
     def stderr_tail(self) -> str:
         """The end of what it wrote to stderr."""
+        ...
+
+    def mark_stderr(self, game: str | None, seat: int, decisions: Sized | None) -> None:
+        """Mark what it writes to stderr from now on with its decision in ``game`` at ``seat``
+        (the decision being asked is ``len(decisions) + 1``); None: with no decision."""
         ...

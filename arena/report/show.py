@@ -4,7 +4,8 @@ Each deal: the dealer, the turned card and trump, the hands (all of them, or one
 bids or calls and every trick with each decision's time, the faults where they happened; then the
 deal-by-deal table and places that `arena play` prints (`arena.game.transcript.game_report`).
 Like that report, it is made from a copy of the record whose every string is printable (bots'
-names and fault details, or whatever a results file from elsewhere holds).
+names and fault details, or whatever a results file from elsewhere holds). What each bot wrote to
+stderr while deciding (``arena.report.stderr``, escaped there) follows the line of its decision.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from arena.game.transcript import BLOCKS, game_report
 from arena.printable import printable_data
 
 
-def show_game(record: Mapping[str, Any], seat: int | None = None) -> str:
-    """The game as text; with ``seat``, only what that seat knew (its own hand, public play)."""
+def show_game(record: Mapping[str, Any], seat: int | None = None,
+              said: Mapping[str, Any] | None = None) -> str:
+    """The game as text; with ``seat``, only what that seat knew (its own hand, public play, and
+    only its own stderr). ``said``: the bots' stderr by decision (``StderrShown.of``)."""
     if seat is not None and not 0 <= seat < len(record["names"]):  # the CLI prints errors
         raise ConfigError(f"--seat: {seat} is not a seat of game {record['id']} "
                           f"(seats 0 to {len(record['names']) - 1})")
@@ -27,6 +30,12 @@ def show_game(record: Mapping[str, Any], seat: int | None = None) -> str:
     faults: dict[int, list[Mapping[str, Any]]] = {}
     for fault in record["faults"]:
         faults.setdefault(fault["decision"], []).append(fault)
+    stderr: dict[int, list[str]] = {}
+    for number, writer, text in (said or {}).get("decisions", ()):
+        if seat is None or writer == seat:
+            stderr.setdefault(number, []).extend(
+                [f"    seat {writer} stderr at decision {number}:",
+                 *(f"    | {line}" for line in str(text).splitlines())])
     who = "every hand" if seat is None else f"seat {seat} ({names[seat]})'s view"
     lines = [f"game {record['id']}: {record['game']}, seats: "
              + ", ".join(f"{s} {name}" for s, name in enumerate(names)) + f"; showing {who}"]
@@ -46,13 +55,15 @@ def show_game(record: Mapping[str, Any], seat: int | None = None) -> str:
             lines.append(f"  seat {s} {names[s]:<14} {shown}")
         auction_key = "bids" if "bids" in deal else "calls"
         times = deal[f"{auction_key[:-1]}_ms"] or []  # null: not recorded
-        said = []
+        bids = []
         for index, (s, value) in enumerate(deal[auction_key]):
             decision += 1
-            said.append(f"{s}:{value}{_ms(times, index)}")
-        lines.append(f"  {auction_key}: " + "  ".join(said))
-        lines += [_fault_line(f) for d in range(decision - len(said) + 1, decision + 1)
+            bids.append(f"{s}:{value}{_ms(times, index)}")
+        lines.append(f"  {auction_key}: " + "  ".join(bids))
+        lines += [_fault_line(f) for d in range(decision - len(bids) + 1, decision + 1)
                   for f in faults.get(d, ())]
+        lines += [text for d in range(decision - len(bids) + 1, decision + 1)
+                  for text in stderr.get(d, ())]
         if deal.get("contract", 0) is None:
             lines.append("  contract: none (void deal)")
         elif "contract" in deal:
@@ -76,6 +87,8 @@ def show_game(record: Mapping[str, Any], seat: int | None = None) -> str:
             lines.append(f"  trick {start // players + 1:>2}: " + "  ".join(cells) + won)
             lines += [_fault_line(f) for d in range(decision - len(trick) + 1, decision + 1)
                       for f in faults.get(d, ())]
+            lines += [text for d in range(decision - len(trick) + 1, decision + 1)
+                      for text in stderr.get(d, ())]
         lines.append(f"  tricks {deal['tricks']}  score {deal['scores']}  totals {deal['totals']}")
     lines += ["", "(each decision: seat:action (ms the bot took; 'fb': the fallback played it))",
               "", game_report(raw)]

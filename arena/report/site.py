@@ -7,7 +7,8 @@ Layout of the output directory:
 - ``entrant-N.html``: one page per entrant (N = its place in the table);
 - ``games.html``: every game, filterable by entrant (its rows come from ``data/games.js``);
 - ``replay.html?game=KEY``: the replay viewer, which loads ``games/KEY.js`` for that game only
-  (``&deal=N&step=K``: at deal N's decision K);
+  (``&deal=N&step=K``: at deal N's decision K), with what each bot wrote to stderr while deciding
+  each of its moves, from the logs beside the results (``arena.bots.stderrindex``);
 - ``static/``: the style sheet and the two scripts.
 
 Everything is a file next to the pages, loaded by ``<script src>`` and ``<link>``: no server, no
@@ -44,6 +45,7 @@ from arena.records.result import rating_input
 from arena.report.games import GameReader
 from arena.report.match import DESCRIPTION, match_facts, match_section
 from arena.report.stats import EntrantStats, add_game, bank_summary
+from arena.report.stderr import StderrShown
 from arena.report.svg import heat, interval_plot, line_plot
 from arena.settings import RatingModel, check_rating
 
@@ -66,8 +68,11 @@ class ReportWritten:
 
 def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
                  resamples: int = RESAMPLES, seed: int = 0,
-                 model: RatingModel | str | None = None) -> ReportWritten:
+                 model: RatingModel | str | None = None,
+                 logs: Sequence[Path] = ()) -> ReportWritten:
     """Read the games in ``paths`` and write the site into ``out_dir``; returns the index page.
+    The replays show each decision's stderr from the bots' logs in the ``logs/`` beside each
+    results file, and in the directories ``logs`` (``arena play --stderr-dir``'s).
 
     ConfigError naming ``--out`` and the file when the site cannot be written (a full disk, a
     directory that cannot hold files)."""
@@ -79,7 +84,7 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
         if not (Path(path) / LEAGUE_DATABASE).is_file():  # a league reads as its export
             results_file(Path(path))
     try:
-        return _write_site(paths, out_dir, resamples, seed, model)
+        return _write_site(paths, out_dir, resamples, seed, model, logs)
     except OSError as error:
         where = error.filename2 or error.filename or out_dir  # a copy's target is filename2
         raise ConfigError(f"--out: {where}: cannot write the report: "
@@ -87,11 +92,12 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
 
 
 def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resamples: int,
-                seed: int, model: RatingModel | None) -> ReportWritten:
+                seed: int, model: RatingModel | None, logs: Sequence[Path]) -> ReportWritten:
     (out_dir / "games").mkdir(parents=True, exist_ok=True)
     (out_dir / "data").mkdir(exist_ok=True)
     _copy_static(out_dir / "static")
     analyses = _analyses(paths)
+    stderr = StderrShown.beside(paths, logs)
     # One pass over the records, each dropped once used: a league export need not fit in memory.
     reader = GameReader(paths)
     stats: dict[str, EntrantStats] = {}
@@ -117,6 +123,9 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
             stats.setdefault(_entrant_of(game, decision["seat"]), EntrantStats(
                 _entrant_of(game, decision["seat"]))).analysed.append(decision)
         tail = b", " + orjson.dumps(analysed) if analysed else b""
+        said = stderr.of(record["id"])
+        if said is not None:
+            tail = b", " + orjson.dumps(analysed) + b", " + orjson.dumps(said)
         _write(out_dir / "games" / f"{game.key}.js",
             b"arenaGame(" + game.line + b", " + orjson.dumps(str(record["seed"])) + tail + b");\n")
     ratings = rate(results, resamples=resamples, seed=seed, model=model)

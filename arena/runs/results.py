@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from arena.bots.stderrindex import SUFFIX as INDEX_SUFFIX
 from arena.errors import ConfigError, ResultsError
 from arena.records.reader import RESULTS_FILE
 
@@ -188,7 +189,7 @@ def _remove_arena_files(out_dir: Path) -> None:
         (out_dir / name).unlink(missing_ok=True)
     logs = out_dir / LOGS
     if logs.is_dir():
-        for log in logs.glob(f"*{LOG_SUFFIX}"):
+        for log in [*logs.glob(f"*{LOG_SUFFIX}"), *logs.glob(f"*{LOG_SUFFIX}{INDEX_SUFFIX}")]:
             log.unlink(missing_ok=True)
         with contextlib.suppress(OSError):  # not empty: the user's files stay
             logs.rmdir()

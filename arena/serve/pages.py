@@ -30,7 +30,14 @@ from arena.serve.auth import (
     session_participant,
 )
 from arena.serve.upload import queue_bot, read_upload
-from arena.serve.views import GAME_ID, game_line, game_rows, logs_of, versions_of
+from arena.serve.views import (
+    GAME_ID,
+    decision_stderr,
+    game_line,
+    game_rows,
+    logs_of,
+    versions_of,
+)
 
 router = APIRouter()
 StoreDep = Annotated[Store, Depends(league_store)]
@@ -142,12 +149,15 @@ def replay_page(game_id: str, request: Request, viewer: Viewer, store: StoreDep)
 
 @router.get("/replays/{game_id}.js")
 def replay_script(game_id: str, viewer: Viewer, store: StoreDep) -> Response:
-    """The game for the viewer, as the report's ``games/KEY.js``; stderr only of the viewer's bots."""
+    """The game for the viewer, as the report's ``games/KEY.js``; stderr only of the viewer's bots
+    (their faults' stderr, and what they wrote while deciding each move)."""
     line = game_line(store, game_id, None if viewer is None else viewer.id)
     if line is None:
         raise HTTPException(404, f"no game {game_id!r}")
     seed = orjson.dumps(str(parse_line(line)["seed"]))  # JavaScript numbers hold 53 bits
-    return Response(b"arenaGame(" + line + b", " + seed + b");\n",
+    said = None if viewer is None else decision_stderr(store, line, viewer.id)
+    tail = b"" if said is None else b", [], " + orjson.dumps(said)
+    return Response(b"arenaGame(" + line + b", " + seed + tail + b");\n",
                     media_type="text/javascript", headers={"Cache-Control": "no-store"})
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from arena.bots.stderrindex import DecisionLogs
 from arena.errors import ArenaError, ResultsError
 from arena.league.accounts import Accounts
 from arena.league.settings import LeagueSettings
@@ -31,6 +32,7 @@ from arena.printable import printable
 from arena.ratings.defaults import RESAMPLES
 from arena.ratings.model import rate
 from arena.records.reader import line_without_stderr, parse_line
+from arena.report.stderr import StderrShown
 
 GAME_ID = re.compile(r"s\d{6,}-r\d{1,3}")
 """A league game's id (``arena.records.ids.league_game_id``): the only game path a request names."""
@@ -201,6 +203,28 @@ def game_line(store: Store, game_id: str, participant: int | None) -> bytes | No
         return None
     line = store.game_line(game_id)
     return None if line is None else line_without_stderr(line, owned_keys(store, participant))
+
+
+def decision_stderr(store: Store, line: bytes, participant: int | None) -> dict[str, Any] | None:
+    """What ``participant``'s own bots in the game of the stored ``line`` wrote to stderr while
+    deciding each move, for the replay (``StderrShown.of``); None when they wrote nothing (or
+    the game has none of theirs): another's stderr is never shown."""
+    keep = owned_keys(store, participant)
+    record = parse_line(line)
+    names = record.get("names", [])
+    seats = {seat for seat, name in enumerate(names) if name in keep}
+    if not seats:
+        return None
+    logs = []
+    for key in {names[seat] for seat in seats}:
+        pattern = re.compile(re.escape(key) + r"(-copy\d+)?-\d+\.stderr\.log")
+        logs += [log for log in DecisionLogs.logs_in(store.directory / LOGS_DIR, f"{key}-*.stderr.log")
+                 if pattern.fullmatch(log.name)]
+    said = StderrShown(DecisionLogs(logs), None).of(str(record.get("id")))
+    if said is None:
+        return None
+    said["decisions"] = [entry for entry in said["decisions"] if entry[1] in seats]
+    return said if said["decisions"] else None
 
 
 def versions_of(store: Store, name: str) -> list[Bot]:

@@ -267,3 +267,35 @@ def test_beats_the_greedy_bot_in_a_short_seeded_match(engine_copy: Path, tmp_pat
     report = play_match(match, tmp_path / "match", jobs=1)
     assert report.stats.units == 24
     assert report.stats.mean > 0.5, report.stats
+
+
+@pytest.mark.slow
+def test_its_cut_short_notes_show_beside_the_decisions_they_were_written_for(tmp_path: Path) -> None:
+    """The starter bot's own stderr (a decision its time limit cut short) in `arena show`, under
+    the decision of the deal and kind it names."""
+    logs = tmp_path / "logs"
+    played = arena("play", "blackout", f"python3 {BOTS / 'search_bot.py'} --ms 3",
+                   f"python3 {BOTS / 'greedy_bot.py'}", ROOT / "bots" / "c" / "random_bot",
+                   "-o", "deals=3", "--log", tmp_path / "g.json", "--stderr-dir", logs)
+    assert played.returncode == 0, played.stderr
+    shown = arena("show", tmp_path / "g.json", "--logs", logs)
+    assert shown.returncode == 0, shown.stderr
+    record = json.loads((tmp_path / "g.json").read_text())
+    where = {}  # game-wide decision number: (deal, kind)
+    for deal in record["deals"]:
+        for kind in ("bids", "plays"):
+            for _ in deal[kind]:
+                where[len(where) + 1] = (deal["deal"], kind[:-1])
+    lines = shown.stdout.splitlines()
+    notes = [(int(line.split()[-1].rstrip(":")), lines[n + 1]) for n, line in enumerate(lines)
+             if line.startswith("    seat 0 stderr at decision ")]
+    assert notes, shown.stdout
+    said = {number: f"    | search: the 3 ms limit cut deal {deal}'s {kind} short"
+            for number, (deal, kind) in where.items()}
+    # The bot writes nothing as it starts: its first note may have been read (and marked) at a
+    # later decision of its own, when its reply was waiting already (docs/protocol.md, Logging);
+    # from then on the arena reads its stderr after each reply, and every note is where it was.
+    first, note = notes[0]
+    assert note in [said[number] for number in said if number <= first]
+    for number, note in notes[1:]:
+        assert note == said[number]

@@ -8,6 +8,9 @@
 // opens the decision it names.) Decisions analysed by `arena analyse` (the third argument of
 // arenaGame) carry a mark in the list (?! inaccuracy, ? mistake, ?? blunder) and, for the latest
 // decision shown, every legal action's expected score with the chosen and the best marked.
+// What each bot wrote to stderr while deciding (the fourth argument: {decisions: [[game-wide
+// decision, seat, text], ...], note}) shows under that decision in the list, as text (never
+// markup), open for the latest decision; in one seat's view, only that seat's.
 "use strict";
 (function () {
   const SUIT = { C: "♣", D: "♦", H: "♥", S: "♠" };
@@ -73,8 +76,13 @@
 
   const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 
-  function start(record, analysed) {
+  function start(record, analysed, said) {
     const deals = prepare(record);
+    const stderrAt = new Map();
+    for (const [decision, seat, text] of (said && said.decisions) || []) {
+      if (!stderrAt.has(decision)) stderrAt.set(decision, []);
+      stderrAt.get(decision).push([seat, text]);
+    }
     const analysisAt = new Map((analysed || []).map((a) => [a.decision, a]));
     const players = record.names.length;
     const teams = record.teams || null;
@@ -124,8 +132,9 @@
     const analysis = el("div", { id: "analysis", class: "analysis" });
     const title = el("p", { class: "note" }, "Game " + record.id + " · " + record.game + " · "
       + players + " seats · seed " + record.seed);
+    const stderrNote = said && said.note ? el("p", { id: "stderr-note", class: "note" }, said.note) : null;
     root.replaceChildren(title, controls, header, table, trick,
-      el("div", { class: "columns" }, el("section", {}, el("h2", {}, "This deal"), log),
+      el("div", { class: "columns" }, el("section", {}, el("h2", {}, "This deal"), log, stderrNote),
         el("section", {}, el("h2", {}, "Scores"), scores)), analysis, faults);
 
     function move(step) {
@@ -282,6 +291,13 @@
             item.appendChild(el("pre", { class: "stderr" }, fault.stderr_tail));
           }
         }
+        // What the bot wrote to stderr while deciding this move (its text, never markup).
+        for (const [writer, text] of stderrAt.get(number) || []) {
+          if (view !== "all" && Number(view) !== writer) continue;
+          item.appendChild(el("details", { class: "decision-stderr", open: i === s - 1,
+            "data-seat": String(writer), "data-decision": String(number) },
+            el("summary", {}, "its stderr"), el("pre", { class: "stderr" }, text)));
+        }
         markTrick(item, auction ? -1 : i - p.auction.length, p);
         log.appendChild(item);
       }
@@ -368,10 +384,10 @@
     render();
   }
 
-  window.arenaGame = function (record, exactSeed, analysed) {
+  window.arenaGame = function (record, exactSeed, analysed, said) {
     try {
       if (exactSeed) record.seed = exactSeed;  // the number lost its low digits in JSON.parse
-      start(record, analysed);
+      start(record, analysed, said);
     } catch (error) {
       status.textContent = "Could not show this game: " + error;
       throw error;

@@ -1,13 +1,16 @@
 """A bot's stderr log, with real bot processes: a sink that waits for the bot's first bytes leaves
-no file for a bot that writes nothing, and a whole one (its notes first) for one that writes."""
+no file for a bot that writes nothing, and a whole one (its notes first) for one that writes; each
+decision's bytes are marked in the index beside the log, which the bot's own lines cannot forge."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from arena.bots.process import BotProcess
+from arena.bots.stderrindex import DecisionLogs
 from arena.errors import BotStartError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -65,3 +68,62 @@ def test_by_default_every_bot_has_a_log_and_an_unwritable_one_stops_the_start(tm
                          silent_log=silent_log)
         with pytest.raises(BotStartError, match="cannot open its log file"):
             bot.start()
+
+
+SAYS = ROOT / "tests" / "bots" / "says_each_decision.py"
+
+
+def ask_acts(bot: BotProcess, decisions: list[None], seat: int, count: int,
+             game: str | None = "g-1") -> None:
+    """``count`` acts to ``bot`` in ``seat`` of ``game``, each one decision of the game (another
+    seat's decision between two of them, as at a table of two)."""
+    bot.mark_stderr(game, seat, decisions)
+    bot.send({"type": "game_start", "seat": seat, "seed": 1})
+    for _ in range(count):
+        bot.request(dict(ACT), 10.0)
+        decisions += [None, None]  # this decision and another seat's
+
+
+def test_each_decisions_stderr_is_marked_in_the_index_beside_the_log(tmp_path: Path) -> None:
+    log = tmp_path / "says.stderr.log"
+    decisions: list[None] = []
+    with BotProcess("says", ["python3", str(SAYS)], log_path=log) as bot:
+        ask_acts(bot, decisions, 1, 3)
+        bot.mark_stderr(None, 0, None)
+    written = log.read_bytes()
+    marks = [json.loads(line) for line in Path(f"{log}.idx").read_text().splitlines()]
+    decided = [mark for mark in marks if len(mark) == 4]
+    assert [mark[1:] for mark in decided] == [["g-1", 1, 1], ["g-1", 1, 3], ["g-1", 1, 5]]
+    ends = [mark[0] for mark in marks[1:]] + [len(written)]
+    for number, mark in enumerate(marks):
+        text = written[mark[0]:ends[number]].decode()
+        if len(mark) == 4:  # exactly the lines of that act, the forged marks in them included
+            act = (mark[3] + 1) // 2
+            assert text.startswith(f"seat 1 act {act} plays ") and text.count("\n") == 2
+            assert f"<script>alert({act})</script>" in text
+        else:  # the arena's notes, what it wrote as it started: no decision's
+            assert "act" not in text
+    shown = DecisionLogs([log]).texts("g-1")
+    assert [(decision, seat) for decision, seat, _ in shown] == [(1, 1), (3, 1), (5, 1)]
+    assert DecisionLogs([log]).texts("r1-t0000-s0") == []  # the bot's forged game id: nothing
+
+
+def test_a_silent_bot_leaves_no_index_and_a_new_log_drops_an_old_index(tmp_path: Path) -> None:
+    log = tmp_path / "silent.stderr.log"
+    Path(f"{log}.idx").write_text('[0, "g-1", 0, 1]\n')  # an earlier run's, of another log
+    decisions: list[None] = []
+    with BotProcess("silent", [str(C_BOT)], log_path=log) as bot:
+        ask_acts(bot, decisions, 0, 2)
+    assert log.read_text().startswith("[arena] started")
+    assert not Path(f"{log}.idx").exists()
+
+
+def test_the_index_is_capped_and_the_rest_is_no_decisions(tmp_path: Path) -> None:
+    log = tmp_path / "says.stderr.log"
+    decisions: list[None] = []
+    with BotProcess("says", ["python3", str(SAYS)], log_path=log, log_cap=150) as bot:
+        ask_acts(bot, decisions, 0, 8)
+    index = Path(f"{log}.idx").read_text().splitlines()
+    assert sum(len(line) + 1 for line in index[:-1]) <= 150 and json.loads(index[-1]) == [
+        json.loads(index[-1])[0]]
+    assert log.stat().st_size < 400  # the log's cap, and its one note past it

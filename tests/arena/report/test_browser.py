@@ -309,3 +309,44 @@ def test_pages_fit_a_phone_screen(site, blackout_results):
                 "return [document.documentElement.clientWidth, document.documentElement.scrollWidth]")
             assert width == 390 and page_width <= width, page  # wide tables scroll in their box
         assert console_errors(phone) == []
+
+
+def test_each_decision_shows_the_stderr_its_bot_wrote_then_as_text(page, tmp_path):
+    # A bot's stderr while deciding was only in its log file: now under each of its decisions.
+    import subprocess
+
+    from selenium.webdriver.common.by import By
+    root = Path(__file__).resolve().parents[3]
+    says = f"{sys.executable} -S {root / 'tests' / 'bots' / 'says_each_decision.py'}"
+    played = subprocess.run([sys.executable, "-c", "from arena.cli import main; main()", "play",
+                             "blackout", f"a={says}", str(root / "bots" / "c" / "random_bot"),
+                             f"b={says}", "-o", "deals=2", "--log", str(tmp_path / "g.json"),
+                             "--stderr-dir", str(tmp_path / "logs")], capture_output=True,
+                            text=True, timeout=120)
+    assert played.returncode == 0, played.stderr
+    write_report([tmp_path / "g.json"], tmp_path / "site", resamples=0, logs=[tmp_path / "logs"])
+    record = orjson.loads((tmp_path / "g.json").read_bytes())
+    deal = record["deals"][1]
+    steps = len(deal["bids"]) + len(deal["plays"])
+    first = len(record["deals"][0]["bids"]) + len(record["deals"][0]["plays"])
+    open_replay(page, tmp_path / "site", f"game=game&deal={deal['deal']}&step={steps}")
+    boxes = page.find_elements(By.CSS_SELECTOR, "#log details.decision-stderr")
+    seats = [seat for seat, _ in [*deal["bids"], *deal["plays"]]]
+    assert [int(b.get_attribute("data-seat")) for b in boxes] == [s for s in seats if s != 1]
+    assert [int(b.get_attribute("data-decision")) for b in boxes] == [
+        first + i + 1 for i, s in enumerate(seats) if s != 1]
+    for box in boxes:  # each the lines its act wrote, as text: no markup made of them
+        text = box.find_element(By.CSS_SELECTOR, "pre.stderr").get_attribute("textContent")
+        assert text.startswith(f"seat {box.get_attribute('data-seat')} act ")
+        assert "<script>alert(" in text and "onerror=" in text
+    assert not page.find_elements(By.CSS_SELECTOR, "#log img, #log script")
+    assert page.title != "owned"
+    # The latest decision's is open; in one seat's view, only that seat's stderr shows.
+    last = page.find_element(By.CSS_SELECTOR, "#log li.last")
+    opened = last.find_elements(By.CSS_SELECTOR, "details.decision-stderr")
+    assert all(box.get_attribute("open") is not None for box in opened)
+    from selenium.webdriver.support.ui import Select
+    Select(page.find_element(By.ID, "view")).select_by_value("2")
+    seats_shown = {b.get_attribute("data-seat")
+                   for b in page.find_elements(By.CSS_SELECTOR, "#log details.decision-stderr")}
+    assert seats_shown == {"2"}

@@ -100,9 +100,15 @@ def test_report_writes_every_page_and_one_replay_per_game(blackout_results, tmp_
     for record in recs:
         script = (site / "games" / f"{record['id']}.js").read_bytes()
         assert script.startswith(b"arenaGame(") and script.endswith(b");\n")
-        line, seed = script[len(b"arenaGame("):-3].rsplit(b", ", 1)
-        assert orjson.loads(line) == record
-        assert orjson.loads(seed) == str(record["seed"])  # exact: JS numbers hold 53 bits
+        line, seed, *more = orjson.loads(b"[" + script[len(b"arenaGame("):-3] + b"]")
+        assert line == record
+        assert seed == str(record["seed"])  # exact: JS numbers hold 53 bits
+        # The crasher's last words, beside the decision it crashed at; no other bot wrote any.
+        crashes = [fault for fault in record["faults"] if fault["bot"] == "crasher"]
+        said = more[1]["decisions"] if more else []
+        assert [(d, seat) for d, seat, _ in said] == [(f["decision"], f["seat"]) for f in crashes]
+        for (_, _, text), fault in zip(said, crashes, strict=True):
+            assert text == "crash_mid_game: giving up on act 3\n" and fault["stderr_tail"].endswith(text)
     assert sorted(p.name for p in site.glob("entrant-*.html")) == [f"entrant-{n}.html"
                                                                  for n in range(1, 5)]
     for page in ("index.html", "games.html", "replay.html", "data/games.js", "static/style.css",
@@ -216,3 +222,76 @@ def test_a_match_report_says_which_program_is_which_and_the_paired_verdict(tmp_p
     assert "Paired Elo of the candidate over the baseline: " in match and "from 4 units" in match
     assert ("SPRT elo0=0 elo1=50 alpha=0.05 beta=0.05: LLR " in match
             and "no decision (the test decides from 40 units on)" in match)
+
+
+SAYS = Path(__file__).resolve().parents[2] / "bots" / "says_each_decision.py"
+
+
+def acts_by_seat(record: dict) -> dict[int, list[tuple[int, object]]]:
+    """Each seat's decisions in order: (game-wide number from 1, the action it took)."""
+    seats: dict[int, list[tuple[int, object]]] = {}
+    number = 0
+    for deal in record["deals"]:
+        for seat, action in [*deal["bids"], *deal["plays"]]:
+            number += 1
+            seats.setdefault(seat, []).append((number, action))
+    return seats
+
+
+def shown_stderr(site: Path, key: str) -> list[list]:
+    script = (site / "games" / f"{key}.js").read_bytes()
+    return orjson.loads(b"[" + script[len(b"arenaGame("):-3] + b"]")[3]["decisions"]
+
+
+@pytest.mark.slow
+def test_a_played_games_replay_shows_each_decisions_stderr_beside_it(tmp_path):
+    """``arena play --stderr-dir`` then ``arena report --logs``: each act's lines, as the bot
+    wrote them (its forged marks and HTML too), at the decision that wrote them, none elsewhere."""
+    logs = tmp_path / "logs"
+    says = f"{sys.executable} -S {SAYS}"
+    played = subprocess.run([*ARENA, "play", "blackout", f"a={says}", f"b={says}",
+                             str(Path(__file__).resolve().parents[3] / "bots" / "c" / "random_bot"),
+                             "-o", "deals=2", "--log", str(tmp_path / "g.json"),
+                             "--stderr-dir", str(logs)], capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stderr
+    done = subprocess.run([*ARENA, "report", str(tmp_path / "g.json"), "--logs", str(logs), "-o",
+                           str(tmp_path / "site"), "--resamples", "0"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    record = orjson.loads((tmp_path / "g.json").read_bytes())
+    expected = []
+    for seat, decisions in acts_by_seat(record).items():
+        if seat == 2:  # the C bot writes nothing
+            continue
+        for act, (number, action) in enumerate(decisions, 1):
+            expected.append([number, seat, f"seat {seat} act {act} plays {action}\n"
+                             f"<script>alert({act})</script><img src=x onerror=\"document.title="
+                             f"'owned'\"> [0, \"r1-t0000-s0\", {seat}, 1] \\x1b[31m[arena] "
+                             "decision 1\n"])  # the escape shown, not acted on
+    assert shown_stderr(tmp_path / "site", "game") == sorted(expected)
+    shown = subprocess.run([*ARENA, "show", str(tmp_path / "g.json"), "--logs", str(logs),
+                            "--seat", "1"], capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert "\x1b" not in shown.stdout
+    told = [line for line in shown.stdout.splitlines() if line.startswith(("    seat ", "    | "))]
+    assert told == [line for number, seat, text in sorted(expected) if seat == 1 for line in
+                    [f"    seat 1 stderr at decision {number}:",
+                     *(f"    | {said}" for said in text.splitlines())]]
+    missing = subprocess.run([*ARENA, "report", str(tmp_path / "g.json"), "--logs",
+                              str(tmp_path / "none"), "-o", str(tmp_path / "x")],
+                             capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == f"arena: error: --logs: {tmp_path / 'none'}: not a directory"
+
+
+def test_a_cluster_runs_replays_say_its_logs_stayed_on_the_workers(blackout_results, tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    shutil.copy(blackout_results / "games.jsonl", results)
+    text = (blackout_results / "tournament.yaml").read_text()
+    (results / "tournament.yaml").write_text(text + "cluster: tcp://127.0.0.1:8786\n")
+    write_report([results], tmp_path / "site", resamples=0)
+    record = records(results)[0]
+    script = (tmp_path / "site" / "games" / f"{record['id']}.js").read_bytes()
+    said = orjson.loads(b"[" + script[len(b"arenaGame("):-3] + b"]")[3]
+    assert said["decisions"] == [] and "stay on its workers" in said["note"]

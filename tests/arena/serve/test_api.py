@@ -124,6 +124,49 @@ def test_a_bot_and_its_logs_are_its_owners_alone(served, ada_bot):
         wait_for(logged, 120, "adabot's stderr in its logs, once it has played")
 
 
+SAYS = Path(__file__).resolve().parents[2] / "bots" / "says_each_decision.py"
+
+
+def logged_in(url: str, token: str) -> httpx.Client:
+    """A browser's session: the login form posted with its CSRF token (the caller closes it)."""
+    client = httpx.Client(base_url=url, timeout=60)
+    form = client.get("/login").text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', form)
+    assert csrf is not None
+    assert client.post("/login", data={"token": token, "csrf": csrf.group(1)}).status_code < 400
+    return client
+
+
+def test_a_replay_shows_each_decisions_stderr_to_its_bots_owner_alone(served, ada_bot):
+    server, tokens, tmp = served
+    directory = python_bot(tmp / "ada-says", "adasays")
+    (directory / "bot.py").write_text(SAYS.read_text())
+    with server.client(tokens["ada"]) as ada_api, server.client() as anonymous:
+        assert decided(ada_api, upload(ada_api, packed(directory)).json()["id"])["status"] == \
+            "accepted"
+        found: list[str] = []
+
+        def played() -> bool:
+            games = anonymous.get("/api/games", params={"entrant": "adasays", "limit": 1}).json()
+            found[:] = [g["id"] for g in games["games"]]
+            return bool(found)
+
+        wait_for(played, 120, "a game of adasays")
+        game = orjson.loads(anonymous.get(f"/api/games/{found[0]}").content)
+        assert b" act 1 plays " not in anonymous.get(f"/replays/{found[0]}.js").content
+    seats = [seat for seat, name in enumerate(game["names"]) if name.startswith("adasays@")]
+    ada, bob = logged_in(server.url, tokens["ada"]), logged_in(server.url, tokens["bob"])
+    try:
+        script = ada.get(f"/replays/{found[0]}.js").content
+        said = orjson.loads(b"[" + script[len(b"arenaGame("):-3] + b"]")[3]["decisions"]
+        assert {seat for _, seat, _ in said} == set(seats)
+        assert all(text.startswith(f"seat {seat} act ") for _, seat, text in said)
+        assert b" act 1 plays " not in bob.get(f"/replays/{found[0]}.js").content
+    finally:
+        ada.close()
+        bob.close()
+
+
 def test_an_upload_over_the_limit_is_refused_and_not_kept(served):
     server, tokens, _ = served
     before = sorted((server.league / "uploads").iterdir())

@@ -1,0 +1,62 @@
+"""What the replays (`arena report`'s viewer, `arena show`) show of the bots' stderr: what each bot
+wrote while deciding each of its moves, read from the logs beside the results by their decision
+index (``arena.bots.stderrindex``), escaped for a person (``arena.printable``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.bots.stderrindex import DecisionLogs
+from arena.configfile import read_yaml
+from arena.errors import ConfigError
+from arena.printable import printable
+from arena.records.reader import PLAY_LOG_ID
+
+
+class StderrShown:
+    """What the replays show of the bots' stderr: each decision's, from the logs' indexes, or a
+    note saying why there is none (a cluster's logs stay on its workers); nothing when no bot
+    wrote any."""
+
+    def __init__(self, logs: DecisionLogs, note: str | None) -> None:
+        self.logs = logs
+        self.note = note
+
+    @classmethod
+    def beside(cls, paths: Sequence[str | os.PathLike[str]], extra: Sequence[Path]) -> StderrShown:
+        """The logs in ``logs/`` beside each results file (a league's own) and in ``extra``."""
+        directories = [*(_results_directory(Path(p)) / "logs" for p in paths), *extra]
+        logs = DecisionLogs([log for d in directories for log in DecisionLogs.logs_in(d)])
+        note = None
+        if not logs and any(_on_cluster(Path(p)) for p in paths):
+            note = ("Played on a cluster: the bots' stderr logs stay on its workers "
+                    "(docs/cluster.md), so no decision's stderr is shown here.")
+        return cls(logs, note)
+
+    def of(self, game_id: str) -> dict[str, Any] | None:
+        """The stderr data of game ``game_id`` for its replay (None: nothing to say). An
+        ``arena play`` game, read with the id ``PLAY_LOG_ID``, was marked with no id."""
+        if not self.logs:
+            return None if self.note is None else {"decisions": [], "note": self.note}
+        said = self.logs.texts(game_id)
+        if not said and game_id == PLAY_LOG_ID:
+            said = self.logs.texts(None)
+        return {"decisions": [[decision, seat, printable(str(text), lines=True)]
+                              for decision, seat, text in said], "note": None}
+
+
+def _results_directory(path: Path) -> Path:
+    return path if path.is_dir() else path.parent
+
+
+def _on_cluster(path: Path) -> bool:
+    """Whether the results' tournament file names a cluster to play on."""
+    described = _results_directory(path) / "tournament.yaml"
+    try:
+        raw = read_yaml(described, "tournament file") if described.is_file() else None
+    except ConfigError:
+        return False
+    return isinstance(raw, dict) and bool(raw.get("cluster"))
