@@ -84,8 +84,10 @@ def show_command(
         "decisions to show, beside the logs/ next to the results; repeat for more.",
         metavar="DIR", show_default=False)] = None,
 ) -> None:
-    """Print one game deal by deal and trick by trick, with decision times, faults, and what each
-    bot wrote to stderr while deciding."""
+    """Print one game deal by deal, trick by trick: decision times, faults, bots' stderr.
+
+    Each decision's stderr is what the bot wrote while deciding it, from the logs beside the
+    results (or --logs)."""
     from arena.report.games import find_game
     from arena.report.show import show_game
     from arena.report.stderr import StderrShown
