@@ -39,7 +39,7 @@ from typing import Any, Final
 from engine import trickgame
 from engine.cards import RANK_BITS, SPADES, Card, cards_of, mask_of
 from engine.chance import Preset, check_deal, check_dealer
-from engine.errors import IllegalActionError, InvalidActionError, OptionError, shown
+from engine.errors import IllegalActionError, InvalidActionError, OptionError, PresetError, shown
 from engine.game import GameInfo
 from engine.options import POINTS, ChoiceOption, IntOption, Option, resolve
 from engine.seeding import derive_seed
@@ -116,6 +116,9 @@ class Rules(trickgame.Rules):
             check_dealer(preset, 4)
             if preset.dealer is not None:
                 self.first_dealer = preset.dealer
+            if len(preset.deals) > options["max_deals"]:
+                raise PresetError(f"preset: {len(preset.deals)} deals given, the game lasts at most "
+                                  f"{options['max_deals']} (max_deals)")
             for number, deal in enumerate(preset.deals, start=1):
                 check_deal(deal, number, 4, 13, turns=False)
 

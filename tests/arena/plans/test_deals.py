@@ -117,6 +117,20 @@ def test_a_deals_file_for_other_options_is_refused(tmp_path: Path) -> None:
         load_tournament(tournament(tmp_path, deals))
 
 
+def test_a_partnership_deals_file_longer_than_max_deals_is_refused(tmp_path: Path) -> None:
+    """A game that ends after max_deals never reaches the lines' later deals: not played silently."""
+    deals = tmp_path / "d.jsonl"
+    deals.write_text(suite_text("partnership-blackout", 4, {"max_deals": 4}, 2, 1))
+    game = ("name: t\ngame: partnership-blackout\nplayers: 4\noptions: {max_deals: 3}\n"
+            f"deals: {deals}\nbots:\n" + "".join(f"  - {{name: b{i}, cmd: {C_BOT}}}\n" for i in range(2)))
+    (tmp_path / "t.yaml").write_text(game)
+    with pytest.raises(ConfigError, match="line 2: 4 deals given, the game lasts at most 3 "
+                                          r"\(max_deals\)"):
+        load_tournament(tmp_path / "t.yaml")
+    (tmp_path / "t.yaml").write_text(game.replace("max_deals: 3", "max_deals: 4"))
+    assert len(load_tournament(tmp_path / "t.yaml").deals or ()) == 2
+
+
 def test_extending_a_deals_run_keeps_what_was_dealt_or_is_refused(tmp_path: Path) -> None:
     deals = suite(tmp_path)
     before = load_tournament(tournament(tmp_path, deals, bots=3, rounds=2))
