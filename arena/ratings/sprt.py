@@ -210,3 +210,50 @@ def first_decisions(outcomes: np.ndarray, bounds: SprtBounds,
         squares[open_rows] = sums_sq[:, -1]
         open_rows = open_rows[~done]
     return decision, used
+
+
+def verdict(stats: MatchStats, bounds: SprtBounds) -> str:
+    """What the test decided, in the words of what it tested: ``not 30 Elo stronger: H0
+    accepted, estimate +4.8 +- 11.6``."""
+    elo0, elo1 = bounds.elo0, bounds.elo1
+    if stats.decision is Decision.H1:
+        what = ("stronger" if elo0 == 0 else f"more than {elo0:g} Elo stronger" if elo0 > 0
+                else f"not {-elo0:g} Elo weaker")
+        return f"{what} ({elo1:g} Elo likelier than {elo0:g}): H1 accepted, estimate {estimate(stats)}"
+    if stats.decision is Decision.H0:
+        return (f"not {elo1:g} Elo stronger ({elo0:g} likelier than {elo1:g}): H0 accepted, "
+                f"estimate {estimate(stats)}")
+    if stats.units < MIN_UNITS and stats.llr is not None \
+            and not bounds.lower < stats.llr < bounds.upper:
+        return (f"no decision: the test decides from {MIN_UNITS} units on, and --games allowed "
+                f"{stats.units}; estimate {estimate(stats)}")
+    return f"no decision within --games (the LLR stayed between its bounds); estimate {estimate(stats)}"
+
+
+def estimate(stats: MatchStats) -> str:
+    """The Elo estimate with its 95% interval's half width, never ``+- inf``: an interval open on
+    one side is said as a bound, and one unit gives no interval at all."""
+    elo, lower, upper, units = stats.elo, stats.elo_lower, stats.elo_upper, stats.units
+    few = f"no interval from {units} unit{'s' if units != 1 else ''}"
+    if not math.isfinite(elo):  # a mean unit score of 1 or 0
+        side, bound, word = ("won", lower, "above") if elo > 0 else ("lost", upper, "below")
+        shown = f"95%: {word} {signed(bound)}" if units >= 2 and math.isfinite(bound) else few
+        return f"every unit {side} so far ({shown})"
+    if units < 2:
+        return f"{signed(elo)} ({few})"
+    if math.isfinite(lower) and math.isfinite(upper):
+        return f"{signed(elo)} +- {stats.margin:.1f}"
+    if math.isfinite(lower):
+        return f"{signed(elo)} (95%: above {signed(lower)})"
+    if math.isfinite(upper):
+        return f"{signed(elo)} (95%: below {signed(upper)})"
+    return f"{signed(elo)} (no finite interval yet)"
+
+
+def signed(value: float) -> str:
+    """``+4.8``, ``-12.0``, ``+0.0`` (never ``-0.0``); an infinite value as plus or minus ∞ (the
+    typographic minus)."""
+    if math.isinf(value):
+        return "+∞" if value > 0 else "−∞"  # noqa: RUF001 (typographic minus, on purpose)
+    text = f"{value:+.1f}"
+    return "+0.0" if text == "-0.0" else text

@@ -11,7 +11,6 @@ manifests: they reach the page escaped.
 from __future__ import annotations
 
 import html
-import math
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, field_score, match_stats, unit_score
+from arena.ratings.sprt import MatchStats, field_score, match_stats, signed, unit_score, verdict
 from arena.records.ids import MATCH_GAMES, match_game_id
 from arena.settings import SprtBounds
 
@@ -97,12 +96,6 @@ def _unit_scores(results: Mapping[str, Mapping[str, Any]]) -> list[float]:
                                  field_score(baseline, tested[0])))
 
 
-def _signed(value: float) -> str:
-    if math.isinf(value):
-        return "+∞" if value > 0 else "−∞"  # noqa: RUF001 (typographic minus, on purpose)
-    return f"{value:+.1f}"
-
-
 def match_section(facts: MatchFacts) -> str:
     """The section as HTML: the programs, then the paired estimate and the test."""
     rows = [f"<tr><th>{role}</th><td>{_e(label)}</td><td><code>{_e(command)}</code></td></tr>"
@@ -115,9 +108,9 @@ def match_section(facts: MatchFacts) -> str:
     stats, bounds = facts.stats, facts.bounds
     if stats is None:
         return f"<h2>Match</h2>{table}<p id=\"paired\">No complete unit yet.</p>"
-    interval = (f", 95% {_signed(stats.elo_lower)} … {_signed(stats.elo_upper)}"
+    interval = (f", 95% {signed(stats.elo_lower)} … {signed(stats.elo_upper)}"
                 if stats.units >= 2 else " (no interval from one unit)")
-    paired = (f"Paired Elo of the candidate over the baseline: {_signed(stats.elo)}{interval}, "
+    paired = (f"Paired Elo of the candidate over the baseline: {signed(stats.elo)}{interval}, "
               f"LOS {100 * stats.los:.1f}%, from {stats.units} units (two games each on the "
               f"same cards; mean unit score {stats.mean:.4f}).")
     if stats.all_drawn:
@@ -126,15 +119,8 @@ def match_section(facts: MatchFacts) -> str:
     if bounds is None:
         test = "No sequential test (the match ran without --sprt)."
     else:
-        outcome = {Decision.H1: f"H1 accepted: {bounds.elo1:g} Elo likelier than {bounds.elo0:g}",
-                   Decision.H0: f"H0 accepted: {bounds.elo0:g} Elo likelier than {bounds.elo1:g}",
-                   Decision.NONE: "no decision"}[stats.decision]
-        if stats.decision is Decision.NONE and stats.units < MIN_UNITS:
-            outcome += f" (the test decides from {MIN_UNITS} units on)"
-        elif stats.decision is Decision.NONE:
-            outcome += " (the LLR is between its bounds)"
         test = (f"SPRT elo0={bounds.elo0:g} elo1={bounds.elo1:g} alpha={bounds.alpha:g} "
                 f"beta={bounds.beta:g}: LLR {stats.llr or 0.0:.2f} in [{bounds.lower:.2f}, "
-                f"{bounds.upper:.2f}]: {outcome}.")
+                f"{bounds.upper:.2f}]: {verdict(stats, bounds)}.")
     return (f'<h2>Match</h2>{table}<p id="paired">{_e(paired)}</p>'
             f'<p id="sprt">{_e(test)}</p>')

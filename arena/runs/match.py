@@ -20,11 +20,21 @@ from arena.errors import ConfigError, ResultsError
 from arena.names import NAME
 from arena.plans.match import CANDIDATE, Match, legacy_field_names, unit_games
 from arena.printable import printable
-from arena.ratings.sprt import MIN_UNITS, Decision, MatchStats, field_score, match_stats, unit_score
+from arena.ratings.sprt import (
+    MIN_UNITS,
+    Decision,
+    MatchStats,
+    estimate,
+    field_score,
+    match_stats,
+    signed,
+    unit_score,
+    verdict,
+)
 from arena.records.ids import MATCH_GAMES, match_game_id, match_unit
 from arena.records.reader import MATCH_FILE, RESULTS_FILE, read_finished
 from arena.runs.progress import StatusLine
-from arena.settings import Clock, SprtBounds, TimeControl
+from arena.settings import Clock, TimeControl
 from arena.work import Finished
 
 if TYPE_CHECKING:
@@ -214,7 +224,7 @@ def summary(report: MatchReport) -> str:
     """The closing text: what was played, the estimate and the test's verdict."""
     match, stats = report.match, report.stats
     games = 2 * stats.units
-    interval = (f" (95%: {_signed(stats.elo_lower)} .. {_signed(stats.elo_upper)})"
+    interval = (f" (95%: {signed(stats.elo_lower)} .. {signed(stats.elo_upper)})"
                 if math.isfinite(stats.margin) else "")
     candidate, baseline = match.shown_labels
     saved = report.played + report.resumed
@@ -242,42 +252,6 @@ def summary(report: MatchReport) -> str:
     return "\n".join(lines)
 
 
-def verdict(stats: MatchStats, bounds: SprtBounds) -> str:
-    """What the test decided, in the words of what it tested: ``not 30 Elo stronger: H0
-    accepted, estimate +4.8 +- 11.6``."""
-    elo0, elo1 = bounds.elo0, bounds.elo1
-    if stats.decision is Decision.H1:
-        what = ("stronger" if elo0 == 0 else f"more than {elo0:g} Elo stronger" if elo0 > 0
-                else f"not {-elo0:g} Elo weaker")
-        return f"{what} ({elo1:g} Elo likelier than {elo0:g}): H1 accepted, estimate {estimate(stats)}"
-    if stats.decision is Decision.H0:
-        return (f"not {elo1:g} Elo stronger ({elo0:g} likelier than {elo1:g}): H0 accepted, "
-                f"estimate {estimate(stats)}")
-    if stats.units < MIN_UNITS and stats.llr is not None \
-            and not bounds.lower < stats.llr < bounds.upper:
-        return (f"no decision: the test decides from {MIN_UNITS} units on, and --games allowed "
-                f"{stats.units}; estimate {estimate(stats)}")
-    return f"no decision within --games (the LLR stayed between its bounds); estimate {estimate(stats)}"
-
-
-def estimate(stats: MatchStats) -> str:
-    """The Elo estimate with its 95% interval's half width, never ``+- inf``: an interval open on
-    one side is said as a bound, and one unit gives no interval at all."""
-    elo, lower, upper, units = stats.elo, stats.elo_lower, stats.elo_upper, stats.units
-    few = f"no interval from {units} unit{'s' if units != 1 else ''}"
-    if not math.isfinite(elo):  # a mean unit score of 1 or 0
-        side, bound, word = ("won", lower, "above") if elo > 0 else ("lost", upper, "below")
-        shown = f"95%: {word} {_signed(bound)}" if units >= 2 and math.isfinite(bound) else few
-        return f"every unit {side} so far ({shown})"
-    if units < 2:
-        return f"{_signed(elo)} ({few})"
-    if math.isfinite(lower) and math.isfinite(upper):
-        return f"{_signed(elo)} +- {stats.margin:.1f}"
-    if math.isfinite(lower):
-        return f"{_signed(elo)} (95%: above {_signed(lower)})"
-    if math.isfinite(upper):
-        return f"{_signed(elo)} (95%: below {_signed(upper)})"
-    return f"{_signed(elo)} (no finite interval yet)"
 
 
 def paired_estimate(directory: Path) -> str | None:
@@ -312,9 +286,6 @@ def progress_line(report: MatchReport) -> str:
     return text
 
 
-def _signed(value: float) -> str:
-    text = f"{value:+.1f}"
-    return "+0.0" if text == "-0.0" else text
 
 
 class MatchProgress(StatusLine):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import shutil
 import subprocess
 import sys
@@ -220,8 +221,10 @@ def test_a_match_report_says_which_program_is_which_and_the_paired_verdict(tmp_p
     assert "<th>candidate</th><td>mine v2</td>" in match and "<th>baseline</th><td>mine v1</td>" in match
     assert "x&lt;i&gt;y" in match and "<i>" not in match  # the command, escaped
     assert "Paired Elo of the candidate over the baseline: " in match and "from 4 units" in match
-    assert ("SPRT elo0=0 elo1=50 alpha=0.05 beta=0.05: LLR " in match
-            and "no decision (the test decides from 40 units on)" in match)
+    # the test's line in the console's words, verdict and estimate included
+    said = next(line for line in done.stdout.splitlines() if line.startswith("SPRT elo0=0 elo1=50"))
+    assert f"<p id=\"sprt\">{html.escape(said)}.</p>" in match, (said, match)
+    assert "no decision within --games (the LLR stayed between its bounds); estimate " in said
 
 
 SAYS = Path(__file__).resolve().parents[2] / "bots" / "says_each_decision.py"

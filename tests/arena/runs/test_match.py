@@ -11,9 +11,9 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.plans.match import BASELINE, CANDIDATE, new_match, unit_games
-from arena.ratings.sprt import Decision, match_stats
+from arena.ratings.sprt import Decision, match_stats, verdict
 from arena.ratings.table import table_for_paths
-from arena.runs.match import MatchReport, play_match, progress_line, summary, verdict
+from arena.runs.match import MatchReport, play_match, progress_line, summary
 from arena.settings import SprtBounds, TimeControl
 
 from helpers import arena
