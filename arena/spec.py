@@ -24,8 +24,12 @@ import engine
 from arena.settings import (
     BANK_MS,
     CPU_SECONDS,
+    DEFAULT_LIMITS,
+    DEFAULT_POLICY,
     DEFAULT_RATING,
+    DEFAULT_SANDBOX,
     DEFAULT_SEATING,
+    DEFAULT_TIME,
     FILE_MB,
     MEMORY_MB,
     MOVE_MS,
@@ -158,7 +162,7 @@ class Setting:
         return where.text(raw, self.key)
 
 
-_TIME, _LIMITS = TimeControl(), Limits()
+_TIME, _LIMITS = DEFAULT_TIME, DEFAULT_LIMITS
 _GAMES = " or ".join(engine.GAMES)
 _PLAYERS = (min(min(g.info.player_counts) for g in engine.GAMES.values()),
             max(max(g.info.player_counts) for g in engine.GAMES.values()))
@@ -243,14 +247,14 @@ QUIT_GRACE = Setting(
     "cost a bot its clean exit. Its stderr keeps being read meanwhile, so a bot flushing a "
     "large log can finish.", QUIT_GRACE_MS)
 POLICY = Setting(
-    "fault_policy", FaultPolicy, FaultPolicy.FORFEIT,
+    "fault_policy", FaultPolicy, DEFAULT_POLICY,
     "What a fault costs: forfeit (placed last) or substitute (result stands).",
     "What happens to a bot that faults (a timeout, a malformed reply, an illegal action or a "
     "crash). The game always finishes, with legal fallback moves for that seat. `forfeit` ranks "
     "the seat below every seat that did not fault. `substitute` lets the result stand as it was "
     "played.", option="policy")
 SANDBOX = Setting(
-    "sandbox", SandboxMode, SandboxMode.NONE,
+    "sandbox", SandboxMode, DEFAULT_SANDBOX,
     "Run the bots in a bubblewrap sandbox (docs/sandbox.md): none, bwrap (an error where it "
     "cannot run), or auto (bwrap where it can run, else none with a warning).",
     "Run the bots (and their build commands) in a bubblewrap sandbox: see "
@@ -316,13 +320,30 @@ LIMIT_SETTINGS = tuple(s for s in SETTINGS if s.key.startswith("limits."))
 @dataclass(frozen=True)
 class PlaySettings:
     """How a run's games are played, the part a tournament, a match and a league share (each
-    gives its own as ``play``), and the one way it reaches the workers (``run_settings``)."""
+    holds its own as ``play``), and the one way it reaches the workers (``run_settings``).
 
-    time: TimeControl = field(default_factory=TimeControl)
-    limits: Limits = field(default_factory=Limits)
-    policy: FaultPolicy = FaultPolicy.FORFEIT
-    sandbox: SandboxMode = SandboxMode.NONE
-    interpreters: tuple[str, ...] = ()
+    Every default is the key table's; each field's ``key`` (its metadata) is where a tournament
+    file gives it: a setting's key, or the section of the time control's and the limits'."""
+
+    time: TimeControl = field(default=_TIME, metadata={"key": "time"})
+    limits: Limits = field(default=_LIMITS, metadata={"key": "limits"})
+    policy: FaultPolicy = field(default=POLICY.default, metadata={"key": POLICY.key})
+    sandbox: SandboxMode = field(default=SANDBOX.default, metadata={"key": SANDBOX.key})
+    interpreters: tuple[str, ...] = field(default=INTERPRETERS.default,
+                                          metadata={"key": INTERPRETERS.key})
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> PlaySettings:
+        """The play settings in ``values`` (``read_settings``' values by key), the key table's
+        default for each one missing."""
+        return cls(time_control(values), limits(values), values.get(POLICY.key, POLICY.default),
+                   values.get(SANDBOX.key, SANDBOX.default),
+                   values.get(INTERPRETERS.key, INTERPRETERS.default))
+
+    @staticmethod
+    def file_keys() -> dict[str, str]:
+        """Each field's key in a tournament file, by field name (``policy``: ``fault_policy``)."""
+        return {part.name: part.metadata["key"] for part in fields(PlaySettings)}
 
     def run_settings(self, bots: dict[str, BotCommand], **rest: Any) -> RunSettings:
         """The workers' settings: these, the bots' commands and ``rest`` (log directory, live
