@@ -162,7 +162,6 @@ class Setting:
         return where.text(raw, self.key)
 
 
-_TIME, _LIMITS = DEFAULT_TIME, DEFAULT_LIMITS
 _GAMES = " or ".join(engine.GAMES)
 _PLAYERS = (min(min(g.info.player_counts) for g in engine.GAMES.values()),
             max(max(g.info.player_counts) for g in engine.GAMES.values()))
@@ -187,16 +186,16 @@ OPTIONS = Setting(
     option="option")
 
 START = Setting(
-    "time.start_ms", int, _TIME.start_ms, "Time from start to the hello reply, ms.",
+    "time.start_ms", int, DEFAULT_TIME.start_ms, "Time from start to the hello reply, ms.",
     "How long a bot has to answer `hello` after it is started.", START_MS)
 MOVE = Setting(
-    "time.move_ms", int, _TIME.move_ms, "Each decision's time allowance, ms.",
+    "time.move_ms", int, DEFAULT_TIME.move_ms, "Each decision's time allowance, ms.",
     "How long a bot has for each decision.", MOVE_MS)
 BANK = Setting(
-    "time.bank_ms", int, _TIME.bank_ms, "Extra time per game a decision may draw on, ms.",
+    "time.bank_ms", int, DEFAULT_TIME.bank_ms, "Extra time per game a decision may draw on, ms.",
     "Extra time per game, used up when a decision runs past `move_ms`.", BANK_MS)
 CLOCK = Setting(
-    "time.clock", Clock, _TIME.clock,
+    "time.clock", Clock, DEFAULT_TIME.clock,
     "What move_ms and the bank measure: fair, the bot's own time (its CPU time and its sleeps "
     "and waits, never the time it waited for a CPU: a busy machine costs a bot nothing, a "
     "sleeping bot times out); cpu, its CPU time alone (sleeping is free up to the wall cap); or "
@@ -211,7 +210,7 @@ CLOCK = Setting(
     "the clock it started with (a run begun before clocks existed: `wall`; one begun before "
     "`fair`: `cpu`); a file that says another clock than the run's is refused.")
 WALL = Setting(
-    "time.wall_ms", int, _TIME.wall_ms,
+    "time.wall_ms", int, DEFAULT_TIME.wall_ms,
     "Under --clock fair or cpu, the wall time after which a decision times out whatever it was "
     "charged, ms (default: 10 x (move + bank), at least 5000).",
     "Under `clock: fair` or `cpu`, the real time after which a decision times out whatever it "
@@ -221,7 +220,7 @@ WALL = Setting(
     "`wall` it bounds the time given back to a bot when the arena itself stalled.", WALL_MS,
     nullable=True, shown_default="`null`: 10 x (`move_ms` + `bank_ms`), at least 5000")
 MEMORY = Setting(
-    "limits.memory_mb", int, _LIMITS.memory_mb,
+    "limits.memory_mb", int, DEFAULT_LIMITS.memory_mb,
     "Resident-memory limit of each bot process (with its children), MB; the bot is killed past "
     "it. Reserved address space does not count: a JVM, Go or node bot runs with its defaults.",
     "Resident memory (RSS) of a bot's process and its children. The arena samples it every "
@@ -232,15 +231,15 @@ MEMORY = Setting(
     "a default JVM reserves a quarter of the machine's memory for its heap, and more). `null` "
     "means no limit.", MEMORY_MB, nullable=True)
 CPU_LIMIT = Setting(
-    "limits.cpu_seconds", int, _LIMITS.cpu_seconds,
+    "limits.cpu_seconds", int, DEFAULT_LIMITS.cpu_seconds,
     "CPU time over the whole life of a bot process, s (it plays many games; default: none).",
     "CPU time over the whole life of a bot process. That process plays many games, so leave "
     "this off unless you need it.", CPU_SECONDS, nullable=True)
 FILE_SIZE = Setting(
-    "limits.file_mb", int, _LIMITS.file_mb, "The largest file a bot may write, MB.",
+    "limits.file_mb", int, DEFAULT_LIMITS.file_mb, "The largest file a bot may write, MB.",
     "The largest file a bot may write.", FILE_MB, nullable=True)
 QUIT_GRACE = Setting(
-    "limits.quit_grace_ms", int, _LIMITS.quit_grace_ms,
+    "limits.quit_grace_ms", int, DEFAULT_LIMITS.quit_grace_ms,
     "Time a bot has to exit after quit before it is killed, ms.",
     "How long a bot has to exit after `quit` before its process group is killed, and the time "
     "it waited for a CPU meanwhile (up to 10 times this in all), so a loaded machine does not "
@@ -325,8 +324,8 @@ class PlaySettings:
     Every default is the key table's; each field's ``key`` (its metadata) is where a tournament
     file gives it: a setting's key, or the section of the time control's and the limits'."""
 
-    time: TimeControl = field(default=_TIME, metadata={"key": "time"})
-    limits: Limits = field(default=_LIMITS, metadata={"key": "limits"})
+    time: TimeControl = field(default=DEFAULT_TIME, metadata={"key": "time"})
+    limits: Limits = field(default=DEFAULT_LIMITS, metadata={"key": "limits"})
     policy: FaultPolicy = field(default=POLICY.default, metadata={"key": POLICY.key})
     sandbox: SandboxMode = field(default=SANDBOX.default, metadata={"key": SANDBOX.key})
     interpreters: tuple[str, ...] = field(default=INTERPRETERS.default,
@@ -377,13 +376,13 @@ def game_settings(game: str, players: int | None, options: Mapping[str, object],
         raise ConfigError(f"{name}: {error.problem}") from None
 
 
-def time_control(values: Mapping[str, Any], base: TimeControl = _TIME) -> TimeControl:
+def time_control(values: Mapping[str, Any], base: TimeControl = DEFAULT_TIME) -> TimeControl:
     """``base`` with the time settings in ``values`` (by key; a key missing keeps ``base``'s)."""
     given = {s.field: values[s.key] for s in TIME_SETTINGS if s.key in values}
     return TimeControl(**{**{f.name: getattr(base, f.name) for f in fields(TimeControl)}, **given})
 
 
-def limits(values: Mapping[str, Any], base: Limits = _LIMITS) -> Limits:
+def limits(values: Mapping[str, Any], base: Limits = DEFAULT_LIMITS) -> Limits:
     """``base`` with the limit settings in ``values`` (by key)."""
     given = {s.field: values[s.key] for s in LIMIT_SETTINGS if s.key in values}
     return Limits(**{**{f.name: getattr(base, f.name) for f in fields(Limits)}, **given})
