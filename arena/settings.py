@@ -95,6 +95,11 @@ class Limits:
         return max(4 * self.memory_mb, _machine_memory_mb() + 4096)
 
 
+DEFAULT_LIMITS = Limits()
+"""The limits when nothing says otherwise: its fields' defaults are the key table's
+(``arena.spec``: ``limits.memory_mb``...)."""
+
+
 class Clock(enum.Enum):
     """What a decision's time is: the bot's own time (fair), its CPU time, or wall time."""
 
@@ -138,11 +143,21 @@ class TimeControl:
         return max(5_000, 10 * (self.move_ms + self.bank_ms))
 
 
+DEFAULT_TIME = TimeControl()
+"""The time control when nothing says otherwise: its fields' defaults are the key table's
+(``arena.spec``: ``time.move_ms``...)."""
+
+
 class FaultPolicy(enum.Enum):
     """What a fault costs the faulting seat."""
 
     FORFEIT = "forfeit"
     SUBSTITUTE = "substitute"
+
+
+DEFAULT_POLICY = FaultPolicy.FORFEIT
+"""The key table's ``fault_policy`` default (``arena.spec.POLICY``), here where the layers below
+the key table (the referee, the work items, one game) take it from too."""
 
 
 MAX_LIVE_BOTS = 24
@@ -170,6 +185,10 @@ class SandboxMode(enum.Enum):
     NONE = "none"
     BWRAP = "bwrap"
     AUTO = "auto"
+
+
+DEFAULT_SANDBOX = SandboxMode.NONE
+"""The key table's ``sandbox`` default (``arena.spec.SANDBOX``)."""
 
 
 def sandbox_mode(value: object, where: str) -> SandboxMode:

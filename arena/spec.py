@@ -24,8 +24,12 @@ import engine
 from arena.settings import (
     BANK_MS,
     CPU_SECONDS,
+    DEFAULT_LIMITS,
+    DEFAULT_POLICY,
     DEFAULT_RATING,
+    DEFAULT_SANDBOX,
     DEFAULT_SEATING,
+    DEFAULT_TIME,
     FILE_MB,
     MEMORY_MB,
     MOVE_MS,
@@ -158,7 +162,6 @@ class Setting:
         return where.text(raw, self.key)
 
 
-_TIME, _LIMITS = TimeControl(), Limits()
 _GAMES = " or ".join(engine.GAMES)
 _PLAYERS = (min(min(g.info.player_counts) for g in engine.GAMES.values()),
             max(max(g.info.player_counts) for g in engine.GAMES.values()))
@@ -183,16 +186,16 @@ OPTIONS = Setting(
     option="option")
 
 START = Setting(
-    "time.start_ms", int, _TIME.start_ms, "Time from start to the hello reply, ms.",
+    "time.start_ms", int, DEFAULT_TIME.start_ms, "Time from start to the hello reply, ms.",
     "How long a bot has to answer `hello` after it is started.", START_MS)
 MOVE = Setting(
-    "time.move_ms", int, _TIME.move_ms, "Each decision's time allowance, ms.",
+    "time.move_ms", int, DEFAULT_TIME.move_ms, "Each decision's time allowance, ms.",
     "How long a bot has for each decision.", MOVE_MS)
 BANK = Setting(
-    "time.bank_ms", int, _TIME.bank_ms, "Extra time per game a decision may draw on, ms.",
+    "time.bank_ms", int, DEFAULT_TIME.bank_ms, "Extra time per game a decision may draw on, ms.",
     "Extra time per game, used up when a decision runs past `move_ms`.", BANK_MS)
 CLOCK = Setting(
-    "time.clock", Clock, _TIME.clock,
+    "time.clock", Clock, DEFAULT_TIME.clock,
     "What move_ms and the bank measure: fair, the bot's own time (its CPU time and its sleeps "
     "and waits, never the time it waited for a CPU: a busy machine costs a bot nothing, a "
     "sleeping bot times out); cpu, its CPU time alone (sleeping is free up to the wall cap); or "
@@ -207,7 +210,7 @@ CLOCK = Setting(
     "the clock it started with (a run begun before clocks existed: `wall`; one begun before "
     "`fair`: `cpu`); a file that says another clock than the run's is refused.")
 WALL = Setting(
-    "time.wall_ms", int, _TIME.wall_ms,
+    "time.wall_ms", int, DEFAULT_TIME.wall_ms,
     "Under --clock fair or cpu, the wall time after which a decision times out whatever it was "
     "charged, ms (default: 10 x (move + bank), at least 5000).",
     "Under `clock: fair` or `cpu`, the real time after which a decision times out whatever it "
@@ -217,7 +220,7 @@ WALL = Setting(
     "`wall` it bounds the time given back to a bot when the arena itself stalled.", WALL_MS,
     nullable=True, shown_default="`null`: 10 x (`move_ms` + `bank_ms`), at least 5000")
 MEMORY = Setting(
-    "limits.memory_mb", int, _LIMITS.memory_mb,
+    "limits.memory_mb", int, DEFAULT_LIMITS.memory_mb,
     "Resident-memory limit of each bot process (with its children), MB; the bot is killed past "
     "it. Reserved address space does not count: a JVM, Go or node bot runs with its defaults.",
     "Resident memory (RSS) of a bot's process and its children. The arena samples it every "
@@ -228,29 +231,29 @@ MEMORY = Setting(
     "a default JVM reserves a quarter of the machine's memory for its heap, and more). `null` "
     "means no limit.", MEMORY_MB, nullable=True)
 CPU_LIMIT = Setting(
-    "limits.cpu_seconds", int, _LIMITS.cpu_seconds,
+    "limits.cpu_seconds", int, DEFAULT_LIMITS.cpu_seconds,
     "CPU time over the whole life of a bot process, s (it plays many games; default: none).",
     "CPU time over the whole life of a bot process. That process plays many games, so leave "
     "this off unless you need it.", CPU_SECONDS, nullable=True)
 FILE_SIZE = Setting(
-    "limits.file_mb", int, _LIMITS.file_mb, "The largest file a bot may write, MB.",
+    "limits.file_mb", int, DEFAULT_LIMITS.file_mb, "The largest file a bot may write, MB.",
     "The largest file a bot may write.", FILE_MB, nullable=True)
 QUIT_GRACE = Setting(
-    "limits.quit_grace_ms", int, _LIMITS.quit_grace_ms,
+    "limits.quit_grace_ms", int, DEFAULT_LIMITS.quit_grace_ms,
     "Time a bot has to exit after quit before it is killed, ms.",
     "How long a bot has to exit after `quit` before its process group is killed, and the time "
     "it waited for a CPU meanwhile (up to 10 times this in all), so a loaded machine does not "
     "cost a bot its clean exit. Its stderr keeps being read meanwhile, so a bot flushing a "
     "large log can finish.", QUIT_GRACE_MS)
 POLICY = Setting(
-    "fault_policy", FaultPolicy, FaultPolicy.FORFEIT,
+    "fault_policy", FaultPolicy, DEFAULT_POLICY,
     "What a fault costs: forfeit (placed last) or substitute (result stands).",
     "What happens to a bot that faults (a timeout, a malformed reply, an illegal action or a "
     "crash). The game always finishes, with legal fallback moves for that seat. `forfeit` ranks "
     "the seat below every seat that did not fault. `substitute` lets the result stand as it was "
     "played.", option="policy")
 SANDBOX = Setting(
-    "sandbox", SandboxMode, SandboxMode.NONE,
+    "sandbox", SandboxMode, DEFAULT_SANDBOX,
     "Run the bots in a bubblewrap sandbox (docs/sandbox.md): none, bwrap (an error where it "
     "cannot run), or auto (bwrap where it can run, else none with a warning).",
     "Run the bots (and their build commands) in a bubblewrap sandbox: see "
@@ -316,13 +319,30 @@ LIMIT_SETTINGS = tuple(s for s in SETTINGS if s.key.startswith("limits."))
 @dataclass(frozen=True)
 class PlaySettings:
     """How a run's games are played, the part a tournament, a match and a league share (each
-    gives its own as ``play``), and the one way it reaches the workers (``run_settings``)."""
+    holds its own as ``play``), and the one way it reaches the workers (``run_settings``).
 
-    time: TimeControl = field(default_factory=TimeControl)
-    limits: Limits = field(default_factory=Limits)
-    policy: FaultPolicy = FaultPolicy.FORFEIT
-    sandbox: SandboxMode = SandboxMode.NONE
-    interpreters: tuple[str, ...] = ()
+    Every default is the key table's; each field's ``key`` (its metadata) is where a tournament
+    file gives it: a setting's key, or the section of the time control's and the limits'."""
+
+    time: TimeControl = field(default=DEFAULT_TIME, metadata={"key": "time"})
+    limits: Limits = field(default=DEFAULT_LIMITS, metadata={"key": "limits"})
+    policy: FaultPolicy = field(default=POLICY.default, metadata={"key": POLICY.key})
+    sandbox: SandboxMode = field(default=SANDBOX.default, metadata={"key": SANDBOX.key})
+    interpreters: tuple[str, ...] = field(default=INTERPRETERS.default,
+                                          metadata={"key": INTERPRETERS.key})
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> PlaySettings:
+        """The play settings in ``values`` (``read_settings``' values by key), the key table's
+        default for each one missing."""
+        return cls(time_control(values), limits(values), values.get(POLICY.key, POLICY.default),
+                   values.get(SANDBOX.key, SANDBOX.default),
+                   values.get(INTERPRETERS.key, INTERPRETERS.default))
+
+    @staticmethod
+    def file_keys() -> dict[str, str]:
+        """Each field's key in a tournament file, by field name (``policy``: ``fault_policy``)."""
+        return {part.name: part.metadata["key"] for part in fields(PlaySettings)}
 
     def run_settings(self, bots: dict[str, BotCommand], **rest: Any) -> RunSettings:
         """The workers' settings: these, the bots' commands and ``rest`` (log directory, live
@@ -356,13 +376,13 @@ def game_settings(game: str, players: int | None, options: Mapping[str, object],
         raise ConfigError(f"{name}: {error.problem}") from None
 
 
-def time_control(values: Mapping[str, Any], base: TimeControl = _TIME) -> TimeControl:
+def time_control(values: Mapping[str, Any], base: TimeControl = DEFAULT_TIME) -> TimeControl:
     """``base`` with the time settings in ``values`` (by key; a key missing keeps ``base``'s)."""
     given = {s.field: values[s.key] for s in TIME_SETTINGS if s.key in values}
     return TimeControl(**{**{f.name: getattr(base, f.name) for f in fields(TimeControl)}, **given})
 
 
-def limits(values: Mapping[str, Any], base: Limits = _LIMITS) -> Limits:
+def limits(values: Mapping[str, Any], base: Limits = DEFAULT_LIMITS) -> Limits:
     """``base`` with the limit settings in ``values`` (by key)."""
     given = {s.field: values[s.key] for s in LIMIT_SETTINGS if s.key in values}
     return Limits(**{**{f.name: getattr(base, f.name) for f in fields(Limits)}, **given})

@@ -15,7 +15,15 @@ import engine
 from arena.records import ids
 from arena.records.reader import parse_rating_input
 from arena.records.writer import serialise, serialise_rating_input
-from arena.settings import MAX_LIVE_BOTS, FaultPolicy, Limits, TimeControl
+from arena.settings import (
+    DEFAULT_LIMITS,
+    DEFAULT_POLICY,
+    DEFAULT_TIME,
+    MAX_LIVE_BOTS,
+    FaultPolicy,
+    Limits,
+    TimeControl,
+)
 
 if TYPE_CHECKING:
     from arena.bots.sandbox import Sandbox
@@ -67,9 +75,9 @@ class RunSettings:
     and how many bot processes it may keep alive (None: all)."""
 
     bots: dict[str, BotCommand]
-    time_control: TimeControl = TimeControl()
-    limits: Limits = Limits()
-    policy: FaultPolicy = FaultPolicy.FORFEIT
+    time_control: TimeControl = DEFAULT_TIME
+    limits: Limits = DEFAULT_LIMITS
+    policy: FaultPolicy = DEFAULT_POLICY
     log_dir: str | None = None
     max_live_bots: int | None = MAX_LIVE_BOTS
     silent_bot_logs: bool = True

@@ -175,7 +175,7 @@ def league_pace(directory: Path, early: int = 1000, late: int = 10_000
     each run's start-up (seconds until its first game is stored). A league must not slow down as
     it grows."""
     root = Path(__file__).resolve().parents[1]
-    settings = LeagueSettings.checked("blackout", PLAYERS, {}, "none")
+    settings = LeagueSettings.checked("blackout", PLAYERS, {})
     store = Store.create(directory, settings.stored())
     store.close()
     for name, program in PACE_BOTS:
@@ -232,7 +232,7 @@ def store_costs() -> tuple[float, float, int]:
     for _ in range(REPEATS):
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
-            settings = LeagueSettings.checked("blackout", PLAYERS, {}, "none")
+            settings = LeagueSettings.checked("blackout", PLAYERS, {})
             store = Store.create(root / "league", settings.stored())
             ids = [store.add_bot(n, "1", f"bots/{n}/1", ["true"], None, None).id
                    for n in NAMES[:PLAYERS]]

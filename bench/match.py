@@ -31,6 +31,7 @@ from arena.plans.match import new_match, tested_entrant
 from arena.ratings.sprt import field_score, first_decisions, match_stats
 from arena.runs.match import play_match
 from arena.settings import SprtBounds, TimeControl
+from arena.spec import PlaySettings
 
 ROOT = Path(__file__).resolve().parents[1]
 GREEDY = f"{sys.executable} -S {ROOT / 'bots' / 'python' / 'greedy_bot.py'}"
@@ -39,13 +40,13 @@ BOUNDS = SprtBounds(elo0=0, elo1=30, alpha=0.05, beta=0.05)
 POOL_UNITS = 1000
 RUNS = 1000
 MAX_UNITS = 10_000
-TIME = TimeControl(start_ms=20_000, move_ms=5_000, bank_ms=30_000)
+PLAY = PlaySettings(TimeControl(start_ms=20_000, move_ms=5_000, bank_ms=30_000))
 
 
 def pool(out: Path) -> tuple[np.ndarray, np.ndarray, float]:
     """Play the pool: (candidate's field scores by unit, baseline's, seconds)."""
     match = new_match(GREEDY, f"{GREEDY} --noise {NOISE}", [GREEDY], games=2 * POOL_UNITS,
-                      seed=2026, time_control=TIME)
+                      seed=2026, play=PLAY)
     start = time.perf_counter()
     play_match(match, out, jobs=2)
     seconds = time.perf_counter() - start
@@ -72,7 +73,7 @@ def games_to_decision(candidate: np.ndarray, baseline: np.ndarray, paired: bool,
 def real_run(out: Path) -> str:
     """One real sequential match with the SPRT: its games and verdict."""
     match = new_match(GREEDY, f"{GREEDY} --noise {NOISE}", [GREEDY], games=4000, sprt=BOUNDS,
-                      seed=7, time_control=TIME)
+                      seed=7, play=PLAY)
     report = play_match(match, out, jobs=2)
     return (f"one real arena match run (paired, seed 7): {report.stats.decision} after "
             f"{2 * report.stats.units} games, Elo {report.stats.elo:+.1f} +- "

@@ -49,7 +49,7 @@ VIEWS = ("/", "/api/table", "/entrants/rand-a", "/games")
 
 def _league(directory: Path) -> None:
     root = Path(__file__).resolve().parents[1]
-    settings = LeagueSettings.checked("blackout", PLAYERS, {}, "none")
+    settings = LeagueSettings.checked("blackout", PLAYERS, {})
     Store.create(directory, settings.stored()).close()
     for name, program in BOTS:
         source = directory.parent / f"{name}-src"

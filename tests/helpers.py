@@ -88,8 +88,11 @@ def new_league(path: Path, game: str = "blackout", players: int | None = 3,
     tests/arena/league/test_league.py and the matrix)."""
     from arena.league.settings import LeagueSettings
     from arena.league.store import Store
+    from arena.settings import SandboxMode
+    from arena.spec import PlaySettings
 
-    settings = LeagueSettings.checked(game, players, dict(options or {}), sandbox)
+    settings = LeagueSettings.checked(game, players, dict(options or {}),
+                                      PlaySettings(sandbox=SandboxMode(sandbox)))
     Store.create(path, settings.stored()).close()
     return path
 

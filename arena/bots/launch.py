@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from arena.bots.sandbox import Sandbox
 from arena.configfile import FROM_ARENA, resolved_from
-from arena.settings import Limits
+from arena.settings import DEFAULT_LIMITS, Limits
 
 
 def spawn(
@@ -24,7 +24,7 @@ def spawn(
     cwd: str | os.PathLike[str] | None,
     env: Mapping[str, str] | None,
     sandbox: Sandbox | None = None,
-    limits: Limits = Limits(),  # noqa: B008 (frozen)
+    limits: Limits = DEFAULT_LIMITS,
     uid: int | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` in its own process group with stdin, stdout and stderr piped (raises OSError).

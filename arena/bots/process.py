@@ -71,7 +71,7 @@ from arena.bots.sandbox import Sandbox, signal_of_status, start_hint
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
 from arena.bots.uids import BOT_UIDS
 from arena.errors import BotStartError, ConfigError
-from arena.settings import Clock, Limits
+from arena.settings import DEFAULT_LIMITS, Clock, Limits
 from engine.errors import shown
 
 __all__ = [
@@ -86,7 +86,7 @@ LINE_CAP = 1 << 20
 """Longest reply line accepted, in bytes (without the newline)."""
 LOG_CAP = 1 << 20
 """Most bytes of a bot's stderr saved to its log file over the life of a BotProcess."""
-QUIT_GRACE = Limits().quit_grace_ms / 1000
+QUIT_GRACE = DEFAULT_LIMITS.quit_grace_ms / 1000
 """Seconds a bot has to exit after ``quit`` by default before its process group is killed."""
 CRASH_GRACE = 0.1
 """Seconds to wait for a bot that closed its stdout to exit, to report its real exit status."""
@@ -159,7 +159,7 @@ class BotProcess:
         *,
         cwd: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
-        limits: Limits = Limits(),  # noqa: B008 (frozen, so one shared default is safe)
+        limits: Limits = DEFAULT_LIMITS,
         log_path: str | os.PathLike[str] | None = None,
         start_timeout: float = 10.0,
         line_cap: int = LINE_CAP,

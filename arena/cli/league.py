@@ -72,12 +72,13 @@ def init_command(
     from arena.league.settings import LeagueSettings
     from arena.league.store import Store
 
-    settings = LeagueSettings.checked(
-        game, players, parse_option_pairs(option or []), sandbox, seed, cluster,
+    play = spec.PlaySettings(
         TimeControl(start_ms, move_ms, bank_ms, clock, wall_ms),
         Limits(memory_mb=memory_mb, cpu_seconds=cpu_seconds, file_mb=file_mb,
                quit_grace_ms=quit_grace_ms),
-        policy, rating, delta, interpreter or [])
+        policy, sandbox, tuple(interpreter or ()))
+    settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), play, seed,
+                                      cluster, rating, delta)
     try:
         Store.create(league, settings.stored()).close()
     except OSError as error:

@@ -101,10 +101,11 @@ def match_command(
     match = new_match(candidate, baseline, field, game=game, players=players,
                       options=parse_option_pairs(option or []), games=games,
                       sprt=None if sprt is None else parse_sprt(sprt), seed=seed,
-                      time_control=TimeControl(start_ms, move_ms, bank_ms,
-                                               clock or spec.CLOCK.default, wall_ms),
-                      limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
-                      policy=policy, sandbox=box, deals=None if deals is None else str(deals))
+                      play=spec.PlaySettings(
+                          TimeControl(start_ms, move_ms, bank_ms, clock or spec.CLOCK.default,
+                                      wall_ms),
+                          Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms), policy),
+                      sandbox=box, deals=None if deals is None else str(deals))
     if cluster is not None:
         if jobs is not None:
             raise ConfigError("--jobs and --cluster contradict each other: --jobs is for local runs")

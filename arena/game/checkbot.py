@@ -60,7 +60,7 @@ from arena.bots.sandbox import Sandbox
 from arena.errors import BotStartError, ConfigError
 from arena.game.play import seat_names
 from arena.game.referee import GameOutcome, play_game
-from arena.settings import Clock, Limits, TimeControl
+from arena.settings import DEFAULT_LIMITS, DEFAULT_TIME, Clock, Limits, TimeControl
 from engine.errors import shown
 
 PLAYERS = 4
@@ -134,8 +134,8 @@ def check_bot(
     *,
     games: Sequence[str] | None = None,
     seed: int = 1,
-    time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
-    limits: Limits = Limits(),  # noqa: B008 (frozen)
+    time_control: TimeControl = DEFAULT_TIME,
+    limits: Limits = DEFAULT_LIMITS,
     on_step: Callable[[StepResult], None] | None = None,
     workdir: str | None = None,
     sandbox: Sandbox | None = None,

@@ -20,7 +20,7 @@ from arena.game.seats import game_seats, given_name, log_file_name
 from arena.names import command_label, free_name
 from arena.records.result import result_of
 from arena.records.writer import logged_record
-from arena.settings import FaultPolicy, Limits, TimeControl
+from arena.settings import DEFAULT_LIMITS, DEFAULT_POLICY, DEFAULT_TIME, FaultPolicy, Limits, TimeControl
 
 
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
@@ -54,8 +54,8 @@ def seat_names(argvs: Sequence[Sequence[str]]) -> list[str]:
 
 def play_one(game_name: str, commands: Sequence[str], *, seed: int,
              options: Mapping[str, object] | None = None,
-             time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
-             policy: FaultPolicy = FaultPolicy.FORFEIT, limits: Limits = Limits(),  # noqa: B008
+             time_control: TimeControl = DEFAULT_TIME, policy: FaultPolicy = DEFAULT_POLICY,
+             limits: Limits = DEFAULT_LIMITS,
              log_dir: Path | None = None, sandbox: Sandbox | None = None) -> dict[str, Any]:
     """Start the bots, play one game, stop the bots; the record with its ``result``
     (``arena.records.writer.logged_record``).

@@ -30,7 +30,7 @@ from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit
 from arena.bots.process import Reply
 from arena.game.seated import SeatedBot
 from arena.records.writer import fault_entry, game_record
-from arena.settings import FaultPolicy, TimeControl
+from arena.settings import DEFAULT_POLICY, DEFAULT_TIME, FaultPolicy, TimeControl
 from engine.chance import Preset
 from engine.errors import EngineError
 from engine.game import Game
@@ -60,8 +60,8 @@ def play_game(
     options: Mapping[str, object] | None = None,
     *,
     names: Sequence[str] | None = None,
-    time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
-    policy: FaultPolicy = FaultPolicy.FORFEIT,
+    time_control: TimeControl = DEFAULT_TIME,
+    policy: FaultPolicy = DEFAULT_POLICY,
     stop_at_fault: bool = False,
     preset: Preset | None = None,
     game_id: str | None = None,

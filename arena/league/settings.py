@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,16 +36,17 @@ _SAID: set[str] = set()
 
 @dataclass(frozen=True)
 class LeagueSettings:
-    """The game (with its players and options), the sandbox, the deal seed and the time control."""
+    """The game (with its players and options), how its games are played, the deal seed, where
+    they are played and how they are rated."""
 
     game: str
     players: int
     options: dict[str, Any]
-    sandbox: SandboxMode = SandboxMode.NONE
+    play: PlaySettings = field(default_factory=PlaySettings)
+    """The time control, the limits, the fault policy, the sandbox and the installations it shows
+    besides the arena's own interpreters (``league init --interpreter``; leagues made before it:
+    none)."""
     seed: int = 1
-    time_control: TimeControl = TimeControl()
-    limits: Limits = field(default_factory=Limits)
-    policy: FaultPolicy = FaultPolicy.FORFEIT
     cluster: str | None = None
     """A Dask scheduler's address where ``league run`` plays its games; None: local workers."""
     rating: RatingModel = DEFAULT_RATING
@@ -53,15 +54,6 @@ class LeagueSettings:
     delta: float = DELTA
     """The matchmaker's tie margin (Elo): neighbours whose difference is surely within +-delta
     are a tie and get no more games than settled pairs (``arena.league.matchmaker``)."""
-    interpreters: tuple[str, ...] = ()
-    """Installations its sandbox shows besides the arena's own interpreters (``league init
-    --interpreter``; ``arena.bots.installations``); leagues made before it: none."""
-
-    @property
-    def play(self) -> PlaySettings:
-        """How its games are played (``arena.spec``)."""
-        return PlaySettings(self.time_control, self.limits, self.policy, self.sandbox,
-                            self.interpreters)
 
     @property
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
@@ -76,31 +68,29 @@ class LeagueSettings:
 
     @classmethod
     def checked(cls, game: str, players: int | None, options: Mapping[str, object],
-                sandbox: SandboxMode | str, seed: int = 1, cluster: str | None = None,
-                time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
-                limits: Limits = Limits(),  # noqa: B008 (frozen)
-                policy: FaultPolicy = FaultPolicy.FORFEIT,
-                rating: str = DEFAULT_RATING.value, delta: float = DELTA,
-                interpreters: Sequence[str] = ()) -> LeagueSettings:
-        """Settings from ``league init``'s options; ConfigError naming the bad option."""
+                play: PlaySettings = PlaySettings(),  # noqa: B008 (frozen)
+                seed: int = 1, cluster: str | None = None,
+                rating: str = DEFAULT_RATING.value, delta: float = DELTA) -> LeagueSettings:
+        """Settings from ``league init``'s options; ConfigError naming the bad option (its
+        sandbox and installations checked here: ``--sandbox``, ``--interpreter``)."""
         count, resolved = game_settings(game, players, options)
-        sandbox = sandbox_mode(sandbox, "--sandbox")
+        sandbox = sandbox_mode(play.sandbox, "--sandbox")
         if sandbox is SandboxMode.BWRAP:  # where it cannot run: one line now, not at submit
             choose_sandbox(SandboxMode.BWRAP, "--sandbox")
         if cluster is not None:
             cluster = check_cluster_address(cluster)
         if not (math.isfinite(delta) and delta >= 0):
             raise ConfigError(f"--delta: must be a number of Elo points, 0 or more, got {delta}")
-        return cls(game, count, resolved, sandbox, seed, cluster=cluster,
-                   time_control=time_control, limits=limits, policy=policy,
-                   rating=check_rating(rating), delta=float(delta),
-                   interpreters=check_interpreters(interpreters, "--interpreter"))
+        play = replace(play, sandbox=sandbox,
+                       interpreters=check_interpreters(play.interpreters, "--interpreter"))
+        return cls(game, count, resolved, play, seed, cluster=cluster,
+                   rating=check_rating(rating), delta=float(delta))
 
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
         """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
         bwrap cannot run, which says so on stderr); ConfigError for ``bwrap`` where it cannot."""
-        box, note = choose_sandbox(self.sandbox, "league sandbox",
-                                   Sandbox(interpreters=self.interpreters))
+        box, note = choose_sandbox(self.play.sandbox, "league sandbox",
+                                   Sandbox(interpreters=self.play.interpreters))
         if note is not None and note not in _SAID:  # once per process, not once per bot
             _SAID.add(note)
             print(f"arena: {note}", file=sys.stderr)
@@ -108,13 +98,13 @@ class LeagueSettings:
 
     def stored(self) -> dict[str, Any]:
         """The settings as the database keeps them (JSON values by key)."""
+        play = self.play
         return {"game": self.game, "players": self.players, "options": self.options,
-                "sandbox": self.sandbox.value, "seed": self.seed,
-                "time_control": {**asdict(self.time_control),
-                                 "clock": self.time_control.clock.value},
-                "limits": asdict(self.limits),
-                "policy": self.policy.value, "cluster": self.cluster, "rating": self.rating.value,
-                "delta": self.delta, "interpreters": list(self.interpreters)}
+                "sandbox": play.sandbox.value, "seed": self.seed,
+                "time_control": {**asdict(play.time), "clock": play.time.clock.value},
+                "limits": asdict(play.limits),
+                "policy": play.policy.value, "cluster": self.cluster, "rating": self.rating.value,
+                "delta": self.delta, "interpreters": list(play.interpreters)}
 
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
@@ -124,10 +114,9 @@ class LeagueSettings:
         raw = store.settings()
         time = {"clock": Clock.WALL.value, **raw["time_control"]}
         time_control = TimeControl(**{**time, "clock": Clock(time["clock"])})
-        return cls(game=raw["game"], players=raw["players"], options=raw["options"],
-                   sandbox=SandboxMode(raw["sandbox"]), seed=raw["seed"],
-                   time_control=time_control, limits=Limits(**raw["limits"]),
-                   policy=FaultPolicy(raw["policy"]), cluster=raw.get("cluster"),
+        play = PlaySettings(time_control, Limits(**raw["limits"]), FaultPolicy(raw["policy"]),
+                            SandboxMode(raw["sandbox"]), tuple(raw.get("interpreters", ())))
+        return cls(game=raw["game"], players=raw["players"], options=raw["options"], play=play,
+                   seed=raw["seed"], cluster=raw.get("cluster"),
                    rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"),
-                   delta=float(raw.get("delta", DELTA)),
-                   interpreters=tuple(raw.get("interpreters", ())))
+                   delta=float(raw.get("delta", DELTA)))

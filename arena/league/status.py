@@ -77,7 +77,7 @@ def league_status(directory: Path) -> str:
     finally:
         store.close()
     lines = [f"league {directory}: {settings.game}, {settings.players} players, "
-             f"sandbox {settings.sandbox.value}; {total} games stored, {open_sets} sets open", ""]
+             f"sandbox {settings.play.sandbox.value}; {total} games stored, {open_sets} sets open", ""]
     rows = [[*map(printable, (bot.name, bot.version, bot.state, bot.language or "",
                               bot.author or "")),
              games.get(bot.id, 0), faults.get(bot.id, 0), _when(bot.submitted)]

@@ -176,8 +176,8 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
         if on_step is not None:
             on_step(result)
 
-    results = check_bot(manifest.run, games=[settings.game], time_control=settings.time_control,
-                        limits=settings.limits, on_step=step, workdir=str(copy),
+    results = check_bot(manifest.run, games=[settings.game], time_control=settings.play.time,
+                        limits=settings.play.limits, on_step=step, workdir=str(copy),
                         sandbox=sandbox)
     submission.report = lines
     failed = [r for r in results if not r.passed and not r.skipped]

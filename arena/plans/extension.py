@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 from arena.errors import ConfigError
 from arena.plans.deals import DealSuite
 from arena.plans.seating import Seating
 from arena.plans.tournament import BotSpec, Tournament, load_tournament
+from arena.spec import PlaySettings
 from engine.errors import shown
 
 FREE = frozenset({"path", "jobs", "max_live_bots", "cluster", "sandbox", "sandbox_interpreters",
                   "left_out", "clock_given", "rating"})
-"""Tournament fields that say how or where games are played, or how they are rated, not which
-games: they may change freely."""
+"""Tournament fields (the play settings' by their file keys, ``by_key``) that say how or where
+games are played, or how they are rated, not which games: they may change freely."""
 APPENDABLE = ("bots", "challengers", "teams")
 """Lists that may gain entries at the end; every entry already there must stay as it was."""
 BOT_FREE = frozenset({"sandbox"})
@@ -30,19 +32,20 @@ BOT_FREE = frozenset({"sandbox"})
 def changed_key(before: Tournament, after: Tournament) -> tuple[str, str] | None:
     """The first file key whose change is not an extension, with what changed; None if none.
 
-    Derived from the fields of ``Tournament`` (and of ``BotSpec``): every field defines the games
-    and must stay as it was, except those in ``FREE``; ``rounds`` may grow; ``bots``,
-    ``challengers`` and ``teams`` may gain entries at the end; ``seating`` may be left out (the
-    run keeps its own, ``saved_seating``) but not changed. A new field is covered without
-    editing anything here. Layout, comments and key order never count (files compared as loaded).
-    ``time.clock`` is compared only when both files say it: a file without it means "the clock
-    the run started with", which the run's records tell (``arena.runs.run``).
+    Derived from the fields of ``Tournament``, of its play settings (``by_key``) and of
+    ``BotSpec``: every field defines the games and must stay as it was, except those in
+    ``FREE``; ``rounds`` may grow; ``bots``, ``challengers`` and ``teams`` may gain entries at
+    the end; ``seating`` may be left out (the run keeps its own, ``saved_seating``) but not
+    changed. A new field is covered without editing anything here. Layout, comments and key
+    order never count (files compared as loaded). ``time.clock`` is compared only when both
+    files say it: a file without it means "the clock the run started with", which the run's
+    records tell (``arena.runs.run``).
     """
-    for field in dataclasses.fields(Tournament):
-        key = field.name
+    olds, news = by_key(before), by_key(after)
+    for key, old in olds.items():
         if key in FREE:
             continue
-        old, new = getattr(before, key), getattr(after, key)
+        new = news[key]
         if key == "time" and not (before.clock_given and after.clock_given):
             old = dataclasses.replace(old, clock=new.clock)
         if key == "seating":  # a saved copy without it was played cyclic; a new file may omit it
@@ -71,6 +74,19 @@ def changed_key(before: Tournament, after: Tournament) -> tuple[str, str] | None
         elif old != new:
             return key, f"was {_shown(old)}, now {_shown(new)}"
     return None
+
+
+def by_key(tournament: Tournament) -> dict[str, Any]:
+    """Its fields in order by their key in a tournament file: the play settings' in their place
+    by theirs (``time``, ``limits``, ``fault_policy``, ``sandbox``...), the others by their name."""
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(Tournament):
+        value = getattr(tournament, field.name)
+        if isinstance(value, PlaySettings):
+            values.update((key, getattr(value, name)) for name, key in value.file_keys().items())
+        else:
+            values[field.name] = value
+    return values
 
 
 def saved_seating(saved: Tournament) -> Seating:

@@ -33,7 +33,7 @@ from arena.errors import ConfigError
 from arena.names import UNSAFE, command_label, free_name
 from arena.plans.deals import DealSuite, load_suite
 from arena.records.ids import MATCH_GAMES, MATCH_ROUND, match_game_id
-from arena.settings import FaultPolicy, Limits, SprtBounds, TimeControl
+from arena.settings import SprtBounds
 from arena.spec import PlaySettings, game_settings
 from arena.work import BotCommand, GameSpec, RunSettings
 from engine.seeding import derive_seed
@@ -59,9 +59,9 @@ class Match:
     games: int = 1000
     sprt: SprtBounds | None = None
     seed: int = 1
-    time_control: TimeControl = TimeControl()
-    limits: Limits = Limits()
-    policy: FaultPolicy = FaultPolicy.FORFEIT
+    play: PlaySettings = PlaySettings()
+    """How its games are played (``arena.spec``): the time control, the limits and the fault
+    policy; its programs carry their own sandbox."""
 
     @property
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
@@ -99,19 +99,14 @@ class Match:
         return {CANDIDATE: "CANDIDATE", BASELINE: "BASELINE",
                 **{name: f"--field[{index + 1}]" for index, name in enumerate(self.field_names)}}
 
-    @property
-    def play(self) -> PlaySettings:
-        """How its games are played (``arena.spec``; its programs carry their own sandbox)."""
-        return PlaySettings(self.time_control, self.limits, self.policy)
-
     def identity(self) -> dict[str, Any]:
         """What makes two runs the same match (``match.json``); ``games`` may grow on resume."""
         return {"game": self.game, "players": self.players, "options": self.options,
                 "candidate": _program(self.candidate), "baseline": _program(self.baseline),
                 "field": [_program(bot) for bot in self.field], "seed": self.seed,
                 "sprt": None if self.sprt is None else vars(self.sprt),
-                "time": {**vars(self.time_control), "clock": self.time_control.clock.value},
-                "policy": self.policy.value,
+                "time": {**vars(self.play.time), "clock": self.play.time.clock.value},
+                "policy": self.play.policy.value,
                 # a match.json from before deals files reads None: its units drew their deals
                 "deals": None if self.deals is None else self.deals.sha256}
 
@@ -188,9 +183,7 @@ def program_label(text: str, key: str) -> str:
 def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str = engine.DEFAULT_GAME,
               players: int | None = None, options: Mapping[str, object] | None = None,
               games: int = 1000, sprt: SprtBounds | None = None, seed: int = 1,
-              time_control: TimeControl = TimeControl(),  # noqa: B008 (frozen)
-              limits: Limits = Limits(),  # noqa: B008 (frozen)
-              policy: FaultPolicy = FaultPolicy.FORFEIT,
+              play: PlaySettings = PlaySettings(),  # noqa: B008 (frozen)
               sandbox: Sandbox | None = None, deals: str | None = None) -> Match:
     """A validated match from command-line values; ConfigError naming the option at fault.
 
@@ -217,8 +210,7 @@ def new_match(candidate: str, baseline: str, field: Sequence[str], *, game: str 
         game=game, players=seats, options=resolved, candidate=tested[0], baseline=tested[1],
         field=tuple(bot.command(sandbox) for bot in fields), field_names=field_labels(fields),
         labels=(program_label(candidate, "CANDIDATE"), program_label(baseline, "BASELINE")),
-        games=games, sprt=sprt, seed=seed, time_control=time_control, limits=limits,
-        policy=policy, deals=suite)
+        games=games, sprt=sprt, seed=seed, play=play, deals=suite)
 
 
 # Units -----------------------------------------------------------------------------------------

@@ -90,7 +90,7 @@ def preview(tournament: Tournament, jobs: int | None = None,
     sat, pairs = _neighbours(specs, met, tournament.has_teams)
     workers = max(1, jobs or tournament.jobs or len(available_cpus()))
     # Every decision of every game taking its whole move_ms, games spread evenly over workers.
-    worst = math.ceil(len(specs) / workers) * decisions * tournament.time.move_ms / 1000
+    worst = math.ceil(len(specs) / workers) * decisions * tournament.play.time.move_ms / 1000
     bots = [bot.name for bot in tournament.programs]
     suite = tournament.deals
     return SchedulePreview(
@@ -102,7 +102,7 @@ def preview(tournament: Tournament, jobs: int | None = None,
         groups=len(groups(first_round, entrants)), decisions_per_game=decisions,
         seating="cyclic" if tournament.has_teams else tournament.seating_design.value,
         neighbours=sat, neighbour_pairs=pairs,
-        move_ms=tournament.time.move_ms, jobs=workers, worst_case_seconds=worst,
+        move_ms=tournament.play.time.move_ms, jobs=workers, worst_case_seconds=worst,
         estimate=estimate(specs, bots, decisions, workers, history), sets=len(sets),
         deals=None if suite is None else suite.path, deals_lines=0 if suite is None else len(suite))
 

@@ -33,12 +33,9 @@ from arena.settings import (
     MAX_LIVE_BOTS,
     MAX_TABLES,
     ROUNDS,
-    FaultPolicy,
-    Limits,
     Range,
     RatingModel,
     SandboxMode,
-    TimeControl,
     check_cluster_address,
     sandbox_mode,
 )
@@ -90,9 +87,9 @@ class Tournament:
     rounds: int = 1
     max_tables: int = 200
     seed: int = 1
-    time: TimeControl = field(default_factory=TimeControl)
-    limits: Limits = field(default_factory=Limits)
-    fault_policy: FaultPolicy = FaultPolicy.FORFEIT
+    play: spec.PlaySettings = field(default_factory=spec.PlaySettings)
+    """How its games are played: ``time``, ``limits``, ``fault_policy``, ``sandbox`` and
+    ``sandbox_interpreters`` (``arena.spec``)."""
     jobs: int | None = None
     format: str = "round-robin"
     challengers: tuple[BotSpec, ...] = ()
@@ -102,10 +99,6 @@ class Tournament:
     max_live_bots: int | None = MAX_LIVE_BOTS
     cluster: str | None = None
     """A Dask scheduler's address to play the games on (``docs/cluster.md``); None: locally."""
-    sandbox: SandboxMode = SandboxMode.NONE
-    sandbox_interpreters: tuple[str, ...] = ()
-    """Installations every sandbox shows besides the arena's own interpreters
-    (``arena.bots.installations``)."""
     clock_given: bool = False
     """Whether the file says ``time.clock``: a run resumed from a file that does not keeps the
     clock it started with (``arena.runs.run``), so a run begun before clocks existed stays on wall."""
@@ -119,19 +112,13 @@ class Tournament:
     seed. Compared by content: a resumed run refuses another."""
 
     @property
-    def play(self) -> spec.PlaySettings:
-        """How its games are played (``arena.spec``)."""
-        return spec.PlaySettings(self.time, self.limits, self.fault_policy, self.sandbox,
-                                 self.sandbox_interpreters)
-
-    @property
     def seating_design(self) -> Seating:
         """The seat-order design the schedule uses."""
         return DEFAULT_SEATING if self.seating is None else self.seating
 
     def sandbox_of(self, bot: BotSpec) -> SandboxMode:
         """The sandbox mode ``bot`` runs under: its own setting, else the tournament's."""
-        return bot.sandbox if bot.sandbox is not None else self.sandbox
+        return bot.sandbox if bot.sandbox is not None else self.play.sandbox
 
     @property
     def programs(self) -> tuple[BotSpec, ...]:
@@ -216,9 +203,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         rounds=_in(where, top.get("rounds", 1), ROUNDS),
         max_tables=max_tables,
         seed=values.get(spec.SEED_SETTING.key, spec.SEED_SETTING.default),
-        time=spec.time_control(values),
-        limits=spec.limits(values),
-        fault_policy=values.get(spec.POLICY.key, spec.POLICY.default),
+        play=spec.PlaySettings.of(values),
         jobs=None if top.get("jobs") is None else _in(where, top["jobs"], JOBS),
         format=fmt,
         challengers=challengers,
@@ -226,8 +211,6 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         max_live_bots=_optional_key(where, top, LIVE_BOTS, MAX_LIVE_BOTS,
                                     players),  # every seat of a table needs a live bot
         cluster=None if top.get("cluster") is None else _cluster(where, top["cluster"]),
-        sandbox=values.get(spec.SANDBOX.key, spec.SANDBOX.default),
-        sandbox_interpreters=values.get(spec.INTERPRETERS.key, spec.INTERPRETERS.default),
         clock_given=spec.CLOCK.key in values,
         rating=values.get(spec.RATING.key, spec.RATING.default),
         seating=values.get(spec.SEATING.key),

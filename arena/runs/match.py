@@ -107,7 +107,8 @@ def play_match(match: Match, out_dir: Path, *, jobs: int = 1, resume: bool = Fal
     if resume:
         match = replace(match, field_names=_recorded_field_names(match, out_dir / "match.json"))
         if keep_clock:
-            match = replace(match, time_control=_recorded_clock(match, out_dir / "match.json"))
+            match = replace(match, play=replace(match.play, time=_recorded_clock(
+                match, out_dir / "match.json")))
     description = json.dumps(match.description(), indent=2) + "\n"
     games = out_dir / RESULTS_FILE
     report = MatchReport(match, out_dir)
@@ -157,8 +158,8 @@ def _recorded_clock(match: Match, described: Path) -> TimeControl:
         clock = Clock(saved.get("clock", Clock.WALL.value))
         wall_ms = saved.get("wall_ms")
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        return match.time_control
-    return replace(match.time_control, clock=clock,
+        return match.play.time
+    return replace(match.play.time, clock=clock,
                    wall_ms=wall_ms if isinstance(wall_ms, int) else None)
 
 

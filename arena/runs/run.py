@@ -116,14 +116,16 @@ def _with_run_clock(tournament: Tournament, finished: Iterable[Mapping[str, Any]
     """``tournament`` with the clock its run started with, when it is resumed from a file that
     does not say ``time.clock``; ConfigError when the file says another clock than the run's."""
     started = run_clock(finished)
-    if started is None or started is tournament.time.clock:
+    time = tournament.play.time
+    if started is None or started is time.clock:
         return tournament
     if tournament.clock_given:
         raise ConfigError(f"{file}: time.clock: was {started.value}, now "
-                          f"{tournament.time.clock.value} since the run in {out_dir} started "
+                          f"{time.clock.value} since the run in {out_dir} started "
                           f"(only more rounds or added bots can extend a run); use --restart or "
                           f"another --out")
-    return dataclasses.replace(tournament, time=dataclasses.replace(tournament.time, clock=started))
+    return dataclasses.replace(tournament, play=dataclasses.replace(
+        tournament.play, time=dataclasses.replace(time, clock=started)))
 
 
 def _check_resume(saved: Path, tournament: Tournament, file: Path, out_dir: Path) -> None:

@@ -39,7 +39,7 @@ def tournament_sandboxes(tournament: Tournament) -> TournamentSandboxes:
     notes: list[str] = []
     keys = [f"bots[{i}]" for i in range(len(tournament.bots))]
     keys += [f"challengers[{i}]" for i in range(len(tournament.challengers))]
-    allowed = Sandbox(interpreters=tournament.sandbox_interpreters)
+    allowed = Sandbox(interpreters=tournament.play.interpreters)
     for entry, bot in zip(keys, tournament.programs, strict=True):
         key = "sandbox" if bot.sandbox is None else f"{entry}.sandbox"
         sandbox, note = choose_sandbox(tournament.sandbox_of(bot), f"{tournament.path}: {key}",

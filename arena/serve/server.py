@@ -61,7 +61,7 @@ def serve(options: ServeOptions) -> None:
         requeued = Accounts(store).requeue_unfinished()
     finally:
         store.close()
-    if (settings.sandbox is SandboxMode.NONE and not is_loopback(options.host)
+    if (settings.play.sandbox is SandboxMode.NONE and not is_loopback(options.host)
             and not options.unsafe_no_sandbox):
         raise ConfigError(f"--host {options.host}: a public server runs its participants' bots, "
                           f"and {league} has sandbox none: make a league with --sandbox bwrap, "

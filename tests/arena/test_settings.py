@@ -81,7 +81,7 @@ def test_a_tournament_number_at_its_bounds_is_accepted(tmp_path: Path, bounds: R
     for value in (low, bounds.high):
         loaded = load_tournament(tournament(tmp_path, **{bounds.key: value}))
         section, _, leaf = bounds.key.partition(".")
-        holder = {"time": loaded.time, "limits": loaded.limits}.get(section, loaded)
+        holder = {"time": loaded.play.time, "limits": loaded.play.limits}.get(section, loaded)
         assert getattr(holder, leaf or section) == value
 
 

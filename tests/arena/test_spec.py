@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import enum
 from pathlib import Path
 from typing import Any
@@ -88,9 +89,9 @@ def test_league_init_sets_every_play_setting(tmp_path: Path) -> None:
         settings = LeagueSettings.of(store)
     finally:
         store.close()
-    assert settings.time_control == TimeControl(3000, 50, 0, Clock.WALL, 900)
-    assert settings.limits == Limits(memory_mb=300, cpu_seconds=60, file_mb=4, quit_grace_ms=100)
-    assert (settings.policy, settings.seed, settings.sandbox) == \
+    assert settings.play.time == TimeControl(3000, 50, 0, Clock.WALL, 900)
+    assert settings.play.limits == Limits(memory_mb=300, cpu_seconds=60, file_mb=4, quit_grace_ms=100)
+    assert (settings.play.policy, settings.seed, settings.play.sandbox) == \
         (FaultPolicy.SUBSTITUTE, 9, SandboxMode.NONE)
 
 
@@ -105,9 +106,9 @@ def test_a_tournament_file_sets_every_setting_of_the_table(tmp_path: Path) -> No
         f"bots:\n  - {{name: a, cmd: {bot}}}\n  - {{name: b, cmd: {bot}}}\n"
         f"  - {{name: c, cmd: {bot}}}\n")
     tournament = load_tournament(path)
-    assert tournament.time == TimeControl(3000, 50, 0, Clock.CPU, 900)
-    assert tournament.limits == Limits(memory_mb=None, cpu_seconds=60, file_mb=4, quit_grace_ms=100)
-    assert (tournament.seed, tournament.fault_policy, tournament.rating.value) == \
+    assert tournament.play.time == TimeControl(3000, 50, 0, Clock.CPU, 900)
+    assert tournament.play.limits == Limits(memory_mb=None, cpu_seconds=60, file_mb=4, quit_grace_ms=100)
+    assert (tournament.seed, tournament.play.policy, tournament.rating.value) == \
         (7, FaultPolicy.SUBSTITUTE, "places")
     assert tournament.clock_given
 
@@ -127,3 +128,80 @@ def test_a_tournament_file_value_out_of_the_tables_range_is_one_line(
     with pytest.raises(ConfigError) as error:
         load_tournament(path)
     assert str(error.value).startswith(f"{path}: {setting.key}: ")
+
+
+# Each default declared once ---------------------------------------------------------------------
+
+VALUE_TYPES = ("TimeControl", "Limits")
+"""The play settings' value types: their fields' defaults are the key table's (``arena.settings``
+declares them, ``DEFAULT_TIME`` and ``DEFAULT_LIMITS`` are the one instance of each)."""
+ENUM_DEFAULTS = {f"{type(s.default).__name__}.{s.default.name}" for s in spec.SETTINGS
+                 if isinstance(s.default, enum.Enum)}
+"""The enum settings' defaults as code names them (``FaultPolicy.FORFEIT``, ``Clock.FAIR``...)."""
+
+
+def literal_defaults(source: str) -> list[str]:
+    """Where ``source`` writes a play setting's default itself instead of naming the key table's:
+    an enum setting's default as a function's or a class field's default (``policy: FaultPolicy =
+    FaultPolicy.FORFEIT``, ``field(default=SandboxMode.NONE)``; another member is another meaning,
+    as a request's ``clock: Clock = Clock.WALL``), or a value type made with its own defaults
+    anywhere (``TimeControl()``, ``field(default_factory=Limits)``); ``LINE: TEXT``."""
+    tree = ast.parse(source)
+    defaults: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            defaults += node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
+        elif isinstance(node, ast.ClassDef):
+            defaults += [item.value for item in node.body
+                         if isinstance(item, ast.AnnAssign | ast.Assign) and item.value is not None]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "field":
+            defaults += [k.value for k in node.keywords if k.arg == "default"]
+    found = [default for default in defaults if ast.unparse(default) in ENUM_DEFAULTS]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id in VALUE_TYPES and not node.args and not node.keywords:
+                found.append(node)
+            found += [k.value for k in node.keywords if k.arg == "default_factory"
+                      and isinstance(k.value, ast.Name) and k.value.id in VALUE_TYPES]
+    return [f"{node.lineno}: {ast.unparse(node)}" for node in found]
+
+
+def test_no_play_setting_default_is_written_outside_the_key_table() -> None:
+    """arena/settings.py declares the value types and the defaults the key table (arena/spec.py)
+    takes; everything else names them (``DEFAULT_POLICY``, ``spec.POLICY.default``...)."""
+    written = {str(path.relative_to(ROOT)): found for path in sorted((ROOT / "arena").rglob("*.py"))
+               if path != ROOT / "arena" / "settings.py"
+               and (found := literal_defaults(path.read_text()))}
+    assert written == {}
+
+
+def test_the_default_finder_finds_each_way_of_writing_one() -> None:
+    source = '''
+@dataclass
+class Settings:
+    policy: FaultPolicy = FaultPolicy.FORFEIT
+    box: SandboxMode = field(default=SandboxMode.NONE)
+    limits: Limits = field(default_factory=Limits)
+    kept: FaultPolicy = DEFAULT_POLICY
+
+def play(time: TimeControl = TimeControl(), *, clock: Clock = Clock.FAIR,
+         limits: Limits = DEFAULT_LIMITS, asked: Clock = Clock.WALL) -> None:
+    if clock is Clock.WALL:
+        pass
+'''
+    assert sorted(literal_defaults(source)) == [
+        "4: FaultPolicy.FORFEIT", "5: SandboxMode.NONE", "6: Limits", "9: Clock.FAIR",
+        "9: TimeControl()"]
+
+
+def test_play_settings_defaults_are_the_key_tables() -> None:
+    play = spec.PlaySettings()
+    for setting in spec.TIME_SETTINGS + spec.LIMIT_SETTINGS:
+        part = play.time if setting in spec.TIME_SETTINGS else play.limits
+        assert getattr(part, setting.field) == setting.default, setting.key
+    assert (play.policy, play.sandbox, play.interpreters) == \
+        (spec.POLICY.default, spec.SANDBOX.default, spec.INTERPRETERS.default)
+    assert set(play.file_keys().values()) == {"time", "limits"} | {
+        s.key for s in spec.SETTINGS if not s.key.startswith(("time.", "limits."))} - {
+        s.key for s in (*spec.GAME_SETTINGS, spec.SEED_SETTING, spec.RATING, spec.SEATING)}

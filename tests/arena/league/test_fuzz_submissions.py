@@ -208,7 +208,7 @@ def test_generated_submissions_are_rejected_with_one_line_and_leave_nothing(tmp_
     """Through ``submit`` into a real league: archives and manifests generated together; none can
     be accepted (their program is missing), each is one line, the staging area is left empty."""
     league = tmp_path / "d1" / "d2" / "d3" / "league"
-    Store.create(league, LeagueSettings.checked("blackout", 3, {}, "none").stored()).close()
+    Store.create(league, LeagueSettings.checked("blackout", 3, {}).stored()).close()
     manifests = [b"name: [&a [x, x], *a]\nrun: ./nothing\n", b"name: ok\nrun: ./nothing\n",
                  b"name: ok\nrun: ./nothing\nauthor: " + b"A" * 20_000 + b"\n",
                  b"name: ok\nrun: " + b"[" * 3000 + b"\n", b"\xff\xfe", b"name: ok\nrun: [a, *b]\n"]

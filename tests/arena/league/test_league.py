@@ -24,6 +24,7 @@ from arena.league.settings import LeagueSettings
 from arena.league.standings import StandingsCache
 from arena.league.store import DATABASE, SCHEMA_VERSION, Store
 from arena.league.submit import submit
+from arena.spec import PlaySettings
 
 from helpers import (
     ARENA,
@@ -253,13 +254,13 @@ def test_bad_league_input_is_one_line_and_exit_2(tmp_path: Path, league: Path) -
     assert done.stderr == f"arena: error: {tmp_path}: not a league (no league.db; create one " \
                           f"with arena league init)\n"
     with pytest.raises(ConfigError, match="--game: "):
-        LeagueSettings.checked("chess", None, {}, "none")
+        LeagueSettings.checked("chess", None, {})
     with pytest.raises(ConfigError, match="--players: blackout is for 3, 4, 5, 6, 7 players, not 9"):
-        LeagueSettings.checked("blackout", 9, {}, "none")
+        LeagueSettings.checked("blackout", 9, {})
     with pytest.raises(ConfigError, match="--option deals: "):
-        LeagueSettings.checked("blackout", 4, {"deals": "lots"}, "none")
+        LeagueSettings.checked("blackout", 4, {"deals": "lots"})
     with pytest.raises(ConfigError, match="--sandbox: 'jail' is not one of none, bwrap, auto"):
-        LeagueSettings.checked("blackout", 4, {}, "jail")
+        LeagueSettings.checked("blackout", 4, {}, PlaySettings(sandbox="jail"))
     with pytest.raises(ConfigError, match="already a league"):
         Store.create(league, {})
     with pytest.raises(ConfigError, match="--games N or --minutes M"):
@@ -476,12 +477,12 @@ def test_a_league_keeps_its_clock_and_one_begun_before_clocks_stays_on_wall() ->
     from arena.league.settings import LeagueSettings
     from arena.settings import Clock, TimeControl
 
-    new = LeagueSettings.checked("blackout", 4, {}, "none", time_control=TimeControl(
-        start_ms=3000, move_ms=300, bank_ms=0, clock=Clock.CPU, wall_ms=7000))
+    new = LeagueSettings.checked("blackout", 4, {}, PlaySettings(TimeControl(
+        start_ms=3000, move_ms=300, bank_ms=0, clock=Clock.CPU, wall_ms=7000)))
     stored = orjson.loads(orjson.dumps(new.stored()))  # as the database keeps it: JSON
-    assert LeagueSettings.of(_Stored(stored)).time_control == new.time_control  # type: ignore[arg-type]
+    assert LeagueSettings.of(_Stored(stored)).play.time == new.play.time  # type: ignore[arg-type]
     old = {**stored, "time_control": {"start_ms": 10000, "move_ms": 1000, "bank_ms": 10000}}
-    assert LeagueSettings.of(_Stored(old)).time_control.clock is Clock.WALL  # type: ignore[arg-type]
+    assert LeagueSettings.of(_Stored(old)).play.time.clock is Clock.WALL  # type: ignore[arg-type]
 
 
 def test_league_init_sets_the_time_control_and_a_new_league_is_on_the_fair_clock(
@@ -497,7 +498,7 @@ def test_league_init_sets_the_time_control_and_a_new_league_is_on_the_fair_clock
     for name in ("lg", "plain"):
         store = Store.open(tmp_path / name)
         try:
-            kept[name] = LeagueSettings.of(store).time_control
+            kept[name] = LeagueSettings.of(store).play.time
         finally:
             store.close()
     assert kept["lg"] == TimeControl(start_ms=4000, move_ms=150, bank_ms=0, clock=Clock.FAIR)
@@ -517,9 +518,9 @@ def test_a_league_keeps_the_installations_its_sandbox_allows_and_older_ones_have
         settings = LeagueSettings.of(store)
     finally:
         store.close()
-    assert settings.interpreters == (str(opt),)
+    assert settings.play.interpreters == (str(opt),)
     older = {key: value for key, value in settings.stored().items() if key != "interpreters"}
-    assert LeagueSettings.of(_Stored(older)).interpreters == ()  # type: ignore[arg-type]
+    assert LeagueSettings.of(_Stored(older)).play.interpreters == ()  # type: ignore[arg-type]
     refused = arena("league", "init", tmp_path / "lg2", "--game", "blackout",
                     "--interpreter", Path.home())
     assert refused.returncode == 2 and not (tmp_path / "lg2").exists()

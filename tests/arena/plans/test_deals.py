@@ -22,6 +22,7 @@ from arena.records.ids import match_unit
 from arena.runs.match import play_match
 from arena.runs.run import run_tournament
 from arena.settings import TimeControl
+from arena.spec import PlaySettings
 from engine.chance import Preset
 
 from helpers import C_BOT, FIRST_BOT, ROOT, arena
@@ -174,7 +175,7 @@ def test_a_match_plays_the_files_lines_unit_by_unit(tmp_path: Path) -> None:
     deals = suite(tmp_path, count=3)
     time = TimeControl(start_ms=20_000, move_ms=5_000, bank_ms=5_000)
     match = new_match(str(C_BOT), str(FIRST_BOT), [str(C_BOT)], players=3, options={"deals": 2}, games=8,
-                      time_control=time, deals=str(deals))
+                      play=PlaySettings(time), deals=str(deals))
     lines = presets(deals)
     for unit in range(4):
         for game in unit_games(match, unit):

@@ -227,9 +227,9 @@ def test_defaults(tmp_path: Path) -> None:
     assert tournament.max_tables == 200
     assert tournament.seed == 1
     assert tournament.schedule == "round-robin"
-    assert tournament.time == TimeControl()
-    assert tournament.limits == Limits()
-    assert tournament.fault_policy is FaultPolicy.FORFEIT
+    assert tournament.play.time == TimeControl()
+    assert tournament.play.limits == Limits()
+    assert tournament.play.policy is FaultPolicy.FORFEIT
     assert tournament.jobs is None
     assert tournament.teams == ()
     assert tournament.rating is DEFAULT_RATING
@@ -251,9 +251,9 @@ def test_every_key_is_read(tmp_path: Path) -> None:
     tournament = load_tournament(write(tmp_path, config))
     assert (tournament.players, tournament.rounds, tournament.max_tables, tournament.seed) == (3, 2, 7, 0)
     assert tournament.options["hook"] is True and tournament.options["deals"] == 5
-    assert tournament.time == TimeControl(start_ms=500, move_ms=20, bank_ms=0)
-    assert tournament.limits == Limits(memory_mb=None, cpu_seconds=30, file_mb=2, quit_grace_ms=500)
-    assert tournament.fault_policy is FaultPolicy.SUBSTITUTE
+    assert tournament.play.time == TimeControl(start_ms=500, move_ms=20, bank_ms=0)
+    assert tournament.play.limits == Limits(memory_mb=None, cpu_seconds=30, file_mb=2, quit_grace_ms=500)
+    assert tournament.play.policy is FaultPolicy.SUBSTITUTE
     assert tournament.jobs == 3
     assert tournament.bots[0].argv == ("python3", "bots/python/random_bot.py")
 

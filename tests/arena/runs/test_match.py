@@ -15,6 +15,7 @@ from arena.ratings.sprt import Decision, match_stats, verdict
 from arena.ratings.table import table_for_paths
 from arena.runs.match import MatchReport, play_match, progress_line, summary
 from arena.settings import SprtBounds, TimeControl
+from arena.spec import PlaySettings
 
 from helpers import arena
 
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[3]
 GREEDY = f"{sys.executable} -S {ROOT / 'bots' / 'python' / 'greedy_bot.py'}"
 RANDOM_PY = f"{sys.executable} -S {ROOT / 'bots' / 'python' / 'random_bot.py'}"
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
-TIME = TimeControl(start_ms=20_000, move_ms=5_000, bank_ms=30_000)  # bounds a hang only
+PLAY = PlaySettings(TimeControl(start_ms=20_000, move_ms=5_000, bank_ms=30_000))  # bounds a hang only
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -66,7 +67,7 @@ def test_the_field_is_named_after_its_bots_each_name_once(tmp_path: Path) -> Non
 
 
 def test_a_match_recorded_with_field1_names_resumes_under_them(tmp_path: Path) -> None:
-    short = new_match(C_BOT, RANDOM_PY, [C_BOT], games=4, seed=6, time_control=TIME)
+    short = new_match(C_BOT, RANDOM_PY, [C_BOT], games=4, seed=6, play=PLAY)
     play_match(short, tmp_path / "m", jobs=1)
     described = tmp_path / "m" / "match.json"
     assert orjson.loads(described.read_bytes())["field_names"] == ["random_bot"]
@@ -76,7 +77,7 @@ def test_a_match_recorded_with_field1_names_resumes_under_them(tmp_path: Path) -
     described.write_bytes(orjson.dumps(old))
     games = tmp_path / "m" / "games.jsonl"
     games.write_text(games.read_text().replace('"random_bot"', '"field1"'))
-    longer = new_match(C_BOT, RANDOM_PY, [C_BOT], games=8, seed=6, time_control=TIME)
+    longer = new_match(C_BOT, RANDOM_PY, [C_BOT], games=8, seed=6, play=PLAY)
     resumed = play_match(longer, tmp_path / "m", jobs=1, resume=True)
     assert (resumed.resumed, resumed.played) == (4, 4)
     assert {name for line in lines(tmp_path / "m") for name in line["names"]} == \
@@ -95,7 +96,7 @@ def test_partnership_units_give_the_tested_program_a_whole_team() -> None:
 @pytest.mark.slow
 def test_greedy_against_random_accepts_h1_within_a_few_hundred_games(tmp_path: Path) -> None:
     match = new_match(GREEDY, RANDOM_PY, [C_BOT], games=400, sprt=SprtBounds(0, 30), seed=3,
-                      time_control=TIME)
+                      play=PLAY)
     seen = []
     report = play_match(match, tmp_path / "m", jobs=1, on_unit=lambda r: seen.append(r.stats))
     assert report.stats.decision is Decision.H1
@@ -111,7 +112,7 @@ def test_greedy_against_random_accepts_h1_within_a_few_hundred_games(tmp_path: P
 def test_a_bot_against_itself_does_not_accept_h1(tmp_path: Path) -> None:
     # The C random bot seeds its choices from game_start: both games of a unit are identical.
     match = new_match(C_BOT, C_BOT, [RANDOM_PY], games=400, sprt=SprtBounds(0, 30), seed=4,
-                      time_control=TIME)
+                      play=PLAY)
     report = play_match(match, tmp_path / "m", jobs=2)
     assert report.stats.decision is Decision.H0
     assert report.stats.mean == 0.5
@@ -121,7 +122,7 @@ def test_a_bot_against_itself_does_not_accept_h1(tmp_path: Path) -> None:
 def test_a_noisy_copy_against_the_original_does_not_accept_h1(tmp_path: Path) -> None:
     # The candidate is the weaker one here: whatever the luck, the test must not call it stronger.
     match = new_match(f"{GREEDY} --noise 0.5", GREEDY, [RANDOM_PY], games=300,
-                      sprt=SprtBounds(0, 30), seed=5, time_control=TIME)
+                      sprt=SprtBounds(0, 30), seed=5, play=PLAY)
     report = play_match(match, tmp_path / "m", jobs=2)
     assert report.stats.decision is not Decision.H1
     assert report.stats.elo < 0
@@ -129,8 +130,8 @@ def test_a_noisy_copy_against_the_original_does_not_accept_h1(tmp_path: Path) ->
 
 @pytest.mark.slow
 def test_resume_continues_the_same_units(tmp_path: Path) -> None:
-    short = new_match(C_BOT, RANDOM_PY, [C_BOT], games=20, seed=6, time_control=TIME)
-    longer = new_match(C_BOT, RANDOM_PY, [C_BOT], games=40, seed=6, time_control=TIME)
+    short = new_match(C_BOT, RANDOM_PY, [C_BOT], games=20, seed=6, play=PLAY)
+    longer = new_match(C_BOT, RANDOM_PY, [C_BOT], games=40, seed=6, play=PLAY)
     play_match(short, tmp_path / "a", jobs=2)
     resumed = play_match(longer, tmp_path / "a", jobs=2, resume=True)
     fresh = play_match(longer, tmp_path / "b", jobs=2)
@@ -145,11 +146,11 @@ def test_resume_continues_the_same_units(tmp_path: Path) -> None:
 
 
 def test_resume_refuses_another_match_and_a_plain_rerun(tmp_path: Path) -> None:
-    first = new_match(C_BOT, RANDOM_PY, [C_BOT], games=4, seed=6, time_control=TIME)
+    first = new_match(C_BOT, RANDOM_PY, [C_BOT], games=4, seed=6, play=PLAY)
     play_match(first, tmp_path / "m", jobs=1)
     with pytest.raises(ConfigError, match="already has results"):
         play_match(first, tmp_path / "m", jobs=1)
-    other = new_match(RANDOM_PY, C_BOT, [C_BOT], games=4, seed=6, time_control=TIME)
+    other = new_match(RANDOM_PY, C_BOT, [C_BOT], games=4, seed=6, play=PLAY)
     with pytest.raises(ConfigError, match="differs in baseline, candidate"):
         play_match(other, tmp_path / "m", jobs=1, resume=True)
 
@@ -220,7 +221,7 @@ def test_the_summary_counts_the_games_of_its_units_and_says_what_was_saved_beyon
 
 @pytest.mark.slow
 def test_table_on_a_match_gives_finite_intervals_or_says_why_not(tmp_path: Path) -> None:
-    match = new_match(GREEDY, RANDOM_PY, [C_BOT], games=24, seed=5, time_control=TIME,
+    match = new_match(GREEDY, RANDOM_PY, [C_BOT], games=24, seed=5, play=PLAY,
                       options={"deals": 3})
     play_match(match, tmp_path / "m", jobs=2)
     done = arena("table", tmp_path / "m")
@@ -241,7 +242,7 @@ def test_table_on_a_match_gives_finite_intervals_or_says_why_not(tmp_path: Path)
 def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
     first_bot = str(ROOT / "bots" / "c" / "first_bot")
     match = new_match(C_BOT, first_bot, [C_BOT], game="partnership-blackout", games=8, seed=2,
-                      time_control=TIME)
+                      play=PLAY)
     report = play_match(match, tmp_path / "m", jobs=2)
     assert len(report.scores) == 4
     assert all(score in (0.0, 0.25, 0.5, 0.75, 1.0) for score in report.scores)
@@ -253,7 +254,7 @@ def test_partnership_match_plays_team_against_team(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_crashing_candidate_loses_its_units_and_the_match_goes_on(tmp_path: Path) -> None:
     crasher = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'misbehaving' / 'crash_mid_game.py'}"
-    match = new_match(crasher, C_BOT, [C_BOT], games=12, seed=8, time_control=TIME)
+    match = new_match(crasher, C_BOT, [C_BOT], games=12, seed=8, play=PLAY)
     report = play_match(match, tmp_path / "m", jobs=2)
     assert len(report.scores) == 6 and report.faults >= 6
     assert report.stats.mean < 0.5  # forfeits place the crashing candidate last
@@ -310,14 +311,14 @@ def test_a_match_builds_each_bot_directory_before_its_games(tmp_path: Path) -> N
     build = "[sh, -c, 'cp random_bot.py built.py']"
     new, old = _built_bot(tmp_path, "new", build), _built_bot(tmp_path, "old", build)
     match = new_match(str(new), str(old), [C_BOT], players=3, options={"deals": 1}, games=2,
-                      time_control=TIME)
+                      play=PLAY)
     report = play_match(match, tmp_path / "m")
     assert (new / "built.py").exists() and (old / "built.py").exists()
     assert report.played == 2 and report.faults == 0
 
     broken = _built_bot(tmp_path, "broken", "[sh, -c, 'echo no compiler; exit 3']")
     match = new_match(str(broken), str(old), [C_BOT], players=3, options={"deals": 1}, games=2,
-                      time_control=TIME)
+                      play=PLAY)
     with pytest.raises(ConfigError, match=r"^CANDIDATE build: exited with 3; the end of its "
                                           r"output:\n.*no compiler"):
         play_match(match, tmp_path / "m2")

@@ -19,11 +19,12 @@ import pytest
 from arena.bots.build import run_build
 from arena.bots.sandbox import bwrap_problem
 from arena.errors import ConfigError
-from arena.plans.extension import FREE, changed_key
+from arena.plans.extension import FREE, by_key, changed_key
 from arena.plans.tournament import Tournament, load_tournament
 from arena.ratings.table import read_results
 from arena.records.reader import read_finished
 from arena.runs.run import run_tournament
+from arena.spec import PlaySettings
 
 from helpers import arena, start_arena, wait_for
 
@@ -199,33 +200,42 @@ def test_resume_refuses_a_changed_challenger(tmp_path: Path) -> None:
 
 
 def test_resume_refuses_a_change_to_every_field_that_defines_the_games(tmp_path: Path) -> None:
-    """Every field of Tournament, present and future, except the ones that only say how games are
-    played: a change to it is refused, named by its key."""
+    """Every field of Tournament and of its play settings, present and future, by its key in the
+    file, except the ones that only say how games are played: a change to it is refused, named by
+    its key."""
     (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
     before = load_tournament(tmp_path / "t.yaml")
     extended = {"rounds": lambda t: (), "bots": lambda t: (), "challengers": None, "teams": None}
     checked = []
-    for field in dataclasses.fields(Tournament):
-        if field.name in FREE:
-            after = dataclasses.replace(before, **{field.name: object()})
-            assert changed_key(before, after) is None, field.name
+    for key, value in by_key(before).items():
+        if key in FREE:
+            assert changed_key(before, _with(before, key, object())) is None, key
             continue
-        if field.name == "rounds":
+        if key == "rounds":
             assert changed_key(before, dataclasses.replace(before, rounds=2)) is None
             assert changed_key(before, dataclasses.replace(before, rounds=0))[0] == "rounds"
-        elif field.name in extended:
-            value = getattr(before, field.name)
+        elif key in extended:
             shorter = value[:-1] if value else ()
             if value:
-                assert changed_key(before, dataclasses.replace(before, **{field.name: shorter}))
+                assert changed_key(before, _with(before, key, shorter))
             else:
-                assert changed_key(before, dataclasses.replace(before, **{field.name: ("x",)})) is None
+                assert changed_key(before, _with(before, key, ("x",))) is None
         else:  # a value of the field's own kind where the comparison looks inside it
-            other = _another(getattr(before, field.name))
-            change = changed_key(before, dataclasses.replace(before, **{field.name: other}))
-            assert change is not None and change[0].split(".")[0] == field.name, (field.name, change)
-        checked.append(field.name)
-    assert {"game", "options", "seed", "time", "limits", "challengers"} <= set(checked)
+            change = changed_key(before, _with(before, key, _another(value)))
+            assert change is not None and change[0].split(".")[0] == key, (key, change)
+        checked.append(key)
+    assert {"game", "options", "seed", "time", "limits", "fault_policy",
+            "challengers"} <= set(checked)
+    assert {"sandbox", "sandbox_interpreters"} <= set(by_key(before)) & FREE
+
+
+def _with(tournament: Tournament, key: str, value: object) -> Tournament:
+    """``tournament`` with the field whose key in the file is ``key`` set to ``value``."""
+    parts = {key: name for name, key in PlaySettings.file_keys().items()}
+    if key in parts:
+        play = dataclasses.replace(tournament.play, **{parts[key]: value})
+        return dataclasses.replace(tournament, play=play)
+    return dataclasses.replace(tournament, **{key: value})
 
 
 def _another(value: object) -> object:
