@@ -63,7 +63,7 @@ PYTEST := $(PY) -m pytest -q -n $(TEST_PROCESSES) --dist worksteal
 # any test module; ARENA_COMPILED=1 makes tests/engine/test_imported_build.py check that the
 # compiled modules, of these very sources, are the ones imported), and the engine, referee and
 # process tests against the other, pure Python. The pure pass needs no build: it starts at once, in
-# the background, while lint and types and the compiled build run, and much of its time is spent
+# the background, while lint and types and the compiled build run (side by side), and much of its time is spent
 # waiting on bots that hang or sleep, so the passes share the CPUs with few idle moments. Its
 # output goes to build/test-pure.log, shown when both are done (all of it when it failed).
 # Without a compiled build, the whole suite runs against pure Python alone.
@@ -74,7 +74,7 @@ test: $(STAMP) bots bytecode
 		( ARENA_PURE=1 $(PYTEST) -p no:cacheprovider $(COMPILED_TESTS) >build/test-pure.log 2>&1; \
 		  echo $$? >build/test-pure.status ) & \
 		pure=$$!; \
-		$(MAKE) --no-print-directory lint compiled && \
+		$(MAKE) --no-print-directory -j2 lint compiled && \
 		$(PY) -m compileall -q -j 0 $(COMPILED) >/dev/null && \
 		echo "the whole suite, against the compiled build $(COMPILED)" && \
 		ARENA_COMPILED=1 PYTHONPATH=$(CURDIR)/$(COMPILED) $(PYTEST) -p compiled_first; \
