@@ -47,14 +47,16 @@ MYPYC_MODULES := engine/cards.py engine/trickgame.py engine/trick.py engine/wire
 # faults, check-bot) and the process layer (pipes, clocks, memory, sandbox).
 COMPILED_TESTS := tests/engine tests/arena/game tests/arena/bots
 
-# Test processes (pytest-xdist): one more than the CPUs this process may use. Many real-process
+# Test processes (pytest-xdist): two more than the CPUs this process may use. Many real-process
 # tests spend seconds waiting (bounded lock waits, a Dask connect timeout, bots that sleep), so a
-# process per CPU left CPUs idle: on 2 cores 5 min 31 s with 3 against 6 min 11 s with 2.
+# process per CPU left CPUs idle. The whole suite alone on an idle 2-core machine: 223 s with 3
+# processes (72% of both CPUs busy), 198 s with 4, 210 s with 5 (earlier, 5 min 31 s with 3
+# against 6 min 11 s with 2).
 # worksteal: each process starts with a share of the tests, and one that runs out takes half of the
 # longest queue left. The default (load) hands out fixed chunks in collection order, and the slow
 # tests, handed out first, all went to one process: it ran 383 s while the other two were done
 # after 268 and 281 s.
-TEST_PROCESSES := $(shell echo $$(( $$(nproc) + 1 )))
+TEST_PROCESSES := $(shell echo $$(( $$(nproc) + 2 )))
 PYTEST := $(PY) -m pytest -q -n $(TEST_PROCESSES) --dist worksteal
 
 # Everything, as CI runs it, in two passes at once: the whole suite against the build the arena
