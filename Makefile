@@ -6,10 +6,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: all test check demo lint bench bots bytecode clean compiled default-build compiled-path
+.PHONY: all test check demo lint bench bots bytecode test-bytecode clean compiled default-build compiled-path
 
 # `make`: the virtual environment, the bots, and the compiled build where it can be built.
-all: $(STAMP) bots default-build
+all: $(STAMP) bots default-build bytecode
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -69,7 +69,7 @@ PYTEST := $(PY) -m pytest -q -n $(TEST_PROCESSES) --dist worksteal
 # waiting on bots that hang or sleep, so the passes share the CPUs with few idle moments. Its
 # output goes to build/test-pure.log, shown when both are done (all of it when it failed).
 # Without a compiled build, the whole suite runs against pure Python alone.
-test: $(STAMP) bots bytecode
+test: $(STAMP) bots test-bytecode
 	@if $(CAN_COMPILE); then \
 		mkdir -p build; \
 		echo "$(COMPILED_TESTS), against pure Python: in the background, to build/test-pure.log"; \
@@ -90,22 +90,25 @@ test: $(STAMP) bots bytecode
 		echo "the whole suite, against pure Python (no compiled build)" && ARENA_PURE=1 $(PYTEST); \
 	fi
 
-# Bytecode for the sources, the Python bots and the tests, and pytest's rewritten test modules (a
-# collection writes those): Python writes bytecode on first import, except where
+# Bytecode for the sources, the Python bots and the tests, and for the compiled build's pure
+# modules once it is built: Python writes bytecode on first import, except where
 # PYTHONDONTWRITEBYTECODE is set or a directory is not writable (a sandboxed bot's), and then every
-# process compiles each module it imports again, and every test process rewrites every test module:
-# about 50 ms of CPU per arena command, over some 650 commands in a test run, and 1.5 s per test
-# process. Both are read whatever the environment says; an edited source is compiled again on
-# import, as ever. The compiled build's pure modules get theirs once it is built. A collection that
-# fails is left to the test run to report.
+# process compiles each module it imports again: about 50 ms of CPU per arena command (arena --help
+# 5.5x python -c pass without it, 4.6x with it), over some 650 commands in a test run. It is read
+# whatever the environment says; an edited source is compiled again on import, as ever.
 bytecode: $(STAMP)
 	@$(PY) -m compileall -q -j 0 arena engine tests bots/python bench $(wildcard $(COMPILED)) >/dev/null
+
+# pytest's rewritten test modules, which every test process would otherwise rewrite (1.5 s of CPU
+# each): written by one collection with the variable cleared, and read whatever it says. A
+# collection that fails is left to the test run to report.
+test-bytecode: bytecode
 	@PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q --collect-only -p no:cacheprovider >/dev/null 2>&1 || true
 
 # The development loop: lint and types, then every test not marked slow (those start real
 # processes for games, builds, clusters or browsers, or take half a second and more; `make test`
 # runs them too).
-check: $(STAMP) bots bytecode lint
+check: $(STAMP) bots test-bytecode lint
 	$(PYTEST) -m "not slow"
 
 # The compiled build where the compiler mypyc uses (CC, else Python's own) takes the Python headers;
@@ -137,7 +140,7 @@ compiled-path:
 	@test -d $(COMPILED) || { echo "no compiled build of these sources: run 'make compiled'" >&2; exit 1; }
 	@echo $(CURDIR)/$(COMPILED)
 
-demo: $(STAMP) bots default-build
+demo: $(STAMP) bots default-build bytecode
 	$(VENV)/bin/arena run tournaments/demo.yaml --restart
 	$(VENV)/bin/arena report results/demo -o results/demo/report
 
