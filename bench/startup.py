@@ -86,8 +86,8 @@ def run() -> list[str]:
         for bytecode in (True, False):
             figures = measure(commands, bytecode)
             base_cpu, base_wall = figures["python -c pass"]
-            lines.append("with .pyc files (a user's install)" if bytecode
-                         else "PYTHONDONTWRITEBYTECODE=1, no .pyc (the test environment)")
+            lines.append("with .pyc files (a pip install, or make's bytecode step)" if bytecode
+                         else "PYTHONDONTWRITEBYTECODE=1 and no .pyc written (a tree without make)")
             for name, (cpu, wall) in figures.items():
                 lines.append(f"  {name:24} CPU {cpu * 1000:5.0f} ms ({cpu / base_cpu:4.1f}x)  "
                              f"wall {wall * 1000:5.0f} ms ({wall / base_wall:4.1f}x)")
