@@ -36,7 +36,7 @@ $(BOT_ENGINE)/.copied: $(wildcard engine/*.py)
 # the hash of the engine's and the arena's sources. The build holds a whole copy of both packages
 # (a compiled module must sit in its package); .venv/bin/arena runs it when it is the build of the
 # sources in this tree (arena/startup.py), so a stale build is never imported: after an edit the
-# arena runs pure Python and says so, until `make` builds the new sources (about 30 s). A wheel
+# arena runs pure Python and says so, until `make` builds the new sources. A wheel
 # (`pip install .`, setup.py) holds its compiled modules next to their sources instead.
 SOURCES_HASH = $(shell cat $$(find engine arena -name '*.py' | LC_ALL=C sort) | sha256sum | cut -c1-16)
 COMPILED = build/compiled/$(SOURCES_HASH)
@@ -47,15 +47,10 @@ MYPYC_MODULES := engine/cards.py engine/trickgame.py engine/trick.py engine/wire
 # faults, check-bot) and the process layer (pipes, clocks, memory, sandbox).
 COMPILED_TESTS := tests/engine tests/arena/game tests/arena/bots
 
-# Test processes (pytest-xdist): two more than the CPUs this process may use. Many real-process
-# tests spend seconds waiting (bounded lock waits, a Dask connect timeout, bots that sleep), so a
-# process per CPU left CPUs idle. The whole suite alone on an idle 2-core machine: 223 s with 3
-# processes (72% of both CPUs busy), 198 s with 4, 210 s with 5 (earlier, 5 min 31 s with 3
-# against 6 min 11 s with 2).
-# worksteal: each process starts with a share of the tests, and one that runs out takes half of the
-# longest queue left. The default (load) hands out fixed chunks in collection order, and the slow
-# tests, handed out first, all went to one process: it ran 383 s while the other two were done
-# after 268 and 281 s.
+# Test processes (pytest-xdist): two more than the CPUs this process may use, since many
+# real-process tests spend seconds waiting (lock waits, a Dask connect timeout, bots that sleep).
+# worksteal: a process that runs out of tests takes half of the longest queue left, so the slow
+# tests, handed out first, do not all end up on one process.
 TEST_PROCESSES := $(shell echo $$(( $$(nproc) + 2 )))
 PYTEST := $(PY) -m pytest -q -n $(TEST_PROCESSES) --dist worksteal
 
@@ -91,17 +86,16 @@ test: $(STAMP) bots test-bytecode
 	fi
 
 # Bytecode for the sources, the Python bots and the tests, and for the compiled build's pure
-# modules once it is built: Python writes bytecode on first import, except where
-# PYTHONDONTWRITEBYTECODE is set or a directory is not writable (a sandboxed bot's), and then every
-# process compiles each module it imports again: about 50 ms of CPU per arena command (arena --help
-# 5.5x python -c pass without it, 4.6x with it), over some 650 commands in a test run. It is read
-# whatever the environment says; an edited source is compiled again on import, as ever.
+# modules once it is built: where PYTHONDONTWRITEBYTECODE is set (as where CI runs) or a directory
+# is not writable (a sandboxed bot's), every process would otherwise compile each module it
+# imports again, and a test run starts hundreds of arena commands. Bytecode is read whatever the
+# environment says; an edited source is compiled again on import, as ever.
 bytecode: $(STAMP)
 	@$(PY) -m compileall -q -j 0 arena engine tests bots/python bench $(wildcard $(COMPILED)) >/dev/null
 
-# pytest's rewritten test modules, which every test process would otherwise rewrite (1.5 s of CPU
-# each): written by one collection with the variable cleared, and read whatever it says. A
-# collection that fails is left to the test run to report.
+# pytest's rewritten test modules, which every test process would otherwise rewrite: written by
+# one collection with the variable cleared, and read whatever it says. A collection that fails is
+# left to the test run to report.
 test-bytecode: bytecode
 	@PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q --collect-only -p no:cacheprovider >/dev/null 2>&1 || true
 
