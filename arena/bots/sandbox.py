@@ -33,9 +33,9 @@ Processes: RLIMIT_NPROC counts the processes of a kernel uid. Running as root (c
 the arena starts bwrap without a user namespace (explicit namespaces instead of
 ``--unshare-all``, which would leave every uid but root unmapped) and the bot as a uid of its own,
 allocated by ``arena.bots.uids`` (no two live bots share one), with ``setpriv``: its RLIMIT_NPROC
-(``processes``) then counts that bot alone, so a fork bomb stops there. Root itself is exempt
-from RLIMIT_NPROC: a build command, which must write the bot's root-owned directory, runs as root
-without capabilities and without a process limit.
+(``processes``) then counts that bot alone, so a fork bomb stops there. A build command runs the
+same way, as a uid of its own, its bot's directory handed to that uid for the build and given
+back after it (``arena.bots.buildtree``).
 Not as root, bwrap makes a user namespace and the bot keeps the arena's uid; the kernel then
 counts, against the bot's RLIMIT_NPROC, every process of that uid (inside the user namespace and
 outside it: measured, docs/sandbox.md), so the limit is set to the processes of that uid running
@@ -156,12 +156,14 @@ class Sandbox:
     @property
     def takes_uid(self) -> bool:
         """Whether a process in it runs as a uid of its own (``arena.bots.uids``): a root arena's
-        bot; a build writes root's files as root."""
-        return is_root_mode() and not self.writable_bot_dir
+        bot or build."""
+        return is_root_mode()
 
-    def for_build(self) -> Sandbox:
-        """The same sandbox with the bot's own directory writable, for its build command."""
-        return replace(self, writable_bot_dir=True)
+    def for_build(self, processes: int | None = None) -> Sandbox:
+        """The same sandbox with the bot's own directory writable, for its build command, with
+        the build's process limit (None: this sandbox's)."""
+        return replace(self, writable_bot_dir=True,
+                       processes=self.processes if processes is None else processes)
 
     def layout(self, argv: Sequence[str], cwd: str | os.PathLike[str] | None,
                bot_dir: str | None = None) -> Layout:
@@ -202,30 +204,8 @@ class Sandbox:
                 *self.bwrap_argv(layout, here, env, uid)]
 
     def limit_options(self, limits: Limits) -> list[str]:
-        """prlimit's options for ``limits`` (soft = hard but for CPU), each no higher than this
-        process's own hard limit (an unprivileged arena cannot raise one)."""
-        def capped(which: int, value: int) -> int:
-            hard = resource.getrlimit(which)[1]
-            return value if hard == resource.RLIM_INFINITY else min(value, hard)
-
-        words = ["--core=0"]
-        if limits.address_space_mb is not None:  # a backstop: the memory watch enforces memory_mb
-            space = capped(resource.RLIMIT_AS, limits.address_space_mb << 20)
-            words.append(f"--as={space}:{space}")
-        if limits.file_mb is not None:
-            size = capped(resource.RLIMIT_FSIZE, limits.file_mb << 20)
-            words.append(f"--fsize={size}:{size}")
-        if limits.cpu_seconds is not None:
-            # SIGXCPU at the soft limit lets the bot say why; SIGKILL a second later.
-            soft = capped(resource.RLIMIT_CPU, limits.cpu_seconds)
-            words.append(f"--cpu={soft}:{capped(resource.RLIMIT_CPU, soft + 1)}")
-        if self.processes is not None and not (is_root_mode() and self.writable_bot_dir):
-            # Not root: the kernel counts every process of the arena's uid, in the sandbox's user
-            # namespace and outside it, so the bot gets ``processes`` more than run now.
-            budget = self.processes if is_root_mode() else self.processes + _processes_of_my_uid()
-            count = capped(resource.RLIMIT_NPROC, budget)
-            words.append(f"--nproc={count}:{count}")
-        return words
+        """prlimit's options for ``limits`` and this sandbox's process limit (``limit_options``)."""
+        return limit_options(limits, self.processes)
 
     def bwrap_argv(self, layout: Layout, here: str, env: Mapping[str, str] | None,
                    uid: int | None = None) -> list[str]:
@@ -275,6 +255,34 @@ class Sandbox:
             words += [SETPRIV, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
                       "--inh-caps=-all", "--"]
         return [*words, *layout.argv]
+
+
+def limit_options(limits: Limits, processes: int | None) -> list[str]:
+    """prlimit's options for ``limits`` and at most ``processes`` processes (soft = hard but for
+    CPU), each no higher than this process's own hard limit (an unprivileged arena cannot raise
+    one). The process limit is for a process that runs as a uid of its own where the arena is
+    root; not root, the kernel counts every process of the arena's uid (in a sandbox's user
+    namespace and outside it), so it is ``processes`` more than run now."""
+    def capped(which: int, value: int) -> int:
+        hard = resource.getrlimit(which)[1]
+        return value if hard == resource.RLIM_INFINITY else min(value, hard)
+
+    words = ["--core=0"]
+    if limits.address_space_mb is not None:  # a backstop: the memory watch enforces memory_mb
+        space = capped(resource.RLIMIT_AS, limits.address_space_mb << 20)
+        words.append(f"--as={space}:{space}")
+    if limits.file_mb is not None:
+        size = capped(resource.RLIMIT_FSIZE, limits.file_mb << 20)
+        words.append(f"--fsize={size}:{size}")
+    if limits.cpu_seconds is not None:
+        # SIGXCPU at the soft limit lets the bot say why; SIGKILL a second later.
+        soft = capped(resource.RLIMIT_CPU, limits.cpu_seconds)
+        words.append(f"--cpu={soft}:{capped(resource.RLIMIT_CPU, soft + 1)}")
+    if processes is not None:
+        budget = processes if is_root_mode() else processes + _processes_of_my_uid()
+        count = capped(resource.RLIMIT_NPROC, budget)
+        words.append(f"--nproc={count}:{count}")
+    return words
 
 
 def _processes_of_my_uid() -> int:
