@@ -93,11 +93,16 @@ class BuildError(ConfigError):
 
 
 class OutputTail:
-    """The last ``TAIL_LINES`` non-blank lines of a stream fed in chunks, each cut to
-    ``LINE_BYTES``; every other line and byte is counted and dropped."""
+    """The last ``TAIL_LINES`` lines of a stream fed in chunks (before the blank lines that end
+    it, up to as many again), each cut to ``LINE_BYTES``; every other line and byte is counted
+    and dropped. Only a chunk's last lines are looked at one by one: a build printing hundreds of
+    MB costs a few searches per chunk."""
+
+    KEPT = 2 * TAIL_LINES
+    """Lines held: the tail, and room for blank lines after it."""
 
     def __init__(self) -> None:
-        self.lines: collections.deque[bytes] = collections.deque(maxlen=TAIL_LINES)
+        self.lines: collections.deque[bytes] = collections.deque(maxlen=self.KEPT)
         self.partial = bytearray()
         self.total_lines = 0
         self.total_bytes = 0
@@ -105,29 +110,44 @@ class OutputTail:
     def feed(self, chunk: bytes) -> None:
         """Take the next ``chunk`` of the stream."""
         self.total_bytes += len(chunk)
-        *ended, rest = chunk.split(b"\n")
-        for part in ended:
-            if len(self.partial) < LINE_BYTES:
-                self.partial += part[:LINE_BYTES - len(self.partial)]
-            self._end_line()
-        if len(self.partial) < LINE_BYTES:
-            self.partial += rest[:LINE_BYTES - len(self.partial)]
-
-    def _end_line(self) -> None:
-        if self.partial.strip():
-            self.lines.append(bytes(self.partial))
-            self.total_lines += 1
+        ended = chunk.count(b"\n")
+        if not ended:
+            self._extend(chunk)
+            return
+        self.total_lines += ended
+        first, last = chunk.index(b"\n"), chunk.rindex(b"\n")
+        self._extend(chunk[:first])
+        self.lines.append(bytes(self.partial))
         self.partial.clear()
+        if last > first:  # the whole lines between: only the last KEPT can be kept
+            middle = chunk[first + 1:last].rsplit(b"\n", self.KEPT)
+            if ended - 1 > self.KEPT:
+                middle = middle[1:]  # the earlier lines, not split
+            self.lines.extend(line[:LINE_BYTES] for line in middle)
+        self._extend(chunk[last + 1:])
+
+    def _extend(self, part: bytes) -> None:
+        room = LINE_BYTES - len(self.partial)
+        if room > 0:
+            self.partial += part[:room]
 
     def finish(self) -> tuple[str, ...]:
-        """The lines kept, decoded and cut to ``SHOWN_CHARACTERS``, the unended last one too."""
-        self._end_line()
+        """The lines kept (an unended last one too, blank ones at the end left out), decoded and
+        cut to ``SHOWN_CHARACTERS``."""
+        if self.partial:
+            self.lines.append(bytes(self.partial))
+            self.total_lines += 1
+            self.partial.clear()
+        while self.lines and not self.lines[-1].strip():
+            self.lines.pop()
+        while len(self.lines) > TAIL_LINES:
+            self.lines.popleft()
         return tuple(line.decode(errors="replace").rstrip()[:SHOWN_CHARACTERS]
                      for line in self.lines)
 
     @property
     def dropped_lines(self) -> int:
-        """Lines not kept."""
+        """Lines not shown (after ``finish``)."""
         return self.total_lines - len(self.lines)
 
 

@@ -109,9 +109,12 @@ class _Budget:
     def add(self, count: int) -> None:
         self.bytes += count
         if self.bytes > self.max_bytes:
-            size = (f"{self.max_bytes // (1024 * 1024)} MB" if self.max_bytes >= 1024 * 1024
-                    else f"{self.max_bytes:,} bytes")
-            raise ConfigError(f"{self.source}: more than {size} of files")
+            raise ConfigError(f"{self.source}: more than {_size(self.max_bytes)} of files")
+
+
+def _size(count: int) -> str:
+    """A cap in bytes as the refusals say it: ``256 MB``, or ``1,000 bytes`` under a MB."""
+    return f"{count // (1024 * 1024)} MB" if count >= 1024 * 1024 else f"{count:,} bytes"
 
 
 def _relative(source: Path, name: str) -> PurePosixPath:
@@ -245,7 +248,7 @@ def stored_problems(root: Path, max_bytes: int = MAX_BYTES) -> Iterator[tuple[Pa
         if names[key] < links:
             yield path, "a hard link to a file outside the bot"
     if total > max_bytes:
-        yield root, f"more than {max_bytes >> 20} MB of files"
+        yield root, f"more than {_size(max_bytes)} of files"
     for error in unreadable:
         yield Path(error.filename), f"cannot be read ({error.strerror})"
 
