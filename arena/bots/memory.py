@@ -14,6 +14,12 @@ created or changed: the machine's hierarchy belongs to its host.
 A bot can allocate faster than one interval, so a generous address-space limit stays as a
 backstop (``Limits.address_space_mb``). The tree walk sees the bot's descendants, also those that
 left its process group; the kill is of the group.
+
+The same watch bounds a build's processes where the kernel cannot: a root arena's unsandboxed
+build runs as root, which RLIMIT_NPROC exempts, so with ``MemoryUse.process_limit`` the walk also
+counts the tree's threads and kills the group past that many (``arena.bots.build``). A fork bomb
+can outrun one interval by what it forks in 50 ms; sandboxed builds and bots get the kernel's
+limit instead.
 """
 
 from __future__ import annotations

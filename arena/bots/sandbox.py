@@ -67,7 +67,7 @@ from arena.bots.installations import (
 )
 from arena.bots.uids import UID_FIRST, UID_LAST
 from arena.errors import ConfigError
-from arena.settings import Limits, SandboxMode
+from arena.settings import DEFAULT_BUILD_LIMITS, BuildLimits, Limits, SandboxMode
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
 ETC_PATHS = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", "/etc/passwd", "/etc/group",
@@ -400,6 +400,24 @@ def _process_line(sandbox: Sandbox) -> str:
             "world-readable")
 
 
+def _build_user() -> str:
+    if is_root_mode():
+        return (f"as a uid of its own ({UID_FIRST}..{UID_LAST}), which owns the bot directory "
+                "for the build and gives it back after")
+    return "as the arena's user"
+
+
+def _build_limits_line(limits: BuildLimits) -> str:
+    processes = f"{limits.processes} processes and threads"
+    problem = process_limit_problem()
+    if problem is not None:
+        processes += f" ({problem})"
+    return (f"build: limits: {limits.seconds} s of wall time, {limits.cpu_seconds} s of CPU per "
+            f"process, {limits.memory_mb} MB of resident memory, {processes}, files up to "
+            f"{limits.file_mb} MB, and it may add {limits.disk_mb} MB and {limits.files:,} files "
+            "to its bot directory")
+
+
 class VisibilityReport(NamedTuple):
     """What ``--sandbox-report`` prints, and the commands the sandbox refuses (empty: none)."""
 
@@ -409,9 +427,10 @@ class VisibilityReport(NamedTuple):
 
 def visibility_report(argv: Sequence[str], cwd: str | None = None,
                       sandbox: Sandbox | None = None, bot_dir: str | None = None,
-                      build: Sequence[str] | None = None) -> VisibilityReport:
+                      build: Sequence[str] | None = None,
+                      build_limits: BuildLimits = DEFAULT_BUILD_LIMITS) -> VisibilityReport:
     """What a bot started with ``argv`` in ``cwd`` sees inside its sandbox, one line per item,
-    and what its ``build`` command sees while it runs.
+    and what its ``build`` command sees while it runs, and its limits (``build_limits``).
 
     ``bot_dir``: the bot's directory where a manifest says it (else found from ``argv``).
     """
@@ -435,9 +454,10 @@ def visibility_report(argv: Sequence[str], cwd: str | None = None,
         line, layout = command("build command inside", build, sandbox.for_build())
         lines += [line, f"build: working directory: {here}"]
         if layout is not None:
-            lines += [f"build: bot directory (writable): {layout.bot_dir}; as the arena's user "
-                      "without capabilities; no process or memory limit; no network",
+            lines += [f"build: bot directory (writable): {layout.bot_dir}; {_build_user()}; "
+                      "no capabilities; no network",
                       f"build: PATH inside: {layout.path}"]
+        lines.append(_build_limits_line(build_limits))
         lines.append(f"build: {scratch}: a compiler's caches and downloads (~/.cargo, ~/.cache, "
                      "GOCACHE) start empty and are gone after the build; the environment is "
                      "PATH, HOME, TMPDIR, LANG only: set others in the build command")
