@@ -16,8 +16,11 @@ import pytest
 
 from arena.bots.sandbox import bwrap_problem
 from arena.league.archive import MAX_FILES
-from arena.league.store import DATABASE, STAGING_DIR
+from arena.league.settings import LeagueSettings
+from arena.league.store import DATABASE, STAGING_DIR, Store
 from arena.league.submit import submit
+from arena.settings import SandboxMode
+from arena.spec import BUILD_WALL, PlaySettings
 
 from helpers import arena, new_league
 
@@ -344,6 +347,7 @@ def test_a_build_that_hard_links_a_file_from_outside_is_rejected(league: Path,
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file capabilities")
+@pytest.mark.slow  # copies a python
 def test_a_build_that_gives_a_file_capabilities_is_rejected(league: Path, tmp_path: Path) -> None:
     # Before: accepted, and bots/builder/1/raw was a python with CAP_NET_RAW for whoever ran it.
     bot = hostile_bot(tmp_path, "python3 sets_capability.py raw", "sets_capability.py")
@@ -353,13 +357,13 @@ def test_a_build_that_gives_a_file_capabilities_is_rejected(league: Path, tmp_pa
     assert left_behind(league) == []
 
 
-@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
 @pytest.mark.slow  # three real commands and a 2-second build
-def test_a_sleeping_build_ends_at_the_leagues_build_limit(tmp_path: Path, sandbox: str) -> None:
+def test_a_sleeping_build_ends_at_the_leagues_build_limit(tmp_path: Path) -> None:
+    """`league init --build-seconds`, `submit` and `status` as an organiser runs them."""
     # Before: --build-seconds did not exist, and a build slept up to 600 s per upload.
     league = tmp_path / "league"
-    done = arena("league", "init", league, "--players", "3", "--sandbox", sandbox,
-                 "--build-seconds", "2", "--build-cpu-seconds", "5")
+    done = arena("league", "init", league, "--players", "3", "--build-seconds", "2",
+                 "--build-cpu-seconds", "5")
     assert done.returncode == 0, done.stderr
     bot = hostile_bot(tmp_path, "sh sleeps.sh", "sleeps.sh")
     started = time.monotonic()
@@ -370,4 +374,18 @@ def test_a_sleeping_build_ends_at_the_leagues_build_limit(tmp_path: Path, sandbo
                            f"limit); the end of its output:\n  | sleeping\n")
     status = arena("league", "status", league)
     assert ", builds up to 2 s (5 s of CPU a process);" in status.stdout.splitlines()[0]
+    assert left_behind(league) == []
+
+
+@needs_bwrap
+@pytest.mark.slow  # a 2-second build
+def test_a_sleeping_build_ends_at_the_leagues_build_limit_in_bwrap(tmp_path: Path) -> None:
+    league = tmp_path / "league"
+    Store.create(league, LeagueSettings.checked(
+        "blackout", 3, {}, PlaySettings(sandbox=SandboxMode.BWRAP),
+        build={BUILD_WALL.key: 2}).stored()).close()
+    bot = hostile_bot(tmp_path, "sh sleeps.sh", "sleeps.sh")
+    submission = submit(league, bot)
+    assert submission.reason == (f"{bot}/bot.yaml: build: did not finish within 2 s (its time "
+                                 f"limit); the end of its output:\n  | sleeping")
     assert left_behind(league) == []
