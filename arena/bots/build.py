@@ -22,8 +22,8 @@ Limits (``arena.settings.BuildLimits``), the same on every path:
   without a sandbox is exempt from RLIMIT_NPROC: the memory watch then counts the build's
   processes and threads and kills it past the limit;
 - what it adds to its bot's directory (``disk_mb`` bytes, ``files`` entries): the directory is
-  measured every ``TREE_INTERVAL`` seconds at least (less often when a walk of it is slow) and at
-  the end, and the build is killed past either.
+  measured every ``TREE_INTERVAL`` seconds (less often when a walk of it is slow: its walks take
+  at most ``TREE_SHARE`` of the time) and at the end, and the build is killed past either.
 
 Under a sandbox it runs in the bot's sandbox with the bot's directory writable and no network. A
 failure is a ``BuildError`` (a ConfigError) naming ``where``, saying why (its exit status, the
@@ -59,7 +59,7 @@ LINE_BYTES = 1_200
 """The most bytes kept of one output line (an error shows 300 characters of each)."""
 SHOWN_CHARACTERS = 300
 TREE_INTERVAL = 0.25
-"""Seconds between two measurements of the bot's directory, at least."""
+"""Seconds between two measurements of the bot's directory (at least)."""
 TREE_SHARE = 0.05
 """The most of the arena's time measuring the directory may take: a walk that took 40 ms waits
 0.8 s before the next."""
@@ -249,7 +249,7 @@ def _wait(proc: subprocess.Popen[bytes], output: int, tail: OutputTail, bot_dir:
     poller = select.poll()
     poller.register(output, select.POLLIN | select.POLLHUP)
     is_open = True
-    next_look = start
+    next_look = start + TREE_INTERVAL  # measured just before the start
     while True:
         now = time.monotonic()
         if now >= deadline:
