@@ -169,9 +169,9 @@ def sample() -> None:
         over_processes = use.process_limit is not None and use.tasks_peak > use.process_limit
         if over_memory or over_processes:
             with _LOCK:  # the bot's close unwatches under the lock before reaping its leader
-                if _WATCHED.get(pid) is use:
-                    use.exceeded = over_memory
-                    use.processes_exceeded = over_processes and not over_memory
+                if _WATCHED.get(pid) is use:  # the processes first: forked copies of one
+                    use.processes_exceeded = over_processes  # program add up their shared pages
+                    use.exceeded = over_memory and not over_processes
                     with contextlib.suppress(ProcessLookupError, PermissionError):
                         os.killpg(pid, signal.SIGKILL)
 
