@@ -58,6 +58,8 @@ GAME_COUNT = Range("games", 1, MAX_GAMES)
 """Games a command plays (``match --games``, ``league run --games``)."""
 MINUTES = Range("minutes", 0, 525_600)
 """``league run --minutes``: at most a year."""
+BUILD_SECONDS = Range("build_seconds", 1, 86_400)
+BUILD_CPU_SECONDS = Range("build_cpu_seconds", 1, 86_400)
 
 TOURNAMENT_RANGES = (ROUNDS, MAX_TABLES, SEED, JOBS, LIVE_BOTS, START_MS, MOVE_MS, BANK_MS,
                      WALL_MS, MEMORY_MB, CPU_SECONDS, FILE_MB, QUIT_GRACE_MS)
@@ -172,6 +174,50 @@ def _machine_memory_mb() -> int:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
     except (ValueError, OSError, AttributeError):
         return 8192
+
+
+STORED_MB = 256
+"""The most a bot's directory may hold, in MB: a league's cap on a submission (its archive
+unpacked, or its directory copied), and what its build may add to its directory."""
+
+
+@dataclass(frozen=True)
+class BuildLimits:
+    """What a bot's build command may use: the one set of limits of every build
+    (``arena.bots.build``), on the runner, a cluster worker and in a league alike.
+
+    The defaults were chosen from the bundled starters' builds with a wide margin (measured on
+    2 cores, docs/sandbox.md): the Rust starter's ``cargo build --release`` peaks at about
+    190 MB of resident memory and 7 processes (13 threads), javac at 90 MB and 22 threads, Go at
+    70 MB; each takes under 3 s of wall time. A JVM and cargo start threads by the number of
+    CPUs, hence the generous process limit.
+    """
+
+    seconds: int = 300
+    """Wall time of the whole build; the build is killed past it."""
+    cpu_seconds: int = 300
+    """CPU time of each process of the build (RLIMIT_CPU: SIGXCPU, then SIGKILL)."""
+    memory_mb: int = 2048
+    """Resident memory of the build's process tree (the memory watch, ``arena.bots.memory``)."""
+    processes: int = 512
+    """Processes and threads of the build at once (RLIMIT_NPROC of its uid)."""
+    file_mb: int = STORED_MB
+    """The largest file a build may write (RLIMIT_FSIZE: SIGXFSZ past it)."""
+    disk_mb: int = STORED_MB
+    """How much the build may add to its bot's directory while it runs, in MB (watched)."""
+    files: int = 50_000
+    """How many files and directories the build may add to its bot's directory (watched)."""
+
+    @property
+    def rlimits(self) -> Limits:
+        """The resource limits its processes start with (the address-space backstop of
+        ``memory_mb`` among them)."""
+        return Limits(memory_mb=self.memory_mb, cpu_seconds=self.cpu_seconds,
+                      file_mb=self.file_mb)
+
+
+DEFAULT_BUILD_LIMITS = BuildLimits()
+"""A build's limits when nothing says otherwise (a tournament, check-bot; a league's default)."""
 
 
 class SandboxMode(enum.Enum):

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import engine
 from arena.settings import (
     BANK_MS,
+    BUILD_CPU_SECONDS,
+    BUILD_SECONDS,
     CPU_SECONDS,
+    DEFAULT_BUILD_LIMITS,
     DEFAULT_LIMITS,
     DEFAULT_POLICY,
     DEFAULT_RATING,
@@ -37,6 +40,7 @@ from arena.settings import (
     SEED,
     START_MS,
     WALL_MS,
+    BuildLimits,
     Clock,
     FaultPolicy,
     Limits,
@@ -290,6 +294,29 @@ SEED_SETTING = Setting(
     "seed", int, 1, "Seed of the deals (and of the bots' own seeds).",
     "Every deal seed is derived from this one. Change it to get different deals.", SEED,
     shown_type="integer 0..18446744073709551615 (64 bits)")
+
+
+BUILD_WALL = Setting(
+    "build.seconds", int, DEFAULT_BUILD_LIMITS.seconds,
+    "The wall time a submission's build may take, s; it is stopped past it.",
+    "The wall time a submission's build command may take; it is killed past it and the "
+    "submission rejected with the reason.", BUILD_SECONDS, option="build-seconds")
+BUILD_CPU = Setting(
+    "build.cpu_seconds", int, DEFAULT_BUILD_LIMITS.cpu_seconds,
+    "The CPU time each process of a submission's build may use, s.",
+    "The CPU time each process of a build may use (RLIMIT_CPU: SIGXCPU, then SIGKILL a second "
+    "later).", BUILD_CPU_SECONDS, option="build-cpu-seconds")
+BUILD_SETTINGS = (BUILD_WALL, BUILD_CPU)
+"""A league's build limits (``league init``): the fields of ``BuildLimits`` it sets; a
+tournament's builds, and the other fields, keep ``DEFAULT_BUILD_LIMITS``."""
+
+
+def build_limits(values: Mapping[str, Any], base: BuildLimits = DEFAULT_BUILD_LIMITS) -> BuildLimits:
+    """``base`` with the build settings in ``values`` (by key), each checked against its range;
+    ConfigError naming its option otherwise."""
+    given = {s.field: s.range.check(values[s.key], s.option_name)
+             for s in BUILD_SETTINGS if s.key in values and s.range is not None}
+    return replace(base, **given)
 
 
 def _interpreters(where: Where, raw: object) -> tuple[str, ...]:

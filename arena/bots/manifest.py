@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import engine
-from arena.bots.build import TIMEOUT as BUILD_TIMEOUT
 from arena.bots.build import run_build
 from arena.bots.sandbox import Sandbox
 from arena.configfile import Where, check_program, command, kind, read_yaml
 from arena.errors import ConfigError
+from arena.settings import DEFAULT_BUILD_LIMITS, BuildLimits
 from engine.errors import OptionError, shown
 
 MANIFEST = "bot.yaml"
@@ -171,17 +172,20 @@ def _games(where: Where, raw: object) -> tuple[str, ...]:
 
 
 def build_bot(manifest: Manifest, directory: Path | None = None,
-              timeout: float = BUILD_TIMEOUT, sandbox: Sandbox | None = None) -> None:
+              limits: BuildLimits = DEFAULT_BUILD_LIMITS, sandbox: Sandbox | None = None,
+              check: Callable[[Path], None] | None = None) -> None:
     """Run the manifest's build command in ``directory`` (default: the bot's own directory) with
-    ``arena.bots.build`` (in ``sandbox``, that directory writable and no network), then check that
-    the program in ``run`` exists. ConfigError naming the manifest, with the output's last lines;
-    before anything runs, when ``sandbox`` refuses the program of ``run`` or ``build``."""
+    ``arena.bots.build`` under ``limits`` (in ``sandbox``, that directory writable and no
+    network; ``check`` sees what it left, as ``run_build`` says), then check that the program in
+    ``run`` exists. ConfigError naming the manifest, with the output's last lines; before
+    anything runs, when ``sandbox`` refuses the program of ``run`` or ``build``."""
     where = Where(manifest.path)
     workdir = os.path.abspath(directory if directory is not None else manifest.directory)
     if sandbox is not None:  # the build's own program is checked where it runs
         sandbox.check(manifest.run, workdir, f"{manifest.path}: run", workdir)
     if manifest.build is not None:
-        run_build(manifest.build, workdir, workdir, f"{manifest.path}: build", sandbox, timeout)
+        run_build(manifest.build, workdir, workdir, f"{manifest.path}: build", sandbox, limits,
+                  check)
     check_program(where, manifest.run, workdir, "run", base_is=MANIFEST_DIRECTORY,
                   hint=": build it, or add a `build:` that makes it" if manifest.build is None
                   else ": does `build:` create it?")

@@ -14,6 +14,12 @@ created or changed: the machine's hierarchy belongs to its host.
 A bot can allocate faster than one interval, so a generous address-space limit stays as a
 backstop (``Limits.address_space_mb``). The tree walk sees the bot's descendants, also those that
 left its process group; the kill is of the group.
+
+The same watch bounds a build's processes where the kernel cannot: a root arena's unsandboxed
+build runs as root, which RLIMIT_NPROC exempts, so with ``MemoryUse.process_limit`` the walk also
+counts the tree's threads and kills the group past that many (``arena.bots.build``). A fork bomb
+can outrun one interval by what it forks in 50 ms; sandboxed builds and bots get the kernel's
+limit instead.
 """
 
 from __future__ import annotations
@@ -49,6 +55,13 @@ class MemoryUse:
     """Largest resident memory of the process tree seen so far, in bytes."""
     exceeded: bool = False
     """Whether the watch killed the process group for going over ``limit_mb``."""
+    process_limit: int | None = None
+    """Most processes and threads of the tree (a root arena's unsandboxed build: the kernel
+    exempts root from RLIMIT_NPROC); None: not counted."""
+    tasks_peak: int = 0
+    """Largest count of processes and threads of the tree seen, while ``process_limit`` is set."""
+    processes_exceeded: bool = False
+    """Whether the watch killed the process group for going over ``process_limit``."""
 
 
 _WATCHED: dict[int, MemoryUse] = {}
@@ -62,7 +75,7 @@ def watch(pid: int, use: MemoryUse) -> None:
     """Sample the process group led by ``pid`` from now on, into ``use`` (with a limit: kill past it)."""
     with _LOCK:
         _WATCHED[pid] = use
-    if use.limit_mb is not None:
+    if use.limit_mb is not None or use.process_limit is not None:
         _ensure_watching()
 
 
@@ -98,10 +111,11 @@ def megabytes_over(peak: int) -> float:
     return math.ceil(peak * 10 / (1 << 20)) / 10
 
 
-def resident_bytes(pid: int) -> int:
-    """Resident memory of ``pid`` and all its descendants, in bytes (0 if it is gone)."""
+def resident_bytes(pid: int, tasks: list[int] | None = None) -> int:
+    """Resident memory of ``pid`` and all its descendants, in bytes (0 if it is gone); with
+    ``tasks``, each process's count of threads is appended to it."""
     total = 0
-    for current in process_tree(pid):
+    for current in process_tree(pid, tasks):
         try:
             total += int(_read(f"/proc/{current}/statm").split()[1]) * _PAGE
         except (OSError, ValueError, IndexError):  # exited meanwhile
@@ -109,16 +123,20 @@ def resident_bytes(pid: int) -> int:
     return total
 
 
-def process_tree(pid: int) -> Iterator[int]:
-    """``pid`` and its descendants that are alive (``/proc/PID/task/TID/children``)."""
+def process_tree(pid: int, tasks: list[int] | None = None) -> Iterator[int]:
+    """``pid`` and its descendants that are alive (``/proc/PID/task/TID/children``); with
+    ``tasks``, the count of threads of each one yielded is appended to it."""
     pending = [pid]
     while pending:
         current = pending.pop()
         try:
-            children = [int(child) for task in os.listdir(f"/proc/{current}/task")
+            threads = os.listdir(f"/proc/{current}/task")
+            children = [int(child) for task in threads
                         for child in _read(f"/proc/{current}/task/{task}/children").split()]
         except (OSError, ValueError):  # exited meanwhile
             continue
+        if tasks is not None:
+            tasks.append(len(threads))
         yield current
         pending.extend(children)
 
@@ -135,15 +153,25 @@ def _read(path: str) -> bytes:
 def sample() -> None:
     """Measure every watched bot once; kill the group of each one over its limit."""
     for pid, use in list(_WATCHED.items()):
-        if use.limit_mb is None or use.exceeded:
+        if use.exceeded or use.processes_exceeded:
             continue
-        used = resident_bytes(pid)
+        if use.process_limit is None:
+            if use.limit_mb is None:
+                continue
+            used = resident_bytes(pid)
+        else:
+            tasks: list[int] = []
+            used = resident_bytes(pid, tasks)
+            use.tasks_peak = max(use.tasks_peak, sum(tasks))
         if used > use.peak:
             use.peak = used
-        if used > use.limit_mb << 20:
+        over_memory = use.limit_mb is not None and used > use.limit_mb << 20
+        over_processes = use.process_limit is not None and use.tasks_peak > use.process_limit
+        if over_memory or over_processes:
             with _LOCK:  # the bot's close unwatches under the lock before reaping its leader
-                if _WATCHED.get(pid) is use:
-                    use.exceeded = True
+                if _WATCHED.get(pid) is use:  # the processes first: forked copies of one
+                    use.processes_exceeded = over_processes  # program add up their shared pages
+                    use.exceeded = over_memory and not over_processes
                     with contextlib.suppress(ProcessLookupError, PermissionError):
                         os.killpg(pid, signal.SIGKILL)
 

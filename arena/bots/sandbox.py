@@ -33,9 +33,9 @@ Processes: RLIMIT_NPROC counts the processes of a kernel uid. Running as root (c
 the arena starts bwrap without a user namespace (explicit namespaces instead of
 ``--unshare-all``, which would leave every uid but root unmapped) and the bot as a uid of its own,
 allocated by ``arena.bots.uids`` (no two live bots share one), with ``setpriv``: its RLIMIT_NPROC
-(``processes``) then counts that bot alone, so a fork bomb stops there. Root itself is exempt
-from RLIMIT_NPROC: a build command, which must write the bot's root-owned directory, runs as root
-without capabilities and without a process limit.
+(``processes``) then counts that bot alone, so a fork bomb stops there. A build command runs the
+same way, as a uid of its own, its bot's directory handed to that uid for the build and given
+back after it (``arena.bots.buildtree``).
 Not as root, bwrap makes a user namespace and the bot keeps the arena's uid; the kernel then
 counts, against the bot's RLIMIT_NPROC, every process of that uid (inside the user namespace and
 outside it: measured, docs/sandbox.md), so the limit is set to the processes of that uid running
@@ -67,7 +67,7 @@ from arena.bots.installations import (
 )
 from arena.bots.uids import UID_FIRST, UID_LAST
 from arena.errors import ConfigError
-from arena.settings import Limits, SandboxMode
+from arena.settings import DEFAULT_BUILD_LIMITS, BuildLimits, Limits, SandboxMode
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
 ETC_PATHS = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", "/etc/passwd", "/etc/group",
@@ -156,12 +156,14 @@ class Sandbox:
     @property
     def takes_uid(self) -> bool:
         """Whether a process in it runs as a uid of its own (``arena.bots.uids``): a root arena's
-        bot; a build writes root's files as root."""
-        return is_root_mode() and not self.writable_bot_dir
+        bot or build."""
+        return is_root_mode()
 
-    def for_build(self) -> Sandbox:
-        """The same sandbox with the bot's own directory writable, for its build command."""
-        return replace(self, writable_bot_dir=True)
+    def for_build(self, processes: int | None = None) -> Sandbox:
+        """The same sandbox with the bot's own directory writable, for its build command, with
+        the build's process limit (None: this sandbox's)."""
+        return replace(self, writable_bot_dir=True,
+                       processes=self.processes if processes is None else processes)
 
     def layout(self, argv: Sequence[str], cwd: str | os.PathLike[str] | None,
                bot_dir: str | None = None) -> Layout:
@@ -202,30 +204,8 @@ class Sandbox:
                 *self.bwrap_argv(layout, here, env, uid)]
 
     def limit_options(self, limits: Limits) -> list[str]:
-        """prlimit's options for ``limits`` (soft = hard but for CPU), each no higher than this
-        process's own hard limit (an unprivileged arena cannot raise one)."""
-        def capped(which: int, value: int) -> int:
-            hard = resource.getrlimit(which)[1]
-            return value if hard == resource.RLIM_INFINITY else min(value, hard)
-
-        words = ["--core=0"]
-        if limits.address_space_mb is not None:  # a backstop: the memory watch enforces memory_mb
-            space = capped(resource.RLIMIT_AS, limits.address_space_mb << 20)
-            words.append(f"--as={space}:{space}")
-        if limits.file_mb is not None:
-            size = capped(resource.RLIMIT_FSIZE, limits.file_mb << 20)
-            words.append(f"--fsize={size}:{size}")
-        if limits.cpu_seconds is not None:
-            # SIGXCPU at the soft limit lets the bot say why; SIGKILL a second later.
-            soft = capped(resource.RLIMIT_CPU, limits.cpu_seconds)
-            words.append(f"--cpu={soft}:{capped(resource.RLIMIT_CPU, soft + 1)}")
-        if self.processes is not None and not (is_root_mode() and self.writable_bot_dir):
-            # Not root: the kernel counts every process of the arena's uid, in the sandbox's user
-            # namespace and outside it, so the bot gets ``processes`` more than run now.
-            budget = self.processes if is_root_mode() else self.processes + _processes_of_my_uid()
-            count = capped(resource.RLIMIT_NPROC, budget)
-            words.append(f"--nproc={count}:{count}")
-        return words
+        """prlimit's options for ``limits`` and this sandbox's process limit (``limit_options``)."""
+        return limit_options(limits, self.processes)
 
     def bwrap_argv(self, layout: Layout, here: str, env: Mapping[str, str] | None,
                    uid: int | None = None) -> list[str]:
@@ -275,6 +255,34 @@ class Sandbox:
             words += [SETPRIV, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
                       "--inh-caps=-all", "--"]
         return [*words, *layout.argv]
+
+
+def limit_options(limits: Limits, processes: int | None) -> list[str]:
+    """prlimit's options for ``limits`` and at most ``processes`` processes (soft = hard but for
+    CPU), each no higher than this process's own hard limit (an unprivileged arena cannot raise
+    one). The process limit is for a process that runs as a uid of its own where the arena is
+    root; not root, the kernel counts every process of the arena's uid (in a sandbox's user
+    namespace and outside it), so it is ``processes`` more than run now."""
+    def capped(which: int, value: int) -> int:
+        hard = resource.getrlimit(which)[1]
+        return value if hard == resource.RLIM_INFINITY else min(value, hard)
+
+    words = ["--core=0"]
+    if limits.address_space_mb is not None:  # a backstop: the memory watch enforces memory_mb
+        space = capped(resource.RLIMIT_AS, limits.address_space_mb << 20)
+        words.append(f"--as={space}:{space}")
+    if limits.file_mb is not None:
+        size = capped(resource.RLIMIT_FSIZE, limits.file_mb << 20)
+        words.append(f"--fsize={size}:{size}")
+    if limits.cpu_seconds is not None:
+        # SIGXCPU at the soft limit lets the bot say why; SIGKILL a second later.
+        soft = capped(resource.RLIMIT_CPU, limits.cpu_seconds)
+        words.append(f"--cpu={soft}:{capped(resource.RLIMIT_CPU, soft + 1)}")
+    if processes is not None:
+        budget = processes if is_root_mode() else processes + _processes_of_my_uid()
+        count = capped(resource.RLIMIT_NPROC, budget)
+        words.append(f"--nproc={count}:{count}")
+    return words
 
 
 def _processes_of_my_uid() -> int:
@@ -392,6 +400,24 @@ def _process_line(sandbox: Sandbox) -> str:
             "world-readable")
 
 
+def _build_user() -> str:
+    if is_root_mode():
+        return (f"as a uid of its own ({UID_FIRST}..{UID_LAST}), which owns the bot directory "
+                "for the build and gives it back after")
+    return "as the arena's user"
+
+
+def _build_limits_line(limits: BuildLimits) -> str:
+    processes = f"{limits.processes} processes and threads"
+    problem = process_limit_problem()
+    if problem is not None:
+        processes += f" ({problem})"
+    return (f"build: limits: {limits.seconds} s of wall time, {limits.cpu_seconds} s of CPU per "
+            f"process, {limits.memory_mb} MB of resident memory, {processes}, files up to "
+            f"{limits.file_mb} MB, and it may add {limits.disk_mb} MB and {limits.files:,} files "
+            "to its bot directory")
+
+
 class VisibilityReport(NamedTuple):
     """What ``--sandbox-report`` prints, and the commands the sandbox refuses (empty: none)."""
 
@@ -401,9 +427,10 @@ class VisibilityReport(NamedTuple):
 
 def visibility_report(argv: Sequence[str], cwd: str | None = None,
                       sandbox: Sandbox | None = None, bot_dir: str | None = None,
-                      build: Sequence[str] | None = None) -> VisibilityReport:
+                      build: Sequence[str] | None = None,
+                      build_limits: BuildLimits = DEFAULT_BUILD_LIMITS) -> VisibilityReport:
     """What a bot started with ``argv`` in ``cwd`` sees inside its sandbox, one line per item,
-    and what its ``build`` command sees while it runs.
+    and what its ``build`` command sees while it runs, and its limits (``build_limits``).
 
     ``bot_dir``: the bot's directory where a manifest says it (else found from ``argv``).
     """
@@ -427,9 +454,10 @@ def visibility_report(argv: Sequence[str], cwd: str | None = None,
         line, layout = command("build command inside", build, sandbox.for_build())
         lines += [line, f"build: working directory: {here}"]
         if layout is not None:
-            lines += [f"build: bot directory (writable): {layout.bot_dir}; as the arena's user "
-                      "without capabilities; no process or memory limit; no network",
+            lines += [f"build: bot directory (writable): {layout.bot_dir}; {_build_user()}; "
+                      "no capabilities; no network",
                       f"build: PATH inside: {layout.path}"]
+        lines.append(_build_limits_line(build_limits))
         lines.append(f"build: {scratch}: a compiler's caches and downloads (~/.cargo, ~/.cache, "
                      "GOCACHE) start empty and are gone after the build; the environment is "
                      "PATH, HOME, TMPDIR, LANG only: set others in the build command")

@@ -66,6 +66,8 @@ def init_command(
              "surely inside +-delta, the matchmaker stops spending games on them.",
         min=0.0)] = DELTA,
     interpreter: Annotated[list[str] | None, setting_option(spec.INTERPRETERS)] = None,
+    build_seconds: Annotated[int, setting_option(spec.BUILD_WALL)] = spec.BUILD_WALL.default,
+    build_cpu_seconds: Annotated[int, setting_option(spec.BUILD_CPU)] = spec.BUILD_CPU.default,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     from arena.game.play import parse_option_pairs
@@ -78,7 +80,9 @@ def init_command(
                quit_grace_ms=quit_grace_ms),
         policy, sandbox, tuple(interpreter or ()))
     settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), play, seed,
-                                      cluster, rating, delta)
+                                      cluster, rating, delta,
+                                      {spec.BUILD_WALL.key: build_seconds,
+                                       spec.BUILD_CPU.key: build_cpu_seconds})
     try:
         Store.create(league, settings.stored()).close()
     except OSError as error:

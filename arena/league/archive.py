@@ -14,7 +14,9 @@ is still stopped), and whatever could reach outside the bot through a link:
   never linked.
 
 The same check of the whole tree (``stored_problems``) runs again after a submission's build, so
-nothing a build leaves (``ln -s / rootlink``, a FIFO) reaches the stored copy either.
+nothing a build leaves (``ln -s / rootlink``, a FIFO, a set-uid copy of an interpreter, a hard
+link to a file outside, more than ``MAX_BYTES``) reaches the stored copy either; the copy is then
+made the arena's, with an unpacked submission's modes (``seal``).
 
 Paths are resolved with ``os.path.realpath`` against the real directory, never compared as text
 (``b/b/b/../../..`` looks inside and is not when ``b`` is a link to ``.``). A refusal raises
@@ -31,15 +33,19 @@ import stat
 import tarfile
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from arena.bots.buildtree import without_acls
 from arena.errors import ConfigError
+from arena.settings import STORED_MB
 from engine.errors import shown
 
 MAX_FILES = 5_000
-MAX_BYTES = 256 * 1024 * 1024
+MAX_BYTES = STORED_MB << 20
+CAPABILITY = "security.capability"
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 MAX_NAME = 1024
 """The most bytes in an entry's path (a file system's own limit is 4096, 255 per component)."""
@@ -103,9 +109,12 @@ class _Budget:
     def add(self, count: int) -> None:
         self.bytes += count
         if self.bytes > self.max_bytes:
-            size = (f"{self.max_bytes // (1024 * 1024)} MB" if self.max_bytes >= 1024 * 1024
-                    else f"{self.max_bytes:,} bytes")
-            raise ConfigError(f"{self.source}: more than {size} of files")
+            raise ConfigError(f"{self.source}: more than {_size(self.max_bytes)} of files")
+
+
+def _size(count: int) -> str:
+    """A cap in bytes as the refusals say it: ``256 MB``, or ``1,000 bytes`` under a MB."""
+    return f"{count // (1024 * 1024)} MB" if count >= 1024 * 1024 else f"{count:,} bytes"
 
 
 def _relative(source: Path, name: str) -> PurePosixPath:
@@ -201,25 +210,72 @@ def _hard_link_source(source: Path, root: Path, name: str, linkname: str) -> Pat
     return Path(resolved)
 
 
-def stored_problems(root: Path) -> Iterator[tuple[Path, str]]:
+def stored_problems(root: Path, max_bytes: int = MAX_BYTES) -> Iterator[tuple[Path, str]]:
     """Every entry under ``root`` that a stored bot may not hold, with what is wrong with it, as
     the tree is now: a symbolic link that resolves outside ``root`` (a link checked when it was
     written may lead out through links written after it, or a build may have made it), a FIFO,
-    a device or a socket. The one check of a bot's tree, after unpacking, copying and building.
-    A directory that cannot be listed is a problem too (nothing in it could be checked)."""
+    a device or a socket, a set-uid or set-gid file, a file with capabilities
+    (``security.capability``), a hard link to a file outside ``root``, and more than
+    ``max_bytes`` of files in all (``root`` named). The one check of a bot's tree, after
+    unpacking, copying and building. A directory that cannot be listed is a problem too (nothing
+    in it could be checked)."""
     real = _real(root)
     unreadable: list[OSError] = []
+    names: Counter[tuple[int, int]] = Counter()
+    linked: dict[tuple[int, int], tuple[Path, int]] = {}
+    total = 0
     for top, dirs, files in os.walk(root, onerror=unreadable.append):  # never follows a link
         for name in dirs + files:
             path = Path(top) / name
-            mode = path.lstat().st_mode
+            info = path.lstat()
+            mode = info.st_mode
             if stat.S_ISLNK(mode):
                 if not _is_inside(real, _real(path)):
                     yield path, f"a link pointing outside the bot ({shown(os.readlink(path))})"
-            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            elif stat.S_ISREG(mode):
+                total += info.st_size
+                if mode & (stat.S_ISUID | stat.S_ISGID):
+                    yield path, "a set-uid or set-gid file (a bot runs with its own rights only)"
+                if _has_capabilities(path):
+                    yield path, "a file with capabilities (security.capability)"
+                if info.st_nlink > 1:
+                    key = (info.st_dev, info.st_ino)
+                    names[key] += 1
+                    linked.setdefault(key, (path, info.st_nlink))
+            elif not stat.S_ISDIR(mode):
                 yield path, "not a regular file (a device, FIFO or socket)"
+    for key, (path, links) in linked.items():
+        if names[key] < links:
+            yield path, "a hard link to a file outside the bot"
+    if total > max_bytes:
+        yield root, f"more than {_size(max_bytes)} of files"
     for error in unreadable:
         yield Path(error.filename), f"cannot be read ({error.strerror})"
+
+
+def _has_capabilities(path: Path) -> bool:
+    try:
+        os.getxattr(path, CAPABILITY, follow_symlinks=False)
+    except OSError:  # none, or a file system without extended attributes
+        return False
+    return True
+
+
+def seal(root: Path) -> None:
+    """Make ``root`` and everything in it the arena's (its effective uid and gid), with the modes
+    of an unpacked submission (directories 0755, files 0755 with an execute bit, else 0644) and
+    no ACLs: nothing in it writable by anyone else, nothing set-uid, set-gid or sticky."""
+    uid, gid = os.geteuid(), os.getegid()
+    for path in (root, *(Path(top) / name for top, dirs, files in os.walk(root)
+                         for name in dirs + files)):
+        info = path.lstat()
+        if (info.st_uid, info.st_gid) != (uid, gid):
+            os.chown(path, uid, gid, follow_symlinks=False)
+        if stat.S_ISLNK(info.st_mode):
+            continue
+        executable = stat.S_ISDIR(info.st_mode) or info.st_mode & 0o111
+        path.chmod(0o755 if executable else 0o644)
+        without_acls(str(path))
 
 
 def _check_links(root: Path, source: Path) -> None:

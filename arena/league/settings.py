@@ -15,7 +15,9 @@ from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
 from arena.league.defaults import DELTA
 from arena.settings import (
+    DEFAULT_BUILD_LIMITS,
     DEFAULT_RATING,
+    BuildLimits,
     Clock,
     FaultPolicy,
     Limits,
@@ -26,7 +28,7 @@ from arena.settings import (
     check_rating,
     sandbox_mode,
 )
-from arena.spec import PlaySettings, game_settings
+from arena.spec import BUILD_SETTINGS, PlaySettings, build_limits, game_settings
 
 if TYPE_CHECKING:
     from arena.league.store import Store
@@ -54,6 +56,9 @@ class LeagueSettings:
     delta: float = DELTA
     """The matchmaker's tie margin (Elo): neighbours whose difference is surely within +-delta
     are a tie and get no more games than settled pairs (``arena.league.matchmaker``)."""
+    build: BuildLimits = DEFAULT_BUILD_LIMITS
+    """What a submission's build may use (``league init --build-seconds``...; leagues made before
+    it: the defaults)."""
 
     @property
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
@@ -70,9 +75,12 @@ class LeagueSettings:
     def checked(cls, game: str, players: int | None, options: Mapping[str, object],
                 play: PlaySettings = PlaySettings(),  # noqa: B008 (frozen)
                 seed: int = 1, cluster: str | None = None,
-                rating: str = DEFAULT_RATING.value, delta: float = DELTA) -> LeagueSettings:
+                rating: str = DEFAULT_RATING.value, delta: float = DELTA,
+                build: Mapping[str, int] | None = None) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option (its
-        sandbox and installations checked here: ``--sandbox``, ``--interpreter``)."""
+        sandbox and installations checked here: ``--sandbox``, ``--interpreter``). ``build``:
+        the build settings by key (``arena.spec.BUILD_SETTINGS``), the defaults for those left
+        out."""
         count, resolved = game_settings(game, players, options)
         sandbox = sandbox_mode(play.sandbox, "--sandbox")
         if sandbox is SandboxMode.BWRAP:  # where it cannot run: one line now, not at submit
@@ -84,7 +92,8 @@ class LeagueSettings:
         play = replace(play, sandbox=sandbox,
                        interpreters=check_interpreters(play.interpreters, "--interpreter"))
         return cls(game, count, resolved, play, seed, cluster=cluster,
-                   rating=check_rating(rating), delta=float(delta))
+                   rating=check_rating(rating), delta=float(delta),
+                   build=build_limits(build or {}))
 
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
         """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
@@ -104,7 +113,8 @@ class LeagueSettings:
                 "time_control": {**asdict(play.time), "clock": play.time.clock.value},
                 "limits": asdict(play.limits),
                 "policy": play.policy.value, "cluster": self.cluster, "rating": self.rating.value,
-                "delta": self.delta, "interpreters": list(play.interpreters)}
+                "delta": self.delta, "interpreters": list(play.interpreters),
+                "build": {s.field: getattr(self.build, s.field) for s in BUILD_SETTINGS}}
 
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
@@ -119,4 +129,5 @@ class LeagueSettings:
         return cls(game=raw["game"], players=raw["players"], options=raw["options"], play=play,
                    seed=raw["seed"], cluster=raw.get("cluster"),
                    rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"),
-                   delta=float(raw.get("delta", DELTA)))
+                   delta=float(raw.get("delta", DELTA)),
+                   build=replace(DEFAULT_BUILD_LIMITS, **raw.get("build", {})))

@@ -77,7 +77,9 @@ def league_status(directory: Path) -> str:
     finally:
         store.close()
     lines = [f"league {directory}: {settings.game}, {settings.players} players, "
-             f"sandbox {settings.play.sandbox.value}; {total} games stored, {open_sets} sets open", ""]
+             f"sandbox {settings.play.sandbox.value}, builds up to {settings.build.seconds} s "
+             f"({settings.build.cpu_seconds} s of CPU a process); {total} games stored, "
+             f"{open_sets} sets open", ""]
     rows = [[*map(printable, (bot.name, bot.version, bot.state, bot.language or "",
                               bot.author or "")),
              games.get(bot.id, 0), faults.get(bot.id, 0), _when(bot.submitted)]

@@ -3,8 +3,10 @@ or reject it.
 
 The bot (a directory, a manifest file, or a ``.zip`` / ``.tar.gz``) is copied or unpacked into
 ``staging/`` (``arena.league.archive``), its manifest is read there, the build runs in the copy
-(under a sandbox, which refuses a program outside the bot and the allowed installations), the
-copy is checked again as it was when it came in (no link leading out, no FIFO, device or socket),
+(under a sandbox, which refuses a program outside the bot and the allowed installations, and under
+the league's build limits), the copy is checked again as it was when it came in (no link leading
+out, no FIFO, device or socket; nor a set-uid or set-gid file, file capabilities, a hard link to
+a file outside or more than the archive cap) and made the arena's with plain modes,
 and it goes through every ``arena check-bot`` step for the league's game. Only then, holding
 the league's ``submit.lock`` (so two submissions of one name take turns for the version number), is
 it moved to ``bots/NAME/VERSION`` and recorded, in one transaction. A rejected submission changes
@@ -35,7 +37,7 @@ import orjson
 from arena.bots.manifest import MANIFEST, Manifest, build_bot, load_manifest, manifest_file
 from arena.errors import ConfigError, RunInterrupted
 from arena.game.checkbot import StepResult, check_bot
-from arena.league.archive import bot_root, copy_tree, is_archive, stored_problems, unpack
+from arena.league.archive import bot_root, copy_tree, is_archive, seal, stored_problems, unpack
 from arena.league.defaults import LOCK_WAIT
 from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
@@ -163,9 +165,11 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
                        f"(it plays {', '.join(manifest.games)})")
     submission.version = _version(store, manifest)  # early, to refuse a taken version at once
     sandbox = settings.bot_sandbox(copy)
-    build_bot(manifest, copy, sandbox=sandbox)
-    for path, problem in stored_problems(copy):  # what the build made, under the same rules
-        raise Rejected(f"{path}: {problem}, left by its build")
+    # What the build left is checked as the build's uid left it (a set-uid bit is seen before
+    # the copy is given back), then again as it is stored: the arena's, with a submission's modes.
+    build_bot(manifest, copy, settings.build, sandbox=sandbox, check=_refuse_what_it_left)
+    seal(copy)
+    _refuse_what_it_left(copy)
     lines: list[str] = []
 
     def step(result: StepResult) -> None:
@@ -186,6 +190,12 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
         raise Rejected(f"check-bot step '{first.name}' failed: {_reason(first.detail)}")
     with _submit_lock(store, wait, on_wait):
         _store(store, manifest, copy, submission, owner)
+
+
+def _refuse_what_it_left(copy: Path) -> None:
+    """Rejected for the first entry of ``copy`` a stored bot may not hold (``stored_problems``)."""
+    for path, problem in stored_problems(copy):  # what the build made, under the same rules
+        raise Rejected(f"{path}: {problem}, left by its build")
 
 
 def _reason(detail: str) -> str:

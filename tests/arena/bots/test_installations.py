@@ -16,6 +16,7 @@ import pytest
 
 from arena.bots.process import BotProcess
 from arena.bots.sandbox import Sandbox, bwrap_problem
+from arena.bots.uids import UID_FIRST, UID_LAST
 from arena.errors import BotStartError, ConfigError
 from arena.plans.tournament import load_tournament
 from arena.runs.sandboxes import tournament_sandboxes
@@ -318,6 +319,10 @@ def test_the_sandbox_report_shows_the_builds_view_too(tmp_path: Path) -> None:
     cc = shutil.which("cc")
     assert lines.index(f"build command inside: {cc} -O2 -o random_bot random_bot.c") < \
         lines.index("command inside: ./random_bot")
-    assert f"build: bot directory (writable): {bot}; as the arena's user without capabilities; " \
-           "no process or memory limit; no network" in lines
+    who = (f"as a uid of its own ({UID_FIRST}..{UID_LAST}), which owns the bot directory for the "
+           "build and gives it back after" if os.geteuid() == 0 else "as the arena's user")
+    assert f"build: bot directory (writable): {bot}; {who}; no capabilities; no network" in lines
+    limits = next(line for line in lines if line.startswith("build: limits: "))
+    assert limits.startswith("build: limits: 300 s of wall time, 300 s of CPU per process, "
+                             "2048 MB of resident memory, 512 processes and threads")
     assert f"bot directory (read-only): {bot}" in lines

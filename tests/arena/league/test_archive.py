@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.league.archive import bot_root, copy_tree, unpack
+from arena.league.archive import bot_root, copy_tree, seal, stored_problems, unpack
 
 
 def make_tar(path: Path, members: list[tuple[tarfile.TarInfo, bytes | None]]) -> Path:
@@ -331,3 +331,28 @@ def test_an_archive_of_too_many_files_names_each_directory_to_leave_out(tmp_path
         f"'lib/__pycache__/' (Python's bytecode cache, made again when the bot runs), 'a/target/' "
         f"(cargo's build output: the league runs the bot's build itself) and 2 more such "
         f"directories")
+
+
+def test_a_tree_over_the_cap_is_a_problem_and_hard_links_inside_it_are_not(tmp_path: Path) -> None:
+    """What a build leaves: cargo hard-links its binary inside target/ (fine); a tree past the
+    archive cap is named by its root."""
+    (tmp_path / "bin").write_bytes(b"x" * 700)
+    os.link(tmp_path / "bin", tmp_path / "bin-again")
+    assert list(stored_problems(tmp_path, max_bytes=1_400)) == []
+    assert list(stored_problems(tmp_path, max_bytes=1_000)) == [
+        (tmp_path, "more than 1,000 bytes of files")]
+
+
+def test_a_sealed_tree_has_a_submissions_modes(tmp_path: Path) -> None:
+    (tmp_path / "open").mkdir(mode=0o777)
+    (tmp_path / "open").chmod(0o3777)
+    (tmp_path / "open" / "run").write_text("")
+    (tmp_path / "open" / "run").chmod(0o6777)
+    (tmp_path / "data").write_text("")
+    (tmp_path / "data").chmod(0o666)
+    os.symlink("data", tmp_path / "link")
+    seal(tmp_path)
+    modes = {path.name: stat.S_IMODE(path.lstat().st_mode) for path in tmp_path.rglob("*")
+             if not path.is_symlink()}
+    assert modes == {"open": 0o755, "run": 0o755, "data": 0o644}
+    assert stat.S_IMODE(tmp_path.stat().st_mode) == 0o755

@@ -6,16 +6,21 @@ Real leagues (``arena league init``), real archives and the real ``arena league`
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
 
 from arena.bots.sandbox import bwrap_problem
 from arena.league.archive import MAX_FILES
-from arena.league.store import DATABASE, STAGING_DIR
+from arena.league.settings import LeagueSettings
+from arena.league.store import DATABASE, STAGING_DIR, Store
 from arena.league.submit import submit
+from arena.settings import SandboxMode
+from arena.spec import BUILD_WALL, PlaySettings
 
 from helpers import arena, new_league
 
@@ -265,4 +270,122 @@ def test_a_rust_bot_submitted_with_its_target_directory_is_told_to_leave_it_out(
     where = "rustbot/target/" if packed else "target/"
     assert done.stdout == (f"rejected: {source}: more than {MAX_FILES} files; leave out '{where}' "
                            f"(cargo's build output: the league runs the bot's build itself)\n")
+    assert left_behind(league) == []
+
+
+# What a build may do: tests/bots/hostile/builds/ ---------------------------------------------
+
+HOSTILE_BUILDS = ROOT / "tests" / "bots" / "hostile" / "builds"
+
+
+@pytest.fixture(params=["none", pytest.param("bwrap", marks=needs_bwrap)])
+def any_league(request: pytest.FixtureRequest) -> Path:
+    """A fresh league whose builds run without a sandbox, then one whose builds run in bwrap."""
+    if request.param == "none":
+        return request.getfixturevalue("league")
+    return request.getfixturevalue("bwrap_league")
+
+
+def hostile_bot(tmp_path: Path, build: str, *scripts: str, name: str = "builder") -> Path:
+    """A well-behaved bot whose ``build`` runs the hostile build ``scripts``, readable by a
+    sandboxed build's own uid."""
+    bot = tmp_path / name
+    bot.mkdir()
+    for source in (ROOT / "tests/bots/misbehaving/well_behaved.py",
+                   ROOT / "tests/bots/misbehaving/_protocol.py",
+                   *(HOSTILE_BUILDS / script for script in scripts)):
+        shutil.copy(source, bot)
+    (bot / "bot.yaml").write_text(f"name: {name}\nbuild: {build}\nrun: python3 well_behaved.py\n")
+    for path in (tmp_path, bot, *bot.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return bot
+
+
+def special_files(top: Path) -> list[str]:
+    """Everything under ``top`` with a set-uid, set-gid or sticky bit, or writable by others."""
+    return [f"{path}: {oct(path.lstat().st_mode)}" for path in (top, *top.rglob("*"))
+            if not path.is_symlink() and path.lstat().st_mode & 0o7022]
+
+
+def test_a_build_that_makes_a_set_uid_copy_of_python_is_rejected(any_league: Path,
+                                                                tmp_path: Path) -> None:
+    # Before: accepted, and bots/builder/1/py was -rwsr-xr-x root: euid 0 for any local user.
+    bot = hostile_bot(tmp_path, "sh setuid_copy.sh", "setuid_copy.sh")
+    submission = submit(any_league, bot)
+    assert submission.reason == (f"{bot}/py: a set-uid or set-gid file (a bot runs with its own "
+                                 f"rights only), left by its build")
+    assert left_behind(any_league) == []
+    assert special_files(any_league / "bots") == []
+
+
+@pytest.mark.slow  # a build, then every check-bot step
+def test_what_a_build_leaves_is_stored_as_the_arenas_and_nobody_elses(
+        any_league: Path, tmp_path: Path) -> None:
+    """Accepted, the version belongs to the arena's user, with plain modes: nothing set-gid,
+    nothing writable by the build's uid or anyone else."""
+    # Before: open/ stayed 2777 and open/file 666 in bots/ (and, in bwrap, the build's uid).
+    bot = hostile_bot(tmp_path, "sh opens_up.sh", "opens_up.sh")
+    submission = submit(any_league, bot)
+    assert submission.accepted, submission.reason
+    stored = any_league / "bots" / "builder" / "1"
+    assert (stored / "open" / "file").read_text() == "data\n"
+    assert special_files(stored) == []
+    owners = {(path.lstat().st_uid, path.lstat().st_gid) for path in (stored, *stored.rglob("*"))}
+    assert owners == {(os.geteuid(), os.getegid())}
+
+
+def test_a_build_that_hard_links_a_file_from_outside_is_rejected(league: Path,
+                                                                 tmp_path: Path) -> None:
+    """Without a sandbox a build can link any file of its file system it may read into the bot
+    (under bwrap the link cannot be made: its directory is a mount of its own)."""
+    # Before: accepted, and the stored bot held the league's own database under another name.
+    bot = hostile_bot(tmp_path, f"sh links_outside.sh {league / DATABASE}", "links_outside.sh")
+    submission = submit(league, bot)
+    assert submission.reason == (f"{bot}/stolen: a hard link to a file outside the bot, left by "
+                                 f"its build")
+    assert left_behind(league) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file capabilities")
+@pytest.mark.slow  # copies a python
+def test_a_build_that_gives_a_file_capabilities_is_rejected(league: Path, tmp_path: Path) -> None:
+    # Before: accepted, and bots/builder/1/raw was a python with CAP_NET_RAW for whoever ran it.
+    bot = hostile_bot(tmp_path, "python3 sets_capability.py raw", "sets_capability.py")
+    submission = submit(league, bot)
+    assert submission.reason == (f"{bot}/raw: a file with capabilities (security.capability), "
+                                 f"left by its build")
+    assert left_behind(league) == []
+
+
+@pytest.mark.slow  # three real commands and a 2-second build
+def test_a_sleeping_build_ends_at_the_leagues_build_limit(tmp_path: Path) -> None:
+    """`league init --build-seconds`, `submit` and `status` as an organiser runs them."""
+    # Before: --build-seconds did not exist, and a build slept up to 600 s per upload.
+    league = tmp_path / "league"
+    done = arena("league", "init", league, "--players", "3", "--build-seconds", "2",
+                 "--build-cpu-seconds", "5")
+    assert done.returncode == 0, done.stderr
+    bot = hostile_bot(tmp_path, "sh sleeps.sh", "sleeps.sh")
+    started = time.monotonic()
+    done = arena("league", "submit", league, bot)
+    assert time.monotonic() - started < 60
+    assert done.returncode == 1
+    assert done.stdout == (f"rejected: {bot}/bot.yaml: build: did not finish within 2 s (its time "
+                           f"limit); the end of its output:\n  | sleeping\n")
+    status = arena("league", "status", league)
+    assert ", builds up to 2 s (5 s of CPU a process);" in status.stdout.splitlines()[0]
+    assert left_behind(league) == []
+
+
+@needs_bwrap
+@pytest.mark.slow  # a 2-second build
+def test_a_sleeping_build_ends_at_the_leagues_build_limit_in_bwrap(tmp_path: Path) -> None:
+    league = tmp_path / "league"
+    Store.create(league, LeagueSettings.checked(
+        "blackout", 3, {}, PlaySettings(sandbox=SandboxMode.BWRAP),
+        build={BUILD_WALL.key: 2}).stored()).close()
+    bot = hostile_bot(tmp_path, "sh sleeps.sh", "sleeps.sh")
+    submission = submit(league, bot)
+    assert submission.reason == (f"{bot}/bot.yaml: build: did not finish within 2 s (its time "
+                                 f"limit); the end of its output:\n  | sleeping")
     assert left_behind(league) == []

@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "sleeping"
+exec sleep 600
