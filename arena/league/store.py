@@ -135,6 +135,11 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX uploads_by_status ON uploads (status, id);
     CREATE INDEX uploads_by_participant ON uploads (participant, id);
     """,
+    """
+    ALTER TABLE sessions ADD COLUMN seen REAL NOT NULL DEFAULT 0;
+    UPDATE sessions SET seen = created;
+    CREATE INDEX sessions_by_participant ON sessions (participant, created);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -109,7 +109,7 @@ def _by(league: Path, *, token: str | None = None, session: str | None = None) -
         accounts = Accounts(store)
         if token is not None:
             return accounts.by_token(token)
-        return accounts.by_session(session or "", SESSION_SECONDS)
+        return accounts.by_session(session or "")
     finally:
         store.close()
 
