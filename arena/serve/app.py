@@ -75,7 +75,7 @@ def create_app(league: Path, *, max_upload_bytes: int, max_pending: int,
     async def bad_request(request: Request, error: RequestValidationError) -> Response:
         first = error.errors()[0] if error.errors() else {}
         where = ".".join(str(part) for part in first.get("loc", ()))
-        return _error(request, 422, f"{where}: {first.get('msg', 'invalid')}")
+        return _error(request, 400, f"{where}: {first.get('msg', 'invalid')}")
 
     return app
 

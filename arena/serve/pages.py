@@ -8,7 +8,7 @@ from functools import cache
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -32,6 +32,7 @@ from arena.serve.auth import (
 from arena.serve.upload import queue_bot, read_upload
 from arena.serve.views import (
     GAME_ID,
+    ROW_ID_MAX,
     decision_stderr,
     game_line,
     game_rows,
@@ -119,7 +120,8 @@ def entrant_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -
 
 @router.get("/games", response_class=HTMLResponse)
 def games_page(request: Request, viewer: Viewer, store: StoreDep, entrant: str = "",
-               opponent: str = "", before: int | None = None) -> Response:
+               opponent: str = "",
+               before: Annotated[int | None, Query(ge=1, le=ROW_ID_MAX)] = None) -> Response:
     """The games, newest first, of an entrant (against an opponent): 50 a page."""
     names = tuple(n for n in (entrant, opponent) if n)
     rows, after = game_rows(store, names, 50, before)
