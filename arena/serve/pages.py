@@ -1,6 +1,8 @@
 """The server-rendered pages: one function per page over the league's library, a Jinja2
-template each (autoescaped: every string a bot controls is escaped by the report's rules, HTML's).
-They work without JavaScript, but for the replay, which is the report's viewer."""
+template each. Every value a template prints is made printable (``arena.printable``: controls and
+bidi overrides shown as escapes, as on a terminal), then escaped by HTML's rules (autoescape), by
+the template environment itself. They work without JavaScript, but for the replay, which is the
+report's viewer."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from arena.league.accounts import Accounts, Participant
 from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.names import name_key
+from arena.printable import printable
 from arena.records.reader import parse_line
 from arena.report.svg import line_plot
 from arena.serve.auth import (
@@ -47,12 +50,25 @@ Viewer = Annotated[Participant | None, Depends(session_participant)]
 
 @cache
 def templates() -> Environment:
-    """The page templates (package data), autoescaping every value; ``| entrant`` is the
-    entrant's name of a table's ``NAME@VERSION``, which its page is named by."""
+    """The page templates (package data). Every value a template prints is made ``shown``
+    (printable, then HTML-escaped) by the environment itself, so no template can forget it;
+    ``| entrant`` is the entrant's name of a table's ``NAME@VERSION``, which its page is named by."""
     environment = Environment(loader=PackageLoader("arena.serve", "templates"),
-                              autoescape=select_autoescape(default=True, default_for_string=True))
+                              autoescape=select_autoescape(default=True, default_for_string=True),
+                              finalize=shown)
     environment.filters["entrant"] = entrant_of
     return environment
+
+
+def shown(value: Any) -> Any:
+    """A value as a page prints it, before autoescape: text made ``printable`` (controls and
+    bidi overrides shown as escapes, as on a terminal; lines kept), markup too (a plot the
+    server drew, text a template escaped with ``| e``: the escapes are plain text in HTML)."""
+    if isinstance(value, Markup):
+        return Markup(printable(str(value), lines=True))
+    if isinstance(value, str):
+        return printable(value, lines=True)
+    return value
 
 
 def entrant_of(key: str) -> str:
