@@ -2,7 +2,7 @@
 template each. Every value a template prints is made printable (``arena.printable``: controls and
 bidi overrides shown as escapes, as on a terminal), then escaped by HTML's rules (autoescape), by
 the template environment itself. They work without JavaScript, but for the replay, which is the
-report's viewer."""
+report's viewer, fetching its game as JSON."""
 
 from __future__ import annotations
 
@@ -165,18 +165,20 @@ def replay_page(game_id: str, request: Request, viewer: Viewer, store: StoreDep)
     return render(request, "replay.html", viewer=viewer, game_id=game_id)
 
 
-@router.get("/replays/{game_id}.js")
-def replay_script(game_id: str, viewer: Viewer, store: StoreDep) -> Response:
-    """The game for the viewer, as the report's ``games/KEY.js``; stderr only of the viewer's bots
-    (their faults' stderr, and what they wrote while deciding each move)."""
+@router.get("/replays/{game_id}.json")
+def replay_data(game_id: str, viewer: Viewer, store: StoreDep) -> Response:
+    """The game for the viewer, which fetches it: ``{"record", "seed", "said"}``, the arguments
+    of the report's ``games/KEY.js``; stderr only of the viewer's bots (their faults' stderr, and
+    what they wrote while deciding each move). JSON, never script: a page of another site may
+    include a script with this browser's cookies and read what it calls, never read JSON."""
     line = game_line(store, game_id, None if viewer is None else viewer.id)
     if line is None:
         raise HTTPException(404, f"no game {game_id!r}")
     seed = orjson.dumps(str(parse_line(line)["seed"]))  # JavaScript numbers hold 53 bits
     said = None if viewer is None else decision_stderr(store, line, viewer.id)
-    tail = b"" if said is None else b", [], " + orjson.dumps(said)
-    return Response(b"arenaGame(" + line + b", " + seed + tail + b");\n",
-                    media_type="text/javascript", headers={"Cache-Control": "no-store"})
+    return Response(b'{"record":' + line + b',"seed":' + seed + b',"said":'
+                    + orjson.dumps(said) + b"}", media_type="application/json",
+                    headers={"Cache-Control": "no-store"})
 
 
 @router.get("/login", response_class=HTMLResponse)
