@@ -23,6 +23,7 @@ from arena.printable import printable
 from arena.records.reader import parse_line
 from arena.report.svg import line_plot
 from arena.serve.auth import (
+    CSRF_COOKIE,
     SESSION_COOKIE,
     SESSION_SECONDS,
     check_csrf,
@@ -30,6 +31,7 @@ from arena.serve.auth import (
     csrf_token,
     is_secure,
     league_store,
+    new_csrf,
     session_participant,
 )
 from arena.serve.upload import queue_bot, read_upload
@@ -177,8 +179,7 @@ def replay_data(game_id: str, viewer: Viewer, store: StoreDep) -> Response:
     seed = orjson.dumps(str(parse_line(line)["seed"]))  # JavaScript numbers hold 53 bits
     said = None if viewer is None else decision_stderr(store, line, viewer.id)
     return Response(b'{"record":' + line + b',"seed":' + seed + b',"said":'
-                    + orjson.dumps(said) + b"}", media_type="application/json",
-                    headers={"Cache-Control": "no-store"})
+                    + orjson.dumps(said) + b"}", media_type="application/json")
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -189,16 +190,15 @@ def login_page(request: Request, viewer: Viewer) -> Response:
 
 @router.post("/login")
 def login(request: Request, token: Annotated[str, Form()], csrf: Annotated[str, Form()]) -> Response:
-    """Exchange a token for a session cookie."""
+    """Exchange a token for a session cookie (and a new pre-session cookie: the tokens of the
+    forms before are worth nothing after)."""
     check_csrf(request, csrf)
-    address = client_address(request)
-    request.app.state.failures.check(address)
     store = Store.open(request.app.state.league)
     try:
         accounts = Accounts(store)
         participant = accounts.by_token(token.strip())
         if participant is None:
-            request.app.state.failures.fail(address)
+            request.app.state.failures.note(client_address(request))
             return render(request, "login.html", status=401, viewer=None,
                           problem="That token is not valid (revoked, or never issued).")
         session = accounts.open_session(participant.id)
@@ -207,6 +207,7 @@ def login(request: Request, token: Annotated[str, Form()], csrf: Annotated[str, 
     response = RedirectResponse("/my", status_code=303)
     response.set_cookie(SESSION_COOKIE, session, max_age=SESSION_SECONDS, httponly=True,
                         samesite="strict", secure=is_secure(request), path="/")
+    _new_presession(request, response)
     return response
 
 
@@ -223,7 +224,13 @@ def logout(request: Request, csrf: Annotated[str, Form()]) -> Response:
             store.close()
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/")
+    _new_presession(request, response)
     return response
+
+
+def _new_presession(request: Request, response: Response) -> None:
+    response.set_cookie(CSRF_COOKIE, new_csrf(), httponly=True, samesite="strict",
+                        secure=is_secure(request), path="/")
 
 
 def _logged_in(viewer: Participant | None) -> Participant:
