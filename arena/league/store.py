@@ -512,9 +512,11 @@ class Store:
                 (below, limit))]
         versions = [[int(row[0]) for row in self.db.execute("SELECT id FROM bots WHERE name = ?",
                                                             (name,))] for name in names]
+        if not all(versions):
+            return []
         seats = [self.db.execute(  # how often each played, counted up to the window's size
             f"SELECT COUNT(*) FROM (SELECT 1 FROM seats WHERE bot IN ({_marks(ids)}) LIMIT ?)",
-            (*ids, RECENT_WINDOW + 1)).fetchone()[0] if ids else 0 for ids in versions]
+            (*ids, RECENT_WINDOW + 1)).fetchone()[0] for ids in versions]
         if min(seats) == 0:
             return []
         seated = "".join(f" AND EXISTS (SELECT 1 FROM seats AS s{n} WHERE s{n}.game = games.id "
