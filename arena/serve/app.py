@@ -23,6 +23,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from arena.printable import printable
 from arena.serve import api, pages
@@ -67,6 +68,8 @@ def create_app(league: Path, *, max_upload_bytes: int, max_pending: int,
             response = await call_next(request)
         except StarletteHTTPException as refused:
             response = _error(request, refused.status_code, str(refused.detail))
+        except ClientDisconnect:  # gone mid-body (or disconnected as too slow): no one to answer
+            response = Response(status_code=400)
         except Exception as error:  # the last net: one line, no traceback to anyone
             print(f"arena serve: error: {request.method} {printable(request.url.path)}: "
                   f"{type(error).__name__}: {printable(str(error))}", file=sys.stderr, flush=True)
