@@ -29,9 +29,9 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from arena.errors import ConfigError
 
-HEADERS_SECONDS = 10.0
+HEADERS_SECONDS = 5.0
 KEEP_ALIVE_SECONDS = 5
-BODY_GRACE_SECONDS = 10.0
+BODY_GRACE_SECONDS = 5.0
 BODY_MIN_RATE = 4096
 """Bytes a second a request's body must average after its grace (32 kbit/s: a 16 MB upload may
 take an hour)."""
