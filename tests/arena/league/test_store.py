@@ -16,6 +16,8 @@ from arena.league.store import Store
 
 from helpers import new_league
 
+pytestmark = pytest.mark.slow  # leagues of 300 and 1500 games
+
 POOL = ("b0", "b1", "b2", "b3", "b4")
 
 
