@@ -8,8 +8,9 @@ request's line and headers (``HEADER_BYTES``: larger, 400) and the connections s
 sends nothing, or sends its headers or its body a byte at a time (slowloris). ``GuardedH11Protocol``
 adds them, checked once a second on each connection:
 
-- a request's headers must all have come within ``HEADERS_SECONDS`` of the connection opening (or
-  of the previous answer, on a kept-alive connection);
+- a connection must start a request within ``HEADERS_SECONDS`` of opening (a kept-alive one, within
+  uvicorn's ``KEEP_ALIVE_SECONDS`` of the previous answer), and have sent all its headers within
+  ``HEADERS_SECONDS`` of its first byte;
 - a request's body, after ``BODY_GRACE_SECONDS``, must average ``BODY_MIN_RATE`` bytes a second
   (time the server itself stops reading, busy with what came, is not counted).
 
@@ -50,7 +51,8 @@ class GuardedH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         now = self.loop.time()
-        self._waiting_since = now  # for the next request's headers
+        self._waiting_since = now  # for the next request, then for the rest of its headers
+        self._started = False  # whether the next request's first byte came
         self._body_since: float | None = None
         self._body_bytes = 0
         self._checked = now
@@ -64,6 +66,8 @@ class GuardedH11Protocol(H11Protocol):
 
     def data_received(self, data: bytes) -> None:
         was = self.conn.their_state
+        if was is h11.IDLE and not self._started:
+            self._started, self._waiting_since = True, self.loop.time()
         super().data_received(data)
         if self.conn.their_state is h11.SEND_BODY:
             if was is h11.SEND_BODY:
@@ -73,7 +77,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        self._waiting_since = self.loop.time()
+        self._waiting_since, self._started = self.loop.time(), False
         self._body_since = None
 
     def _check(self) -> None:
