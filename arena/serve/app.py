@@ -31,9 +31,11 @@ from arena.serve.auth import (
     CSRF_COOKIE,
     FailedLogins,
     check_origin,
-    is_secure,
+    cookie,
+    cookie_name,
     new_csrf,
     server_secret,
+    set_cookie,
 )
 from arena.serve.views import TableCache
 
@@ -61,7 +63,7 @@ def create_app(league: Path, *, max_upload_bytes: int, max_pending: int,
     @app.middleware("http")
     async def headers(request: Request,
                       call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        csrf = request.cookies.get(CSRF_COOKIE)
+        csrf = cookie(request, CSRF_COOKIE)
         request.state.csrf = csrf or new_csrf()
         try:
             check_origin(request)
@@ -74,10 +76,10 @@ def create_app(league: Path, *, max_upload_bytes: int, max_pending: int,
             print(f"arena serve: error: {request.method} {printable(request.url.path)}: "
                   f"{type(error).__name__}: {printable(str(error))}", file=sys.stderr, flush=True)
             response = _error(request, 500, "internal error (the server's log says more)")
-        if not csrf and not any(cookie.startswith(f"{CSRF_COOKIE}=")
-                                for cookie in response.headers.getlist("set-cookie")):
-            response.set_cookie(CSRF_COOKIE, request.state.csrf, httponly=True, samesite="strict",
-                                secure=is_secure(request), path="/")
+        named = f"{cookie_name(request, CSRF_COOKIE)}="
+        if not csrf and not any(given.startswith(named)
+                                for given in response.headers.getlist("set-cookie")):
+            set_cookie(request, response, CSRF_COOKIE, request.state.csrf)
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "same-origin"

@@ -2,8 +2,10 @@
 cookie (the pages'), as FastAPI dependencies; forms that another site cannot forge; the rate of
 failed logins.
 
-- A session cookie is HttpOnly and SameSite=Strict, and Secure when the request came over TLS
-  (``https``, as a trusted reverse proxy says with ``X-Forwarded-Proto``).
+- A session cookie is HttpOnly and SameSite=Strict; over TLS (``https``, as a trusted reverse
+  proxy says with ``X-Forwarded-Proto``) it is Secure and named with the ``__Host-`` prefix, which
+  no other host (a sibling subdomain) and no plain-HTTP page (another port) can set or overwrite.
+  The pre-session cookie is made the same way.
 - A form's CSRF token is an HMAC, under the league's server secret (``serve.secret``, made once,
   readable by its owner alone), of the browser's session id, or before login of its pre-session
   cookie (``arena_csrf``, random). Another site may set this site's cookies (a page on another
@@ -35,7 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from fastapi import HTTPException, Request
+from fastapi import HTTPException, Request, Response
 
 from arena.errors import ConfigError
 from arena.league.accounts import SESSION_MAX_AGE, Accounts, Participant
@@ -115,7 +117,7 @@ def bearer_participant(request: Request) -> Participant:
 
 def session_participant(request: Request) -> Participant | None:
     """The participant logged in on this browser, or None."""
-    session = request.cookies.get(SESSION_COOKIE)
+    session = cookie(request, SESSION_COOKIE)
     if not session:
         return None
     return _by(request.app.state.league, session=session)
@@ -159,10 +161,35 @@ def new_csrf() -> str:
     return secrets.token_urlsafe(32)
 
 
+def cookie_name(request: Request, name: str) -> str:
+    """``name`` as this request's cookie is called: ``__Host-NAME`` over TLS, ``NAME`` over plain
+    HTTP (where a cookie cannot be kept from other ports and subdomains anyway)."""
+    return f"__Host-{name}" if is_secure(request) else name
+
+
+def cookie(request: Request, name: str) -> str | None:
+    """The value of this browser's cookie ``name`` (SESSION_COOKIE, CSRF_COOKIE), or None."""
+    return request.cookies.get(cookie_name(request, name))
+
+
+def set_cookie(request: Request, response: Response, name: str, value: str,
+               max_age: int | None = None) -> None:
+    """Give this browser the cookie ``name``: HttpOnly, SameSite=Strict, for the whole site;
+    Secure and ``__Host-`` over TLS."""
+    response.set_cookie(cookie_name(request, name), value, max_age=max_age, httponly=True,
+                        samesite="strict", secure=is_secure(request), path="/")
+
+
+def delete_cookie(request: Request, response: Response, name: str) -> None:
+    """Take the cookie ``name`` away from this browser."""
+    response.delete_cookie(cookie_name(request, name), path="/", secure=is_secure(request),
+                           httponly=True, samesite="strict")
+
+
 def csrf_token(request: Request) -> str:
     """The token this browser's forms carry: bound to its session cookie, or before login to its
     pre-session cookie (which the middleware made when it had none)."""
-    session = request.cookies.get(SESSION_COOKIE)
+    session = cookie(request, SESSION_COOKIE)
     binding = f"session:{session}" if session else f"login:{request.state.csrf}"
     secret: bytes = request.app.state.secret
     digest = hmac.new(secret, binding.encode("utf-8", "surrogatepass"), hashlib.sha256)

@@ -28,11 +28,13 @@ from arena.serve.auth import (
     SESSION_SECONDS,
     check_csrf,
     client_address,
+    cookie,
     csrf_token,
-    is_secure,
+    delete_cookie,
     league_store,
     new_csrf,
     session_participant,
+    set_cookie,
 )
 from arena.serve.upload import queue_bot, read_upload
 from arena.serve.views import (
@@ -205,9 +207,8 @@ def login(request: Request, token: Annotated[str, Form()], csrf: Annotated[str, 
     finally:
         store.close()
     response = RedirectResponse("/my", status_code=303)
-    response.set_cookie(SESSION_COOKIE, session, max_age=SESSION_SECONDS, httponly=True,
-                        samesite="strict", secure=is_secure(request), path="/")
-    _new_presession(request, response)
+    set_cookie(request, response, SESSION_COOKIE, session, max_age=SESSION_SECONDS)
+    set_cookie(request, response, CSRF_COOKIE, new_csrf())
     return response
 
 
@@ -215,7 +216,7 @@ def login(request: Request, token: Annotated[str, Form()], csrf: Annotated[str, 
 def logout(request: Request, csrf: Annotated[str, Form()]) -> Response:
     """End this browser's session."""
     check_csrf(request, csrf)
-    session = request.cookies.get(SESSION_COOKIE)
+    session = cookie(request, SESSION_COOKIE)
     if session:
         store = Store.open(request.app.state.league)
         try:
@@ -223,14 +224,9 @@ def logout(request: Request, csrf: Annotated[str, Form()]) -> Response:
         finally:
             store.close()
     response = RedirectResponse("/", status_code=303)
-    response.delete_cookie(SESSION_COOKIE, path="/")
-    _new_presession(request, response)
+    delete_cookie(request, response, SESSION_COOKIE)
+    set_cookie(request, response, CSRF_COOKIE, new_csrf())
     return response
-
-
-def _new_presession(request: Request, response: Response) -> None:
-    response.set_cookie(CSRF_COOKIE, new_csrf(), httponly=True, samesite="strict",
-                        secure=is_secure(request), path="/")
 
 
 def _logged_in(viewer: Participant | None) -> Participant:

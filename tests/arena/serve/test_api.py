@@ -339,6 +339,8 @@ def test_behind_a_trusted_proxy_its_forwarded_headers_are_believed(tmp_path: Pat
     try:
         with server.client("not-a-token") as proxied:
             page = proxied.get("/login", headers={"X-Forwarded-Proto": "https"})
+            # Secure, and __Host-: no sibling subdomain or plain-http port may set or overwrite it
+            assert page.headers["set-cookie"].startswith("__Host-arena_csrf=")
             assert "secure" in page.headers["set-cookie"].lower()
             # the limit counts the client the proxy names, not the proxy
             codes = [proxied.get("/api/submissions/1", headers={"X-Forwarded-For": "10.0.0.1"})
@@ -352,10 +354,16 @@ def test_behind_a_trusted_proxy_its_forwarded_headers_are_believed(tmp_path: Pat
             csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
             assert csrf is not None
             # (a client keeps a Secure cookie for https: sent here by hand, as the proxy would)
-            headers["Cookie"] = f"arena_csrf={page.cookies['arena_csrf']}"
+            headers["Cookie"] = f"__Host-arena_csrf={page.cookies['__Host-arena_csrf']}"
+            unprefixed = headers["Cookie"].removeprefix("__Host-")  # as any port could set it
+            assert browser.post("/login", data={"token": token, "csrf": csrf.group(1)},
+                                headers={**headers, "Cookie": unprefixed}).status_code == 403
             logged = browser.post("/login", data={"token": token, "csrf": csrf.group(1)},
                                   headers=headers)
-            assert logged.status_code == 303 and "secure" in logged.headers["set-cookie"].lower()
+            assert logged.status_code == 303
+            assert {cookie.split("=")[0] for cookie in logged.headers.get_list("set-cookie")} == \
+                {"__Host-arena_session", "__Host-arena_csrf"}
+            assert all("secure" in cookie.lower() for cookie in logged.headers.get_list("set-cookie"))
             headers["Origin"] = server.url  # http://: not what the browser saw
             assert browser.post("/login", data={"token": token, "csrf": csrf.group(1)},
                                 headers=headers).status_code == 403
