@@ -5,8 +5,10 @@ every reply line, and so everything quoted from those (rejection reasons, fault 
 tails). Printed raw, such text can act on the reader's terminal: clear the screen, set the window
 title, write the clipboard (OSC 52), hide a link (OSC 8), reorder what follows (bidi overrides),
 or break a table's rows with a newline. ``printable`` shows each such character as an escape
-(``\\x1b``, ``\\u202e``) instead, on terminals and in files alike; pages escape with HTML's rules
-(``arena.report``), which cover the same characters in their own way.
+(``\\x1b``, ``\\u202e``) instead, on terminals and in files alike. The served pages make every
+value printable too, then escape it with HTML's rules (``arena.serve.pages``), which alone leave
+controls and bidi overrides as they are; the report's pages escape with HTML's rules
+(``arena.report``).
 
 Each printer escapes a bot's text once, where it puts it in front of a person: a table escapes its
 cells, a game's transcript its record (``printable_data``), the command line a block it prints

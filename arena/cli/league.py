@@ -340,6 +340,10 @@ def serve_command(
     unsafe_no_sandbox: Annotated[bool, typer.Option(
         "--unsafe-no-sandbox", help="Serve a league without a sandbox on a public address: "
         "every participant's bot then runs as your user.")] = False,
+    forwarded_allow_ips: Annotated[str | None, typer.Option(
+        help="The reverse proxy's addresses (comma-separated; 127.0.0.1 for one on this "
+             "machine): X-Forwarded-For and -Proto are believed from them alone.",
+        show_default="none")] = None,
 ) -> None:
     """Serve the league over HTTP (table, entrants, games, replays, uploads; a JSON API) and keep
     playing it (docs/serve.md). The first line printed is the address; Ctrl-C stops it."""
@@ -349,6 +353,7 @@ def serve_command(
     # threads (started as numpy loads) would not share it, taking CPU from the games.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
+        from arena.serve.connections import trusted_proxies
         from arena.serve.server import ServeOptions, serve
     except ModuleNotFoundError as error:
         if error.name not in SERVE_EXTRA:
@@ -359,4 +364,6 @@ def serve_command(
                        cluster=None if cluster is None else check_cluster_address(cluster),
                        play=not no_play, build_jobs=build_jobs,
                        max_upload_bytes=max_upload_mb * 1024 * 1024,
-                       unsafe_no_sandbox=unsafe_no_sandbox))
+                       unsafe_no_sandbox=unsafe_no_sandbox,
+                       forwarded_allow_ips=None if forwarded_allow_ips is None
+                       else trusted_proxies(forwarded_allow_ips)))

@@ -7,13 +7,17 @@ lookup takes depends on the hash, never on how much of a guessed token was right
 is compared again with ``hmac.compare_digest``. Revoking a participant drops their token and
 their sessions at once; their bots stay in the league.
 
+A session (a browser logged in) lives at most ``SESSION_MAX_AGE``, and ``SESSION_IDLE`` unused; a
+participant has at most ``SESSIONS_KEPT`` (a new one ends their oldest), and every expired row is
+removed when anyone logs in, or when it is presented again.
+
 An upload is a participant's archive waiting to go through the submit pipeline
 (``arena.league.submit``): its row says where it is (``UploadStatus``) and why it was rejected.
 Every row is committed before the upload is answered, so a server killed at any point loses no
 accepted upload; a restart queues again the ones that were being built or checked.
 
-The tables are the store's (``arena.league.store``: schema 3); this module alone reads and writes
-them.
+The tables are the store's (``arena.league.store``: schema 3; a session's last use, schema 4);
+this module alone reads and writes them.
 """
 
 from __future__ import annotations
@@ -33,6 +37,14 @@ from arena.names import NAME, NAME_RULE, name_key
 
 TOKEN_BYTES = 32
 """Random bytes in a token or a session id (256 bits)."""
+SESSION_MAX_AGE = 7 * 24 * 3600.0
+"""Seconds a session lives at most, however much it is used."""
+SESSION_IDLE = 24 * 3600.0
+"""Seconds a session lives unused."""
+SEEN_EVERY = 60.0
+"""Seconds between two notes of a session's use (its idle time is known to this much)."""
+SESSIONS_KEPT = 10
+"""Sessions a participant may have at once (browsers logged in): a new one ends the oldest."""
 
 
 class UploadStatus(StrEnum):
@@ -152,24 +164,49 @@ class Accounts:
     # -- sessions -------------------------------------------------------------------------------
 
     def open_session(self, participant: int) -> str:
-        """A new session id for ``participant`` (a cookie's value; only its hash is stored)."""
+        """A new session id for ``participant`` (a cookie's value; only its hash is stored).
+        Every expired session goes, and ``participant``'s oldest beyond ``SESSIONS_KEPT``."""
         session = secrets.token_urlsafe(TOKEN_BYTES)
+        now = time.time()
         with self.store.transaction():
-            self.store.db.execute("INSERT INTO sessions (id_hash, participant, created) "
-                                  "VALUES (?, ?, ?)", (token_hash(session), participant, time.time()))
+            self.store.db.execute("DELETE FROM sessions WHERE created <= ? OR seen <= ?",
+                                  (now - SESSION_MAX_AGE, now - SESSION_IDLE))
+            self.store.db.execute("INSERT INTO sessions (id_hash, participant, created, seen) "
+                                  "VALUES (?, ?, ?, ?)",
+                                  (token_hash(session), participant, now, now))
+            self.store.db.execute(
+                "DELETE FROM sessions WHERE participant = ? AND id_hash NOT IN (SELECT id_hash "
+                "FROM sessions WHERE participant = ? ORDER BY created DESC, rowid DESC LIMIT ?)",
+                (participant, participant, SESSIONS_KEPT))
         return session
 
-    def by_session(self, session: str, max_age: float) -> Participant | None:
-        """The participant of session ``session`` if it is younger than ``max_age`` seconds."""
+    def by_session(self, session: str) -> Participant | None:
+        """The participant of session ``session`` while it lives: younger than
+        ``SESSION_MAX_AGE``, used within ``SESSION_IDLE``, its participant not revoked. Its use
+        is noted (at most once every ``SEEN_EVERY`` seconds: a page view is not a write); an
+        expired session is removed."""
         wanted = token_hash(session)
         row = self.store.db.execute(
-            "SELECT participants.id, participants.name, sessions.id_hash FROM sessions "
+            "SELECT participants.id, participants.name, sessions.id_hash, sessions.created, "
+            "sessions.seen FROM sessions "
             "JOIN participants ON participants.id = sessions.participant "
-            "WHERE sessions.id_hash = ? AND participants.revoked IS NULL AND sessions.created > ?",
-            (wanted, time.time() - max_age)).fetchone()
+            "WHERE sessions.id_hash = ? AND participants.revoked IS NULL", (wanted,)).fetchone()
         if row is None or not hmac.compare_digest(row[2], wanted):
             return None
+        now = time.time()
+        if row[3] <= now - SESSION_MAX_AGE or row[4] <= now - SESSION_IDLE:
+            self.close_session(session)
+            return None
+        if row[4] <= now - SEEN_EVERY:
+            with self.store.transaction():
+                self.store.db.execute("UPDATE sessions SET seen = ? WHERE id_hash = ?",
+                                      (now, wanted))
         return Participant(row[0], row[1])
+
+    def sessions_of(self, participant: int) -> int:
+        """How many sessions ``participant`` has stored (live or not yet removed)."""
+        return int(self.store.db.execute("SELECT COUNT(*) FROM sessions WHERE participant = ?",
+                                         (participant,)).fetchone()[0])
 
     def close_session(self, session: str) -> None:
         """End session ``session`` (log out)."""

@@ -43,6 +43,8 @@ SUBMISSIONS_LOG = "submissions.jsonl"
 BUSY_TIMEOUT = 10.0
 """Seconds a connection waits for another's write transaction (they are all short: one game, one
 accepted bot), then StorageError, one line: a lock held longer is a process stuck, not busy."""
+RECENT_WINDOW = 1000
+"""Games ``recent_games`` looks through, newest first, before it turns to an entrant's seats."""
 WAL_PAGES = 10_000
 """WAL pages (4 KB) between automatic checkpoints: a WAL of up to ~40 MB."""
 
@@ -132,6 +134,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX uploads_by_status ON uploads (status, id);
     CREATE INDEX uploads_by_participant ON uploads (participant, id);
+    """,
+    """
+    ALTER TABLE sessions ADD COLUMN seen REAL NOT NULL DEFAULT 0;
+    UPDATE sessions SET seen = created;
+    CREATE INDEX sessions_by_participant ON sessions (participant, created);
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -491,16 +498,52 @@ class Store:
                      before: int | None = None) -> list[tuple[int, str, bytes]]:
         """``(rowid, id, line)`` of the latest games, newest first, that seat a version of every
         entrant in ``names`` (none: every game); ``before``: only those stored before that rowid
-        (the next page)."""
-        query = "SELECT rowid, id, line FROM games WHERE rowid < ?"
-        values: list[Any] = [before if before is not None else 2 ** 62]
-        for name in names:
-            query += (" AND EXISTS (SELECT 1 FROM seats JOIN bots ON bots.id = seats.bot "
-                      "WHERE seats.game = games.id AND bots.name = ?)")
-            values.append(name)
-        query += " ORDER BY rowid DESC LIMIT ?"
-        values.append(limit)
-        return [(int(r), str(i), bytes(line)) for r, i, line in self.db.execute(query, values)]
+        (the next page).
+
+        Never a read of every game: a name is resolved to its versions first (an unknown one, or
+        one that never played: no games, at once); the latest ``RECENT_WINDOW`` games are looked
+        through first (where an entrant of the current pool sits often), then the rest are found
+        from the seats of the versions of the name that played least (the index of seats by bot),
+        so a query costs at most the window and that entrant's own games."""
+        below = min(before, 2 ** 63 - 1) if before is not None else 2 ** 63 - 1
+        if not names:
+            return [(int(r), str(i), bytes(line)) for r, i, line in self.db.execute(
+                "SELECT rowid, id, line FROM games WHERE rowid < ? ORDER BY rowid DESC LIMIT ?",
+                (below, limit))]
+        versions = [[int(row[0]) for row in self.db.execute("SELECT id FROM bots WHERE name = ?",
+                                                            (name,))] for name in names]
+        if not all(versions):
+            return []
+        seats = [self.db.execute(  # how often each played, counted up to the window's size
+            f"SELECT COUNT(*) FROM (SELECT 1 FROM seats WHERE bot IN ({_marks(ids)}) LIMIT ?)",
+            (*ids, RECENT_WINDOW + 1)).fetchone()[0] for ids in versions]
+        if min(seats) == 0:
+            return []
+        seated = "".join(f" AND EXISTS (SELECT 1 FROM seats AS s{n} WHERE s{n}.game = games.id "
+                         f"AND +s{n}.bot IN ({_marks(ids)}))" for n, ids in enumerate(versions))
+        every = [bot for ids in versions for bot in ids]
+        found: list[int] = []
+        top = int(self.db.execute("SELECT COALESCE(MAX(rowid), 0) FROM games").fetchone()[0])
+        floor = max(0, min(below, top + 1) - RECENT_WINDOW)
+        if min(seats) > RECENT_WINDOW:  # frequent entrants: their games are likely among the latest
+            found = [int(row[0]) for row in self.db.execute(
+                f"SELECT rowid FROM games WHERE rowid < ? AND rowid >= ?{seated} "
+                f"ORDER BY rowid DESC LIMIT ?", (below, floor, *every, limit))]
+            if len(found) == limit:
+                return self._games_at(found)
+            below = floor
+        driver = versions[seats.index(min(seats))]
+        found += [int(row[0]) for row in self.db.execute(
+            f"SELECT DISTINCT games.rowid FROM seats INDEXED BY seats_by_bot "
+            f"JOIN games ON games.id = seats.game WHERE seats.bot IN ({_marks(driver)}) "
+            f"AND games.rowid < ?{seated} ORDER BY games.rowid DESC LIMIT ?",
+            (*driver, below, *every, limit - len(found)))]
+        return self._games_at(found)
+
+    def _games_at(self, rowids: list[int]) -> list[tuple[int, str, bytes]]:
+        rows = {int(r): (str(i), bytes(line)) for r, i, line in self.db.execute(
+            f"SELECT rowid, id, line FROM games WHERE rowid IN ({_marks(rowids)})", rowids)}
+        return [(r, *rows[r]) for r in rowids]
 
     def faults_of(self, name: str, limit: int = 20) -> list[tuple[str, str, str, str]]:
         """The latest faults of the entrant ``name``'s versions: ``(game id, version, kind,
@@ -594,6 +637,11 @@ def storage_error(path: Path, error: sqlite3.OperationalError, consequence: str)
         full = False
     why = f"{error} (no space left on its disk)" if full else str(error)
     return StorageError(f"{path}: cannot write: {why}; {consequence}")
+
+
+def _marks(values: Sequence[Any]) -> str:
+    """``?, ?, ?``: a placeholder for each of ``values``."""
+    return ", ".join("?" * len(values))
 
 
 def _connect(path: Path, across_threads: bool = False) -> sqlite3.Connection:

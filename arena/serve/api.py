@@ -12,7 +12,7 @@ from arena.league.accounts import Accounts, Participant, Upload
 from arena.league.store import Store
 from arena.serve.auth import bearer_participant, league_store
 from arena.serve.upload import queue_bot, read_upload
-from arena.serve.views import game_json, game_line, game_rows, logs_of
+from arena.serve.views import game_json, game_line, game_rows, logs_of, row_id
 
 router = APIRouter(prefix="/api")
 StoreDep = Annotated[Store, Depends(league_store)]
@@ -34,11 +34,13 @@ async def post_submission(request: Request, caller: Caller) -> dict[str, Any]:
 
 
 @router.get("/submissions/{upload_id}")
-def get_submission(upload_id: int, caller: Caller, store: StoreDep) -> dict[str, Any]:
-    """An upload of the caller's: status, reason, bot and version (404 for anyone else's)."""
-    upload = Accounts(store).upload(upload_id)
+def get_submission(upload_id: str, caller: Caller, store: StoreDep) -> dict[str, Any]:
+    """An upload of the caller's: status, reason, bot and version (404 for anyone else's, and
+    for an id that names none)."""
+    number = row_id(upload_id)
+    upload = None if number is None else Accounts(store).upload(number)
     if upload is None or upload.participant != caller.id:
-        raise HTTPException(404, f"no submission {upload_id} of yours")
+        raise HTTPException(404, f"no submission {upload_id!r} of yours")
     return upload_json(upload)
 
 

@@ -1,6 +1,8 @@
 """The server-rendered pages: one function per page over the league's library, a Jinja2
-template each (autoescaped: every string a bot controls is escaped by the report's rules, HTML's).
-They work without JavaScript, but for the replay, which is the report's viewer."""
+template each. Every value a template prints is made printable (``arena.printable``: controls and
+bidi overrides shown as escapes, as on a terminal), then escaped by HTML's rules (autoescape), by
+the template environment itself. They work without JavaScript, but for the replay, which is the
+report's viewer, fetching its game as JSON."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from functools import cache
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -17,21 +19,27 @@ from arena.league.accounts import Accounts, Participant
 from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.names import name_key
+from arena.printable import printable
 from arena.records.reader import parse_line
 from arena.report.svg import line_plot
 from arena.serve.auth import (
+    CSRF_COOKIE,
     SESSION_COOKIE,
     SESSION_SECONDS,
     check_csrf,
     client_address,
+    cookie,
     csrf_token,
-    is_secure,
+    delete_cookie,
     league_store,
+    new_csrf,
     session_participant,
+    set_cookie,
 )
 from arena.serve.upload import queue_bot, read_upload
 from arena.serve.views import (
     GAME_ID,
+    ROW_ID_MAX,
     decision_stderr,
     game_line,
     game_rows,
@@ -46,12 +54,25 @@ Viewer = Annotated[Participant | None, Depends(session_participant)]
 
 @cache
 def templates() -> Environment:
-    """The page templates (package data), autoescaping every value; ``| entrant`` is the
-    entrant's name of a table's ``NAME@VERSION``, which its page is named by."""
+    """The page templates (package data). Every value a template prints is made ``shown``
+    (printable, then HTML-escaped) by the environment itself, so no template can forget it;
+    ``| entrant`` is the entrant's name of a table's ``NAME@VERSION``, which its page is named by."""
     environment = Environment(loader=PackageLoader("arena.serve", "templates"),
-                              autoescape=select_autoescape(default=True, default_for_string=True))
+                              autoescape=select_autoescape(default=True, default_for_string=True),
+                              finalize=shown)
     environment.filters["entrant"] = entrant_of
     return environment
+
+
+def shown(value: Any) -> Any:
+    """A value as a page prints it, before autoescape: text made ``printable`` (controls and
+    bidi overrides shown as escapes, as on a terminal; lines kept), markup too (a plot the
+    server drew, text a template escaped with ``| e``: the escapes are plain text in HTML)."""
+    if isinstance(value, Markup):
+        return Markup(printable(str(value), lines=True))
+    if isinstance(value, str):
+        return printable(value, lines=True)
+    return value
 
 
 def entrant_of(key: str) -> str:
@@ -119,7 +140,8 @@ def entrant_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -
 
 @router.get("/games", response_class=HTMLResponse)
 def games_page(request: Request, viewer: Viewer, store: StoreDep, entrant: str = "",
-               opponent: str = "", before: int | None = None) -> Response:
+               opponent: str = "",
+               before: Annotated[int | None, Query(ge=1, le=ROW_ID_MAX)] = None) -> Response:
     """The games, newest first, of an entrant (against an opponent): 50 a page."""
     names = tuple(n for n in (entrant, opponent) if n)
     rows, after = game_rows(store, names, 50, before)
@@ -147,18 +169,19 @@ def replay_page(game_id: str, request: Request, viewer: Viewer, store: StoreDep)
     return render(request, "replay.html", viewer=viewer, game_id=game_id)
 
 
-@router.get("/replays/{game_id}.js")
-def replay_script(game_id: str, viewer: Viewer, store: StoreDep) -> Response:
-    """The game for the viewer, as the report's ``games/KEY.js``; stderr only of the viewer's bots
-    (their faults' stderr, and what they wrote while deciding each move)."""
+@router.get("/replays/{game_id}.json")
+def replay_data(game_id: str, viewer: Viewer, store: StoreDep) -> Response:
+    """The game for the viewer, which fetches it: ``{"record", "seed", "said"}``, the arguments
+    of the report's ``games/KEY.js``; stderr only of the viewer's bots (their faults' stderr, and
+    what they wrote while deciding each move). JSON, never script: a page of another site may
+    include a script with this browser's cookies and read what it calls, never read JSON."""
     line = game_line(store, game_id, None if viewer is None else viewer.id)
     if line is None:
         raise HTTPException(404, f"no game {game_id!r}")
     seed = orjson.dumps(str(parse_line(line)["seed"]))  # JavaScript numbers hold 53 bits
     said = None if viewer is None else decision_stderr(store, line, viewer.id)
-    tail = b"" if said is None else b", [], " + orjson.dumps(said)
-    return Response(b"arenaGame(" + line + b", " + seed + tail + b");\n",
-                    media_type="text/javascript", headers={"Cache-Control": "no-store"})
+    return Response(b'{"record":' + line + b',"seed":' + seed + b',"said":'
+                    + orjson.dumps(said) + b"}", media_type="application/json")
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -169,24 +192,23 @@ def login_page(request: Request, viewer: Viewer) -> Response:
 
 @router.post("/login")
 def login(request: Request, token: Annotated[str, Form()], csrf: Annotated[str, Form()]) -> Response:
-    """Exchange a token for a session cookie."""
+    """Exchange a token for a session cookie (and a new pre-session cookie: the tokens of the
+    forms before are worth nothing after)."""
     check_csrf(request, csrf)
-    address = client_address(request)
-    request.app.state.failures.check(address)
     store = Store.open(request.app.state.league)
     try:
         accounts = Accounts(store)
         participant = accounts.by_token(token.strip())
         if participant is None:
-            request.app.state.failures.fail(address)
+            request.app.state.failures.note(client_address(request))
             return render(request, "login.html", status=401, viewer=None,
                           problem="That token is not valid (revoked, or never issued).")
         session = accounts.open_session(participant.id)
     finally:
         store.close()
     response = RedirectResponse("/my", status_code=303)
-    response.set_cookie(SESSION_COOKIE, session, max_age=SESSION_SECONDS, httponly=True,
-                        samesite="strict", secure=is_secure(request), path="/")
+    set_cookie(request, response, SESSION_COOKIE, session, max_age=SESSION_SECONDS)
+    set_cookie(request, response, CSRF_COOKIE, new_csrf())
     return response
 
 
@@ -194,7 +216,7 @@ def login(request: Request, token: Annotated[str, Form()], csrf: Annotated[str, 
 def logout(request: Request, csrf: Annotated[str, Form()]) -> Response:
     """End this browser's session."""
     check_csrf(request, csrf)
-    session = request.cookies.get(SESSION_COOKIE)
+    session = cookie(request, SESSION_COOKIE)
     if session:
         store = Store.open(request.app.state.league)
         try:
@@ -202,7 +224,8 @@ def logout(request: Request, csrf: Annotated[str, Form()]) -> Response:
         finally:
             store.close()
     response = RedirectResponse("/", status_code=303)
-    response.delete_cookie(SESSION_COOKIE, path="/")
+    delete_cookie(request, response, SESSION_COOKIE)
+    set_cookie(request, response, CSRF_COOKIE, new_csrf())
     return response
 
 

@@ -18,6 +18,7 @@ from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.serve.app import create_app
 from arena.serve.builder import Builders
+from arena.serve.connections import BACKLOG, uvicorn_config
 from arena.serve.player import Player
 from arena.settings import SandboxMode
 
@@ -40,6 +41,8 @@ class ServeOptions:
     max_pending: int = 3
     """Uploads a participant may have queued or in the pipeline at once (more: 429)."""
     unsafe_no_sandbox: bool = False
+    forwarded_allow_ips: str | None = None
+    """The reverse proxies whose ``X-Forwarded-For`` and ``-Proto`` are believed (None: none)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -83,9 +86,7 @@ def serve(options: ServeOptions) -> None:
         builders.start()
         if player is not None:
             player.start()
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                                proxy_headers=True, forwarded_allow_ips="127.0.0.1,::1")
-        server = uvicorn.Server(config)
+        server = uvicorn.Server(uvicorn_config(app, options.forwarded_allow_ips))
         try:
             server.run(sockets=[listener])
         finally:
@@ -107,7 +108,7 @@ def _listen(host: str, port: int) -> socket.socket:
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listener.bind(address)
-        listener.listen(128)
+        listener.listen(BACKLOG)
     except OSError as error:
         listener.close()
         raise ConfigError(f"--port {port}: cannot listen on {host}:{port} "

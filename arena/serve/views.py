@@ -36,6 +36,10 @@ from arena.report.stderr import StderrShown
 
 GAME_ID = re.compile(r"s\d{6,}-r\d{1,3}")
 """A league game's id (``arena.records.ids.league_game_id``): the only game path a request names."""
+ROW_ID = re.compile(r"[1-9]\d{0,18}")
+"""A row's number as a request names it (an upload's id, a page's ``before``): SQLite's integers
+hold 63 bits, so a longer or larger number names no row (never an overflow)."""
+ROW_ID_MAX = 2**63 - 1
 LOG_TAIL = 64 * 1024
 """Bytes of the end of each stderr log the owner is shown."""
 
@@ -157,6 +161,14 @@ def _progress(league: Path) -> tuple[list[int], dict[str, list[float | None]]]:
         for row in fit.standings:
             series.setdefault(row.name, [None] * len(marks))[index] = row.rating
     return (marks if total else []), series
+
+
+def row_id(text: str) -> int | None:
+    """The row number ``text`` names, or None when it names none (not a number, or past 63 bits)."""
+    if not ROW_ID.fullmatch(text):
+        return None
+    number = int(text)
+    return number if number <= ROW_ID_MAX else None
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
 // The replay viewer of `arena report`: replay.html?game=KEY loads games/KEY.js (a <script>, since
 // fetch() of local files fails from file://), which calls arenaGame(record) with the game record.
+// Served by `arena league serve`, the page's #replay names its JSON instead (data-json), fetched
+// as {record, seed, said}: the same arguments, never served as a script.
 // Deal by deal, decision by decision: buttons and the arrow keys (left/right: one decision,
 // up/down: one deal); every hand face up, or one seat's view (its own hand only).
 // ?deal=N&step=K opens deal N at its decision K (0: as dealt); the "link" beside the stepper is
@@ -16,7 +18,7 @@
   const SUIT = { C: "♣", D: "♦", H: "♥", S: "♠" };
   const params = new URLSearchParams(location.search);
   const root = document.getElementById("replay");
-  // A served page (arena league serve) names its game and its script on the element instead.
+  // A served page (arena league serve) names its game, and the JSON to fetch, on the element.
   const key = params.get("game") || root.dataset.game || "";
   const status = document.getElementById("status");
 
@@ -384,7 +386,7 @@
     render();
   }
 
-  window.arenaGame = function (record, exactSeed, analysed, said) {
+  function show(record, exactSeed, analysed, said) {
     try {
       if (exactSeed) record.seed = exactSeed;  // the number lost its low digits in JSON.parse
       start(record, analysed, said);
@@ -392,9 +394,23 @@
       status.textContent = "Could not show this game: " + error;
       throw error;
     }
-  };
+  }
+
+  if (root.dataset.json) {
+    // Served: the game is JSON that this page fetches (never a script, which a page of another
+    // site could include with this browser's cookies and read by defining arenaGame).
+    fetch(root.dataset.json, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then((response) => {
+        if (!response.ok) throw new Error("the server answered " + response.status);
+        return response.json();
+      })
+      .then((game) => show(game.record, game.seed, [], game.said),
+        (error) => { status.textContent = "No replay for game " + key + ": " + error.message; });
+    return;
+  }
+  window.arenaGame = show;
   const script = document.createElement("script");
-  script.src = root.dataset.src || "games/" + encodeURIComponent(key) + ".js";
+  script.src = "games/" + encodeURIComponent(key) + ".js";
   script.onerror = () => { status.textContent = "No replay for game " + key + " (games/" + key + ".js is missing)."; };
   document.head.appendChild(script);
 })();

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from arena.errors import ConfigError
-from arena.league.accounts import Accounts, UploadStatus, token_hash
+from arena.league.accounts import (
+    SESSION_IDLE,
+    SESSION_MAX_AGE,
+    SESSIONS_KEPT,
+    Accounts,
+    UploadStatus,
+    token_hash,
+)
 from arena.league.store import DATABASE, Store
 
 from helpers import new_league
@@ -48,9 +56,10 @@ def test_revoke_ends_the_token_and_the_sessions_and_a_new_invite_gives_a_new_tok
     accounts = Accounts(store)
     participant, token = accounts.invite("ada")
     session = accounts.open_session(participant.id)
-    assert accounts.by_session(session, 60) == participant
+    assert accounts.by_session(session) == participant
     accounts.revoke("ada")
-    assert accounts.by_token(token) is None and accounts.by_session(session, 60) is None
+    assert accounts.by_token(token) is None and accounts.by_session(session) is None
+    assert accounts.sessions_of(participant.id) == 0
     again, new_token = accounts.invite("ada")
     assert again.id == participant.id and new_token != token
     assert accounts.by_token(new_token) == participant and accounts.by_token(token) is None
@@ -58,11 +67,48 @@ def test_revoke_ends_the_token_and_the_sessions_and_a_new_invite_gives_a_new_tok
         accounts.revoke("bob")
 
 
-def test_a_session_expires(store: Store):
+def _age(store: Store, session: str, created: float, seen: float) -> None:
+    """Make ``session`` as old as ``created`` seconds, last used ``seen`` seconds ago."""
+    now = time.time()
+    store.db.execute("UPDATE sessions SET created = ?, seen = ? WHERE id_hash = ?",
+                     (now - created, now - seen, token_hash(session)))
+
+
+def test_a_session_expires_when_unused_and_when_old_however_used(store: Store):
     accounts = Accounts(store)
     participant, _ = accounts.invite("ada")
-    session = accounts.open_session(participant.id)
-    assert accounts.by_session(session, 0) is None
+    idle, old, fresh = (accounts.open_session(participant.id) for _ in range(3))
+    _age(store, idle, 60, SESSION_IDLE + 1)
+    _age(store, old, SESSION_MAX_AGE + 1, 0)
+    _age(store, fresh, SESSION_MAX_AGE - 60, SESSION_IDLE - 60)
+    assert accounts.by_session(idle) is None and accounts.by_session(old) is None
+    assert accounts.by_session(fresh) == participant
+    assert accounts.sessions_of(participant.id) == 1  # the expired rows are gone
+
+
+def test_a_session_in_use_lives_on_and_every_expired_one_goes_at_the_next_login(store: Store):
+    accounts = Accounts(store)
+    ada, _ = accounts.invite("ada")
+    bob, _ = accounts.invite("bob")
+    used = accounts.open_session(ada.id)
+    _age(store, used, SESSION_IDLE, SESSION_IDLE - 60)
+    assert accounts.by_session(used) == ada  # its use noted: idle from now on
+    seen = store.db.execute("SELECT seen FROM sessions WHERE id_hash = ?",
+                            (token_hash(used),)).fetchone()[0]
+    assert seen > time.time() - 60
+    abandoned = accounts.open_session(ada.id)
+    _age(store, abandoned, SESSION_IDLE + 2, SESSION_IDLE + 1)
+    accounts.open_session(bob.id)  # anyone's login removes every expired row
+    assert accounts.sessions_of(ada.id) == 1 and accounts.by_session(used) == ada
+
+
+def test_a_participant_keeps_only_their_latest_sessions(store: Store):
+    accounts = Accounts(store)
+    participant, _ = accounts.invite("ada")
+    sessions = [accounts.open_session(participant.id) for _ in range(SESSIONS_KEPT + 5)]
+    assert accounts.sessions_of(participant.id) == SESSIONS_KEPT
+    assert all(accounts.by_session(s) is None for s in sessions[:5])
+    assert all(accounts.by_session(s) == participant for s in sessions[5:])
 
 
 def test_a_name_belongs_to_the_participant_who_entered_it_first(store: Store):

@@ -8,17 +8,22 @@ change what others see (the pending limit, the failed-login limit) come last.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import socket
 import sqlite3
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import orjson
 import pytest
 
-from arena.league.store import DATABASE
+from arena.league.accounts import SESSION_IDLE, SESSION_MAX_AGE, SESSIONS_KEPT, Accounts, token_hash
+from arena.league.store import DATABASE, Store
+from arena.serve.connections import BODY_GRACE_SECONDS, HEADER_BYTES, HEADERS_SECONDS
 
 from helpers import C_BOT, FIRST_BOT, arena, new_league, own_bot, submitted, wait_for
 
@@ -128,13 +133,19 @@ SAYS = Path(__file__).resolve().parents[2] / "bots" / "says_each_decision.py"
 
 
 def logged_in(url: str, token: str) -> httpx.Client:
-    """A browser's session: the login form posted with its CSRF token (the caller closes it)."""
-    client = httpx.Client(base_url=url, timeout=60)
-    form = client.get("/login").text
-    csrf = re.search(r'name="csrf" value="([^"]+)"', form)
-    assert csrf is not None
-    assert client.post("/login", data={"token": token, "csrf": csrf.group(1)}).status_code < 400
+    """A browser's session: the login form posted with its CSRF token from the server's own page
+    (its ``Origin``, as a browser sends it); the caller closes it."""
+    client = httpx.Client(base_url=url, timeout=60, headers={"Origin": url})
+    assert client.post("/login", data={"token": token,
+                                       "csrf": form_token(client, "/login")}).status_code < 400
     return client
+
+
+def form_token(client: httpx.Client, page: str, headers: dict[str, str] | None = None) -> str:
+    """The CSRF token in the form of ``page`` (asked with ``headers``)."""
+    found = re.search(r'name="csrf" value="([^"]+)"', client.get(page, headers=headers).text)
+    assert found is not None
+    return found.group(1)
 
 
 def test_a_replay_shows_each_decisions_stderr_to_its_bots_owner_alone(served, ada_bot):
@@ -153,15 +164,17 @@ def test_a_replay_shows_each_decisions_stderr_to_its_bots_owner_alone(served, ad
 
         wait_for(played, 120, "a game of adasays")
         game = orjson.loads(anonymous.get(f"/api/games/{found[0]}").content)
-        assert b" act 1 plays " not in anonymous.get(f"/replays/{found[0]}.js").content
+        assert b" act 1 plays " not in anonymous.get(f"/replays/{found[0]}.json").content
     seats = [seat for seat, name in enumerate(game["names"]) if name.startswith("adasays@")]
     ada, bob = logged_in(server.url, tokens["ada"]), logged_in(server.url, tokens["bob"])
     try:
-        script = ada.get(f"/replays/{found[0]}.js").content
-        said = orjson.loads(b"[" + script[len(b"arenaGame("):-3] + b"]")[3]["decisions"]
+        replay = ada.get(f"/replays/{found[0]}.json")
+        assert replay.headers["content-type"] == "application/json"
+        assert replay.json()["record"]["id"] == found[0]
+        said = replay.json()["said"]["decisions"]
         assert {seat for _, seat, _ in said} == set(seats)
         assert all(text.startswith(f"seat {seat} act ") for _, seat, text in said)
-        assert b" act 1 plays " not in bob.get(f"/replays/{found[0]}.js").content
+        assert b" act 1 plays " not in bob.get(f"/replays/{found[0]}.json").content
     finally:
         ada.close()
         bob.close()
@@ -241,35 +254,237 @@ def test_the_table_and_the_games(served, ada_bot):
         for bad in ("s999999-r0", "..%2Fleague.db", "%2E%2E"):
             answer = anonymous.get(f"/api/games/{bad}")
             assert answer.status_code == 404 and list(answer.json()) == ["error"]
-        assert anonymous.get("/api/games", params={"limit": 0}).status_code == 422
+        assert anonymous.get("/api/games", params={"limit": 0}).status_code == 400
 
 
-def test_forms_need_their_csrf_token_and_every_answer_carries_the_policy(served):
+def test_forms_cannot_be_forged_with_a_tossed_cookie_or_from_another_origin(served):
     server, tokens, _ = served
+    elsewhere = "http://127.0.0.1:1"  # another port of this host: same site, another origin
     with server.client() as browser:
+        browser.headers["Origin"] = server.url
         page = browser.get("/login")
         assert "script-src 'self'" in page.headers["content-security-policy"]
         assert "unsafe-inline" not in page.headers["content-security-policy"]
         cookie = page.headers["set-cookie"].lower()
         assert "httponly" in cookie and "samesite=strict" in cookie
-        csrf = browser.cookies["arena_csrf"]
-        assert f'name="csrf" value="{csrf}"' in page.text
-        forged = browser.post("/login", data={"token": tokens["ada"], "csrf": "guessed"})
-        assert forged.status_code == 403 and "arena_session" not in browser.cookies
-        logged = browser.post("/login", data={"token": tokens["ada"], "csrf": csrf})
+        presession = browser.cookies["arena_csrf"]
+        token = form_token(browser, "/login")
+        assert token != presession  # bound to the cookie, not equal to it
+        # Cookie tossing: another site sets arena_csrf=x and posts csrf=x.
+        tossed = httpx.post(server.url + "/login", data={"token": tokens["ada"], "csrf": "x"},
+                            headers={"Origin": server.url, "Cookie": "arena_csrf=x"})
+        assert tossed.status_code == 403 and "arena_session" not in tossed.cookies
+        # A pair the attacker fetched for itself, tossed and posted from its own page.
+        foreign = browser.post("/login", data={"token": tokens["ada"], "csrf": token},
+                               headers={"Origin": elsewhere})
+        assert foreign.status_code == 403 and "not from this server" in foreign.text
+        unsaid = browser.post("/login", data={"token": tokens["ada"], "csrf": token},
+                              headers={"Origin": "null"})
+        assert unsaid.status_code == 403 and "arena_session" not in browser.cookies
+        logged = browser.post("/login", data={"token": tokens["ada"], "csrf": token},
+                              headers={"Origin": "null", "Sec-Fetch-Site": "same-origin"})
         assert logged.status_code == 303 and "arena_session" in browser.cookies
+        assert browser.cookies["arena_csrf"] != presession  # a new pre-session at login
         assert browser.get("/my").status_code == 200
-        upload_form = browser.post("/upload", files={"file": ("a.tar.gz", b"x")},
-                                   data={"csrf": "guessed"})
-        assert upload_form.status_code == 403
+        upload_token = form_token(browser, "/upload")
+        assert upload_token != token  # bound to the new session
+        for csrf, origin in ((token, server.url), ("x", server.url), (upload_token, elsewhere)):
+            forged = browser.post("/upload", files={"file": ("a.tar.gz", b"x")},
+                                  data={"csrf": csrf}, headers={"Origin": origin})
+            assert forged.status_code == 403, (csrf, origin)
+        sent = browser.post("/upload", files={"file": ("a.txt", b"x")}, data={"csrf": upload_token})
+        assert sent.status_code == 400 and "not an archive" in sent.text  # past the form's checks
+        with contextlib.closing(logged_in(server.url, tokens["bob"])) as bob:  # tokens of its own
+            assert form_token(bob, "/upload") != upload_token
+            theirs = bob.post("/upload", files={"file": ("a.tar.gz", b"x")},
+                              data={"csrf": upload_token})
+            assert theirs.status_code == 403
         missing = browser.get("/entrants/nobody")
         assert missing.status_code == 404 and "Traceback" not in missing.text
         assert missing.headers["content-type"].startswith("text/html")
-    with server.client() as proxied:  # behind a TLS proxy on this machine, its cookies are Secure
-        behind = proxied.get("/login", headers={"X-Forwarded-Proto": "https"})
-        assert "secure" in behind.headers["set-cookie"].lower()
-    with server.client() as plain:
-        assert "secure" not in plain.get("/login").headers["set-cookie"].lower()
+        out = browser.post("/logout", data={"csrf": upload_token}, headers={"Origin": elsewhere})
+        assert out.status_code == 403 and browser.get("/my").status_code == 200
+
+
+def test_every_answer_is_private_to_this_origin_and_kept_out_of_caches(served):
+    server, tokens, _ = served
+    with contextlib.closing(logged_in(server.url, tokens["ada"])) as browser, \
+            server.client(tokens["ada"]) as api:
+        for answer in (browser.get("/my"), browser.get("/"), browser.get("/entrants/nobody"),
+                       api.get("/api/bots/house-random/logs"), api.get("/api/submissions/1"),
+                       browser.get("/games")):
+            assert answer.headers["cache-control"] == "no-store", answer.url
+            assert answer.headers["cross-origin-resource-policy"] == "same-origin", answer.url
+        static = browser.get("/static/viewer.js")
+        assert static.headers["cross-origin-resource-policy"] == "same-origin"
+        assert static.headers["cache-control"] == "no-cache"
+        assert browser.get("/replays/s000001-r0.js").status_code == 404  # no game as a script
+
+
+def test_forwarded_headers_are_not_believed_from_a_client(served):
+    server, _, _ = served
+    with server.client() as client:
+        behind = client.get("/login", headers={"X-Forwarded-Proto": "https"})
+        assert "secure" not in behind.headers["set-cookie"].lower()
+
+
+def test_behind_a_trusted_proxy_its_forwarded_headers_are_believed(tmp_path: Path):
+    league = new_league(tmp_path / "league")
+    store = Store.open(league)
+    try:
+        _, token = Accounts(store).invite("ada")
+    finally:
+        store.close()
+    server = start_server(league, "--no-play", "--forwarded-allow-ips", "127.0.0.1")
+    try:
+        with server.client("not-a-token") as proxied:
+            page = proxied.get("/login", headers={"X-Forwarded-Proto": "https"})
+            # Secure, and __Host-: no sibling subdomain or plain-http port may set or overwrite it
+            assert page.headers["set-cookie"].startswith("__Host-arena_csrf=")
+            assert "secure" in page.headers["set-cookie"].lower()
+            # the limit counts the client the proxy names, not the proxy
+            codes = [proxied.get("/api/submissions/1", headers={"X-Forwarded-For": "10.0.0.1"})
+                     .status_code for _ in range(11)]
+            assert codes == [401] * 10 + [429]
+            other = proxied.get("/api/submissions/1", headers={"X-Forwarded-For": "10.0.0.2"})
+            assert other.status_code == 401
+        with server.client() as browser:  # the browser saw https://...: its Origin says so
+            headers = {"X-Forwarded-Proto": "https", "Origin": "https://" + server.url.split("//")[1]}
+            page = browser.get("/login", headers=headers)
+            csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+            assert csrf is not None
+            # (a client keeps a Secure cookie for https: sent here by hand, as the proxy would)
+            headers["Cookie"] = f"__Host-arena_csrf={page.cookies['__Host-arena_csrf']}"
+            unprefixed = headers["Cookie"].removeprefix("__Host-")  # as any port could set it
+            assert browser.post("/login", data={"token": token, "csrf": csrf.group(1)},
+                                headers={**headers, "Cookie": unprefixed}).status_code == 403
+            logged = browser.post("/login", data={"token": token, "csrf": csrf.group(1)},
+                                  headers=headers)
+            assert logged.status_code == 303
+            assert {cookie.split("=")[0] for cookie in logged.headers.get_list("set-cookie")} == \
+                {"__Host-arena_session", "__Host-arena_csrf"}
+            assert all("secure" in cookie.lower() for cookie in logged.headers.get_list("set-cookie"))
+            headers["Origin"] = server.url  # http://: not what the browser saw
+            assert browser.post("/login", data={"token": token, "csrf": csrf.group(1)},
+                                headers=headers).status_code == 403
+    finally:
+        assert stop_server(server) in (0, 130)
+
+
+def test_a_huge_or_malformed_number_is_a_400_or_a_404_never_a_500(served):
+    server, tokens, _ = served
+    huge = "9" * 23
+    with server.client(tokens["ada"]) as ada, server.client() as anonymous:
+        for bad in (huge, "9223372036854775808", "-1", "0", "1e3", "abc", "%00"):
+            answer = ada.get(f"/api/submissions/{bad}")
+            assert answer.status_code == 404 and list(answer.json()) == ["error"], bad
+        for bad in (huge, "-5", "abc", "1.5"):
+            assert anonymous.get("/games", params={"before": bad}).status_code == 400, bad
+        assert anonymous.get("/games", params={"before": 2**63 - 1}).status_code == 200
+        assert anonymous.get("/api/games", params={"limit": huge}).status_code == 400
+        for path in (f"/games/s{'9' * 4000}-r1", f"/api/games/s{huge}-r1", f"/replays/s{huge}-r1.json",
+                     f"/entrants/{'x' * 4000}", f"/api/bots/{'x' * 4000}/logs"):
+            code = (ada if path.startswith("/api/bots") else anonymous).get(path).status_code
+            assert code in (403, 404), path
+
+
+def test_bot_text_on_every_page_is_printable(served):
+    server, tokens, tmp = served
+    # (YAML takes no raw C1 character: the manifest has C0 and bidi ones, stderr has C1 too)
+    bot = python_bot(tmp / "ada-esc", "escbot", author="Ada\x1b[2J\x1b]0;owned\x07 \u202eevil",
+                     language="py\u2066thon", stderr="\x1b[31mred\u202e\x9b")
+    with server.client(tokens["ada"]) as ada:
+        assert decided(ada, upload(ada, packed(bot)).json()["id"])["status"] == "accepted"
+        wait_for(lambda: ada.get("/api/games", params={"entrant": "escbot"}).json()["games"]
+                 and ada.get("/api/bots/escbot/logs").json()["logs"], 120,
+                 "a game of escbot, and its log")
+    with contextlib.closing(logged_in(server.url, tokens["ada"])) as browser:
+        for page in ("/", "/entrants/escbot", "/my", "/my/logs/escbot", "/games",
+                     "/head-to-head?a=escbot&b=house-random"):
+            text = browser.get(page).text
+            raw = [c for c in ("\x1b", "\x07", "\x9b", "\u202e", "\u2066") if c in text]
+            assert not raw, (page, raw)
+        entrant = browser.get("/entrants/escbot").text
+        assert "Ada\\x1b[2J\\x1b]0;owned\\x07 \\u202eevil" in entrant and "py\\u2066thon" in entrant
+        assert "\\x1b[31mred\\u202e\\x9b" in browser.get("/my/logs/escbot").text
+
+
+def test_sessions_expire_are_capped_and_end_with_revoke(served):
+    server, _, _ = served
+    token = invite(server.league, "sessions")
+    browsers = [logged_in(server.url, token) for _ in range(SESSIONS_KEPT + 2)]
+    try:
+        with sqlite3.connect(server.league / DATABASE) as db:
+            rows = db.execute("SELECT COUNT(*) FROM sessions JOIN participants ON "
+                              "participants.id = sessions.participant WHERE name = 'sessions'")
+            assert rows.fetchone()[0] == SESSIONS_KEPT
+        assert [b.get("/my").status_code for b in browsers] == [401] * 2 + [200] * SESSIONS_KEPT
+        idle, old = browsers[-1], browsers[-2]
+        with sqlite3.connect(server.league / DATABASE) as db:  # one unused for a day and more
+            db.execute("UPDATE sessions SET seen = seen - ? WHERE id_hash = ?",
+                       (SESSION_IDLE + 1, token_hash(idle.cookies["arena_session"])))
+            db.execute("UPDATE sessions SET created = created - ? WHERE id_hash = ?",
+                       (SESSION_MAX_AGE + 1, token_hash(old.cookies["arena_session"])))
+        assert idle.get("/my").status_code == 401 and old.get("/my").status_code == 401
+        assert browsers[-3].get("/my").status_code == 200
+        assert arena("league", "revoke", server.league, "sessions").returncode == 0
+        assert browsers[-3].get("/my").status_code == 401
+        with sqlite3.connect(server.league / DATABASE) as db:
+            rows = db.execute("SELECT COUNT(*) FROM sessions JOIN participants ON "
+                              "participants.id = sessions.participant WHERE name = 'sessions'")
+            assert rows.fetchone()[0] == 0
+    finally:
+        for browser in browsers:
+            browser.close()
+
+
+def _closed(connection: socket.socket) -> bool:
+    """Whether the server has closed ``connection`` (non-blocking: what it sent is read away)."""
+    try:
+        while connection.recv(65536):
+            pass
+    except BlockingIOError:
+        return False
+    except OSError:  # reset
+        return True
+    return True
+
+
+def test_idle_slow_and_oversized_connections_are_closed_and_others_are_served(served):
+    server, tokens, _ = served
+    address = (urlsplit(server.url).hostname or "", urlsplit(server.url).port or 80)
+    held = [socket.create_connection(address) for _ in range(400)]  # each sends nothing
+    slow_headers = socket.create_connection(address)
+    slow_headers.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+    slow_body = socket.create_connection(address)
+    slow_body.sendall(b"POST /api/submissions HTTP/1.1\r\nHost: x\r\n"
+                      b"Authorization: Bearer " + tokens["ada"].encode() + b"\r\n"
+                      b"Content-Type: multipart/form-data; boundary=b\r\n"
+                      b"Content-Length: 100000\r\n\r\n--b\r\n")
+    oversized = socket.create_connection(address)
+    oversized.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * HEADER_BYTES)  # no end
+    trickled = [slow_headers, slow_body]
+    everything = [*held, *trickled, oversized]
+    try:
+        assert oversized.recv(12) == b"HTTP/1.1 400"
+        for connection in everything:
+            connection.setblocking(False)
+        with server.client() as client:  # the server answers others meanwhile
+            assert client.get("/api/games", params={"limit": 1}).status_code == 200
+
+        def all_closed() -> bool:
+            for connection in trickled:  # a byte now and then: never idle
+                with contextlib.suppress(OSError):
+                    connection.send(b"X")
+            return all(_closed(connection) for connection in everything)
+
+        wait_for(all_closed, HEADERS_SECONDS + BODY_GRACE_SECONDS + 60,
+                 "the server to close the idle and slow connections")
+        with server.client() as client:
+            assert client.get("/api/games", params={"limit": 1}).status_code == 200
+    finally:
+        for connection in everything:
+            connection.close()
 
 
 def test_a_participant_has_at_most_three_uploads_waiting(served):
@@ -282,11 +497,20 @@ def test_a_participant_has_at_most_three_uploads_waiting(served):
     assert codes == [202, 202, 202, 429]
 
 
-def test_failed_logins_are_limited_per_address(served):
+def test_failed_logins_are_limited_per_address_and_a_valid_token_is_never_refused(served, ada_bot):
     server, tokens, _ = served
     with server.client("not-a-token") as wrong:
-        codes = [wrong.get("/api/submissions/1").status_code for _ in range(11)]
+        # X-Forwarded-For from a client (no --forwarded-allow-ips) is not believed: a new
+        # address in it each time is still this one
+        codes = [wrong.get("/api/submissions/1",
+                           headers={"X-Forwarded-For": f"10.1.0.{n}"}).status_code
+                 for n in range(11)]
     first = codes.index(429)  # the failures of the tests before count too
     assert set(codes[:first]) == {401} and set(codes[first:]) == {429}
-    with server.client(tokens["ada"]) as ada:  # a valid token from that address too, for a while
-        assert ada.get("/api/submissions/1").status_code == 429
+    with server.client(tokens["ada"]) as ada:  # a valid token from that address still works
+        assert ada.get("/api/games", params={"limit": 1}).status_code == 200
+        assert ada.get("/api/bots/adabot/logs").status_code == 200
+    with contextlib.closing(logged_in(server.url, tokens["ada"])) as browser:  # and logs in
+        assert browser.get("/my").status_code == 200
+        refused = browser.post("/login", data={"token": "wrong", "csrf": form_token(browser, "/login")})
+        assert refused.status_code == 429

@@ -1,16 +1,26 @@
 """The served pages in headless Chromium (Debian's, driven by Selenium as the report's tests do):
-a participant's whole flow, and every bot-controlled string shown as text, never run.
+a participant's whole flow, every bot-controlled string shown as text, never run, and a hostile
+site (a second server on another loopback port: the same site as the arena, another origin)
+that tosses cookies into the participant's browser to forge their forms, and includes their
+replay to read their stderr, in vain.
 
 Skipped, with the reason, when Chromium, chromedriver or selenium is missing.
 """
 
 from __future__ import annotations
 
+import base64
+import sqlite3
 import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from arena.league.store import DATABASE
 
 from helpers import C_BOT, FIRST_BOT, new_league, own_bot, submitted
 
@@ -131,3 +141,157 @@ def test_no_bot_controlled_text_runs_on_any_page(served, driver):
             assert PAYLOADS[field] in text, (page, field)
         assert driver.execute_script(RAN) == ["undefined", 0], page
     assert console_errors(driver) == []
+
+
+SAYS = Path(__file__).resolve().parents[2] / "bots" / "says_each_decision.py"
+
+
+class HostileSite:
+    """A site on another loopback port (cookies ignore ports: the arena's cookies are its cookies
+    too, and its pages are the same site as the arena's), serving the pages a test gives it."""
+
+    def __init__(self) -> None:
+        pages: dict[str, tuple[list[tuple[str, str]], str]] = {}
+        self.pages = pages
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                headers, body = pages.get(self.path, ([], "no such page"))
+                data = body.encode()
+                self.send_response(200 if self.path in pages else 404)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in headers:
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def hostile() -> Iterator[HostileSite]:
+    site = HostileSite()
+    try:
+        yield site
+    finally:
+        site.close()
+
+
+def log_in(driver: Any, url: str, token: str) -> None:
+    """Log in on the arena's own login page, as the participant does."""
+    from selenium.webdriver.common.by import By
+    driver.delete_all_cookies()
+    driver.get(url + "/login")
+    driver.find_element(By.ID, "token").send_keys(token)
+    driver.find_element(By.ID, "login").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/my"))
+
+
+TOSS = "arena_csrf=x; Path=/"  # the Set-Cookie of the hostile site: the same host, so the arena's
+
+
+def test_a_tossed_cookie_cannot_forge_an_upload(served, driver, hostile):
+    server, token, tmp = served
+    forged = packed(python_bot(tmp / "forged", "forged"))
+    hostile.pages["/upload"] = ([("Set-Cookie", TOSS)], f"""<!DOCTYPE html><body>
+<form id="f" method="post" action="{server.url}/upload" enctype="multipart/form-data">
+<input type="hidden" name="csrf" value="x"><input type="file" name="file" id="file"></form>
+<script>
+const bytes = Uint8Array.from(atob("{base64.b64encode(forged).decode()}"), (c) => c.charCodeAt(0));
+const files = new DataTransfer();
+files.items.add(new File([bytes], "bot.tar.gz"));
+document.getElementById("file").files = files.files;
+document.getElementById("f").submit();
+</script></body>""")
+    from selenium.webdriver.common.by import By
+    log_in(driver, server.url, token)
+    uploads = _uploads(server.league)
+    driver.get(hostile.url + "/upload")
+    wait_for(driver, lambda d: d.current_url.startswith(server.url))
+    assert driver.get_cookie("arena_csrf")["value"] == "x"  # the cookie was tossed
+    assert driver.current_url == server.url + "/upload"  # refused: not redirected to /my
+    assert "not from this server's pages" in driver.find_element(By.ID, "error").text
+    assert _uploads(server.league) == uploads
+    driver.get(server.url + "/my")  # still logged in: nothing else changed
+    assert "Log out ada" in driver.find_element(By.TAG_NAME, "nav").text
+
+
+def test_a_tossed_cookie_cannot_log_the_browser_in_as_another(served, driver, hostile):
+    from selenium.webdriver.common.by import By
+    server, _, _ = served
+    mallory = invite(server.league, "mallory")
+    hostile.pages["/login"] = ([("Set-Cookie", TOSS)], f"""<!DOCTYPE html><body>
+<form id="f" method="post" action="{server.url}/login">
+<input type="hidden" name="csrf" value="x"><input type="hidden" name="token" value="{mallory}"></form>
+<script>document.getElementById("f").submit();</script></body>""")
+    driver.delete_all_cookies()
+    driver.get(server.url + "/")  # a visitor of the arena, logged out: it has a pre-session
+    driver.get(hostile.url + "/login")
+    wait_for(driver, lambda d: d.current_url.startswith(server.url))
+    assert driver.get_cookie("arena_session") is None
+    driver.get(server.url + "/")
+    assert "mallory" not in driver.find_element(By.TAG_NAME, "nav").text
+
+
+def test_another_site_cannot_read_a_replay_with_the_participants_cookies(served, driver, hostile):
+    from selenium.webdriver.common.by import By
+    server, token, tmp = served
+    bot = python_bot(tmp / "says", "saysbot")
+    (bot / "bot.py").write_text(SAYS.read_text())
+    with server.client(token) as ada:
+        assert decided(ada, upload(ada, packed(bot)).json()["id"])["status"] == "accepted"
+        found: list[dict[str, Any]] = []
+
+        def played() -> bool:
+            found[:] = ada.get("/api/games", params={"entrant": "saysbot", "limit": 1}).json()["games"]
+            return bool(found)
+
+        wait_for(driver, lambda _: played())
+        game = ada.get(f"/api/games/{found[0]['id']}").json()
+    game_id, first_deal = game["id"], game["deals"][0]["deal"]
+    log_in(driver, server.url, token)
+    # The arena's own replay shows ada what her bot wrote while deciding: the secret exists.
+    driver.get(f"{server.url}/games/{game_id}?deal={first_deal}&step=99")
+    wait_for(driver, lambda d: d.execute_script(
+        "return document.getElementById('replay').dataset.step !== undefined"))
+    assert " act 1 plays " in driver.execute_script(
+        "return document.getElementById('replay').textContent")
+    hostile.pages["/include"] = ([], f"""<!DOCTYPE html><body><script>
+window.stolen = null; window.included = null; window.fetched = null;
+window.arenaGame = function () {{ window.stolen = JSON.stringify(Array.from(arguments)); }};
+const script = document.createElement("script");
+script.src = "{server.url}/replays/{game_id}.js";
+script.onload = () => {{ window.included = "loaded"; }};
+script.onerror = () => {{ window.included = "refused"; }};
+document.head.appendChild(script);
+const json = document.createElement("script");  // the JSON as a script: neither run nor read
+json.src = "{server.url}/replays/{game_id}.json";
+document.head.appendChild(json);
+fetch("{server.url}/replays/{game_id}.json", {{ credentials: "include" }})
+  .then((answer) => answer.text()).then((text) => {{ window.fetched = text; }})
+  .catch((error) => {{ window.fetched = "refused: " + error; }});
+</script></body>""")
+    driver.get(hostile.url + "/include")
+    wait_for(driver, lambda d: d.execute_script("return window.included !== null && window.fetched !== null"))
+    stolen, fetched = driver.execute_script("return [window.stolen, window.fetched]")
+    assert stolen is None or " act 1 plays " not in stolen, stolen
+    assert fetched.startswith("refused: "), fetched[:200]
+    console_errors(driver)
+    driver.get(server.url + "/")
+    assert driver.find_elements(By.CSS_SELECTOR, "nav form")  # still logged in, nothing broken
+
+
+def _uploads(league: Path) -> list[tuple[int]]:
+    with sqlite3.connect(league / DATABASE) as db:
+        return db.execute("SELECT id FROM uploads").fetchall()

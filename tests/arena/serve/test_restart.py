@@ -73,6 +73,14 @@ def test_a_public_server_needs_a_sandbox(tmp_path: Path):
     assert done.stderr.count("\n") == 1 and "--unsafe-no-sandbox" in done.stderr
 
 
+def test_a_proxy_that_is_no_address_is_one_clear_line(tmp_path: Path):
+    done = arena("league", "serve", new_league(tmp_path / "league"), "--port", "0",
+                 "--forwarded-allow-ips", "127.0.0.1, proxy")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("arena: error: --forwarded-allow-ips: 'proxy' is not an address or a "
+                           "network (such as 127.0.0.1 or 10.0.0.0/8)\n")
+
+
 def test_without_the_serve_extra_it_says_how_to_install_it(tmp_path: Path):
     league = new_league(tmp_path / "league")
     missing = tmp_path / "without" / "fastapi"
