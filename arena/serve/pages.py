@@ -33,10 +33,12 @@ from arena.serve.upload import queue_bot, read_upload
 from arena.serve.views import (
     GAME_ID,
     decision_stderr,
+    fault_rows,
     game_line,
     game_rows,
     logs_of,
     versions_of,
+    viewer_of,
 )
 
 router = APIRouter()
@@ -114,7 +116,7 @@ def entrant_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -
     games, _ = game_rows(store, (name,), 20)
     return render(request, "entrant.html", viewer=viewer, name=name, versions=versions,
                   owner=owner, is_owner=is_owner, row=row, opponents=opponents, plot=plot,
-                  games=games, faults=store.faults_of(name, 20))
+                  games=games, faults=fault_rows(store, name, 20))
 
 
 @router.get("/games", response_class=HTMLResponse)
@@ -151,11 +153,12 @@ def replay_page(game_id: str, request: Request, viewer: Viewer, store: StoreDep)
 def replay_script(game_id: str, viewer: Viewer, store: StoreDep) -> Response:
     """The game for the viewer, as the report's ``games/KEY.js``; stderr only of the viewer's bots
     (their faults' stderr, and what they wrote while deciding each move)."""
-    line = game_line(store, game_id, None if viewer is None else viewer.id)
+    seeing = viewer_of(store, None if viewer is None else viewer.id)
+    line = game_line(store, game_id, seeing)
     if line is None:
         raise HTTPException(404, f"no game {game_id!r}")
     seed = orjson.dumps(str(parse_line(line)["seed"]))  # JavaScript numbers hold 53 bits
-    said = None if viewer is None else decision_stderr(store, line, viewer.id)
+    said = None if viewer is None else decision_stderr(store, line, seeing)
     tail = b"" if said is None else b", [], " + orjson.dumps(said)
     return Response(b"arenaGame(" + line + b", " + seed + tail + b");\n",
                     media_type="text/javascript", headers={"Cache-Control": "no-store"})
