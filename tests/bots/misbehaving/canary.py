@@ -1,18 +1,20 @@
 """Writes CANARY to stderr, then breaks the game the way KIND says: the bot of the tests that what
 a bot writes to stderr reaches nobody but its owner.
 
-usage: canary.py KIND CANARY [WHERE]
+usage: canary.py KIND[,KIND...] CANARY [WHERE]
 
 KIND: exit_before_hello (exits with code 3), hello_timeout (never answers hello), bad_hello (a
 reply that is not JSON), timeout (never answers its first act), malformed (a line that is not
 JSON for its first act), illegal (an action not in legal), crash (exits with code 3 at its first
 act), memory (allocates at its first act until the arena kills it), or none (plays correctly).
+CANARY is written as it starts and again just before it breaks.
 
-WHERE: "always" (the default), or "stored": only where a league keeps its accepted bots
-(``LEAGUE/bots/NAME/VERSION``), not in the staging copy a submission's check-bot runs, so the
-bot is accepted and then breaks the league's games; and there only once: the process that
-breaks writes ``broken`` in its directory first, and the processes after it play correctly, so
-each kind costs a league one fault.
+WHERE: "always" (the default): every process breaks the first KIND's way. "stored": only where a
+league keeps its accepted bots (``LEAGUE/bots/NAME/VERSION``), not in the staging copy that a
+submission's check-bot runs, so the bot is accepted and then breaks the league's games; there
+each KIND once, in turn: the process that breaks counts it in the file ``broken`` in its
+directory first, the next process takes the next KIND, and once all are done the bot plays
+correctly. A league thus records one fault of each KIND, in that order.
 """
 
 import os
@@ -22,38 +24,47 @@ from pathlib import Path
 
 from _protocol import answer, serve, write_line
 
-KIND, CANARY = sys.argv[1], sys.argv[2]
+KINDS, CANARY = sys.argv[1].split(","), sys.argv[2]
 WHERE = sys.argv[3] if len(sys.argv) > 3 else "always"
-MARK = Path("broken")
+COUNT = Path("broken")
 
 
-def breaks() -> bool:
-    """Whether this process breaks its game (and, when stored, is the one that does)."""
+def kind_to_break() -> str:
+    """How this process breaks its game ("none": it does not)."""
     if WHERE == "always":
-        return True
-    if Path.cwd().parent.parent.name != "bots" or MARK.exists():
-        return False
-    MARK.write_text(KIND)
-    return True
+        return KINDS[0]
+    if Path.cwd().parent.parent.name != "bots":  # a submission's check: behave
+        return "none"
+    done = int(COUNT.read_text()) if COUNT.exists() else 0
+    return KINDS[done] if done < len(KINDS) else "none"
+
+
+def counted() -> None:
+    """Count this process's break (before it happens: it may not live to count it after)."""
+    if WHERE == "stored":
+        COUNT.write_text(str(int(COUNT.read_text()) + 1 if COUNT.exists() else 1))
 
 
 def say() -> None:
     print(f"canary {KIND}: {CANARY}", file=sys.stderr, flush=True)
 
 
+KIND = kind_to_break()
 say()
-BREAKS = KIND != "none" and breaks()
-if BREAKS and KIND == "exit_before_hello":
+if KIND in ("exit_before_hello", "hello_timeout", "bad_hello"):
+    counted()
+if KIND == "exit_before_hello":
     sys.exit(3)
-if BREAKS and KIND == "hello_timeout":
+if KIND == "hello_timeout":
     time.sleep(3600)
 
 
-def first_act(message, rng):
-    if message["type"] == "hello":  # on=0: only bad_hello breaks at the hello
+def breaks(message, rng):
+    if KIND == "bad_hello":
         sys.stdout.write("this is not a hello\n")
         sys.stdout.flush()
         return
+    counted()
     say()
     if KIND == "timeout":
         time.sleep(3600)
@@ -72,9 +83,7 @@ def first_act(message, rng):
         answer(message, rng)
 
 
-if not BREAKS:
+if KIND == "none":
     serve()
-elif KIND == "bad_hello":
-    serve(first_act, on=0)
 else:
-    serve(first_act, on=1)
+    serve(breaks, on=0 if KIND == "bad_hello" else 1)
