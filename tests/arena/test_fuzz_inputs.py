@@ -465,7 +465,7 @@ def test_a_canary_in_stderr_through_every_fault_kind_reaches_only_its_owner() ->
         tokens[f"canary-{kind}"] = token
         bots[f"canary-{kind}"] = BotCommand(
             (sys.executable, "-S", str(MISBEHAVING / "canary.py"), kind, text), str(MISBEHAVING))
-    limits = Limits(memory_mb=64, quit_grace_ms=100)  # the sleeping bot ignores quit: killed soon
+    limits = Limits(memory_mb=64)
     # Only the bot that never says hello is given a short start: the others start in time however
     # loaded the machine is. A decision has 500 ms of its own time, no bank: the timeout costs that.
     quick = TimeControl(start_ms=500, move_ms=500, bank_ms=0)

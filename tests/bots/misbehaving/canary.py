@@ -4,7 +4,8 @@ a bot writes to stderr reaches nobody but its owner.
 usage: canary.py KIND[,KIND...] CANARY [WHERE]
 
 KIND: exit_before_hello (exits with code 3), hello_timeout (never answers hello), bad_hello (a
-reply that is not JSON), timeout (never answers its first act), malformed (a line that is not
+reply that is not JSON), timeout (reads on but never answers its first act, and exits at quit, so
+that it costs its allowance and no more), malformed (a line that is not
 JSON for its first act), illegal (an action not in legal), crash (exits with code 3 at its first
 act), memory (allocates at its first act until the arena kills it), or none (plays correctly).
 CANARY is written as it starts and again just before it breaks.
@@ -67,8 +68,8 @@ def breaks(message, rng):
     counted()
     say()
     if KIND == "timeout":
-        time.sleep(3600)
-    elif KIND == "malformed":
+        return
+    if KIND == "malformed":
         sys.stdout.write("thinking... not JSON\n")
         sys.stdout.flush()
     elif KIND == "illegal":
