@@ -10,7 +10,15 @@ class ConfigError(ArenaError):
 
 
 class BotStartError(ArenaError):
-    """A bot that could not be started or failed its handshake."""
+    """A bot that could not be started or failed its handshake.
+
+    The message is the arena's words alone; what the bot wrote to stderr meanwhile is
+    ``stderr_tail``, shown only where its owner looks (the CLI's line adds it; a league's fault
+    keeps it in the fault's private field)."""
+
+    def __init__(self, message: str, stderr_tail: str = "") -> None:
+        super().__init__(message)
+        self.stderr_tail = stderr_tail
 
 
 class ProtocolError(ArenaError):

@@ -21,6 +21,9 @@ SNIPPET_CHARS = 200
 STDERR_TAIL_BYTES = 2048
 """How much of the end of a bot's stderr a fault keeps."""
 
+QUOTED_STDERR_LINES = 5
+"""Lines of a bot's stderr that a failed start shows its user (``quoted_stderr``)."""
+
 
 class FaultKind(enum.Enum):
     """Every way a bot can fail a request (docs/protocol.md, "Faults and what they cost")."""
@@ -49,6 +52,19 @@ def snippet(data: bytes | str, limit: int = SNIPPET_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... [{len(text) - limit} more]"
+
+
+def last_lines(text: str, count: int) -> list[str]:
+    """The last ``count`` non-blank lines of ``text``, stripped."""
+    return [line.strip() for line in text.splitlines() if line.strip()][-count:]
+
+
+def quoted_stderr(stderr_tail: str) -> str:
+    """`` (stderr: LINE | LINE)``: the last lines of a bot's stderr on one line, for the person
+    whose bot it is (``arena play``'s and a run's start error); "" when it wrote nothing. Never
+    part of a fault's detail or an error's message, which others may see."""
+    lines = last_lines(stderr_tail, QUOTED_STDERR_LINES)
+    return f" (stderr: {snippet(' | '.join(lines), 600)})" if lines else ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,8 +90,6 @@ QUIT_GRACE = DEFAULT_LIMITS.quit_grace_ms / 1000
 """Seconds a bot has to exit after ``quit`` by default before its process group is killed."""
 CRASH_GRACE = 0.1
 """Seconds to wait for a bot that closed its stdout to exit, to report its real exit status."""
-STDERR_LINES = 5
-"""Lines of the bot's stderr that a failed start quotes."""
 STALL = 0.025
 """Seconds past its deadline after which a wait counts as having woken up late: the arena itself
 was not running (poll's granularity and a busy machine's wake-up latency stay below it)."""
@@ -262,7 +260,8 @@ class BotProcess:
 
         Raises BotStartError with one line naming the bot and what went wrong: a missing or
         unrunnable command, an exit before ``hello``, a garbled or wrong-id reply, no reply within
-        ``start_timeout`` seconds; the last lines of the bot's stderr are quoted.
+        ``start_timeout`` seconds; the end of the bot's stderr is its ``stderr_tail``, never in
+        the message.
         """
         if self._proc is not None:
             raise RuntimeError(f"bot '{self.name}' is already started")
@@ -308,7 +307,8 @@ class BotProcess:
             self.hello_cpu = answer.cpu
         except BotFaultError as error:
             self.close(grace=0)
-            raise BotStartError(self._handshake_failure(error.fault)) from None
+            raise BotStartError(self._handshake_failure(error.fault),
+                                error.fault.stderr_tail) from None
         protocol = reply.get("protocol", PROTOCOL_VERSION)
         if type(protocol) is not int or protocol != PROTOCOL_VERSION:  # 1.0 and true are not 1
             self.close(grace=0)
@@ -319,16 +319,16 @@ class BotProcess:
         self.hello = reply
 
     def _handshake_failure(self, fault: Fault) -> str:
+        """Why the handshake failed, in the arena's words: what the bot wrote to stderr is not
+        quoted (it is the fault's ``stderr_tail``); a hint made from it only classifies it."""
         where = f"bot '{self.name}'"
-        lines = _last_lines(fault.stderr_tail, STDERR_LINES)
-        said = f" (stderr: {snippet(' | '.join(lines), 600)})" if lines else ""
         if fault.kind is FaultKind.TIMEOUT:
             return (f"{where}: no hello reply within {self.start_timeout * 1000:.0f} ms"
-                    f"{_timeout_note(fault)}{said}")
+                    f"{_timeout_note(fault)}")
         if fault.kind is FaultKind.CRASH:
             hint = start_hint(fault.stderr_tail) if self.sandbox is not None else ""
-            return f"{where}: exited before replying to hello: {fault.detail}{said}{hint}"
-        return f"{where}: bad hello reply: {fault.detail}: {fault.received!r}{said}"
+            return f"{where}: exited before replying to hello: {fault.detail}{hint}"
+        return f"{where}: bad hello reply: {fault.detail}: {fault.received!r}"
 
     def restart(self) -> None:
         """Close the process (quit, grace, kill) and start a fresh one with a new handshake."""
@@ -872,7 +872,3 @@ def _timeout_note(fault: Fault) -> str:
     hint = f": {BLOCKED_HINT}" if "flush" in fault.detail or BLOCKED_HINT in fault.detail else ""
     return f" (used {fault.cpu * 1000:.0f} ms of CPU{hint})"
 
-
-def _last_lines(text: str, count: int) -> list[str]:
-    """The last ``count`` non-blank lines of ``text``, stripped."""
-    return [line.strip() for line in text.splitlines() if line.strip()][-count:]

@@ -25,7 +25,7 @@ from arena.cli.usage import (
     NoArgsIsHelpError,
     UsageError,
 )
-from arena.errors import ArenaError, RunInterrupted
+from arena.errors import ArenaError, BotStartError, RunInterrupted
 from arena.printable import printable
 from engine.errors import EngineError
 
@@ -120,7 +120,7 @@ def main() -> None:
         _say(f"arena: {stopped}")
         sys.exit(130)
     except (ArenaError, EngineError) as error:
-        _say(f"arena: error: {error}")
+        _say(f"arena: error: {error}{_stderr_of(error)}")
         sys.exit(2)
     except KeyboardInterrupt as interrupt:
         _say(f"arena: {interrupt or 'interrupted'}")
@@ -132,6 +132,17 @@ def main() -> None:
         _say(f"arena: error: league database: {error}")
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)  # typer.Exit(N) comes back as N
+
+
+def _stderr_of(error: Exception) -> str:
+    """What a bot that failed to start wrote to stderr, for the line that says so: the person at
+    this terminal runs the bot (``arena play``, a run's first start), so it is theirs to see; the
+    error's message never holds it (``BotStartError.stderr_tail``)."""
+    if not isinstance(error, BotStartError) or not error.stderr_tail:
+        return ""
+    from arena.bots.faults import quoted_stderr
+
+    return quoted_stderr(error.stderr_tail)
 
 
 def _say(message: str) -> None:

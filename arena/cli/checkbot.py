@@ -146,12 +146,15 @@ def _build(manifest: "Manifest", box: "Sandbox | None") -> None:
 
 
 def _print_step(result: "StepResult") -> None:
-    """``PASS  name (312 ms): detail``, continuation lines of the detail indented; the detail
-    made ``printable`` (it quotes the bot: its hello, what it sent, its stderr)."""
+    """``PASS  name (312 ms): detail``, continuation lines of the detail indented, then the end of
+    the bot's stderr behind a failure (the author's own, from the step's ``stderr``); all made
+    ``printable`` (they quote the bot: its hello, what it sent, its stderr)."""
+    from arena.game.checkbot import stderr_lines
+
     timing = "" if result.skipped else f" ({_duration(result.seconds)})"
     first, *rest = printable(result.detail, lines=True).splitlines() or [""]
     typer.echo(f"{result.status}  {result.name}{timing}: {first}")
-    for line in rest:
+    for line in [*rest, *(printable(said) for said in stderr_lines(result.stderr))]:
         typer.echo(f"      {line}")
 
 

@@ -256,14 +256,21 @@ def export_command(
              "league but its export/ folder.", show_default=False)] = None,
     force: Annotated[bool, typer.Option(
         "--force", help="Replace --out when it exists (a file the league did not write).")] = False,
+    with_stderr: Annotated[bool, typer.Option(
+        "--with-stderr", help="Keep each fault's stderr_tail (what the bots wrote to stderr, "
+                              "their owners' alone): for your own copy, not one to publish.")] = False,
 ) -> None:
-    """Write every game, old versions' too, as a tournament's games.jsonl (for arena table)."""
+    """Write every game, old versions' too, as a tournament's games.jsonl (for arena table).
+
+    The export is what anyone may see of the games: the bots' stderr is left out of every fault
+    unless --with-stderr.
+    """
     from arena.league.status import EXPORT_DIR, export_games
     from arena.records.reader import RESULTS_FILE
 
     path = out if out is not None else league / EXPORT_DIR / RESULTS_FILE
     try:
-        count = export_games(league, path, force=force)
+        count = export_games(league, path, force=force, with_stderr=with_stderr)
     except OSError as error:  # a full disk is often seen only at close, where no file is named
         raise ConfigError(f"--out: {path}: cannot write the export: "
                           f"{error.strerror or error}") from None

@@ -125,11 +125,19 @@ def preflight(settings: RunSettings) -> None:
 
 
 def _start(bot: BotProcess) -> None:
-    """Start or restart a bot; a failure leaves it stopped with the reason as its last fault."""
+    """Start or restart a bot; a failure leaves it stopped with the reason as its last fault: the
+    arena's words in its detail, the bot's stderr in its ``stderr_tail`` (its owner's to see),
+    how the process ended (exit code, signal, memory peak) as data."""
     try:
         bot.restart()
     except BotStartError as error:
-        bot.last_fault = Fault(FaultKind.CRASH, bot.name, f"could not be started: {error}")
+        ended = bot.last_fault  # the handshake's own fault (None when the spawn failed)
+        bot.last_fault = Fault(
+            FaultKind.CRASH, bot.name, f"could not be started: {error}",
+            stderr_tail=error.stderr_tail,
+            exit_code=None if ended is None else ended.exit_code,
+            signal=None if ended is None else ended.signal,
+            memory_peak_mb=None if ended is None else ended.memory_peak_mb)
 
 
 _LOCAL = threading.local()

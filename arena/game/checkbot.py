@@ -54,7 +54,14 @@ from typing import Any
 import orjson
 
 import engine
-from arena.bots.faults import BotFaultError, Fault, FaultKind, snippet
+from arena.bots.faults import (
+    QUOTED_STDERR_LINES,
+    BotFaultError,
+    Fault,
+    FaultKind,
+    last_lines,
+    snippet,
+)
 from arena.bots.process import BotProcess, Reply, close_bots
 from arena.bots.sandbox import Sandbox
 from arena.errors import BotStartError, ConfigError
@@ -86,6 +93,9 @@ QUIT = "quit"
 
 _DETAIL_CHARS = 120
 
+Verdict = tuple[bool, str, str]
+"""A step's outcome: passed, its detail, the bot's stderr behind a failure (``StepResult``)."""
+
 SLOW_CHECK_SECONDS = 60.0
 """A check expected to take longer than this says so early (``on_note``)."""
 ANSWERS_BEFORE_ESTIMATE = 8
@@ -94,13 +104,19 @@ ANSWERS_BEFORE_ESTIMATE = 8
 
 @dataclass(frozen=True)
 class StepResult:
-    """One step of the check: its name, whether it passed (or was skipped), why, and how long."""
+    """One step of the check: its name, whether it passed (or was skipped), why, and how long.
+
+    ``stderr``: the end of what the bot wrote to stderr before the failure the detail reports
+    (the first fault's, or the failed start's). It is the bot's author's to read (check-bot shows
+    it, ``stderr_lines``; a league keeps it in the submission's report, its owner's), and never
+    part of ``detail``, which a league's rejection reason is made from."""
 
     name: str
     passed: bool
     detail: str
     seconds: float
     skipped: bool = False
+    stderr: str = ""
 
     @property
     def status(self) -> str:
@@ -285,7 +301,12 @@ class _CheckedBot(BotProcess):
 
 
 class _NotStarted(Exception):
-    """A process of the bot could not be started; the message says why."""
+    """A process of the bot could not be started; the message says why, ``stderr_tail`` what the
+    bot wrote meanwhile."""
+
+    def __init__(self, message: str, stderr_tail: str) -> None:
+        super().__init__(message)
+        self.stderr_tail = stderr_tail
 
 
 class _Check:
@@ -343,7 +364,7 @@ class _Check:
         try:
             bot.start()
         except BotStartError as error:
-            self.report(START, False, start_failure(bot, error), started)
+            self.report(START, False, start_failure(bot, error), started, error.stderr_tail)
             return None
         hello = bot.hello or {}
         name = hello.get("name")
@@ -367,14 +388,14 @@ class _Check:
             while len(bots) < PLAYERS:
                 bots.append(self.started_bot(f"seat {len(bots)}"))
         except _NotStarted as error:
-            self.report(step, False, str(error), started)
+            self.report(step, False, str(error), started, error.stderr_tail)
             return None
         outcome = self.play(game, bots)
         problem = game_problem(outcome)
         if problem is None:
             problem = self.missing_kinds(game, outcome.record)
         if problem is not None:
-            self.report(step, False, problem, started)
+            self.report(step, False, problem, started, game_stderr(outcome))
             return None
         short = engine.game(game).info.short_options
         options = ", ".join(f"{k}={v}" for k, v in short.items())
@@ -382,7 +403,7 @@ class _Check:
                     f"{describe_game(outcome.record, bots)}", started)
         return bots
 
-    def step_persistence(self, game: str, bots: list[_CheckedBot]) -> tuple[bool, str]:
+    def step_persistence(self, game: str, bots: list[_CheckedBot]) -> Verdict:
         """Step 3: the same processes play another game."""
         outcome = self.play(game, bots)
         problem = game_problem(outcome)
@@ -390,11 +411,11 @@ class _Check:
             crashed = any(f["kind"] == FaultKind.CRASH.value for f in outcome.record["faults"])
             hint = ("\n(a bot must stay for the next game_start after game_end, and reset its "
                     "per-game state there)") if crashed else ""
-            return False, problem + hint
+            return False, problem + hint, game_stderr(outcome)
         return True, (f"the same {PLAYERS} processes played {game}: "
-                      f"{describe_game(outcome.record, bots)}")
+                      f"{describe_game(outcome.record, bots)}"), ""
 
-    def step_unknown(self, game: str, bots: list[_CheckedBot]) -> tuple[bool, str]:
+    def step_unknown(self, game: str, bots: list[_CheckedBot]) -> Verdict:
         """Step 4: a game with an unknown field in every message and an unknown message per act."""
         for bot in bots:
             bot.noisy = True
@@ -408,10 +429,10 @@ class _Check:
                 f"and each act came after a message of unknown type {UNKNOWN_MESSAGE['type']!r}")
         problem = game_problem(outcome)
         if problem is not None:
-            return False, f"{problem}\nin a game where {what}"
-        return True, f"{what}: all {acts} acts answered legally, no faults"
+            return False, f"{problem}\nin a game where {what}", game_stderr(outcome)
+        return True, f"{what}: all {acts} acts answered legally, no faults", ""
 
-    def step_time(self, game: str, bots: list[_CheckedBot]) -> tuple[bool, str]:
+    def step_time(self, game: str, bots: list[_CheckedBot]) -> Verdict:
         """Step 5: one act squeezed to 1 ms, then a restart and a game with no time bank."""
         bot = bots[0]
         bot.squeezed = None
@@ -423,9 +444,10 @@ class _Check:
         others = [f for f in outcome.record["faults"]
                   if not (timed_out and f["seat"] == 0 and f["kind"] == FaultKind.TIMEOUT.value)]
         if others:
-            return False, f"with one act of time_ms {SQUEEZE_MS}: {fault_report(others)}"
+            return (False, f"with one act of time_ms {SQUEEZE_MS}: {fault_report(others)}",
+                    others[0]["stderr_tail"])
         if squeezed is None:
-            return False, f"seat 0 was never asked to act in {game}"
+            return False, f"seat 0 was never asked to act in {game}", ""
         if isinstance(squeezed, Fault):
             first = (f"an act with time_ms {SQUEEZE_MS} got no reply in time: recorded as a "
                      "timeout, the arena played the seat's remaining decisions")
@@ -436,7 +458,8 @@ class _Check:
         try:
             bot.restart()
         except BotStartError as error:
-            return False, f"{first}; then the restart failed: {start_failure(bot, error)}"
+            return (False, f"{first}; then the restart failed: {start_failure(bot, error)}",
+                    error.stderr_tail)
         restart_ms = (perf_counter() - started) * 1000
         strict = dataclasses.replace(self.time_control, bank_ms=0)
         outcome = self.play(game, bots, strict)
@@ -444,10 +467,10 @@ class _Check:
         problem = game_problem(outcome)
         if problem is not None:
             return False, (f"{first}; restarted in {restart_ms:.0f} ms; then in a game with no "
-                           f"time bank (move_ms {move_ms}): {problem}")
+                           f"time bank (move_ms {move_ms}): {problem}"), game_stderr(outcome)
         return True, (f"{first}; the process was restarted (hello in {restart_ms:.0f} ms) and "
                       f"then played a game with no time bank, every answer within move_ms "
-                      f"{move_ms} ({slowest(bots)})")
+                      f"{move_ms} ({slowest(bots)})"), ""
 
     def step_quit(self) -> None:
         """Step 6: quit every clean running process; each must exit by itself within the grace."""
@@ -460,7 +483,7 @@ class _Check:
             try:
                 running = [self.started_bot("a fresh process")]
             except _NotStarted as error:
-                self.report(QUIT, False, str(error), started)
+                self.report(QUIT, False, str(error), started, error.stderr_tail)
                 return
             note = " (a fresh process: none was left running without a fault)"
         started = perf_counter()
@@ -481,8 +504,7 @@ class _Check:
 
     # -- helpers --------------------------------------------------------------------------------
 
-    def guarded(self, name: str, bots: list[_CheckedBot],
-                body: Callable[[], tuple[bool, str]]) -> None:
+    def guarded(self, name: str, bots: list[_CheckedBot], body: Callable[[], Verdict]) -> None:
         """Run a step that plays on existing processes, restarting first those that faulted."""
         started = perf_counter()
         for bot in bots:
@@ -491,10 +513,10 @@ class _Check:
                     bot.restart()
                 except BotStartError as error:
                     self.skip(name, f"could not restart the bot after the failure above: "
-                              f"{start_failure(bot, error)}", started)
+                              f"{start_failure(bot, error)}", started, error.stderr_tail)
                     return
-        passed, detail = body()
-        self.report(name, passed, detail, started)
+        passed, detail, stderr = body()
+        self.report(name, passed, detail, started, stderr)
 
     def new_bot(self) -> _CheckedBot:
         bot = _CheckedBot(self.name, self.argv, cwd=self.workdir, limits=self.limits,
@@ -524,7 +546,8 @@ class _Check:
         try:
             bot.start()
         except BotStartError as error:
-            raise _NotStarted(f"could not start {what}: {start_failure(bot, error)}") from None
+            raise _NotStarted(f"could not start {what}: {start_failure(bot, error)}",
+                              error.stderr_tail) from None
         return bot
 
     def play(self, game: str, bots: list[_CheckedBot],
@@ -548,12 +571,14 @@ class _Check:
         return (f"the game never asked for a {' or '.join(missing)} decision, so it is unchecked "
                 f"(try another --seed)")
 
-    def report(self, name: str, passed: bool, detail: str, started: float) -> None:
-        self.add(StepResult(name, passed, detail, perf_counter() - started))
+    def report(self, name: str, passed: bool, detail: str, started: float,
+               stderr: str = "") -> None:
+        self.add(StepResult(name, passed, detail, perf_counter() - started, stderr=stderr))
 
-    def skip(self, name: str, reason: str, started: float | None = None) -> None:
+    def skip(self, name: str, reason: str, started: float | None = None,
+             stderr: str = "") -> None:
         seconds = 0.0 if started is None else perf_counter() - started
-        self.add(StepResult(name, False, reason, seconds, skipped=True))
+        self.add(StepResult(name, False, reason, seconds, skipped=True, stderr=stderr))
 
     def add(self, result: StepResult) -> None:
         self.results.append(result)
@@ -599,6 +624,21 @@ def slowest(bots: Sequence[_CheckedBot]) -> str:
     return f"slowest answer {ms:.2f} ms" if ms < 1 else f"slowest answer {ms:.1f} ms"
 
 
+def game_stderr(outcome: GameOutcome) -> str:
+    """The stderr tail of the game's first fault (what ``game_problem`` reports), or ""."""
+    faults = outcome.record["faults"]
+    return str(faults[0]["stderr_tail"]) if faults else ""
+
+
+def stderr_lines(stderr: str) -> list[str]:
+    """A step's stderr as check-bot shows it after the detail: its last non-blank lines (as many
+    as a failed start shows, ``QUOTED_STDERR_LINES``), each cut to ``_DETAIL_CHARS``, the first
+    labelled ``stderr:``."""
+    lines = last_lines(stderr, QUOTED_STDERR_LINES)
+    return [f"{'stderr:' if index == 0 else '':<10}{snippet(line, _DETAIL_CHARS)}"
+            for index, line in enumerate(lines)]
+
+
 def game_problem(outcome: GameOutcome) -> str | None:
     """The faults of a game as a report, or None for a clean game."""
     faults = outcome.record["faults"]
@@ -608,17 +648,14 @@ def game_problem(outcome: GameOutcome) -> str | None:
 
 
 def fault_report(faults: Sequence[Mapping[str, Any]]) -> str:
-    """The first fault in full (kind, where, detail, what was sent and received, stderr), then a
-    one-line summary of the others."""
+    """The first fault in full (kind, where, detail, what was sent and received), then a one-line
+    summary of the others. Its stderr is not in it: the step's ``stderr`` (``game_stderr``)."""
     first = faults[0]
     lines = [f"{first['kind']}: {first['detail']} (seat {first['seat']}, deal {first['deal']}, "
              f"decision {first['decision']})"]
     if first["sent"]:
         lines.append(f"sent:     {snippet(first['sent'], _DETAIL_CHARS)}")
     lines.append(f"received: {snippet(first['received'], _DETAIL_CHARS) or '(nothing)'}")
-    stderr = [line for line in first["stderr_tail"].splitlines() if line.strip()][-3:]
-    for index, line in enumerate(stderr):
-        lines.append(f"{'stderr:' if index == 0 else '':<10}{snippet(line, _DETAIL_CHARS)}")
     if len(faults) > 1:
         others = ", ".join(f"seat {f['seat']} {f['kind']}" for f in faults[1:6])
         more = f", ... ({len(faults) - 6} more)" if len(faults) > 6 else ""

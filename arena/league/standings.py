@@ -14,8 +14,9 @@ from arena.plans.seating import neighbour_counts
 from arena.ratings.defaults import RESAMPLES
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import Flag, Ratings, Standing, rate
-from arena.records.reader import current_line, parse_line
+from arena.records.reader import parse_line
 from arena.records.result import rating_input
+from arena.records.visible import Viewer, visible_line
 from arena.settings import RatingModel
 
 MATCHMAKER_RESAMPLES = 200
@@ -163,11 +164,12 @@ class StandingsCache:
             self._last_set = set_id
 
 
-def export_lines(store: Store) -> Iterator[bytes]:
+def export_lines(store: Store, viewer: Viewer) -> Iterator[bytes]:
     """Every game's line, as ``arena run`` writes them (entrants named ``NAME@VERSION``), in the
-    current format (``arena.records.reader.current_line``), without its newline."""
+    current format, without its newline, as ``viewer`` may see it (``visible_line``: the bots'
+    stderr only where the viewer may see it)."""
     for line in store.lines():
-        yield current_line(line)
+        yield visible_line(line, viewer)
 
 
 def matchmaker_entrants(store: Store, seed: int = 0,

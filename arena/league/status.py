@@ -28,6 +28,7 @@ from arena.printable import printable
 from arena.ratings.defaults import RESAMPLES
 from arena.ratings.table import FORMATS, render_table
 from arena.records.reader import RESULTS_FILE
+from arena.records.visible import ANYONE, ORGANISER, visible_detail
 
 EXPORT_DIR = "export"
 """The league's own folder for exports (the default ``--out`` is ``export/games.jsonl``)."""
@@ -97,7 +98,7 @@ def league_status(directory: Path) -> str:
     if note is not None:
         lines += ["", printable(note)]
     fault_lines = [f"  {printable(bot.key)}: {printable(kind)} in {printable(game)}: "
-                   f"{printable(detail[:100])}"
+                   f"{printable(visible_detail(detail)[:100])}"
                    for bot in bots for game, kind, detail in recent.get(bot.id, [])]
     if fault_lines:
         lines += ["", "recent faults:", *fault_lines]
@@ -164,8 +165,13 @@ def _submissions(directory: Path) -> list[str]:
     return lines
 
 
-def export_games(directory: Path, out: Path, *, force: bool = False) -> int:
+def export_games(directory: Path, out: Path, *, force: bool = False,
+                 with_stderr: bool = False) -> int:
     """Write every stored game to ``out`` as ``arena run``'s games.jsonl lines; the count.
+
+    An export is made to be handed on (published results, another machine's ``arena table``), so
+    it holds what anyone may see (``arena.records.visible``): every fault's ``stderr_tail`` is
+    empty, unless ``with_stderr`` (the organiser's own copy, every bot's stderr kept).
 
     ConfigError for a path inside the league other than its ``export/`` folder (its database, its
     bots: never, even with ``force``), and for an existing file elsewhere unless ``force``. The
@@ -180,7 +186,7 @@ def export_games(directory: Path, out: Path, *, force: bool = False) -> int:
         count = 0
         try:
             with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb") as handle:
-                for line in export_lines(store):
+                for line in export_lines(store, ORGANISER if with_stderr else ANYONE):
                     handle.write(line + b"\n")
                     count += 1
                 handle.flush()
@@ -195,14 +201,16 @@ def export_games(directory: Path, out: Path, *, force: bool = False) -> int:
 
 
 def league_games(directory: Path) -> bytes | None:
-    """Every game of the league in ``directory`` as ``export`` writes them (one line each, each
-    ending in a newline), or None when ``directory`` holds no league: what ``arena report`` reads
-    of a league given itself rather than its export."""
+    """Every game of the league in ``directory`` as ``export --with-stderr`` writes them (one line
+    each, each ending in a newline), or None when ``directory`` holds no league: what ``arena
+    report`` reads of a league given itself rather than its export. The organiser's view, every
+    bot's stderr kept: the report of a league's own directory also shows each decision's stderr
+    from its logs; a report to publish is made from an export."""
     if not (directory / DATABASE).is_file():
         return None
     store = Store.open(directory)
     try:
-        return b"".join(line + b"\n" for line in export_lines(store))
+        return b"".join(line + b"\n" for line in export_lines(store, ORGANISER))
     finally:
         store.close()
 

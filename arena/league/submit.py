@@ -36,7 +36,7 @@ import orjson
 
 from arena.bots.manifest import MANIFEST, Manifest, build_bot, load_manifest, manifest_file
 from arena.errors import ConfigError, RunInterrupted
-from arena.game.checkbot import StepResult, check_bot
+from arena.game.checkbot import StepResult, check_bot, stderr_lines
 from arena.league.archive import bot_root, copy_tree, is_archive, seal, stored_problems, unpack
 from arena.league.defaults import LOCK_WAIT
 from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, remove_leftovers
@@ -176,7 +176,9 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
         first, *more = result.detail.splitlines() or [""]
         lines.append(f"{result.status}  {result.name}: {first}")
         if result.status == "FAIL":  # what was sent and came back, the stderr: as check-bot shows
-            lines.extend(f"      {line}" for line in more)
+            # The report is its submitter's (and the organiser's) to read; the reason, made from
+            # the detail alone, holds no stderr (arena.game.checkbot.StepResult).
+            lines.extend(f"      {line}" for line in [*more, *stderr_lines(result.stderr)])
         if on_step is not None:
             on_step(result)
 

@@ -9,6 +9,7 @@
   rule for records is there).
 - ``check``: what a line must hold, after its upgrade.
 - ``reader``: the one reader of results files: parse, upgrade, check.
+- ``visible``: what of a record a viewer may see (a bot's stderr: its owner's and the organiser's).
 
 It imports only the engine and the arena's shared values (``arena.settings``, ``arena.errors``,
 ``arena.bots.faults``), so the referee, executors, runs, ratings, report and league all use it.

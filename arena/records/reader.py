@@ -17,7 +17,7 @@ store and export all read lines here, so they agree on what a file holds:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -264,16 +264,3 @@ def _is_bare(obj: dict[str, Any]) -> bool:
     """A bare result object: not a line, never upgraded."""
     return "result" not in obj and "entrants" in obj
 
-
-def line_without_stderr(raw: bytes, keep: Collection[str] = ()) -> bytes:
-    """A stored line in the current format, without its newline, with the ``stderr_tail`` of
-    every fault emptied but those of the seats whose bot (``names``) is in ``keep``: a game shown
-    to one participant shows them their own bots' stderr only."""
-    record = parse_line(raw)
-    names = record.get("names", [])
-    for fault in record.get("faults", []):
-        seat = fault.get("seat")
-        own = isinstance(seat, int) and 0 <= seat < len(names) and names[seat] in keep
-        if fault.get("stderr_tail") and not own:
-            fault["stderr_tail"] = ""
-    return serialise(record).rstrip(b"\n")

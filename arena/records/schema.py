@@ -139,6 +139,9 @@ class Field:
     """Written exactly where the field ``beside`` is (``bid_ms`` beside ``bids``)."""
     measured: bool = False
     """A time measured while playing: two plays of the same game differ in it."""
+    private: bool = False
+    """What the bot wrote for itself (its stderr): a string shown only to the bot's owner and the
+    organiser, emptied for anyone else (``arena.records.visible``)."""
 
     @property
     def required(self) -> bool:
@@ -239,10 +242,11 @@ FAULT = Part("A fault", "faults[i]", (
     Field("kind", one_of(kind.value for kind in FaultKind), "What went wrong (docs/protocol.md)."),
     Field("bot", STRING, "The bot's name."),
     Field("seat", INT, "Its seat."),
-    Field("detail", STRING, "One line: what went wrong."),
+    Field("detail", STRING, "One line: what went wrong, in the arena's words (it never quotes "
+          "the bot's stderr: that is `stderr_tail`)."),
     Field("sent", STRING, "The request that faulted (cut to 200 characters)."),
     Field("received", STRING, "What came back, if anything (cut to 200 characters)."),
-    Field("stderr_tail", STRING, "The end of the bot's stderr (up to 2 KB)."),
+    Field("stderr_tail", STRING, "The end of the bot's stderr (up to 2 KB).", private=True),
     Field("elapsed_ms", nullable(NUMBER),
           "From the request to the fault; null when no request was being timed."),
     Field("exit_code", nullable(INT), "A crash: the exit status of a bot that exited by itself.",
@@ -351,5 +355,8 @@ def markdown_table(part: Part) -> str:
             meaning = f"Only for {field.when}. {meaning}"
         if field.older is not None:
             meaning += f" Lines without it (format 1): {field.older.text}."
+        if field.private:
+            meaning += (" Private: a served league shows it to the bot's owner alone, and `league "
+                        "export` empties it unless given `--with-stderr` (docs/serve.md).")
         rows.append(f"| `{field.name}` | {field.type.text} | {field.since} | {meaning} |")
     return "\n".join(rows)

@@ -12,7 +12,7 @@ from arena.league.accounts import Accounts, Participant, Upload
 from arena.league.store import Store
 from arena.serve.auth import bearer_participant, league_store
 from arena.serve.upload import queue_bot, read_upload
-from arena.serve.views import game_json, game_line, game_rows, logs_of, row_id
+from arena.serve.views import game_json, game_line, game_rows, logs_of, row_id, viewer_of
 
 router = APIRouter(prefix="/api")
 StoreDep = Annotated[Store, Depends(league_store)]
@@ -69,7 +69,7 @@ def get_games(store: StoreDep, entrant: str | None = None,
 def get_game(game_id: str, request: Request, store: StoreDep) -> Response:
     """The game's record as in games.jsonl; a fault's stderr only to the owner of its bot."""
     participant = bearer_participant(request) if "authorization" in request.headers else None
-    line = game_line(store, game_id, None if participant is None else participant.id)
+    line = game_line(store, game_id, viewer_of(store, None if participant is None else participant.id))
     if line is None:
         raise HTTPException(404, f"no game {game_id!r}")
     return Response(line, media_type="application/json")

@@ -41,10 +41,12 @@ from arena.serve.views import (
     GAME_ID,
     ROW_ID_MAX,
     decision_stderr,
+    fault_rows,
     game_line,
     game_rows,
     logs_of,
     versions_of,
+    viewer_of,
 )
 
 router = APIRouter()
@@ -135,7 +137,7 @@ def entrant_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -
     games, _ = game_rows(store, (name,), 20)
     return render(request, "entrant.html", viewer=viewer, name=name, versions=versions,
                   owner=owner, is_owner=is_owner, row=row, opponents=opponents, plot=plot,
-                  games=games, faults=store.faults_of(name, 20))
+                  games=games, faults=fault_rows(store, name, 20))
 
 
 @router.get("/games", response_class=HTMLResponse)
@@ -175,11 +177,12 @@ def replay_data(game_id: str, viewer: Viewer, store: StoreDep) -> Response:
     of the report's ``games/KEY.js``; stderr only of the viewer's bots (their faults' stderr, and
     what they wrote while deciding each move). JSON, never script: a page of another site may
     include a script with this browser's cookies and read what it calls, never read JSON."""
-    line = game_line(store, game_id, None if viewer is None else viewer.id)
+    seeing = viewer_of(store, None if viewer is None else viewer.id)
+    line = game_line(store, game_id, seeing)
     if line is None:
         raise HTTPException(404, f"no game {game_id!r}")
     seed = orjson.dumps(str(parse_line(line)["seed"]))  # JavaScript numbers hold 53 bits
-    said = None if viewer is None else decision_stderr(store, line, viewer.id)
+    said = None if viewer is None else decision_stderr(store, line, seeing)
     return Response(b'{"record":' + line + b',"seed":' + seed + b',"said":'
                     + orjson.dumps(said) + b"}", media_type="application/json")
 

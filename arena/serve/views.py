@@ -2,7 +2,9 @@
 --format json`` makes it, kept fresh in the background), games, entrants, logs.
 
 No view computes what a library function already does: the table is ``league_table``'s JSON,
-a game is its stored line (``arena.records``), a version is the store's.
+a game is its stored line (``arena.records``), a version is the store's. Every view that shows a
+game, or a fault of one, shows it as ``arena.records.visible`` lets the viewer see it
+(``viewer_of``): a bot's stderr to its owner alone.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from arena.names import name_key
 from arena.printable import printable
 from arena.ratings.defaults import RESAMPLES
 from arena.ratings.model import rate
-from arena.records.reader import line_without_stderr, parse_line
+from arena.records.reader import parse_line
+from arena.records.visible import ANYONE, Viewer, visible_detail, visible_line, visible_record
 from arena.report.stderr import StderrShown
 
 GAME_ID = re.compile(r"s\d{6,}-r\d{1,3}")
@@ -183,11 +186,12 @@ class GameRow:
 
 def game_rows(store: Store, names: tuple[str, ...] = (), limit: int = 50,
               before: int | None = None) -> tuple[list[GameRow], int | None]:
-    """The latest games seating every entrant in ``names``, and the rowid to page on from."""
+    """The latest games seating every entrant in ``names``, and the rowid to page on from; a list
+    is the same for every viewer: what anyone may see of each game."""
     found = store.recent_games(names, limit, before)
     rows = []
     for _, game_id, line in found:
-        record = parse_line(line)
+        record = visible_record(parse_line(line), ANYONE)
         result = record["result"]
         rows.append(GameRow(game_id, [str(e) for e in result["entrants"]],
                             [int(r) for r in result["ranks"]], len(record.get("faults", []))))
@@ -200,31 +204,40 @@ def game_json(row: GameRow) -> dict[str, Any]:
     return {"id": row.id, "entrants": row.entrants, "places": row.places, "faults": row.faults}
 
 
-def owned_keys(store: Store, participant: int | None) -> set[str]:
-    """The ``NAME@VERSION`` keys of every version of the entrants ``participant`` owns."""
+def viewer_of(store: Store, participant: int | None) -> Viewer:
+    """``participant`` (None: an anonymous visitor) as a viewer of records: the ``NAME@VERSION``
+    keys of every version of the entrants they own."""
     if participant is None:
-        return set()
+        return ANYONE
     mine = set(Accounts(store).bots_of(participant))
-    return {bot.key for bot in store.bots_by_id().values() if name_key(bot.name) in mine}
+    return Viewer(frozenset(bot.key for bot in store.bots_by_id().values()
+                            if name_key(bot.name) in mine))
 
 
-def game_line(store: Store, game_id: str, participant: int | None) -> bytes | None:
-    """The stored line of ``game_id`` as ``participant`` (None: anyone) may see it: only their
-    own bots' stderr kept in its faults."""
+def game_line(store: Store, game_id: str, viewer: Viewer) -> bytes | None:
+    """The stored line of ``game_id`` as ``viewer`` may see it (``visible_line``): only their own
+    bots' stderr kept in its faults."""
     if not GAME_ID.fullmatch(game_id):
         return None
     line = store.game_line(game_id)
-    return None if line is None else line_without_stderr(line, owned_keys(store, participant))
+    return None if line is None else visible_line(line, viewer)
 
 
-def decision_stderr(store: Store, line: bytes, participant: int | None) -> dict[str, Any] | None:
-    """What ``participant``'s own bots in the game of the stored ``line`` wrote to stderr while
+def fault_rows(store: Store, name: str, limit: int = 20) -> list[tuple[str, str, str, str]]:
+    """The latest faults of the entrant ``name``'s versions as anyone may see them: ``(game id,
+    version, kind, detail)``, newest first (``Store.faults_of``, each detail by the rule of
+    ``arena.records.visible``: the same for every viewer, it holds no private field)."""
+    return [(game, version, kind, visible_detail(detail))
+            for game, version, kind, detail in store.faults_of(name, limit)]
+
+
+def decision_stderr(store: Store, line: bytes, viewer: Viewer) -> dict[str, Any] | None:
+    """What ``viewer``'s own bots in the game of the stored ``line`` wrote to stderr while
     deciding each move, for the replay (``StderrShown.of``); None when they wrote nothing (or
     the game has none of theirs): another's stderr is never shown."""
-    keep = owned_keys(store, participant)
     record = parse_line(line)
     names = record.get("names", [])
-    seats = {seat for seat, name in enumerate(names) if name in keep}
+    seats = {seat for seat, name in enumerate(names) if viewer.may_see_stderr(name)}
     if not seats:
         return None
     logs = []

@@ -6,6 +6,11 @@ point's own code, at a fraction of a subprocess's cost) from a temporary directo
 within ``CASE_SECONDS`` with exit 0 or exactly one error: one ``arena: error:`` line, or typer's
 usage error for an option value out of its range. Never a traceback (any other exception escapes
 ``main`` and fails the case), never a write outside the temporary directory.
+
+What bots write to stderr is fuzzed at the end: a seeded canary among hostile text goes through
+every fault kind (real bot processes, played as a league's worker plays them) and through
+generated records, old ones included, and the record as anyone but the bot's owner sees it
+(``arena.records.visible``) never holds it.
 """
 
 from __future__ import annotations
@@ -392,3 +397,158 @@ def test_the_fuzz_cases_are_reproducible() -> None:
     assert mutated_tournament(random.Random(7)) == mutated_tournament(random.Random(7))
     first = copy.deepcopy(base_tournament())
     assert first == base_tournament()
+
+
+# What bots write to stderr -----------------------------------------------------------------------
+# A bot's stderr is its owner's alone (arena.records.visible). A canary (a unique token among
+# hostile text: a quote's opening and closing, the old separator, newlines, controls, the arena's
+# own hints) goes to stderr through every fault kind, and the record as anyone but its owner sees
+# it holds it nowhere; its owner finds it in the fault's stderr_tail.
+
+MISBEHAVING = REPO / "tests" / "bots" / "misbehaving"
+CANARY_FAULTS = {
+    "exit_before_hello": ("crash", "could not be started: bot 'canary-exit_before_hello': exited "
+                                   "before replying to hello: exited with code 3"),
+    "hello_timeout": ("crash", "could not be started: bot 'canary-hello_timeout': no hello reply "
+                               "within 2000 ms"),
+    "bad_hello": ("crash", "could not be started: bot 'canary-bad_hello': bad hello reply: reply "
+                           "is not JSON"),
+    "timeout": ("timeout", ""),
+    "malformed": ("malformed", "reply is not JSON"),
+    "illegal": ("illegal", ""),
+    "crash": ("crash", "exited with code 3"),
+    "memory": ("crash", "memory limit 64 MB exceeded"),
+}
+"""Each way the canary bot breaks a game (tests/bots/misbehaving/canary.py): the fault's kind and
+the start of its detail. Start failures are crashes before the first decision."""
+HOSTILE_PIECES = [" (stderr: ", ")", "(", " | ", "\n", "\r\n", "\t", "\x1b[2J", "\x1b]52;c;eA==\x07",
+                  "\u202e", "\u2028", '"', "'", "\\", "é", "💥", "x" * 700, "; the sandbox hides "
+                  "that program", "] [arena] truncated", "{\"id\":0}", "   "]
+
+
+def canary(rng: random.Random, what: str) -> tuple[str, str]:
+    """(a unique token, the text around it that a bot writes to stderr: hostile pieces, seeded)."""
+    token = f"CANARY{rng.getrandbits(64):016x}{what.replace('_', '')}"
+    before = "".join(rng.choice(HOSTILE_PIECES) for _ in range(rng.randint(0, 4)))
+    after = "".join(rng.choice(HOSTILE_PIECES) for _ in range(rng.randint(0, 4)))
+    return token, before + token + after
+
+
+def assert_hidden(record: dict[str, Any], tokens: dict[str, str], owned: frozenset[str]) -> None:
+    """Each token (of the bot named by its key) appears in the record as a viewer owning ``owned``
+    sees it only if that viewer owns the bot, and then only in a fault's stderr_tail."""
+    from arena.records.visible import Viewer, visible_record
+    from arena.records.writer import serialise
+
+    shown = visible_record(record, Viewer(owned))
+    text = serialise(shown).decode()
+    for name, token in tokens.items():
+        if name not in owned:
+            assert token not in text, f"{name}'s stderr shown to a viewer owning {sorted(owned)}"
+    for fault in shown.get("faults") or ():
+        if isinstance(fault, dict):
+            assert not any(t in str(fault.get("detail")) for t in tokens.values()), fault["detail"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_canary_in_stderr_through_every_fault_kind_reaches_only_its_owner() -> None:
+    from arena.executors.batch import close_batch_bots, play_batch
+    from arena.settings import Limits, TimeControl
+    from arena.work import BotCommand, GameSpec, RunSettings
+
+    rng = random.Random(38)
+    tokens: dict[str, str] = {}
+    bots = {"c1": BotCommand((RANDOM,)), "c2": BotCommand((FIRST,))}
+    for kind in CANARY_FAULTS:
+        token, text = canary(rng, kind)
+        tokens[f"canary-{kind}"] = token
+        bots[f"canary-{kind}"] = BotCommand(
+            (sys.executable, "-S", str(MISBEHAVING / "canary.py"), kind, text), str(MISBEHAVING))
+    limits = Limits(memory_mb=64)
+    # Only the bot that never says hello is given a short start, long enough to have written its
+    # canary (a Python start on a loaded machine takes a few hundred ms): the others start in time
+    # however loaded the machine is. A decision has 500 ms of its own time, no bank: the timeout
+    # costs that.
+    quick = TimeControl(start_ms=2000, move_ms=500, bank_ms=0)
+    generous = TimeControl(start_ms=30_000, move_ms=500, bank_ms=0)
+    lines = []
+    try:
+        for number, kind in enumerate(CANARY_FAULTS):
+            settings = RunSettings(bots=bots, limits=limits,
+                                   time_control=quick if kind == "hello_timeout" else generous)
+            seats = (f"canary-{kind}", "c1", "c2")
+            task = GameSpec(f"g{number}", "blackout", {"deals": 1}, seats, number, 1, number + 1, 0)
+            lines += play_batch([task], settings)
+    finally:
+        close_batch_bots()
+    for line, (kind, (fault_kind, detail)) in zip(lines, CANARY_FAULTS.items(), strict=True):
+        name = f"canary-{kind}"
+        faults = [f for f in line["faults"] if line["names"][f["seat"]] == name]
+        assert [f["kind"] for f in faults] == [fault_kind], (kind, line["faults"])
+        assert faults[0]["detail"].startswith(detail), (kind, faults[0]["detail"])
+        assert tokens[name] in faults[0]["stderr_tail"], (kind, "its owner sees it")
+        everyone = frozenset(line["names"])
+        for owned in (frozenset(), frozenset({"c1", "c2"}), everyone - {name}, frozenset({name})):
+            assert_hidden(line, tokens, owned)
+
+
+OLD_START_FAILURES = [
+    "exited before replying to hello: exited with code {code}",
+    "exited before replying to hello: killed by signal SIGKILL",
+    "no hello reply within {code}00 ms (used 3 ms of CPU: blocked on input, or the reply is not "
+    "flushed)",
+    "bad hello reply: reply is not JSON: b'{said}'",
+]
+
+
+def old_detail(rng: random.Random, stderr: str) -> str:
+    """A start failure's detail as the arena wrote it before details held no stderr: the quote of
+    the bot's last lines, an arena hint perhaps, and perhaps cut (the league's faults table keeps
+    500 characters)."""
+    from arena.bots.faults import quoted_stderr
+    from arena.records.visible import OLD_HINTS
+
+    what = rng.choice(OLD_START_FAILURES).format(code=rng.randint(0, 255),
+                                                  said=rng.choice(["", "hi", " (stderr: x", ")"]))
+    detail = f"could not be started: bot 'x@1': {what}{quoted_stderr(stderr)}"
+    detail += rng.choice(["", "", *OLD_HINTS])
+    return detail[:rng.choice([len(detail), 500, rng.randint(0, len(detail))])]
+
+
+def test_generated_records_show_no_stderr_but_their_owners_old_quotes_included() -> None:
+    """Records as a league holds them, today's and those from before details held no stderr, with
+    canaries in every place stderr went: the visible record hides each from everyone but its
+    owner, whatever the seats, names and faults look like."""
+    from arena.records.reader import parse_line
+    from arena.records.visible import Viewer, visible_record
+
+    base = parse_line((REPO / "tests" / "arena" / "records" / "old" / "clocks-blackout.jsonl")
+                      .read_bytes().splitlines()[0])
+    names = list(base["names"])
+    for case in range(600):
+        rng = random.Random(case)
+        tokens = {}
+        faults: list[object] = []
+        for seat, name in enumerate(names):
+            token, text = canary(rng, f"s{seat}")
+            tokens[name] = token
+            for _ in range(rng.randint(0, 3)):
+                old = rng.random() < 0.5
+                faults.append({"kind": rng.choice(["crash", "timeout", "malformed", "illegal"]),
+                               "bot": name, "seat": seat, "deal": 1, "decision": 0,
+                               "detail": old_detail(rng, text) if old else "exited with code 3",
+                               "sent": "", "received": "",
+                               "stderr_tail": rng.choice(["", text]) if old else text})
+        if rng.random() < 0.1:  # faults of no seat of the game's, or not faults at all
+            faults += [{"seat": rng.choice([None, -1, len(names), "0"]), "detail": "x",
+                        "stderr_tail": tokens[names[0]]}, "not a fault", None]
+        rng.shuffle(faults)
+        record = {**base, "faults": faults}
+        owned = frozenset(rng.sample(names, rng.randint(0, len(names))))
+        assert_hidden(record, tokens, owned)
+        shown = visible_record(record, Viewer(owned))
+        for given, seen in zip(faults, shown["faults"], strict=True):  # today's: as written
+            if isinstance(given, dict) and given.get("detail") == "exited with code 3":
+                mine = given["bot"] in owned
+                assert seen["stderr_tail"] == (given["stderr_tail"] if mine else ""), seen

@@ -20,7 +20,7 @@ import pytest
 
 from arena.bots.channel import NOTHING_RECEIVED
 from arena.bots.exactjson import LongInteger
-from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit
+from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit, quoted_stderr
 from arena.bots.process import QUIT_GRACE, BotProcess, close_all, live_bots
 from arena.errors import BotStartError
 from arena.settings import Limits
@@ -133,18 +133,21 @@ def test_exit_before_hello_is_a_start_error_with_exit_code_and_stderr(bot):
         bot("exits_before_hello")
     message = str(error.value)
     assert message.startswith("bot 'exits_before_hello': exited before replying to hello")
-    assert "exited with code 2" in message and "cannot load my model" in message
-    assert "\n" not in message
+    assert "exited with code 2" in message and "\n" not in message
+    # The bot's stderr is the error's field, never its message (which a league's fault keeps).
+    assert "cannot load my model" not in message
+    assert "cannot load my model" in error.value.stderr_tail
     assert live_bots() == []
 
 
-def test_a_start_failure_quotes_the_last_lines_of_stderr_not_only_one(bot):
+def test_a_start_failure_shows_the_last_lines_of_stderr_not_only_one(bot):
     with pytest.raises(BotStartError) as error:
         bot("jvm_like_start_failure")
     message = str(error.value)
-    assert "bad hello reply: reply is not JSON" in message
-    assert "Error occurred during initialization of VM | Could not allocate compressed" in message
-    assert "\n" not in message
+    assert "bad hello reply: reply is not JSON" in message and "Could not" not in message
+    quoted = quoted_stderr(error.value.stderr_tail)
+    assert "Error occurred during initialization of VM | Could not allocate compressed" in quoted
+    assert "\n" not in quoted
 
 
 def test_a_byte_order_mark_before_the_first_reply_is_ignored(bot):

@@ -315,8 +315,9 @@ def test_fault_in_partnership_costs_the_team(policy, start):
 def test_bot_that_never_starts_is_a_crash_before_the_first_decision(start):
     bots = [start(f"good{seat}", misbehaving("well_behaved")) for seat in range(3)]
     dead = start("dead", misbehaving("exits_before_hello"), begin=False)
-    with pytest.raises(BotStartError, match="cannot load my model"):
+    with pytest.raises(BotStartError, match="exited with code 2") as error:
         dead.start()
+    assert "cannot load my model" in error.value.stderr_tail
     bots.insert(0, dead)
     outcome = play_game("blackout", bots, 3, SHORT, time_control=GENEROUS)
     record = outcome.record

@@ -183,6 +183,10 @@ def test_rejected_submissions_leave_the_league_unchanged(league: Path, tmp_path:
     crasher = own_bot(tmp_path, "crasher", program=MISBEHAVING / "exits_before_hello.py")
     out = rejected(league, crasher)
     assert "check-bot step 'start and hello' failed" in out and "FAIL  start and hello" in out
+    # Its stderr is in the report (the submitter's), never in the reason (league status shows it).
+    reason, *report = out.splitlines()
+    assert "cannot load my model" not in reason
+    assert "      stderr:   exits_before_hello: cannot load my model" in report
     illegal = own_bot(tmp_path, "illegal", program=MISBEHAVING / "illegal.py")
     assert "check-bot step 'play blackout' failed" in rejected(league, illegal)
     again = own_bot(tmp_path, "again")
@@ -610,3 +614,45 @@ def test_a_run_bounded_by_time_stops_when_the_time_is_up_not_at_the_end_of_its_b
         assert store.open_sets() == []
     finally:
         store.close()
+
+
+@pytest.mark.slow
+def test_an_export_and_the_status_leave_the_bots_stderr_out(tmp_path: Path) -> None:
+    """A stored game with a fault of today (its stderr in stderr_tail) and a start failure as the
+    arena stored it before details held no stderr (quoted at the end of the detail): the export
+    holds neither stderr unless --with-stderr, and the status shows no quote of it."""
+    from arena.records.reader import parse_line
+    from arena.records.writer import serialise
+
+    league = tmp_path / "league"  # rated by places: one game is no duplicate set
+    Store.create(league, LeagueSettings.checked("blackout", 3, {}, rating="places").stored()).close()
+    store = Store.open(league)
+    try:
+        ids = [store.add_bot(name, "1", f"bots/{name}/1", ["./bot"], None, None).id
+               for name in ("fc", "rc", "bad")]
+        record = parse_line((ROOT / "tests/arena/records/old/clocks-blackout.jsonl")
+                            .read_bytes().splitlines()[0])
+        names = ["fc@1", "rc@1", "bad@1"]
+        record["names"], record["result"]["entrants"] = names, names
+        old = "could not be started: bot 'bad@1': exited before replying to hello: exited with " \
+              "code 3 (stderr: api_key=OLD-SECRET)"
+        base = {"kind": "crash", "deal": 1, "decision": 0, "sent": "", "received": ""}
+        record["faults"] = [{**base, "bot": "rc@1", "seat": 1, "detail": "exited with code 3",
+                             "stderr_tail": "NEW-SECRET"},
+                            {**base, "bot": "bad@1", "seat": 2, "detail": old, "stderr_tail": ""}]
+        [planned] = store.plan_sets([(record["seed"], [ids])])
+        store.record_game(planned.id, 0, ids, serialise(record).rstrip(b"\n"),
+                          [(ids[1], "crash", "exited with code 3"), (ids[2], "crash", old)])
+    finally:
+        store.close()
+    assert arena("league", "export", league).returncode == 0
+    published = (league / "export" / "games.jsonl").read_text()
+    assert "SECRET" not in published and "exited with code 3" in published
+    mine = tmp_path / "mine.jsonl"
+    assert arena("league", "export", league, "--with-stderr", "--out", mine).returncode == 0
+    [kept] = [orjson.loads(line) for line in mine.read_bytes().splitlines()]
+    assert [f["stderr_tail"] for f in kept["faults"]] == ["NEW-SECRET", "api_key=OLD-SECRET"]
+    assert all("SECRET" not in f["detail"] for f in kept["faults"])
+    status = arena("league", "status", league)
+    assert status.returncode == 0 and "SECRET" not in status.stdout
+    assert "could not be started: bot 'bad@1': exited before" in status.stdout

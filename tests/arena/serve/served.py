@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import subprocess
 import tarfile
@@ -116,3 +117,19 @@ def processes_naming(text: str) -> list[int]:
         if text.encode() in command and state != "Z":
             found.append(int(entry.name))
     return found
+
+
+def logged_in(url: str, token: str) -> httpx.Client:
+    """A browser's session: the login form posted with its CSRF token from the server's own page
+    (its ``Origin``, as a browser sends it); the caller closes it."""
+    client = httpx.Client(base_url=url, timeout=60, headers={"Origin": url})
+    assert client.post("/login", data={"token": token,
+                                       "csrf": form_token(client, "/login")}).status_code < 400
+    return client
+
+
+def form_token(client: httpx.Client, page: str, headers: dict[str, str] | None = None) -> str:
+    """The CSRF token in the form of ``page`` (asked with ``headers``)."""
+    found = re.search(r'name="csrf" value="([^"]+)"', client.get(page, headers=headers).text)
+    assert found is not None
+    return found.group(1)

@@ -30,7 +30,9 @@ from helpers import C_BOT, FIRST_BOT, arena, new_league, own_bot, submitted, wai
 sys.path.insert(0, str(Path(__file__).parent))
 from served import (
     decided,
+    form_token,
     invite,
+    logged_in,
     packed,
     python_bot,
     start_server,
@@ -130,22 +132,6 @@ def test_a_bot_and_its_logs_are_its_owners_alone(served, ada_bot):
 
 
 SAYS = Path(__file__).resolve().parents[2] / "bots" / "says_each_decision.py"
-
-
-def logged_in(url: str, token: str) -> httpx.Client:
-    """A browser's session: the login form posted with its CSRF token from the server's own page
-    (its ``Origin``, as a browser sends it); the caller closes it."""
-    client = httpx.Client(base_url=url, timeout=60, headers={"Origin": url})
-    assert client.post("/login", data={"token": token,
-                                       "csrf": form_token(client, "/login")}).status_code < 400
-    return client
-
-
-def form_token(client: httpx.Client, page: str, headers: dict[str, str] | None = None) -> str:
-    """The CSRF token in the form of ``page`` (asked with ``headers``)."""
-    found = re.search(r'name="csrf" value="([^"]+)"', client.get(page, headers=headers).text)
-    assert found is not None
-    return found.group(1)
 
 
 def test_a_replay_shows_each_decisions_stderr_to_its_bots_owner_alone(served, ada_bot):
