@@ -8,7 +8,7 @@ import typer
 from arena import spec
 from arena.cli.options import option as setting_option
 from arena.errors import ConfigError, RunInterrupted
-from arena.league.defaults import DELTA, LOCK_WAIT
+from arena.league.defaults import DELTA, LOCK_WAIT, SUSPEND_AFTER
 from arena.printable import printable
 from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import (
@@ -66,6 +66,10 @@ def init_command(
              "surely inside +-delta, the matchmaker stops spending games on them.",
         min=0.0)] = DELTA,
     interpreter: Annotated[list[str] | None, setting_option(spec.INTERPRETERS)] = None,
+    suspend_after: Annotated[int, typer.Option(
+        help="Suspend an entrant that failed to start, timed out or crashed in this many games "
+             "in a row (0: never): the matchmaker stops seating it until a new version, or "
+             "`league reinstate`.", min=0, max=1_000_000)] = SUSPEND_AFTER,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     from arena.game.play import parse_option_pairs
@@ -78,7 +82,7 @@ def init_command(
                quit_grace_ms=quit_grace_ms),
         policy, sandbox, tuple(interpreter or ()))
     settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), play, seed,
-                                      cluster, rating, delta)
+                                      cluster, rating, delta, suspend_after)
     try:
         Store.create(league, settings.stored()).close()
     except OSError as error:
@@ -173,6 +177,9 @@ def run_command(
         progress.finish()
     typer.echo(f"{report.played} games played in {report.seconds:.1f} s ({report.faults} faults); "
                f"{report.total} games in the league")
+    for bot in report.suspended:
+        typer.echo(f"suspended {printable(bot.key)}: {printable(bot.suspended or '')} (a new "
+                   f"version, or arena league reinstate {league} {printable(bot.name)}, lifts it)")
 
 
 @app.command("table")
@@ -196,11 +203,16 @@ def table_command(
 
 
 @app.command("status")
-def status_command(league: League) -> None:
-    """Entrants and versions, games, recent faults, recent submissions (with reasons)."""
+def status_command(
+    league: League,
+    fmt: Annotated[str, typer.Option(
+        "--format", help="Output format: plain, or json (the entrants' versions and states, "
+                         "suspensions with their reasons).")] = "plain",
+) -> None:
+    """Entrants and versions, games, recent faults, suspensions, recent submissions (with reasons)."""
     from arena.league.status import league_status
 
-    typer.echo(league_status(league), nl=False)
+    typer.echo(league_status(league, fmt), nl=False)
 
 
 @app.command("retire")
@@ -218,6 +230,28 @@ def retire_command(
     finally:
         store.close()
     typer.echo(f"retired {printable(bot.name)} v{printable(bot.version)}")
+
+
+@app.command("reinstate")
+def reinstate_command(
+    league: League,
+    name: Annotated[str, typer.Argument(help="The suspended entrant.", show_default=False)],
+) -> None:
+    """Lift the suspension of an entrant's active version: the matchmaker seats it again.
+
+    An entrant is suspended after failing to start, timing out or crashing in several games in a
+    row (`league init --suspend-after`); `league status` says why. Its games stay; a new version
+    of it is never suspended to begin with.
+    """
+    from arena.league.store import Store
+
+    store = Store.open(league)
+    try:
+        bot = store.reinstate(name)
+    finally:
+        store.close()
+    typer.echo(f"reinstated {printable(bot.name)} v{printable(bot.version)}: the matchmaker "
+               f"seats it again")
 
 
 @app.command("rollback")

@@ -13,7 +13,7 @@ import engine
 from arena.bots.installations import check_interpreters
 from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
-from arena.league.defaults import DELTA
+from arena.league.defaults import DELTA, SUSPEND_AFTER
 from arena.settings import (
     DEFAULT_RATING,
     Clock,
@@ -54,6 +54,9 @@ class LeagueSettings:
     delta: float = DELTA
     """The matchmaker's tie margin (Elo): neighbours whose difference is surely within +-delta
     are a tie and get no more games than settled pairs (``arena.league.matchmaker``)."""
+    suspend_after: int = SUSPEND_AFTER
+    """An entrant that failed to start, timed out or crashed in this many games in a row is
+    suspended: the matchmaker seats it no more (0: never; ``Store.record_game``)."""
 
     @property
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
@@ -70,7 +73,8 @@ class LeagueSettings:
     def checked(cls, game: str, players: int | None, options: Mapping[str, object],
                 play: PlaySettings = PlaySettings(),  # noqa: B008 (frozen)
                 seed: int = 1, cluster: str | None = None,
-                rating: str = DEFAULT_RATING.value, delta: float = DELTA) -> LeagueSettings:
+                rating: str = DEFAULT_RATING.value, delta: float = DELTA,
+                suspend_after: int = SUSPEND_AFTER) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option (its
         sandbox and installations checked here: ``--sandbox``, ``--interpreter``)."""
         count, resolved = game_settings(game, players, options)
@@ -81,10 +85,13 @@ class LeagueSettings:
             cluster = check_cluster_address(cluster)
         if not (math.isfinite(delta) and delta >= 0):
             raise ConfigError(f"--delta: must be a number of Elo points, 0 or more, got {delta}")
+        if suspend_after < 0:
+            raise ConfigError(f"--suspend-after: must be a number of games, 0 (never) or more, "
+                              f"got {suspend_after}")
         play = replace(play, sandbox=sandbox,
                        interpreters=check_interpreters(play.interpreters, "--interpreter"))
         return cls(game, count, resolved, play, seed, cluster=cluster,
-                   rating=check_rating(rating), delta=float(delta))
+                   rating=check_rating(rating), delta=float(delta), suspend_after=suspend_after)
 
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
         """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
@@ -104,7 +111,8 @@ class LeagueSettings:
                 "time_control": {**asdict(play.time), "clock": play.time.clock.value},
                 "limits": asdict(play.limits),
                 "policy": play.policy.value, "cluster": self.cluster, "rating": self.rating.value,
-                "delta": self.delta, "interpreters": list(play.interpreters)}
+                "delta": self.delta, "interpreters": list(play.interpreters),
+                "suspend_after": self.suspend_after}
 
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
@@ -119,4 +127,5 @@ class LeagueSettings:
         return cls(game=raw["game"], players=raw["players"], options=raw["options"], play=play,
                    seed=raw["seed"], cluster=raw.get("cluster"),
                    rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"),
-                   delta=float(raw.get("delta", DELTA)))
+                   delta=float(raw.get("delta", DELTA)),
+                   suspend_after=int(raw.get("suspend_after", SUSPEND_AFTER)))
