@@ -367,6 +367,10 @@ def serve_command(
         help="Uploaded bots built and checked at once.", min=1, max=64)] = 1,
     max_upload_mb: Annotated[int, typer.Option(
         help="The largest upload accepted, in MB (larger: 413).", min=1, max=1024)] = 16,
+    max_stored_mb: Annotated[int, typer.Option(
+        help="What each participant's stored bot versions and uploads waiting may take on disk, "
+             "in MB (an upload past it: 413; 0: no quota).", min=0,
+        max=1_048_576)] = 256,
     unsafe_no_sandbox: Annotated[bool, typer.Option(
         "--unsafe-no-sandbox", help="Serve a league without a sandbox on a public address: "
         "every participant's bot then runs as your user.")] = False,
@@ -389,4 +393,5 @@ def serve_command(
                        cluster=None if cluster is None else check_cluster_address(cluster),
                        play=not no_play, build_jobs=build_jobs,
                        max_upload_bytes=max_upload_mb * 1024 * 1024,
+                       max_stored_bytes=max_stored_mb * 1024 * 1024 or None,
                        unsafe_no_sandbox=unsafe_no_sandbox))
