@@ -52,9 +52,9 @@ def test_a_stalling_entrant_is_suspended_the_league_plays_on_and_a_new_version_l
     # the run's two minutes end long before.
     done = arena("league", "run", league, "--games", "200", "--jobs", "2", "--minutes", "2")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("200 games played"), done.stdout
-    assert f"suspended hangs@1: {REASON} (the last: " in done.stdout
+    assert f"suspended hangs@1: {REASON} (the last: " in done.stdout, done.stdout
     assert games_of(league, "hangs@1") == SUSPEND_AFTER  # the batch stopped as it was suspended
+    assert done.stdout.startswith("200 games played"), done.stdout
     entrants = status(league)
     assert entrants["hangs@1"]["state"] == "suspended"
     assert str(entrants["hangs@1"]["suspended"]["reason"]).startswith(REASON)  # type: ignore[index]

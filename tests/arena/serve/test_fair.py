@@ -93,9 +93,9 @@ def test_one_participants_slow_builds_take_turns_with_anothers_quick_one(buildin
     slowpoke, quick = invite(server.league, "slowpoke"), invite(server.league, "quick")
     gates = [tmp / f"gate{i}" for i in range(3)]
     slow = []
-    for gate in gates:  # each build waits until the test opens its gate
-        (tmp / gate.name).mkdir()
-        bot = own_bot(tmp / gate.name, "slow", C_BOT)
+    for index, gate in enumerate(gates):  # each build waits until the test opens its gate
+        (tmp / f"slow{index}").mkdir()
+        bot = own_bot(tmp / f"slow{index}", "slow", C_BOT)
         (bot / "bot.yaml").write_text(f"name: slow\nrun: ./bot\nbuild: [sh, -c, 'while [ ! -e "
                                       f"{gate} ]; do sleep 0.05; done']\n")
         slow.append(packed(bot))
