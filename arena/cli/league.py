@@ -153,7 +153,9 @@ def run_command(
     """Play duplicate sets chosen by the matchmaker; each game is stored as it ends.
 
     Newcomers play first, then the neighbours in the table whose order is least certain; nobody
-    starves. Ctrl-C (or a kill) loses at most the games in progress: run again to continue.
+    starves. An entrant that fails to start, times out or crashes in the league's --suspend-after
+    games in a row is suspended (said at the end; `league reinstate` lifts it). Ctrl-C (or a
+    kill) loses at most the games in progress: run again to continue.
     """
     from arena.league.run import LeagueRunReport, expected_games, run_league
     from arena.runs.progress import Progress

@@ -2,11 +2,14 @@
 
 Sets are planned in the database before they are played, and a game is stored (one transaction)
 the moment it ends, so a run stopped any way (Ctrl-C, SIGKILL) loses only the games in progress;
-the next run first finishes the open sets whose entrants are all still active (others are
-abandoned), then asks the matchmaker for more. The league is the planner of a session
-(``arena.runs.session``, as a tournament and a match are): it holds the league's run lock and
-plays the batches locally or on the league's Dask cluster; the stored copies are resolved like any
-bot (``arena.bots.resolve.resolve_copy``) and were built when they were submitted.
+the next run first finishes the open sets whose entrants are all still active and not suspended
+(others are abandoned), then asks the matchmaker for more. A stored game counts in its entrants'
+conduct (``Store.record_game``): one it suspends (its ``suspend_after``-th game in a row with a
+start failure, a time-out or a crash) ends the batch at once, since it sits in more of it. The
+league is the planner of a session (``arena.runs.session``, as a tournament and a match are): it
+holds the league's run lock and plays the batches locally or on the league's Dask cluster; the
+stored copies are resolved like any bot (``arena.bots.resolve.resolve_copy``) and were built when
+they were submitted.
 """
 
 from __future__ import annotations

@@ -173,6 +173,8 @@ def test_a_participants_stalling_bot_is_suspended_they_are_told_why_and_a_new_ve
             assert reason in page.get("/entrants/hangs").text  # to its owner
             public = anonymous.get("/entrants/hangs").text
             assert "v1 is suspended" in public and reason not in public
+            wait_for(lambda: '>hangs@1</a> <span class="suspended">suspended</span>' in
+                     anonymous.get("/").text, 120, "the table to show it suspended")
             games = query(server.league, "SELECT COUNT(*) FROM games")[0][0]
             # The league plays on without it.
             wait_for(lambda: query(server.league, "SELECT COUNT(*) FROM games")[0][0] > games + 6,
