@@ -8,7 +8,7 @@ import typer
 from arena import spec
 from arena.cli.options import option as setting_option
 from arena.errors import ConfigError, RunInterrupted
-from arena.league.defaults import DELTA, LOCK_WAIT
+from arena.league.defaults import DELTA, LOCK_WAIT, SUSPEND_AFTER
 from arena.printable import printable
 from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import (
@@ -68,6 +68,10 @@ def init_command(
     interpreter: Annotated[list[str] | None, setting_option(spec.INTERPRETERS)] = None,
     build_seconds: Annotated[int, setting_option(spec.BUILD_WALL)] = spec.BUILD_WALL.default,
     build_cpu_seconds: Annotated[int, setting_option(spec.BUILD_CPU)] = spec.BUILD_CPU.default,
+    suspend_after: Annotated[int, typer.Option(
+        help="Suspend an entrant that failed to start, timed out or crashed in this many games "
+             "in a row (0: never): the matchmaker stops seating it until a new version, or "
+             "`league reinstate`.", min=0, max=1_000_000)] = SUSPEND_AFTER,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     from arena.game.play import parse_option_pairs
@@ -82,7 +86,8 @@ def init_command(
     settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), play, seed,
                                       cluster, rating, delta,
                                       {spec.BUILD_WALL.key: build_seconds,
-                                       spec.BUILD_CPU.key: build_cpu_seconds})
+                                       spec.BUILD_CPU.key: build_cpu_seconds},
+                                      suspend_after)
     try:
         Store.create(league, settings.stored()).close()
     except OSError as error:
@@ -153,7 +158,9 @@ def run_command(
     """Play duplicate sets chosen by the matchmaker; each game is stored as it ends.
 
     Newcomers play first, then the neighbours in the table whose order is least certain; nobody
-    starves. Ctrl-C (or a kill) loses at most the games in progress: run again to continue.
+    starves. An entrant that fails to start, times out or crashes in the league's --suspend-after
+    games in a row is suspended (said at the end; `league reinstate` lifts it). Ctrl-C (or a
+    kill) loses at most the games in progress: run again to continue.
     """
     from arena.league.run import LeagueRunReport, expected_games, run_league
     from arena.runs.progress import Progress
@@ -177,6 +184,9 @@ def run_command(
         progress.finish()
     typer.echo(f"{report.played} games played in {report.seconds:.1f} s ({report.faults} faults); "
                f"{report.total} games in the league")
+    for bot in report.suspended:
+        typer.echo(f"suspended {printable(bot.key)}: {printable(bot.suspended or '')} (a new "
+                   f"version, or arena league reinstate {league} {printable(bot.name)}, lifts it)")
 
 
 @app.command("table")
@@ -200,11 +210,16 @@ def table_command(
 
 
 @app.command("status")
-def status_command(league: League) -> None:
-    """Entrants and versions, games, recent faults, recent submissions (with reasons)."""
+def status_command(
+    league: League,
+    fmt: Annotated[str, typer.Option(
+        "--format", help="Output format: plain, or json (the entrants' versions and states, "
+                         "suspensions with their reasons).")] = "plain",
+) -> None:
+    """Entrants and versions, games, faults, suspensions, submissions (with their reasons)."""
     from arena.league.status import league_status
 
-    typer.echo(league_status(league), nl=False)
+    typer.echo(league_status(league, fmt), nl=False)
 
 
 @app.command("retire")
@@ -222,6 +237,28 @@ def retire_command(
     finally:
         store.close()
     typer.echo(f"retired {printable(bot.name)} v{printable(bot.version)}")
+
+
+@app.command("reinstate")
+def reinstate_command(
+    league: League,
+    name: Annotated[str, typer.Argument(help="The suspended entrant.", show_default=False)],
+) -> None:
+    """Lift the suspension of an entrant's active version: the matchmaker seats it again.
+
+    An entrant is suspended after failing to start, timing out or crashing in several games in a
+    row (`league init --suspend-after`); `league status` says why. Its games stay; a new version
+    of it is never suspended to begin with.
+    """
+    from arena.league.store import Store
+
+    store = Store.open(league)
+    try:
+        bot = store.reinstate(name)
+    finally:
+        store.close()
+    typer.echo(f"reinstated {printable(bot.name)} v{printable(bot.version)}: the matchmaker "
+               f"seats it again")
 
 
 @app.command("rollback")
@@ -344,6 +381,10 @@ def serve_command(
         help="Uploaded bots built and checked at once.", min=1, max=64)] = 1,
     max_upload_mb: Annotated[int, typer.Option(
         help="The largest upload accepted, in MB (larger: 413).", min=1, max=1024)] = 16,
+    max_stored_mb: Annotated[int, typer.Option(
+        help="What each participant's stored bot versions and uploads waiting may take on disk, "
+             "in MB (an upload past it: 413; 0: no quota).", min=0,
+        max=1_048_576)] = 256,
     unsafe_no_sandbox: Annotated[bool, typer.Option(
         "--unsafe-no-sandbox", help="Serve a league without a sandbox on a public address: "
         "every participant's bot then runs as your user.")] = False,
@@ -371,6 +412,7 @@ def serve_command(
                        cluster=None if cluster is None else check_cluster_address(cluster),
                        play=not no_play, build_jobs=build_jobs,
                        max_upload_bytes=max_upload_mb * 1024 * 1024,
+                       max_stored_bytes=max_stored_mb * 1024 * 1024 or None,
                        unsafe_no_sandbox=unsafe_no_sandbox,
                        forwarded_allow_ips=None if forwarded_allow_ips is None
                        else trusted_proxies(forwarded_allow_ips)))

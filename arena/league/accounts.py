@@ -28,6 +28,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 
 import orjson
 
@@ -221,17 +222,28 @@ class Accounts:
             "SELECT COUNT(*) FROM uploads WHERE participant = ? AND status IN (?, ?, ?)",
             (participant, *(s.value for s in UploadStatus if s.is_pending))).fetchone()[0])
 
-    def queue_upload(self, participant: int, file: str, max_pending: int) -> Upload | None:
+    def queue_upload(self, participant: int, file: str, max_pending: int,
+                     room: int | None = None) -> Upload:
         """Queue the archive written at ``file`` (a path inside the league) as ``participant``'s
-        upload; None, nothing written, when they have ``max_pending`` not yet decided."""
+        upload. Nothing written, and TooManyPending when they have ``max_pending`` not yet
+        decided, OverQuota when their pending archives with this one take more than ``room``
+        bytes (None: no limit): checked in the transaction that writes, so that uploads sent at
+        once cannot all pass."""
         now = time.time()
         with self.store.transaction():
             if self.pending(participant) >= max_pending:
-                return None
+                raise TooManyPending(max_pending)
+            if room is not None:
+                waiting = sum(_file_bytes(self.store.directory / name)
+                              for name in self.pending_files(participant))
+                if waiting + _file_bytes(self.store.directory / file) > room:
+                    raise OverQuota(waiting)
             cursor = self.store.db.execute(
                 "INSERT INTO uploads (participant, file, status, created, updated) "
                 "VALUES (?, ?, 'queued', ?, ?)", (participant, file, now, now))
-        return self.upload(int(cursor.lastrowid or 0))
+        queued = self.upload(int(cursor.lastrowid or 0))
+        assert queued is not None  # committed just now; uploads are never deleted
+        return queued
 
     def upload(self, upload_id: int) -> Upload | None:
         """The upload ``upload_id``, or None."""
@@ -245,14 +257,44 @@ class Accounts:
             (participant, limit))]
 
     def take_next(self) -> Upload | None:
-        """The oldest queued upload, marked as building (so no other builder takes it), or None."""
+        """The next upload to build, marked as building (so no other builder takes it), or None.
+
+        Round-robin over the participants: the oldest queued upload of the participant whose last
+        build started longest ago (one who never had a build first), so that a participant with
+        several slow uploads queued holds one builder at a time, never everyone else's turn. In
+        the one transaction that marks it."""
         with self.store.transaction():
-            row = self.store.db.execute("SELECT id FROM uploads WHERE status = 'queued' "
-                                        "ORDER BY id LIMIT 1").fetchone()
+            row = self.store.db.execute(
+                "SELECT MIN(queued.id) FROM uploads AS queued WHERE queued.status = 'queued' "
+                "GROUP BY queued.participant ORDER BY (SELECT MAX(started) FROM uploads "
+                "WHERE uploads.participant = queued.participant) IS NOT NULL, (SELECT "
+                "MAX(started) FROM uploads WHERE uploads.participant = queued.participant), "
+                "MIN(queued.id) LIMIT 1").fetchone()
             if row is None:
                 return None
             self._set(row[0], UploadStatus.BUILDING)
+            self.store.db.execute("UPDATE uploads SET started = ? WHERE id = ?",
+                                  (time.time(), row[0]))
         return self.upload(row[0])
+
+    def pending_files(self, participant: int) -> list[str]:
+        """The archives (paths inside the league) of ``participant``'s uploads not yet decided."""
+        return [row[0] for row in self.store.db.execute(
+            "SELECT file FROM uploads WHERE participant = ? AND status IN (?, ?, ?)",
+            (participant, *(s.value for s in UploadStatus if s.is_pending)))]
+
+    def stored_versions(self, participant: int) -> list[str]:
+        """The directories (inside the league) of every version of the entrants ``participant``
+        owns, replaced and retired ones too."""
+        return [row[0] for row in self.store.db.execute(
+            "SELECT bots.dir FROM bots JOIN owners ON owners.name_key = bots.name_key "
+            "WHERE owners.participant = ? ORDER BY bots.id", (participant,))]
+
+    def undecided_files(self) -> set[str]:
+        """The archives of every upload not yet decided: what ``uploads/`` must keep."""
+        return {row[0] for row in self.store.db.execute(
+            "SELECT file FROM uploads WHERE status IN (?, ?, ?)",
+            tuple(s.value for s in UploadStatus if s.is_pending))}
 
     def requeue_unfinished(self) -> int:
         """Queue again the uploads that were being built or checked (by a server that was
@@ -270,6 +312,32 @@ class Accounts:
         with self.store.transaction():
             self._set(upload_id, status, reason, steps, bot, version)
 
+    def decide(self, upload_id: int, status: UploadStatus, *, reason: str = "",
+               steps: tuple[str, ...] = (), bot: str | None = None,
+               version: str | None = None) -> None:
+        """Record that upload ``upload_id`` was accepted or rejected (``mark``), then delete its
+        archive: an accepted bot lives in ``bots/``, a rejected one is gone (its reason and steps
+        stay). An archive left by a process killed between the two is removed at the server's
+        next start (``remove_decided_archives``)."""
+        assert not status.is_pending, status
+        self.mark(upload_id, status, reason=reason, steps=steps, bot=bot, version=version)
+        upload = self.upload(upload_id)
+        if upload is not None:
+            (self.store.directory / upload.file).unlink(missing_ok=True)
+
+    def remove_decided_archives(self, folder: str) -> int:
+        """Delete every file in the league's ``folder`` (where uploads are written) that is not
+        the archive of an upload still to be decided: those decided while no server could delete
+        them, and any written before their upload's row was committed (a server killed between);
+        how many. Only while no upload can be queued or decided: a server's, before it serves."""
+        keep = self.undecided_files()
+        removed = 0
+        for path in (self.store.directory / folder).iterdir():
+            if f"{folder}/{path.name}" not in keep and path.is_file():
+                path.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
     def _set(self, upload_id: int, status: UploadStatus, reason: str = "",
              steps: tuple[str, ...] = (), bot: str | None = None,
              version: str | None = None) -> None:
@@ -278,6 +346,30 @@ class Accounts:
             "version = COALESCE(?, version), updated = ? WHERE id = ?",
             (status.value, reason, orjson.dumps(list(steps)).decode(), bot, version, time.time(),
              upload_id))
+
+
+class TooManyPending(Exception):
+    """A participant has as many uploads waiting as they may."""
+
+    def __init__(self, most: int) -> None:
+        super().__init__(f"{most} uploads waiting")
+        self.most = most
+
+
+class OverQuota(Exception):
+    """An upload would take a participant's storage past their quota."""
+
+    def __init__(self, waiting: int) -> None:
+        super().__init__(f"{waiting} bytes waiting")
+        self.waiting = waiting
+        """Bytes the participant's other uploads not yet decided take."""
+
+
+def _file_bytes(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _upload(row: tuple[object, ...]) -> Upload:

@@ -15,6 +15,13 @@ Priorities, for each table in turn:
    one bot) counts as not overlapping at all: more games would not change the table there.
 4. **Even spread**: when every pair is settled or tied, the table is the entrants with the fewest
    sets, so the games spread evenly until new results (or a new entrant) open a pair again.
+
+Over all of these, an entrant that has not yet finished a game (``Entrant.has_finished_a_game``:
+a new one, or one whose every game ended with its start failure, time-out or crash) sits at no
+more than its **share** of one call's tables: ``ceil(count * size / len(entrants))``, what a
+call that spread ``count`` tables of ``size`` seats evenly over the field would give each
+entrant. A bot that stalls every game it sits in then holds up that share of a batch, not all of
+it. (Only where the others cannot fill a table does it sit at more.)
 Everything is decided by the arguments (and ``seed``, for ties and the newcomers' opponents).
 """
 
@@ -61,6 +68,9 @@ class Entrant:
     """Likelihood of superiority over the next entrant in the table (None: not known)."""
     gap_next: tuple[float, float] | None = None
     """The interval of its rating minus the next entrant's (None: taken from the two intervals)."""
+    has_finished_a_game: bool = True
+    """Whether it has played a game to its end (without a start failure, time-out or crash); one
+    that has not sits at no more than its share of the tables of a call (``share``)."""
 
     @property
     def width(self) -> float:
@@ -101,6 +111,12 @@ def _state(upper: Entrant, lower: Entrant, delta: float) -> PairState:
     return PairState.OPEN
 
 
+def share(count: int, size: int, field: int) -> int:
+    """The tables of ``count`` (each of ``size`` seats) an entrant of a field of ``field`` sits at
+    when they are spread evenly: ``ceil(count * size / field)``, at most ``count``."""
+    return min(count, -(-count * size // max(field, 1)))
+
+
 def next_tables(entrants: Sequence[Entrant], size: int, count: int,
                 seed: int = 0, delta: float = DELTA) -> list[tuple[str, ...]]:
     """The next ``count`` tables of ``size`` entrants (keys), most useful first; none when there
@@ -109,11 +125,15 @@ def next_tables(entrants: Sequence[Entrant], size: int, count: int,
         return []
     rng = random.Random(seed)
     planned = {e.key: 0 for e in entrants}
-    order = ordered(entrants)
-    closed = {upper.key for upper, _, state in pair_states(order, delta)
+    most_unfinished = share(count, size, len(entrants))
+    every = ordered(entrants)
+    closed = {upper.key for upper, _, state in pair_states(every, delta)
               if state is not PairState.OPEN}
     tables = []
     for _ in range(count):
+        order = [e for e in every if e.has_finished_a_game or planned[e.key] < most_unfinished]
+        if len(order) < size:  # too few others to fill a table without them
+            order = every
         sets = {e.key: e.sets + planned[e.key] for e in entrants}
         mean = sum(sets.values()) / len(sets)
         most = max(sets.values())

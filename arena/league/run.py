@@ -2,11 +2,14 @@
 
 Sets are planned in the database before they are played, and a game is stored (one transaction)
 the moment it ends, so a run stopped any way (Ctrl-C, SIGKILL) loses only the games in progress;
-the next run first finishes the open sets whose entrants are all still active (others are
-abandoned), then asks the matchmaker for more. The league is the planner of a session
-(``arena.runs.session``, as a tournament and a match are): it holds the league's run lock and
-plays the batches locally or on the league's Dask cluster; the stored copies are resolved like any
-bot (``arena.bots.resolve.resolve_copy``) and were built when they were submitted.
+the next run first finishes the open sets whose entrants are all still active and not suspended
+(others are abandoned), then asks the matchmaker for more. A stored game counts in its entrants'
+conduct (``Store.record_game``): one it suspends (its ``suspend_after``-th game in a row with a
+start failure, a time-out or a crash) ends the batch at once, since it sits in more of it. The
+league is the planner of a session (``arena.runs.session``, as a tournament and a match are): it
+holds the league's run lock and plays the batches locally or on the league's Dask cluster; the
+stored copies are resolved like any bot (``arena.bots.resolve.resolve_copy``) and were built when
+they were submitted.
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ class LeagueRunReport:
     """Who tops the table (``standings.leader``), for progress; refreshed by ``refresh_leader``."""
     leader_at: float = 0.0
     leader_cost: float = 0.0
+    suspended: list[Bot] = field(default_factory=list)
+    """The versions suspended by this run's games (``Store.record_game``), in order."""
 
     def finished(self, games: int | None) -> bool:
         """Whether the run is done: ``games`` played, or its time is up."""
@@ -137,13 +142,17 @@ def _plan_and_play_batch(store: Store, settings: LeagueSettings, session: Sessio
         log_dir=str(store.directory / LOGS_DIR), silent_bot_logs=False)
 
     def record(game: Finished) -> bool:
-        _record(store, game, seats, places, bots)
+        suspended = _record(store, game, seats, places, bots, settings.suspend_after)
+        report.suspended += suspended
         report.played += 1
         report.faults += game.faults
         report.refresh_leader(standings, now=report.played == games)
         if on_game is not None:
             on_game(game, report)
-        return report.finished(games)
+        # A version just suspended sits in more of this batch's games, each of which would wait
+        # its allowance again: stop the batch (the games in progress too; their sets stay open,
+        # and the next batch abandons those that seat it).
+        return report.finished(games) or bool(suspended)
 
     session.play(tasks, run_settings, record)
 
@@ -154,19 +163,21 @@ def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot], wo
     """The games to play next: the open sets' missing games, else new sets from the matchmaker."""
     open_sets = store.open_sets()
     stale = [s.id for s in open_sets
-             if any(bots[b].state != "active" for rotation in s.rotations for b in rotation)]
+             if any(not bots[b].is_playing for rotation in s.rotations for b in rotation)]
     if stale:
         store.abandon_sets(stale)
     pending = [s for s in open_sets if s.id not in stale]
     if not pending:
         # Only the versions this batch read: a submit that commits while the batch is planned
         # (the standings read the bots again) joins at the next batch.
-        known = {bot.key for bot in bots.values() if bot.state == "active"}
+        known = {bot.key for bot in bots.values() if bot.is_playing}
         entrants = [e for e in standings.entrants() if e.key in known]
         if len(entrants) < settings.table_size:
-            raise ConfigError(f"{store.directory}: {len(entrants)} active entrants: at least "
+            suspended = sum(bot.state == "active" and not bot.is_playing for bot in bots.values())
+            also = f" ({suspended} more suspended: arena league status says why)" if suspended else ""
+            raise ConfigError(f"{store.directory}: {len(entrants)} active entrants{also}: at least "
                               f"{settings.table_size} are needed (arena league submit adds bots)")
-        by_key = {bot.key: bot.id for bot in bots.values() if bot.state == "active"}
+        by_key = {bot.key: bot.id for bot in bots.values() if bot.is_playing}
         first = len(store.open_sets()) + store.game_total()
         tables = next_tables(entrants, settings.table_size, SETS_PER_JOB * workers,
                              seed=derive_seed(settings.seed, "matchmaker", first),
@@ -238,13 +249,15 @@ def _specs(planned: PlannedSet, settings: LeagueSettings, bots: dict[int, Bot],
 
 
 def _record(store: Store, game: Finished, seats: dict[str, tuple[int, ...]],
-            places: dict[str, tuple[int, int]], bots: dict[int, Bot]) -> None:
-    """Store one finished game with its seats (bot ids) and faults, in one transaction."""
+            places: dict[str, tuple[int, int]], bots: dict[int, Bot],
+            suspend_after: int) -> list[Bot]:
+    """Store one finished game with its seats (bot ids) and faults, in one transaction; the
+    versions it suspended."""
     ids = seats[game.id]
     recorded = parse_line(game.line)["faults"] if game.faults else ()  # faults are rare
     faults = [(ids[fault["seat"]], fault["kind"], fault["detail"][:500]) for fault in recorded]
     set_id, rotation = places[game.id]
-    store.record_game(set_id, rotation, ids, game.line, faults)
+    return store.record_game(set_id, rotation, ids, game.line, faults, suspend_after)
 
 
 def _only_run(directory: Path) -> AbstractContextManager[None]:

@@ -13,7 +13,7 @@ import engine
 from arena.bots.installations import check_interpreters
 from arena.bots.sandbox import Sandbox, choose_sandbox
 from arena.errors import ConfigError
-from arena.league.defaults import DELTA
+from arena.league.defaults import DELTA, SUSPEND_AFTER
 from arena.settings import (
     DEFAULT_BUILD_LIMITS,
     DEFAULT_RATING,
@@ -59,6 +59,9 @@ class LeagueSettings:
     build: BuildLimits = DEFAULT_BUILD_LIMITS
     """What a submission's build may use (``league init --build-seconds``...; leagues made before
     it: the defaults)."""
+    suspend_after: int = SUSPEND_AFTER
+    """An entrant that failed to start, timed out or crashed in this many games in a row is
+    suspended: the matchmaker seats it no more (0: never; ``Store.record_game``)."""
 
     @property
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
@@ -76,7 +79,8 @@ class LeagueSettings:
                 play: PlaySettings = PlaySettings(),  # noqa: B008 (frozen)
                 seed: int = 1, cluster: str | None = None,
                 rating: str = DEFAULT_RATING.value, delta: float = DELTA,
-                build: Mapping[str, int] | None = None) -> LeagueSettings:
+                build: Mapping[str, int] | None = None,
+                suspend_after: int = SUSPEND_AFTER) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option (its
         sandbox and installations checked here: ``--sandbox``, ``--interpreter``). ``build``:
         the build settings by key (``arena.spec.BUILD_SETTINGS``), the defaults for those left
@@ -89,11 +93,14 @@ class LeagueSettings:
             cluster = check_cluster_address(cluster)
         if not (math.isfinite(delta) and delta >= 0):
             raise ConfigError(f"--delta: must be a number of Elo points, 0 or more, got {delta}")
+        if suspend_after < 0:
+            raise ConfigError(f"--suspend-after: must be a number of games, 0 (never) or more, "
+                              f"got {suspend_after}")
         play = replace(play, sandbox=sandbox,
                        interpreters=check_interpreters(play.interpreters, "--interpreter"))
         return cls(game, count, resolved, play, seed, cluster=cluster,
                    rating=check_rating(rating), delta=float(delta),
-                   build=build_limits(build or {}))
+                   build=build_limits(build or {}), suspend_after=suspend_after)
 
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
         """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
@@ -114,7 +121,8 @@ class LeagueSettings:
                 "limits": asdict(play.limits),
                 "policy": play.policy.value, "cluster": self.cluster, "rating": self.rating.value,
                 "delta": self.delta, "interpreters": list(play.interpreters),
-                "build": {s.field: getattr(self.build, s.field) for s in BUILD_SETTINGS}}
+                "build": {s.field: getattr(self.build, s.field) for s in BUILD_SETTINGS},
+                "suspend_after": self.suspend_after}
 
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
@@ -130,4 +138,5 @@ class LeagueSettings:
                    seed=raw["seed"], cluster=raw.get("cluster"),
                    rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"),
                    delta=float(raw.get("delta", DELTA)),
-                   build=replace(DEFAULT_BUILD_LIMITS, **raw.get("build", {})))
+                   build=replace(DEFAULT_BUILD_LIMITS, **raw.get("build", {})),
+                   suspend_after=int(raw.get("suspend_after", SUSPEND_AFTER)))

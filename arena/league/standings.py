@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.errors import ArenaError
@@ -123,14 +123,16 @@ class StandingsCache:
         return self._neighbours
 
     def entrants(self, seed: int = 0) -> list[Entrant]:
-        """The active entrants with the sets planned for them and their rating intervals."""
+        """The active entrants with the sets planned for them, their rating intervals and whether
+        each has finished a game."""
         self._fit_if_due(seed)
         self._read_sets()
         entrants = []
         for bot in self.store.bots():
             row = self._rows.get(bot.key)
-            entrants.append(Entrant(bot.key, self._set_counts[bot.id]) if row is None
-                            else table_entrant(row, self._set_counts[bot.id]))
+            entrant = (Entrant(bot.key, self._set_counts[bot.id]) if row is None
+                       else table_entrant(row, self._set_counts[bot.id]))
+            entrants.append(replace(entrant, has_finished_a_game=bot.has_finished_a_game))
         return entrants
 
     def leader(self, *, fresh: bool = False) -> str | None:

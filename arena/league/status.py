@@ -23,8 +23,8 @@ from arena.league.lock import LeagueBusy, league_lock
 from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
 from arena.league.settings import LeagueSettings
 from arena.league.standings import LeagueRatings, export_lines, league_ratings, table_entrant
-from arena.league.store import DATABASE, SUBMISSIONS_LOG, Store
-from arena.printable import printable
+from arena.league.store import DATABASE, SUBMISSIONS_LOG, Bot, Store
+from arena.printable import printable, printable_json
 from arena.ratings.defaults import RESAMPLES
 from arena.ratings.table import FORMATS, render_table
 from arena.records.reader import RESULTS_FILE
@@ -61,8 +61,20 @@ def league_table(directory: Path, *, fmt: str = "plain", resamples: int = RESAMP
     return f"{table}{printable(note)}\n"
 
 
-def league_status(directory: Path) -> str:
-    """Settings, entrants with their versions, games and recent faults, and recent submissions."""
+STATUS_FORMATS = ("plain", "json")
+
+
+def shown_state(bot: Bot) -> str:
+    """A version's state as ``league status`` shows it: ``suspended`` for an active version the
+    matchmaker no longer seats, else its stored state (active, replaced, retired)."""
+    return "suspended" if bot.state == "active" and bot.suspended is not None else bot.state
+
+
+def league_status(directory: Path, fmt: str = "plain") -> str:
+    """Settings, entrants with their versions, games and recent faults, suspensions, and recent
+    submissions; ``fmt`` json: the league's counts and its entrants' versions as data."""
+    if fmt not in STATUS_FORMATS:
+        raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(STATUS_FORMATS)}")
     store = Store.open(directory)
     try:
         removed = _tidy(store)
@@ -73,20 +85,40 @@ def league_status(directory: Path) -> str:
         recent = store.recent_faults(RECENT_FAULTS)
         total = store.game_total()
         open_sets = len(store.open_sets())
-        rated = league_ratings(store, model=settings.rating)
+        rated = None if fmt == "json" else league_ratings(store, model=settings.rating)
         sets = store.set_counts()
     finally:
         store.close()
+    bots.sort(key=lambda b: (b.state != "active", b.name, -b.submitted))
+    if fmt == "json":
+        return printable_json(orjson.dumps({
+            "league": str(directory), "game": settings.game, "players": settings.players,
+            "sandbox": settings.play.sandbox.value, "games": total, "open_sets": open_sets,
+            "suspend_after": settings.suspend_after,
+            "build": {"seconds": settings.build.seconds, "cpu_seconds": settings.build.cpu_seconds},
+            "entrants": [{"name": bot.name, "version": bot.version, "state": shown_state(bot),
+                          "suspended": None if bot.suspended is None else
+                          {"reason": bot.suspended, "since": bot.suspended_at},
+                          "language": bot.language, "author": bot.author,
+                          "games": games.get(bot.id, 0), "faults": faults.get(bot.id, 0),
+                          "submitted": bot.submitted} for bot in bots]},
+            option=orjson.OPT_INDENT_2).decode()) + "\n"
     lines = [f"league {directory}: {settings.game}, {settings.players} players, "
              f"sandbox {settings.play.sandbox.value}, builds up to {settings.build.seconds} s "
              f"({settings.build.cpu_seconds} s of CPU a process); {total} games stored, "
              f"{open_sets} sets open", ""]
-    rows = [[*map(printable, (bot.name, bot.version, bot.state, bot.language or "",
+    rows = [[*map(printable, (bot.name, bot.version, shown_state(bot), bot.language or "",
                               bot.author or "")),
              games.get(bot.id, 0), faults.get(bot.id, 0), _when(bot.submitted)]
-            for bot in sorted(bots, key=lambda b: (b.state != "active", b.name, -b.submitted))]
+            for bot in bots]
     lines.append(tabulate(rows, ["entrant", "version", "state", "language", "author", "games",
                                  "faults", "submitted"]) if rows else "no entrants yet")
+    suspended = [bot for bot in bots if shown_state(bot) == "suspended"]
+    if suspended:
+        lines += ["", f"suspended (the matchmaker seats them no more; a new version, or arena "
+                      f"league reinstate {directory} NAME, lifts it):",
+                  *(f"  {printable(bot.key)} since {_when(bot.suspended_at or 0)}: "
+                    f"{printable(bot.suspended or '')}" for bot in suspended)]
     pair_lines = _pair_lines(rated, {bot.key: sets.get(bot.id, 0) for bot in bots},
                              settings.delta)
     if pair_lines:

@@ -15,6 +15,10 @@ Entrants are compared by the keys of their names and versions (``arena.names``: 
 checked in the transaction that accepts a version. A league from before the keys may hold two
 entrants whose names have one key: they stay two entrants, each taking new versions under its
 own spelling, and no third spelling is accepted (so the keys are indexed, not unique).
+
+A version's conduct is kept beside it (schema 5): how many games in a row it stalled (a start
+failure, a time-out or a crash: ``STALLING_FAULTS``), whether it has finished a game, and its
+suspension, written in the transaction that stores the game that decided it (``record_game``).
 """
 
 from __future__ import annotations
@@ -26,10 +30,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
+from arena.bots.faults import FaultKind
 from arena.errors import ConfigError, StorageError
 from arena.names import name_key
 from arena.records.ids import league_game_id
@@ -140,8 +145,25 @@ MIGRATIONS: tuple[str, ...] = (
     UPDATE sessions SET seen = created;
     CREATE INDEX sessions_by_participant ON sessions (participant, created);
     """,
+    """
+    ALTER TABLE bots ADD COLUMN stalled_games INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE bots ADD COLUMN finished_a_game INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE bots ADD COLUMN suspended TEXT;
+    ALTER TABLE bots ADD COLUMN suspended_at REAL;
+    UPDATE bots SET finished_a_game = 1 WHERE id IN (SELECT bot FROM seats);
+    ALTER TABLE uploads ADD COLUMN started REAL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+
+BOT_COLUMNS = ("id, name, version, dir, run, language, author, submitted, state, stalled_games, "
+               "finished_a_game, suspended, suspended_at")
+"""The columns ``Bot`` is read from, in its fields' order."""
+
+STALLING_FAULTS = (FaultKind.TIMEOUT.value, FaultKind.CRASH.value)
+"""The fault kinds that hold up the league's games: a process that does not start (a crash:
+``could not be started``), times out or dies costs its game the whole allowance or a restart.
+An illegal or malformed reply costs nothing but the faulting seat's result."""
 
 
 @dataclass(frozen=True)
@@ -157,11 +179,23 @@ class Bot:
     author: str | None
     submitted: float
     state: str
+    stalled_games: int = 0
+    """Its games in a row, up to the last stored, in which it stalled (``STALLING_FAULTS``)."""
+    has_finished_a_game: bool = True
+    """Whether it has played a game to its end without stalling."""
+    suspended: str | None = None
+    """Why the matchmaker no longer seats it (None: it is not suspended)."""
+    suspended_at: float | None = None
 
     @property
     def key(self) -> str:
         """The name this version plays under in game records: ``NAME@VERSION``."""
         return f"{self.name}@{self.version}"
+
+    @property
+    def is_playing(self) -> bool:
+        """Whether the matchmaker seats it: the active version of its entrant, not suspended."""
+        return self.state == "active" and self.suspended is None
 
 
 @dataclass(frozen=True)
@@ -287,13 +321,13 @@ class Store:
     def bots(self, states: Sequence[str] = ("active",)) -> list[Bot]:
         """The bot versions in ``states``, oldest submission first."""
         marks = ", ".join("?" * len(states))
-        rows = self.db.execute(f"SELECT * FROM bots WHERE state IN ({marks}) ORDER BY id",
+        rows = self.db.execute(f"SELECT {BOT_COLUMNS} FROM bots WHERE state IN ({marks}) ORDER BY id",
                                tuple(states))
         return [_bot(row) for row in rows]
 
     def bots_by_id(self) -> dict[int, Bot]:
         """Every version ever accepted, by id."""
-        return {row[0]: _bot(row) for row in self.db.execute("SELECT * FROM bots")}
+        return {row[0]: _bot(row) for row in self.db.execute(f"SELECT {BOT_COLUMNS} FROM bots")}
 
     def add_bot(self, name: str, version: str, directory: str, run: Sequence[str],
                 language: str | None, author: str | None, owner: int | None = None) -> Bot:
@@ -366,18 +400,23 @@ class Store:
         """Take the active version of ``name`` (written as submitted, or as another spelling of
         one active entrant's name) out of the pool; ConfigError if there is none, or several."""
         with self.transaction():
-            rows = self.db.execute("SELECT * FROM bots WHERE name_key = ? AND state = 'active' "
-                                   "ORDER BY id", (name_key(name),)).fetchall()
-            exact = [row for row in rows if row[1] == name]
-            if len(exact) != 1 and len(rows) != 1:
-                active = ", ".join(bot.name for bot in self.bots()) or "none"
-                what = (f"no active bot named {name!r}" if not rows else
-                        f"{name!r} is the name of {len(rows)} active bots written differently "
-                        f"(from before names were compared so): give one exactly")
-                raise ConfigError(f"{self.directory}: {what} (active: {active})")
-            row = (exact or rows)[0]
+            row = self._active_row(name)
             self.db.execute("UPDATE bots SET state = 'retired' WHERE id = ?", (row[0],))
         return _bot(row)
+
+    def _active_row(self, name: str) -> Sequence[Any]:
+        """The row of the active version of ``name`` (as ``retire`` finds it); ConfigError if
+        there is none, or several."""
+        rows = self.db.execute(f"SELECT {BOT_COLUMNS} FROM bots WHERE name_key = ? "
+                               "AND state = 'active' ORDER BY id", (name_key(name),)).fetchall()
+        exact = [row for row in rows if row[1] == name]
+        if len(exact) != 1 and len(rows) != 1:
+            active = ", ".join(bot.name for bot in self.bots()) or "none"
+            what = (f"no active bot named {name!r}" if not rows else
+                    f"{name!r} is the name of {len(rows)} active bots written differently "
+                    f"(from before names were compared so): give one exactly")
+            raise ConfigError(f"{self.directory}: {what} (active: {active})")
+        return cast(Sequence[Any], (exact or rows)[0])
 
     def activate(self, name: str, version: str) -> tuple[Bot, Bot | None]:
         """Make ``version`` of the entrant ``name`` (each compared as names are: ``arena.names``)
@@ -387,7 +426,7 @@ class Store:
         when it has no such version, or when that version is the active one already. ``v2`` is
         version ``2`` (as versions are shown) unless the entrant has a version ``v2``."""
         with self.transaction():
-            rows = self.db.execute("SELECT * FROM bots WHERE name_key = ? ORDER BY id",
+            rows = self.db.execute(f"SELECT {BOT_COLUMNS} FROM bots WHERE name_key = ? ORDER BY id",
                                    (name_key(name),)).fetchall()
             if not rows:
                 entrants = ", ".join(sorted({row[0] for row in self.db.execute(
@@ -451,9 +490,12 @@ class Store:
                                 [(i,) for i in set_ids])
 
     def record_game(self, set_id: int, rotation: int, bot_ids: Sequence[int], line: bytes,
-                    faults: Sequence[tuple[int, str, str]]) -> bool:
+                    faults: Sequence[tuple[int, str, str]], suspend_after: int = 0) -> list[Bot]:
         """Store one finished game (its line, seats and faults ``(bot id, kind, detail)``), closing
-        its set when it was the last rotation: one transaction. False if it was already stored."""
+        its set when it was the last rotation, and each seated version's conduct: one
+        transaction. A version that stalled (``STALLING_FAULTS``) in this game and the
+        ``suspend_after - 1`` before it (0: never) is suspended. The versions this game
+        suspended; none when it was already stored."""
         now = time.time()
         game_id = league_game_id(set_id, rotation)
         with self.transaction():
@@ -461,7 +503,7 @@ class Store:
                 "INSERT OR IGNORE INTO games (id, set_id, rotation, finished, line) "
                 "VALUES (?, ?, ?, ?, ?)", (game_id, set_id, rotation, now, line))
             if cursor.rowcount == 0:
-                return False
+                return []
             self.db.executemany("INSERT INTO seats (game, seat, bot) VALUES (?, ?, ?)",
                                 [(game_id, seat, bot) for seat, bot in enumerate(bot_ids)])
             self.db.executemany(
@@ -470,7 +512,44 @@ class Store:
             self.db.execute("UPDATE sets SET state = 'done' WHERE id = ? AND json_array_length("
                             "rotations) <= (SELECT COUNT(*) FROM games WHERE set_id = ?)",
                             (set_id, set_id))
-        return True
+            suspended = self._conduct(game_id, set(bot_ids), faults, suspend_after, now)
+        return [self.bots_by_id()[bot] for bot in suspended]
+
+    def _conduct(self, game_id: str, bot_ids: set[int], faults: Sequence[tuple[int, str, str]],
+                 suspend_after: int, now: float) -> list[int]:
+        """Count this game in each seated version's run of stalled games (a version with copies
+        at the table counts once), suspending those whose run reaches ``suspend_after``."""
+        stalled = {bot: kind for bot, kind, _ in faults if kind in STALLING_FAULTS}
+        self.db.executemany(
+            "UPDATE bots SET stalled_games = 0, finished_a_game = 1 WHERE id = ?",
+            [(bot,) for bot in bot_ids - stalled.keys()])
+        self.db.executemany("UPDATE bots SET stalled_games = stalled_games + 1 WHERE id = ?",
+                            [(bot,) for bot in stalled])
+        if suspend_after <= 0 or not stalled:
+            return []
+        marks = ", ".join("?" * len(stalled))
+        due = [row[0] for row in self.db.execute(
+            f"SELECT id FROM bots WHERE id IN ({marks}) AND suspended IS NULL "
+            f"AND stalled_games >= ?", (*stalled, suspend_after))]
+        self.db.executemany(
+            "UPDATE bots SET suspended = ?, suspended_at = ? WHERE id = ?",
+            [(f"{suspend_after} games in a row with a start failure, a time-out or a crash "
+              f"(the last: {stalled[bot]} in {game_id})", now, bot) for bot in due])
+        return due
+
+    def reinstate(self, name: str) -> Bot:
+        """Lift the suspension of the active version of ``name`` (written as submitted, or as
+        another spelling of one active entrant's name): the matchmaker seats it again, and its
+        run of stalled games starts again from none. ConfigError if it has no active version,
+        several, or one that is not suspended."""
+        with self.transaction():
+            row = self._active_row(name)
+            bot = _bot(row)
+            if bot.suspended is None:
+                raise ConfigError(f"{self.directory}: {bot.name} v{bot.version} is not suspended")
+            self.db.execute("UPDATE bots SET suspended = NULL, suspended_at = NULL, "
+                            "stalled_games = 0 WHERE id = ?", (bot.id,))
+        return self.bots_by_id()[bot.id]
 
     def lines(self, active_only: bool = False) -> Iterator[bytes]:
         """Every game's result line in the order they finished; ``active_only``: the games whose
@@ -662,4 +741,6 @@ def _connect(path: Path, across_threads: bool = False) -> sqlite3.Connection:
 
 def _bot(row: Sequence[Any]) -> Bot:
     return Bot(id=row[0], name=row[1], version=row[2], dir=row[3], run=tuple(orjson.loads(row[4])),
-               language=row[5], author=row[6], submitted=row[7], state=row[8])
+               language=row[5], author=row[6], submitted=row[7], state=row[8],
+               stalled_games=row[9], has_finished_a_game=bool(row[10]), suspended=row[11],
+               suspended_at=row[12])

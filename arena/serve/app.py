@@ -44,12 +44,14 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
 
 
 def create_app(league: Path, *, max_upload_bytes: int, max_pending: int,
-               on_upload: Callable[[], None] = lambda: None) -> FastAPI:
+               on_upload: Callable[[], None] = lambda: None,
+               max_stored_bytes: int | None = None) -> FastAPI:
     """The app serving ``league``."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.state.league = league
     app.state.max_upload_bytes = max_upload_bytes
     app.state.max_pending = max_pending
+    app.state.max_stored_bytes = max_stored_bytes
     app.state.on_upload = on_upload
     app.state.failures = FailedLogins()
     app.state.secret = server_secret(league)

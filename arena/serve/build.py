@@ -3,8 +3,9 @@ arena.serve.build LEAGUE UPLOAD``), started by a builder of the server (``arena.
 
 The upload's row says where it is as it moves: building (set by the builder that took it),
 checking (the first check-bot step has come back), then accepted or rejected with the reason and
-the steps. Ctrl-C or SIGTERM (the server stopping) leaves the row as it is: the next server queues
-it again. Reasons name the upload by its place in the league, never the server's paths.
+the steps, and its archive deleted (``Accounts.decide``). Ctrl-C or SIGTERM (the server stopping)
+leaves the row as it is: the next server queues it again. Reasons name the upload by its place
+in the league, never the server's paths.
 """
 
 from __future__ import annotations
@@ -39,9 +40,9 @@ def build_upload(league: Path, upload_id: int) -> UploadStatus:
         submission = submit(league, league / upload.file, step, owner=upload.participant)
         status = UploadStatus.ACCEPTED if submission.accepted else UploadStatus.REJECTED
         prefix = f"{store.directory}/"
-        accounts.mark(upload_id, status, reason=submission.reason.replace(prefix, ""),
-                      steps=tuple(line.replace(prefix, "") for line in submission.report),
-                      bot=submission.name, version=submission.version)
+        accounts.decide(upload_id, status, reason=submission.reason.replace(prefix, ""),
+                        steps=tuple(line.replace(prefix, "") for line in submission.report),
+                        bot=submission.name, version=submission.version)
         return status
     finally:
         store.close()

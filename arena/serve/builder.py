@@ -1,9 +1,11 @@
-"""The queue of uploaded bots: builder threads, each taking the oldest queued upload and running
-the submit pipeline on it in a child process (``arena.serve.build``), one at a time per thread.
+"""The queue of uploaded bots: builder threads, each taking the next upload and running the
+submit pipeline on it in a child process (``arena.serve.build``), one at a time per thread.
 
 The queue is the ``uploads`` table (``arena.league.accounts``): a thread takes an upload by
 marking it as building in a transaction, so two builders never take the same one, and a server
-killed mid-build finds it again at its next start (``requeue_unfinished``).
+killed mid-build finds it again at its next start (``requeue_unfinished``). The next upload is
+that of the participant whose last build started longest ago (``Accounts.take_next``), so one
+participant's slow builds take their turns with everyone else's.
 """
 
 from __future__ import annotations
@@ -97,9 +99,9 @@ class Builders:
             accounts = Accounts(store)
             done = accounts.upload(upload)
             if done is not None and done.status.is_pending:  # the child died before deciding
-                accounts.mark(upload, UploadStatus.REJECTED,
-                              reason=f"the build process ended with status {code} before a "
-                                     f"decision (see the server's {LOG})")
+                accounts.decide(upload, UploadStatus.REJECTED,
+                                reason=f"the build process ended with status {code} before a "
+                                       f"decision (see the server's {LOG})")
             accepted = done is not None and done.status is UploadStatus.ACCEPTED
         finally:
             store.close()

@@ -113,9 +113,10 @@ def table_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
     """The live table: ratings, intervals, LOS, games; it reloads itself."""
     settings = LeagueSettings.of(store)
     authors = {bot.name: bot.author or "" for bot in store.bots()}
+    suspended = {bot.key for bot in store.bots() if bot.suspended is not None}
     return render(request, "table.html", viewer=viewer, table=_table(request), authors=authors,
                   game=settings.game, players=settings.players, total=store.game_total(),
-                  computing=not request.app.state.table.is_ready)
+                  computing=not request.app.state.table.is_ready, suspended=suspended)
 
 
 @router.get("/entrants/{name}", response_class=HTMLResponse)
@@ -135,9 +136,10 @@ def entrant_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -
     plot = Markup(line_plot(series[0], [(name, series[1])], x_label="games stored",
                             y_label="Elo")) if series and len(series[0]) > 1 else None
     games, _ = game_rows(store, (name,), 20)
+    suspended = next((b for b in versions if b.state == "active" and b.suspended is not None), None)
     return render(request, "entrant.html", viewer=viewer, name=name, versions=versions,
                   owner=owner, is_owner=is_owner, row=row, opponents=opponents, plot=plot,
-                  games=games, faults=fault_rows(store, name, 20))
+                  games=games, faults=fault_rows(store, name, 20), suspended=suspended)
 
 
 @router.get("/games", response_class=HTMLResponse)
@@ -247,8 +249,10 @@ def my_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
     mine = set(accounts.bots_of(participant.id))
     bots = sorted({bot.name for bot in store.bots(("active", "replaced", "retired"))
                    if name_key(bot.name) in mine})
+    suspended = {bot.name: bot for bot in store.bots() if bot.suspended is not None
+                 and name_key(bot.name) in mine}
     return render(request, "my.html", viewer=participant, uploads=uploads, bots=bots,
-                  pending=any(u.status.is_pending for u in uploads))
+                  pending=any(u.status.is_pending for u in uploads), suspended=suspended)
 
 
 @router.get("/my/logs/{name}", response_class=HTMLResponse)

@@ -40,6 +40,9 @@ class ServeOptions:
     max_upload_bytes: int = 16 * 1024 * 1024
     max_pending: int = 3
     """Uploads a participant may have queued or in the pipeline at once (more: 429)."""
+    max_stored_bytes: int | None = 256 * 1024 * 1024
+    """What a participant's stored versions and uploads waiting may take on disk (more: 413;
+    None: no quota; ``arena.league.quota``)."""
     unsafe_no_sandbox: bool = False
     forwarded_allow_ips: str | None = None
     """The reverse proxies whose ``X-Forwarded-For`` and ``-Proto`` are believed (None: none)."""
@@ -73,6 +76,11 @@ def serve(options: ServeOptions) -> None:
     listener = _listen(options.host, options.port)
     with league_lock(league / SERVE_LOCK, what="another arena league serve of this league",
                      advice="stop it first (kill -INT {pid})"):
+        store = Store.open(league)
+        try:  # under the lock: no other server is queueing or deciding uploads
+            Accounts(store).remove_decided_archives(UPLOADS_DIR)
+        finally:
+            store.close()
         address = listener.getsockname()
         shown = f"[{address[0]}]" if ":" in address[0] else address[0]
         print(f"serving {league} at http://{shown}:{address[1]}/", flush=True)
@@ -81,7 +89,8 @@ def serve(options: ServeOptions) -> None:
         builders = Builders(league, options.build_jobs)
         player = Player(league, options.jobs, options.cluster) if options.play else None
         app = create_app(league, max_upload_bytes=options.max_upload_bytes,
-                         max_pending=options.max_pending, on_upload=builders.wake)
+                         max_pending=options.max_pending, on_upload=builders.wake,
+                         max_stored_bytes=options.max_stored_bytes)
         builders.on_accepted = player.wake if player is not None else None
         builders.start()
         if player is not None:

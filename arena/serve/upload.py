@@ -77,17 +77,19 @@ def save_upload(upload: UploadFile, target: Path) -> None:
 
 
 def _mb(size: int) -> str:
-    return f"{size / (1024 * 1024):g} MB"
+    return f"{round(size / (1024 * 1024), 2):g} MB"
 
 
 async def queue_bot(request: Request, participant: int, upload: UploadFile) -> int:
     """Write ``upload`` into the league's ``uploads/`` and queue it as ``participant``'s: its id.
-    HTTPException 400 for a file that is no archive, 429 when they have enough uploads pending."""
+    HTTPException 400 for a file that is no archive, 429 when they have enough uploads pending,
+    413 when it would take their storage past their quota (``arena.league.quota``)."""
     import secrets
 
     from fastapi.concurrency import run_in_threadpool
 
-    from arena.league.accounts import Accounts
+    from arena.league.accounts import Accounts, OverQuota, TooManyPending
+    from arena.league.quota import stored_bytes
     from arena.league.store import Store
 
     suffix = archive_suffix(upload.filename or "")
@@ -96,29 +98,41 @@ async def queue_bot(request: Request, participant: int, upload: UploadFile) -> i
                                  f"{', '.join(ARCHIVE_SUFFIXES)}")
     league: Path = request.app.state.league
     max_pending: int = request.app.state.max_pending
+    quota: int | None = request.app.state.max_stored_bytes
+    stored = size = 0
 
-    def store_it() -> int | None:
+    def store_it() -> int:
+        nonlocal stored, size
         store = Store.open(league)
         try:
             accounts = Accounts(store)
             if accounts.pending(participant) >= max_pending:
-                return None
+                raise TooManyPending(max_pending)
+            stored = 0 if quota is None else stored_bytes(accounts, participant)
             file = f"uploads/{secrets.token_hex(12)}{suffix}"
             save_upload(upload, league / file)  # before its row: a queued upload has its file
-            queued = accounts.queue_upload(participant, file, max_pending)
-            if queued is None:
+            size = (league / file).stat().st_size
+            try:
+                return accounts.queue_upload(participant, file, max_pending,
+                                             None if quota is None else quota - stored).id
+            except (TooManyPending, OverQuota):
                 (league / file).unlink(missing_ok=True)
-                return None
-            return queued.id
+                raise
         finally:
             store.close()
 
     try:
         upload_id = await run_in_threadpool(store_it)
+    except TooManyPending:
+        raise HTTPException(429, f"you have {max_pending} uploads waiting already: wait for "
+                                 f"one to be decided") from None
+    except OverQuota as over:
+        raise HTTPException(413, f"over your storage quota of {_mb(quota or 0)}: your bots' "
+                                 f"versions take {_mb(stored)} and your uploads waiting "
+                                 f"{_mb(over.waiting)}, with this one ({_mb(size)}) "
+                                 f"{_mb(stored + over.waiting + size)}: ask the organiser for "
+                                 f"room") from None
     finally:
         await upload.close()
-    if upload_id is None:
-        raise HTTPException(429, f"you have {max_pending} uploads waiting already: wait for "
-                                 f"one to be decided")
     request.app.state.on_upload()
     return upload_id

@@ -14,6 +14,8 @@ from arena.league.accounts import (
     SESSION_MAX_AGE,
     SESSIONS_KEPT,
     Accounts,
+    OverQuota,
+    TooManyPending,
     UploadStatus,
     token_hash,
 )
@@ -132,8 +134,8 @@ def test_the_queue_hands_out_each_upload_once_and_requeues_the_unfinished(store:
     ada, _ = accounts.invite("ada")
     first = accounts.queue_upload(ada.id, "uploads/a.tar.gz", 2)
     second = accounts.queue_upload(ada.id, "uploads/b.tar.gz", 2)
-    assert first is not None and second is not None
-    assert accounts.queue_upload(ada.id, "uploads/c.tar.gz", 2) is None  # two pending already
+    with pytest.raises(TooManyPending):  # two pending already
+        accounts.queue_upload(ada.id, "uploads/c.tar.gz", 2)
     taken = accounts.take_next()
     assert taken is not None and taken.id == first.id and taken.status is UploadStatus.BUILDING
     accounts.mark(first.id, UploadStatus.REJECTED, reason="no bot.yaml", steps=("FAIL  x: y",))
@@ -146,11 +148,47 @@ def test_the_queue_hands_out_each_upload_once_and_requeues_the_unfinished(store:
     assert accounts.upload(first.id).steps == ("FAIL  x: y",)
 
 
+def test_the_queue_takes_each_participant_in_turn(store: Store):
+    accounts = Accounts(store)
+    ada, _ = accounts.invite("ada")
+    bob, _ = accounts.invite("bob")
+    carol, _ = accounts.invite("carol")
+    slow = [accounts.queue_upload(ada.id, f"uploads/slow{i}.tar.gz", 3).id for i in range(3)]
+    assert accounts.take_next().id == slow[0]  # type: ignore[union-attr]
+    quick = accounts.queue_upload(bob.id, "uploads/quick.tar.gz", 3).id
+    late = accounts.queue_upload(carol.id, "uploads/late.tar.gz", 3).id
+    # bob and carol never had a build: each goes before ada's second, in the order they came
+    order = [accounts.take_next() for _ in range(5)]
+    assert [u.id if u else None for u in order] == [quick, late, slow[1], slow[2], None]
+    for upload in (*slow, quick, late):
+        accounts.mark(upload, UploadStatus.ACCEPTED)
+    more = [accounts.queue_upload(ada.id, "uploads/more.tar.gz", 3).id,
+            accounts.queue_upload(bob.id, "uploads/again.tar.gz", 3).id]
+    # bob's last build started before ada's: his goes first though it came last
+    assert [accounts.take_next().id for _ in range(2)] == more[::-1]  # type: ignore[union-attr]
+
+
+def test_uploads_waiting_are_held_to_the_room_left(store: Store):
+    accounts = Accounts(store)
+    ada, _ = accounts.invite("ada")
+    (store.directory / "uploads").mkdir()
+    for name, size in (("a.tar", 600), ("b.tar", 500)):
+        (store.directory / "uploads" / name).write_bytes(b"x" * size)
+    accounts.queue_upload(ada.id, "uploads/a.tar", 3, room=1000)
+    with pytest.raises(OverQuota) as refused:
+        accounts.queue_upload(ada.id, "uploads/b.tar", 3, room=1000)
+    assert refused.value.waiting == 600
+    assert accounts.pending(ada.id) == 1
+    accounts.queue_upload(ada.id, "uploads/b.tar", 3, room=1100)
+
+
 def test_a_league_of_schema_2_gains_the_tables(tmp_path: Path):
     league = new_league(tmp_path / "league")
     with sqlite3.connect(league / DATABASE) as db:
         for table in ("uploads", "sessions", "owners", "participants"):
             db.execute(f"DROP TABLE {table}")
+        for column in ("stalled_games", "finished_a_game", "suspended", "suspended_at"):
+            db.execute(f"ALTER TABLE bots DROP COLUMN {column}")  # schema 4's
         db.execute("PRAGMA user_version = 2")
     store = Store.open(league)
     try:

@@ -540,8 +540,9 @@ def test_a_bot_that_sleeps_against_other_bots_is_timed_out_not_given_the_league(
     its turn at move_ms (a timeout), where the CPU clock let it hold both workers for 2.5 s a
     decision with no fault."""
     league = tmp_path / "league"
+    # Never suspended (--suspend-after 0): each of its games is what this test looks at.
     done = arena("league", "init", league, "--game", "blackout", "--players", "3", "--option",
-                 "deals=3", "--move-ms", "200", "--bank-ms", "0")
+                 "deals=3", "--move-ms", "200", "--bank-ms", "0", "--suspend-after", "0")
     assert done.returncode == 0, done.stderr
     stalls = tmp_path / "stalls-src"
     stalls.mkdir()

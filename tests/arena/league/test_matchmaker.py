@@ -5,7 +5,14 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from arena.league.matchmaker import NEWCOMER_SETS, Entrant, PairState, next_tables, pair_states
+from arena.league.matchmaker import (
+    NEWCOMER_SETS,
+    Entrant,
+    PairState,
+    next_tables,
+    pair_states,
+    share,
+)
 
 
 def settled(count: int, sets: int = 40, width: float = 40.0, spacing: float = 100.0) -> list[Entrant]:
@@ -29,6 +36,28 @@ def test_a_newcomer_plays_the_next_tables_until_it_has_its_first_sets() -> None:
     assert all("new" in table for table in tables[:NEWCOMER_SETS])
     opponents = {e for table in tables[:NEWCOMER_SETS] for e in table if e != "new"}
     assert len(opponents) > 3  # placed against the field, not one group
+
+
+def test_a_newcomer_sits_at_no_more_than_its_share_until_it_has_finished_a_game() -> None:
+    # A batch of 4 tables of 3 in a field of 6, spread evenly: 2 tables each. A bot that stalls
+    # every game it sits in held up all 4 as a newcomer (behind the field, it starved).
+    assert share(4, 3, 6) == 2 and share(4, 3, 4) == 3 and share(4, 3, 3) == 4
+    assert share(2, 4, 200) == 1  # never none: it must finish a game to be rated
+    field = settled(5)
+    for seed in range(20):
+        new = Entrant("new", 0, has_finished_a_game=False)
+        tables = next_tables([*field, new], 3, 4, seed=seed)
+        assert sum("new" in table for table in tables) == 2
+        assert all(len(set(t)) == 3 for t in tables)
+    # Its games so far all stalled (a rating, sets): still no more than its share.
+    stalled = Entrant("new", 2, 1200.0, 900.0, 1500.0, has_finished_a_game=False)
+    assert sum("new" in t for t in next_tables([*field, stalled], 3, 4, seed=1)) == 2
+    # Once it has finished a game, a newcomer catches up at once again: far behind the field
+    # (nobody starves), it sits at every table of the batch.
+    assert all("new" in t for t in next_tables([*field, Entrant("new", 0)], 3, 4, seed=1))
+    # A field too small to seat a table without it: it sits at every one.
+    small = [*settled(2), Entrant("new", 0, has_finished_a_game=False)]
+    assert all("new" in t for t in next_tables(small, 3, 4, seed=1))
 
 
 def test_the_most_uncertain_neighbours_meet_first() -> None:

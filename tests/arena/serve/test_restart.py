@@ -52,12 +52,23 @@ def test_a_sigkill_loses_nothing_and_a_restart_carries_on(tmp_path: Path):
     finally:
         if server.process.poll() is None:
             server.process.kill()
+    with sqlite3.connect(league / DATABASE) as db:
+        archives = {i: league / f for i, f in db.execute("SELECT id, file FROM uploads")}
+    assert not archives[first["id"]].exists()  # deleted once decided
+    # What a server killed between deciding an upload and deleting its archive leaves, and one
+    # killed between writing an archive and queueing it: the restart removes both, keeping the
+    # archives of the uploads still to be decided.
+    left = [archives[first["id"]], league / "uploads" / "unqueued.tar.gz"]
+    for path in left:
+        path.write_bytes(b"left behind")
     again = start_server(league, "--jobs", "1")
     try:
+        assert [path.exists() for path in left] == [False, False]
         with again.client(token) as ada:
             assert decided(ada, building)["status"] == "accepted"
             assert decided(ada, queued)["status"] == "accepted"
             assert ada.get(f"/api/submissions/{first['id']}").json()["status"] == "accepted"
+        assert list((league / "uploads").iterdir()) == []
         wait_for(lambda: _games(league) > played, 120, "the league to play on")
     finally:
         assert stop_server(again) in (0, 130)

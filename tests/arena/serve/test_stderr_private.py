@@ -55,7 +55,8 @@ begins (a start failure is a crash before the game's first decision)."""
 
 def made_league(path: Path) -> Path:
     """Blackout for 3, one deal a game; 4 s to say hello, 1 s a decision with no bank, 64 MB: the
-    canary's hello that never comes and its answer that never comes cost the league that, once."""
+    canary's hello that never comes and its answer that never comes cost the league that, once.
+    Never suspended: its three start failures in a row would end its games before the others."""
     from arena.league.settings import LeagueSettings
     from arena.league.store import Store
     from arena.settings import Limits, TimeControl
@@ -63,7 +64,7 @@ def made_league(path: Path) -> Path:
 
     play = PlaySettings(time=TimeControl(start_ms=4000, move_ms=1000, bank_ms=0),
                         limits=Limits(memory_mb=64))
-    settings = LeagueSettings.checked("blackout", 3, {"deals": "1"}, play)
+    settings = LeagueSettings.checked("blackout", 3, {"deals": "1"}, play, suspend_after=0)
     Store.create(path, settings.stored()).close()
     return path
 
