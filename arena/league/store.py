@@ -231,8 +231,12 @@ class Store:
             raise ConfigError(f"{directory}: already a league (it has {DATABASE})")
         if directory.exists() and not directory.is_dir():
             raise ConfigError(f"{directory}: exists and is not a directory")
+        directory.mkdir(parents=True, exist_ok=True)
+        # Its owner's alone: it holds every bot's stderr, and the hashes of tokens and sessions. A
+        # sandboxed bot or build reads its own directory through its mount, not through this one.
+        directory.chmod(0o700)
         for sub in (BOTS_DIR, LOGS_DIR, STAGING_DIR):
-            (directory / sub).mkdir(parents=True, exist_ok=True)
+            (directory / sub).mkdir(exist_ok=True)
         store = cls(directory, _connect(path))
         store.db.execute("PRAGMA journal_mode = WAL")
         try:

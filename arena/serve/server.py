@@ -64,7 +64,6 @@ def serve(options: ServeOptions) -> None:
     store = Store.open(league)
     try:
         settings = LeagueSettings.of(store)
-        requeued = Accounts(store).requeue_unfinished()
     finally:
         store.close()
     if (settings.play.sandbox is SandboxMode.NONE and not is_loopback(options.host)
@@ -77,10 +76,15 @@ def serve(options: ServeOptions) -> None:
     with league_lock(league / SERVE_LOCK, what="another arena league serve of this league",
                      advice="stop it first (kill -INT {pid})"):
         store = Store.open(league)
-        try:  # under the lock: no other server is queueing or deciding uploads
-            Accounts(store).remove_decided_archives(UPLOADS_DIR)
+        try:  # under the lock: no other server is queueing, building or deciding uploads
+            accounts = Accounts(store)
+            requeued = accounts.requeue_unfinished()
+            accounts.remove_decided_archives(UPLOADS_DIR)
         finally:
             store.close()
+        warning = readable_warning(league)
+        if warning is not None:
+            print(f"arena serve: {warning}", file=sys.stderr, flush=True)
         address = listener.getsockname()
         shown = f"[{address[0]}]" if ":" in address[0] else address[0]
         print(f"serving {league} at http://{shown}:{address[1]}/", flush=True)
@@ -123,3 +127,16 @@ def _listen(host: str, port: int) -> socket.socket:
         raise ConfigError(f"--port {port}: cannot listen on {host}:{port} "
                           f"({error.strerror or error})") from None
     return listener
+
+
+def readable_warning(league: Path) -> str | None:
+    """A warning when users of this machine other than its owner may read ``league``: it holds
+    every bot's stderr, the games with their faults' stderr, and the server's secret."""
+    try:
+        mode = league.stat().st_mode & 0o777
+    except OSError:
+        return None
+    if not mode & 0o077:
+        return None
+    return (f"warning: {league} can be read by other users of this machine (mode {mode:o}): it "
+            f"holds the bots' stderr logs and the server's secret; chmod 700 {league}")

@@ -16,7 +16,6 @@ import sqlite3
 import sys
 from pathlib import Path
 
-import httpx
 import pytest
 
 from arena.league.defaults import SUSPEND_AFTER
@@ -25,7 +24,17 @@ from arena.league.store import DATABASE
 from helpers import C_BOT, FIRST_BOT, MISBEHAVING, arena, new_league, own_bot, submitted, wait_for
 
 sys.path.insert(0, str(Path(__file__).parent))
-from served import Server, decided, invite, packed, python_bot, start_server, stop_server, upload
+from served import (
+    Server,
+    decided,
+    invite,
+    logged_in,
+    packed,
+    python_bot,
+    start_server,
+    stop_server,
+    upload,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -76,16 +85,6 @@ def query(league: Path, sql: str, *values: object) -> list[tuple[object, ...]]:
 def archive_of(league: Path, upload_id: int) -> Path:
     """Where the server wrote upload ``upload_id``'s archive."""
     return league / str(query(league, "SELECT file FROM uploads WHERE id = ?", upload_id)[0][0])
-
-
-def logged_in(server: Server, token: str) -> httpx.Client:
-    """A browser's session: the login form posted with its CSRF token, from the server's own
-    origin (the caller closes it)."""
-    client = httpx.Client(base_url=server.url, timeout=60, headers={"Origin": server.url})
-    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text)
-    assert csrf is not None
-    assert client.post("/login", data={"token": token, "csrf": csrf.group(1)}).status_code < 400
-    return client
 
 
 def test_one_participants_slow_builds_take_turns_with_anothers_quick_one(building):
@@ -165,7 +164,7 @@ def test_a_participants_stalling_bot_is_suspended_they_are_told_why_and_a_new_ve
     reason = f"{SUSPEND_AFTER} games in a row with a start failure, a time-out or a crash"
     with server.client(token) as api, server.client() as anonymous:
         assert decided(api, upload(api, packed(hangs)).json()["id"])["status"] == "accepted"
-        page = logged_in(server, token)
+        page = logged_in(server.url, token)
         try:
             wait_for(lambda: "is suspended" in page.get("/my").text, 120, "hangs to be suspended")
             mine = page.get("/my").text

@@ -43,6 +43,11 @@ def test_a_sigkill_loses_nothing_and_a_restart_carries_on(tmp_path: Path):
             queued = upload(ada, packed(own_bot(tmp_path, "two", C_BOT))).json()["id"]
             wait_for(lambda: ada.get(f"/api/submissions/{building}").json()["status"] == "building",
                      60, "the slow upload to be building")
+            # A second server started by mistake stops at the lock, and leaves the first one's
+            # build alone (it does not queue it again for a builder of the first to take twice).
+            second = arena("league", "serve", league, "--port", "0")
+            assert second.returncode == 2 and "serve.lock: held by pid" in second.stderr
+            assert ada.get(f"/api/submissions/{building}").json()["status"] == "building"
         played = _games(league)
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(timeout=30)
@@ -61,6 +66,8 @@ def test_a_sigkill_loses_nothing_and_a_restart_carries_on(tmp_path: Path):
     left = [archives[first["id"]], league / "uploads" / "unqueued.tar.gz"]
     for path in left:
         path.write_bytes(b"left behind")
+    assert league.stat().st_mode & 0o777 == 0o700  # the league's own: it holds the stderr
+    league.chmod(0o755)
     again = start_server(league, "--jobs", "1")
     try:
         assert [path.exists() for path in left] == [False, False]
@@ -72,6 +79,8 @@ def test_a_sigkill_loses_nothing_and_a_restart_carries_on(tmp_path: Path):
         wait_for(lambda: _games(league) > played, 120, "the league to play on")
     finally:
         assert stop_server(again) in (0, 130)
+    said = again.process.stderr.read() if again.process.stderr else ""
+    assert f"warning: {league} can be read by other users of this machine (mode 755)" in said
     wait_for(lambda: processes_naming(str(league)) == [], 60, "every child to end with the server")
     done = arena("league", "status", league)
     assert all(f"{name} " in done.stdout for name in ("one", "slow", "two"))
