@@ -41,7 +41,7 @@ from arena.league.run import LeagueRunReport, run_league
 from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.league.submit import submit
-from arena.plans.schedule import sample_tables
+from arena.plans.tables import sample_tables
 from arena.ratings.model import ELO_PER_NAT, rate
 from arena.runs.results import ResultsWriter
 from arena.work import Finished
