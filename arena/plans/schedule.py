@@ -43,6 +43,7 @@ from arena.plans.tournament import Format, Tournament
 from arena.records.ids import tournament_game_id
 from arena.settings import MAX_GAMES
 from arena.work import GameSpec
+from engine.game import GameInfo
 from engine.seeding import derive_seed
 
 Tables = list[list[tuple[str, ...]]]
@@ -58,6 +59,10 @@ class Scheduler(Protocol):
 
     def games_per_round(self) -> int:
         """How many games one round holds, counted without building it."""
+        ...
+
+    def entrants(self) -> list[str]:
+        """Every entrant the format seats, as results name it (a bot, or a team)."""
         ...
 
 
@@ -88,6 +93,10 @@ class RoundRobin:
             return math.comb(len(tournament.teams) or len(tournament.bots), 2) * 2
         return table_count(len(tournament.bots), tournament.players, tournament.max_tables) \
             * tournament.players
+
+    def entrants(self) -> list[str]:
+        """The bots, or the teams."""
+        return _field(self.tournament)
 
 
 class Gauntlet:
@@ -128,6 +137,14 @@ class Gauntlet:
             return challengers * (len(tournament.teams) or len(tournament.bots)) * 2
         size = tournament.players
         return challengers * table_count(len(tournament.bots), size - 1, tournament.max_tables) * size
+
+    def entrants(self) -> list[str]:
+        """The field's bots (or teams), then the challengers (or their teams of copies)."""
+        info = engine.game(self.tournament.game).info
+        challengers = [bot.name for bot in self.tournament.challengers]
+        if info.teams is not None:
+            challengers = [_team_name(info, (name, name)) for name in challengers]
+        return _field(self.tournament) + challengers
 
 
 SCHEDULERS: dict[Format, Callable[[Tournament], Scheduler]] = {
@@ -184,6 +201,22 @@ def check_size(tournament: Tournament, per_round: int) -> None:
     raise ConfigError(f"{tournament.path}: rounds: {tournament.rounds} rounds of {per_round} games "
                       f"are {total} games: a run schedules at most {MAX_GAMES} "
                       f"(at most {MAX_GAMES // per_round} rounds here)")
+
+
+def _field(tournament: Tournament) -> list[str]:
+    """The bots, or in a team game the teams (each bot with a copy of itself, or the file's
+    ``teams``), as results name them."""
+    info = engine.game(tournament.game).info
+    if info.teams is None:
+        return [bot.name for bot in tournament.bots]
+    teams = list(tournament.teams) or [(bot.name, bot.name) for bot in tournament.bots]
+    return [_team_name(info, team) for team in teams]
+
+
+def _team_name(info: GameInfo, team: tuple[str, ...]) -> str:
+    """The name results give ``team`` (``GameInfo.entrants``)."""
+    assert info.teams is not None
+    return info.entrants(_seated(info.teams, (team, team)))[0]
 
 
 def _seated(seats_of: tuple[tuple[int, ...], ...],
