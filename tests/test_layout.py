@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
+TOP_PACKAGES = ("arena", "engine", "strategy")
+"""Our packages: the arena, the rules engine and the strategy over it."""
 
 
 def _imports(package: str) -> dict[str, set[str]]:
@@ -65,6 +67,10 @@ def test_cycle_finder_finds_a_cycle() -> None:
 LAYERS: dict[str, tuple[str, ...]] = {
     # The engine: pure rules, nothing of the arena.
     "engine": (),
+    # Strategy over the rules (the samplers and play-outs of the search bot and of analysis, the
+    # greedy bot's bidding as their model of the other seats): pure too, the engine alone (which
+    # every row but the engine's may import).
+    "strategy": (),
     # The arena's shared values, below every layer (``arena`` is the package's own __init__).
     "arena": (),
     "arena.errors": (),
@@ -102,7 +108,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
                      "arena.executors", "arena.plans", "arena.ratings", "arena.runs"),
     # Decisions analysed against the reference search: records replayed on the engine, nothing
     # started (no bot, no run); its progress line is the runs' one (NAMED).
-    "arena.analysis": ("arena.errors", "arena.printable", "arena.settings", "arena.records"),
+    "arena.analysis": ("arena.errors", "arena.printable", "arena.settings", "arena.records",
+                       "strategy"),
     # A view of results (of a league only through its one function in NAMED), with their analysis.
     "arena.report": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
                      "arena.configfile", "arena.records", "arena.game", "arena.ratings",
@@ -192,12 +199,12 @@ def unit_of(name: str) -> str:
     """The row of ``LAYERS`` a module or an imported name belongs to: ``engine``, a package of the
     arena (``arena.bots``) or one of its top-level modules (``arena.settings``)."""
     parts = name.split(".")
-    return parts[0] if len(parts) == 1 or parts[0] == "engine" else ".".join(parts[:2])
+    return parts[0] if len(parts) == 1 or parts[0] in ("engine", "strategy") else ".".join(parts[:2])
 
 
 @functools.cache  # parsed once for the tests that read them (nothing changes them)
 def imports_of(package: str) -> list[Import]:
-    """Every import of ``arena`` or ``engine`` in ``package``'s modules, function-level ones and
+    """Every import of one of ``TOP_PACKAGES`` in ``package``'s modules, function-level ones and
     those for type checking included."""
     found: list[Import] = []
     for path in sorted((ROOT / package).rglob("*.py")):
@@ -213,7 +220,7 @@ def imports_of(package: str) -> list[Import]:
             else:
                 continue
             found += [Import(_module_name(path), target, node.lineno, id(node) in checking)
-                      for target in targets if target.split(".")[0] in ("arena", "engine")]
+                      for target in targets if target.split(".")[0] in TOP_PACKAGES]
     return found
 
 
@@ -245,12 +252,12 @@ def violations(imports: list[Import]) -> list[str]:
 
 
 def test_each_layer_imports_only_what_the_table_allows() -> None:
-    wrong = violations(imports_of("arena") + imports_of("engine"))
+    wrong = violations([found for top in TOP_PACKAGES for found in imports_of(top)])
     assert wrong == [], "\n".join(["", *wrong])
 
 
 def test_every_package_has_a_row_and_every_row_a_package() -> None:
-    units = {unit_of(_module_name(path)) for top in ("arena", "engine")
+    units = {unit_of(_module_name(path)) for top in TOP_PACKAGES
              for path in (ROOT / top).rglob("*.py")}
     assert sorted(units - set(LAYERS)) == [], "add a row to LAYERS"
     assert sorted(set(LAYERS) - units) == [], "these are gone: take their rows off LAYERS"
@@ -274,12 +281,17 @@ def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> 
                Import("arena.report.site", "arena.league.store.DATABASE", 1, False),
                Import("arena.work", "arena.bots.sandbox.Sandbox", 1, False),
                Import("engine.blackout", "arena.settings.Limits", 1, False),
+               Import("engine.trickgame", "strategy.sampling.Playouts", 1, False),
+               Import("strategy.sampling", "arena.errors.ConfigError", 1, False),
+               Import("arena.report.site", "strategy.bidding.bid_estimate", 1, False),
                Import("arena.newpackage.x", "arena.errors.ConfigError", 1, False)]
     assert [len(violations([found])) for found in refused] == [1] * len(refused)
     allowed = [Import("arena.plans.match", "arena.bots.resolve.resolve_bot", 1, False),
                Import("arena.work", "arena.bots.sandbox.Sandbox", 1, True),
                Import("arena.runs.session", "arena.bots.build.run_build", 1, False),
-               Import("arena.plans.schedule", "engine.seeding.derive_seed", 1, False)]
+               Import("arena.plans.schedule", "engine.seeding.derive_seed", 1, False),
+               Import("strategy.sampling", "engine.cards.CARD_BY_NAME", 1, False),
+               Import("arena.analysis.evaluate", "strategy.sampling.Playouts", 1, False)]
     assert violations(allowed) == []
 
 
