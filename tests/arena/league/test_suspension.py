@@ -11,8 +11,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+from arena.league.database import DATABASE
 from arena.league.defaults import SUSPEND_AFTER
-from arena.league.store import DATABASE
 
 from helpers import C_BOT, MISBEHAVING, ROOT, arena, own_bot, submitted
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from arena.league.store import DATABASE
+from arena.league.database import DATABASE
 
 from helpers import C_BOT, FIRST_BOT, new_league, own_bot, submitted
 

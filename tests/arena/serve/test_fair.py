@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.league.database import DATABASE
 from arena.league.defaults import SUSPEND_AFTER
-from arena.league.store import DATABASE
 
 from helpers import C_BOT, FIRST_BOT, MISBEHAVING, arena, new_league, own_bot, submitted, wait_for
 
