@@ -32,7 +32,9 @@ def test_a_sigkill_loses_nothing_and_a_restart_carries_on(tmp_path: Path):
     submitted(league, own_bot(tmp_path, "house-first", FIRST_BOT))
     token = invite(league, "ada")
     slow = own_bot(tmp_path, "slow", C_BOT)
-    (slow / "bot.yaml").write_text("name: slow\nrun: ./bot\nbuild: sleep 5\n")
+    gate = tmp_path / "gate"  # the slow build waits until the test opens it: building meanwhile
+    (slow / "bot.yaml").write_text(f"name: slow\nrun: ./bot\nbuild: [sh, -c, 'while [ ! -e "
+                                   f"{gate} ]; do sleep 0.05; done']\n")
     server = start_server(league, "--jobs", "1")
     try:
         with server.client(token) as ada:
@@ -66,6 +68,7 @@ def test_a_sigkill_loses_nothing_and_a_restart_carries_on(tmp_path: Path):
     left = [archives[first["id"]], league / "uploads" / "unqueued.tar.gz"]
     for path in left:
         path.write_bytes(b"left behind")
+    gate.touch()  # the slow build, queued again, now finishes
     assert league.stat().st_mode & 0o777 == 0o700  # the league's own: it holds the stderr
     league.chmod(0o755)
     again = start_server(league, "--jobs", "1")
