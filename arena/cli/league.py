@@ -30,8 +30,7 @@ app = typer.Typer(help="A league: submitted bots, games scheduled where the rank
                        "certain, a table that is always current (docs/league.md).",
                   no_args_is_help=True, rich_markup_mode=None)
 
-SERVE_EXTRA = ("fastapi", "starlette", "uvicorn", "jinja2", "markupsafe", "multipart",
-               "python_multipart")
+SERVE_EXTRA = ("fastapi", "starlette", "uvicorn", "multipart", "python_multipart")
 """The modules of the serve extra (pyproject's optional dependencies), and theirs."""
 
 League = Annotated[Path, typer.Argument(help="The league's directory.", show_default=False)]
