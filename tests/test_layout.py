@@ -70,6 +70,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "arena.errors": (),
     "arena.names": (),
     "arena.printable": (),
+    # The output formats the commands offer, each set an enum parsed where the command line is read.
+    "arena.formats": ("arena.errors",),
     # Which build runs (compiled or pure), chosen before anything else loads: the standard library.
     "arena.startup": (),
     "arena.connectivity": (),
@@ -89,17 +91,18 @@ LAYERS: dict[str, tuple[str, ...]] = {
                         "arena.bots", "arena.game"),
     # What to play: pure data and planning, starting nothing (no bot, no build, no bwrap).
     "arena.plans": ("arena.errors", "arena.names", "arena.settings", "arena.configfile",
-                    "arena.connectivity", "arena.records", "arena.work", "arena.spec"),
+                    "arena.connectivity", "arena.formats", "arena.records", "arena.work",
+                    "arena.spec"),
     # Ratings and tables: statistics over results.
     "arena.ratings": ("arena.errors", "arena.printable", "arena.settings", "arena.connectivity",
-                      "arena.records"),
+                      "arena.formats", "arena.records"),
     # A plan played: its bots sandboxed and built, its games handed to an executor, results kept.
     "arena.runs": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
                    "arena.configfile", "arena.records", "arena.work", "arena.bots",
                    "arena.executors", "arena.plans", "arena.ratings"),
     "arena.league": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
-                     "arena.records", "arena.work", "arena.spec", "arena.bots", "arena.game",
-                     "arena.executors", "arena.plans", "arena.ratings", "arena.runs"),
+                     "arena.formats", "arena.records", "arena.work", "arena.spec", "arena.bots",
+                     "arena.game", "arena.executors", "arena.plans", "arena.ratings", "arena.runs"),
     # Decisions analysed against the reference search: records replayed on the engine, nothing
     # started (no bot, no run); its progress line is the runs' one (NAMED).
     "arena.analysis": ("arena.errors", "arena.printable", "arena.settings", "arena.records"),
@@ -112,12 +115,13 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # plays and builds through the league's own commands in child processes, never a loop of its
     # own (so nothing of runs or executors); bots only for the signal handlers of its build child.
     "arena.serve": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
-                    "arena.records", "arena.bots", "arena.game", "arena.ratings", "arena.league",
-                    "arena.report"),
+                    "arena.formats", "arena.records", "arena.bots", "arena.game", "arena.ratings",
+                    "arena.league", "arena.report"),
     # The commands, on top of everything.
     "arena.cli": ("arena", "arena.errors", "arena.names", "arena.printable", "arena.connectivity",
-                  "arena.settings", "arena.configfile", "arena.records", "arena.work", "arena.spec",
-                  "arena.bots", "arena.game", "arena.executors", "arena.plans", "arena.ratings",
+                  "arena.formats", "arena.settings", "arena.configfile", "arena.records", "arena.work",
+                  "arena.spec", "arena.bots", "arena.game", "arena.executors", "arena.plans",
+                  "arena.ratings",
                   "arena.runs", "arena.league", "arena.report", "arena.analysis",
                   "arena.serve", "arena.startup"),
     # The command's entry point: the build chosen, then the command line.

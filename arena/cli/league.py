@@ -1,13 +1,16 @@
 """``arena league``: a league that accepts bot submissions and keeps a live ranking (SQLite)."""
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from arena import spec
+from arena.cli.options import format_option
 from arena.cli.options import option as setting_option
 from arena.errors import ConfigError, RunInterrupted
+from arena.formats import PlainOrJson, TableFormat
 from arena.league.defaults import DELTA, LOCK_WAIT, SUSPEND_AFTER
 from arena.printable import printable
 from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
@@ -30,8 +33,7 @@ app = typer.Typer(help="A league: submitted bots, games scheduled where the rank
                        "certain, a table that is always current (docs/league.md).",
                   no_args_is_help=True, rich_markup_mode=None)
 
-SERVE_EXTRA = ("fastapi", "starlette", "uvicorn", "jinja2", "markupsafe", "multipart",
-               "python_multipart")
+SERVE_EXTRA = ("fastapi", "starlette", "uvicorn", "multipart", "python_multipart")
 """The modules of the serve extra (pyproject's optional dependencies), and theirs."""
 
 League = Annotated[Path, typer.Argument(help="The league's directory.", show_default=False)]
@@ -192,8 +194,8 @@ def run_command(
 @app.command("table")
 def table_command(
     league: League,
-    fmt: Annotated[str, typer.Option(
-        "--format", help="Output format: plain, github, csv, json or html.")] = "plain",
+    fmt: Annotated[TableFormat, format_option(TableFormat, "Output format: {}.")] = \
+        TableFormat.PLAIN,
     crosstable: Annotated[bool, typer.Option(
         "--crosstable", help="Add the head-to-head matrix (pairwise score %).")] = False,
     resamples: Annotated[int, typer.Option(
@@ -212,9 +214,9 @@ def table_command(
 @app.command("status")
 def status_command(
     league: League,
-    fmt: Annotated[str, typer.Option(
-        "--format", help="Output format: plain, or json (the entrants' versions and states, "
-                         "suspensions with their reasons).")] = "plain",
+    fmt: Annotated[PlainOrJson, format_option(
+        PlainOrJson, "Output format: {} (json: the entrants' versions and states, suspensions "
+                     "with their reasons).")] = PlainOrJson.PLAIN,
 ) -> None:
     """Entrants and versions, games, faults, suspensions, submissions (with their reasons)."""
     from arena.league.status import league_status
@@ -319,7 +321,8 @@ def export_command(
 def invite_command(
     league: League,
     name: Annotated[str, typer.Argument(help="The participant's name.", show_default=False)],
-    fmt: Annotated[str, typer.Option("--format", help="Output format: plain or json.")] = "plain",
+    fmt: Annotated[PlainOrJson, format_option(PlainOrJson, "Output format: {}.")] = \
+        PlainOrJson.PLAIN,
 ) -> None:
     """Make NAME a participant of the league served by `league serve`, and print their token once.
 
@@ -328,20 +331,30 @@ def invite_command(
     from arena.league.accounts import Accounts
     from arena.league.store import Store
 
-    if fmt not in ("plain", "json"):
-        raise ConfigError(f"--format: {fmt!r} is not one of plain, json")
     store = Store.open(league)
     try:
         participant, token = Accounts(store).invite(name)
     finally:
         store.close()
-    if fmt == "json":
-        import orjson
+    typer.echo(INVITE_WRITERS[fmt](participant.name, token))
 
-        typer.echo(orjson.dumps({"participant": participant.name, "token": token}).decode())
-        return
-    typer.echo(f"participant {participant.name}: token {token}")
-    typer.echo("give it to them privately; it is shown only now (the league keeps its hash)")
+
+def _invite_text(participant: str, token: str) -> str:
+    return (f"participant {participant}: token {token}\n"
+            "give it to them privately; it is shown only now (the league keeps its hash)")
+
+
+def _invite_json(participant: str, token: str) -> str:
+    import orjson
+
+    return orjson.dumps({"participant": participant, "token": token}).decode()
+
+
+INVITE_WRITERS: dict[PlainOrJson, Callable[[str, str], str]] = {
+    PlainOrJson.PLAIN: _invite_text,
+    PlainOrJson.JSON: _invite_json,
+}
+"""One writer for each format of ``league invite``: the participant and its token."""
 
 
 @app.command("revoke")

@@ -9,6 +9,8 @@ from typing import Annotated
 import typer
 
 from arena import spec
+from arena.cli.options import format_option
+from arena.formats import TableFormat
 from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import DEFAULT_RATING, RESAMPLES, SEED
 
@@ -22,9 +24,7 @@ def table_command(
         typer.Argument(help="games.jsonl files, or results directories holding one.",
                        metavar="PATH", show_default=False),
     ],
-    fmt: Annotated[
-        str, typer.Option("--format", help="Output format: plain, github, csv, json or html.")
-    ] = "plain",
+    fmt: Annotated[TableFormat, format_option(TableFormat, "Output format: {}.")] = TableFormat.PLAIN,
     anchor: Annotated[
         str | None,
         typer.Option(help="Fix one entrant's rating, NAME=RATING, instead of a pool mean of 1500.",

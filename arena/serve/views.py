@@ -24,6 +24,7 @@ import orjson
 
 from arena.bots.stderrindex import DecisionLogs
 from arena.errors import ArenaError, ResultsError
+from arena.formats import TableFormat
 from arena.league.accounts import Accounts
 from arena.league.settings import LeagueSettings
 from arena.league.standings import active_results
@@ -129,7 +130,7 @@ class TableCache:
             store.close()
         if state != self._state:
             try:
-                text = league_table(self.league, fmt="json", resamples=self.resamples,
+                text = league_table(self.league, fmt=TableFormat.JSON, resamples=self.resamples,
                                     crosstable=True)
                 table: dict[str, Any] | None = orjson.loads(text)
             except ResultsError:

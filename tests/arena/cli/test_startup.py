@@ -26,7 +26,7 @@ HEAVY = {
     "fastapi": "the league's web server",
     "starlette": "the league's web server",
     "uvicorn": "the league's web server",
-    "jinja2": "the league's web server's pages",
+    "jinja2": "the pages (the report's and the served league's)",
     "arena.ratings.model": "the ratings",
     "arena.bots.sandbox": "the sandbox",
     "arena.bots.process": "the bots' processes",

@@ -298,3 +298,39 @@ def test_a_cluster_runs_replays_say_its_logs_stayed_on_the_workers(blackout_resu
     script = (tmp_path / "site" / "games" / f"{record['id']}.js").read_bytes()
     said = orjson.loads(b"[" + script[len(b"arenaGame("):-3] + b"]")[3]
     assert said["decisions"] == [] and "stay on its workers" in said["note"]
+
+
+HOSTILE = "cr<b>a\x1bsh'er\u202e&amp;"
+"""An entrant's name as a results file from elsewhere may hold it: markup, an escape sequence, a
+bidi override, an entity."""
+
+
+def test_every_page_shows_a_hostile_name_printable_then_escaped(blackout_results, tmp_path):
+    # The report escaped by HTML's rules only where its code asked, and left controls raw; its
+    # pages now come from templates that do both to every value, as the served league's do.
+    def renamed(value):
+        if isinstance(value, str):
+            return HOSTILE if value == "crasher" else value
+        if isinstance(value, list):
+            return [renamed(item) for item in value]
+        if isinstance(value, dict):
+            return {key: renamed(item) for key, item in value.items()}
+        return value
+
+    lines = [renamed(record) for record in records(blackout_results)]
+    for record in lines:
+        for fault in record["faults"]:
+            fault["detail"] += " <script>alert(1)</script>\x1b[2J\u202e"
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "games.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in lines))
+    write_report([results], tmp_path / "site", resamples=0)
+    shown = "cr&lt;b&gt;a\\x1bsh&#39;er\\u202e&amp;amp;"
+    pages = {page.name: page.read_text() for page in (tmp_path / "site").glob("*.html")}
+    for name, text in pages.items():
+        assert "\x1b" not in text and "\u202e" not in text and "<b>" not in text, name
+        assert "<script>alert" not in text, name
+    index = pages["index.html"]
+    assert index.count(shown) >= 4  # its row, the crosstable's header and row, two plots
+    crasher = next(text for text in pages.values() if f"<h1>{shown}</h1>" in text)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;\\x1b[2J\\u202e</td>" in crasher
