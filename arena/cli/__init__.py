@@ -140,7 +140,7 @@ def _stderr_of(error: Exception) -> str:
     error's message never holds it (``BotStartError.stderr_tail``)."""
     if not isinstance(error, BotStartError) or not error.stderr_tail:
         return ""
-    from arena.bots.faults import quoted_stderr
+    from arena.values.faults import quoted_stderr
 
     return quoted_stderr(error.stderr_tail)
 

@@ -164,7 +164,7 @@ def run_command(
     """
     from arena.league.run import LeagueRunReport, expected_games, run_league
     from arena.runs.progress import Progress
-    from arena.work import Finished
+    from arena.values.work import Finished
 
     progress = Progress(games or 0)
 
@@ -302,8 +302,8 @@ def export_command(
     The export is what anyone may see of the games: the bots' stderr is left out of every fault
     unless --with-stderr.
     """
-    from arena.league.status import EXPORT_DIR, export_games
-    from arena.records.reader import RESULTS_FILE
+    from arena.league.status import export_games
+    from arena.records.reader import EXPORT_DIR, RESULTS_FILE
 
     path = out if out is not None else league / EXPORT_DIR / RESULTS_FILE
     try:

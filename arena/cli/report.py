@@ -46,6 +46,7 @@ def report_command(
     decisions `arena analyse` analysed (kept beside the results) show in the replays and on the
     entrants' pages; so does what each bot wrote to stderr while deciding each move.
     """
+    from arena.league.status import league_games
     from arena.report.site import write_report
 
     for entrant in analyse or ():
@@ -60,7 +61,7 @@ def report_command(
 
     _check_log_dirs(logs)
     written = write_report(paths, out, resamples=resamples, seed=seed, model=rating,
-                           logs=logs or ())
+                           logs=logs or (), league_games=league_games)
     for note in written.notes:
         print(f"arena: note: {note}", file=sys.stderr)
     typer.echo(f"report of {written.games} games written; open {written.index.resolve()}")
@@ -88,12 +89,13 @@ def show_command(
 
     Each decision's stderr is what the bot wrote while deciding it, from the logs beside the
     results (or --logs)."""
+    from arena.league.status import league_games
     from arena.report.games import find_game
     from arena.report.show import show_game
     from arena.report.stderr import StderrShown
 
     _check_log_dirs(logs)
-    record = find_game(results, game_id)
+    record = find_game(results, game_id, league_games)
     said = StderrShown.beside([results], logs or ()).of(str(record["id"]))
     typer.echo(show_game(record, seat, said))
     if analyse:

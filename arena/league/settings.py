@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import engine
-from arena.bots.installations import check_interpreters
-from arena.bots.sandbox import Sandbox, choose_sandbox
+from arena.botfiles.installations import check_interpreters
+from arena.bots.sandbox import choose_sandbox
 from arena.errors import ConfigError
 from arena.league.defaults import DELTA, SUSPEND_AFTER
 from arena.settings import (
@@ -29,6 +29,7 @@ from arena.settings import (
     sandbox_mode,
 )
 from arena.spec import BUILD_SETTINGS, PlaySettings, build_limits, game_settings
+from arena.values.sandbox import Sandbox
 
 if TYPE_CHECKING:
     from arena.league.store import Store

@@ -34,7 +34,8 @@ from pathlib import Path
 
 import orjson
 
-from arena.bots.manifest import MANIFEST, Manifest, build_bot, load_manifest, manifest_file
+from arena.botfiles.manifest import MANIFEST, Manifest, load_manifest, manifest_file
+from arena.bots.build import build_bot
 from arena.errors import ConfigError, RunInterrupted
 from arena.game.checkbot import StepResult, check_bot, stderr_lines
 from arena.league.archive import bot_root, copy_tree, is_archive, seal, stored_problems, unpack

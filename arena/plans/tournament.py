@@ -16,7 +16,7 @@ from typing import Any
 
 import engine
 from arena import spec
-from arena.bots.resolve import ResolvedBot, resolve_command, resolve_manifest
+from arena.botfiles.resolve import ResolvedBot, resolve_command, resolve_manifest
 from arena.configfile import Where as _Where
 from arena.configfile import command as _command
 from arena.configfile import kind as _kind
@@ -48,7 +48,7 @@ FORMATS = ("round-robin", "gauntlet")
 
 @dataclass(frozen=True)
 class BotSpec:
-    """One entrant program: its name, the program resolved (``arena.bots.resolve``: absolute
+    """One entrant program: its name, the program resolved (``arena.botfiles.resolve``: absolute
     directories, argv, build command), and its own sandbox setting."""
 
     name: str

@@ -17,7 +17,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.bots.manifest import build_bot, load_manifest
+from arena.botfiles.manifest import load_manifest
+from arena.bots.build import build_bot
 
 from helpers import arena
 

@@ -20,10 +20,10 @@ import pytest
 
 from arena.bots.channel import NOTHING_RECEIVED
 from arena.bots.exactjson import LongInteger
-from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit, quoted_stderr
 from arena.bots.process import QUIT_GRACE, BotProcess, close_all, live_bots
 from arena.errors import BotStartError
 from arena.settings import Limits
+from arena.values.faults import BotFaultError, Fault, FaultKind, TimeLimit, quoted_stderr
 
 pytestmark = pytest.mark.timeout(60)
 

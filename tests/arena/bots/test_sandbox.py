@@ -22,18 +22,13 @@ from time import perf_counter
 
 import pytest
 
-from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
 from arena.bots.process import BotProcess, close_bots
-from arena.bots.sandbox import (
-    INSTALL_HINT,
-    Sandbox,
-    bwrap_problem,
-    choose_sandbox,
-    process_limit_problem,
-)
+from arena.bots.sandbox import INSTALL_HINT, bwrap_problem, choose_sandbox, process_limit_problem
 from arena.errors import BotStartError, ConfigError
 from arena.game.referee import play_game
 from arena.settings import Clock, Limits, SandboxMode, TimeControl
+from arena.values.faults import BotFaultError, FaultKind, TimeLimit
+from arena.values.sandbox import Sandbox
 
 from helpers import arena
 
@@ -266,7 +261,7 @@ def test_a_sandboxed_bot_that_ignores_quit_is_killed() -> None:
 RUNNER = """
 import sys, time
 from arena.bots.process import BotProcess
-from arena.bots.sandbox import Sandbox
+from arena.values.sandbox import Sandbox
 bot = BotProcess("forks", ["python3", "forks_child.py", sys.argv[1]], cwd=sys.argv[2],
                  sandbox=Sandbox())
 bot.start()
@@ -351,13 +346,14 @@ NOT_ROOT_DRIVER = """
 import os, subprocess, sys
 try:
     sys.path.insert(0, sys.argv[1])
-    from arena.bots.sandbox import Sandbox
+    from arena.bots.sandbox import wrap
     from arena.settings import Limits
+    from arena.values.sandbox import Sandbox
 except Exception as error:
     print("cannot import the arena:", error)
     sys.exit(0)
 sleepers = [subprocess.Popen(["sleep", "120"]) for _ in range(20)]  # this uid, outside
-argv = Sandbox(processes=32).wrap(["/usr/bin/python3", "-c", sys.argv[2]], "/", Limits())
+argv = wrap(Sandbox(processes=32), ["/usr/bin/python3", "-c", sys.argv[2]], "/", Limits())
 print(subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout, end="")
 for sleeper in sleepers:
     sleeper.kill()
@@ -438,26 +434,6 @@ def test_a_root_arena_runs_each_bot_as_a_uid_of_its_own() -> None:
 
 
 # -- layout and settings --------------------------------------------------------------------------
-
-
-def test_bot_directory_is_the_scripts_directory() -> None:
-    layout = Sandbox().layout(["python3", "bots/python/random_bot.py"], str(ROOT))
-    assert layout.bot_dir == str(ROOT / "bots" / "python")
-    assert os.path.isabs(layout.argv[0]) and layout.argv[1:] == ("bots/python/random_bot.py",)
-
-
-def test_bot_directory_of_a_program_in_its_workdir() -> None:
-    assert Sandbox().layout(["./random_bot"], str(ROOT / "bots" / "c")).bot_dir == str(
-        ROOT / "bots" / "c")
-
-
-def test_a_venv_interpreter_mounts_the_venv_and_its_base() -> None:
-    venv_python = os.path.join(sys.prefix, "bin", "python")
-    layout = Sandbox().layout([venv_python, "bots/python/random_bot.py"], str(ROOT))
-    assert layout.bot_dir == str(ROOT / "bots" / "python")
-    if sys.prefix != sys.base_prefix:
-        assert sys.prefix in layout.installations
-    assert str(ROOT) not in layout.installations
 
 
 def test_none_needs_no_bwrap() -> None:

@@ -23,13 +23,13 @@ import orjson
 import pytest
 
 import engine
-from arena.bots.faults import FaultKind
 from arena.bots.process import BotProcess, close_bots
 from arena.errors import BotStartError
 from arena.game.referee import play_game
 from arena.records.result import result_of
 from arena.records.writer import milliseconds
 from arena.settings import Clock, FaultPolicy, Limits, TimeControl
+from arena.values.faults import FaultKind
 
 pytestmark = pytest.mark.timeout(120)
 

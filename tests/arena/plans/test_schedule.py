@@ -20,7 +20,7 @@ import yaml
 from arena.connectivity import minimum_tables
 from arena.plans.schedule import sample_tables, schedule, table_count
 from arena.plans.tournament import Tournament, load_tournament
-from arena.work import GameSpec
+from arena.values.work import GameSpec
 
 REPO = Path(__file__).resolve().parents[3]
 PY_BOT = "python3 bots/python/random_bot.py"  # never run: the schedule only needs valid files

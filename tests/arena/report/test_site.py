@@ -183,6 +183,7 @@ def test_a_league_directory_is_reported_as_its_export_would_be(tmp_path):
     # "no games.jsonl in this directory", without a word about export: the report reads the
     # league itself, and the other readers name the command.
     from arena.league.run import run_league
+    from arena.league.status import league_games
 
     from helpers import ROOT, arena, new_league, own_bot, submitted
 
@@ -190,7 +191,7 @@ def test_a_league_directory_is_reported_as_its_export_would_be(tmp_path):
     for bot in (ROOT / "bots/c/random.bot.yaml", ROOT / "bots/c/first.bot.yaml", own_bot(tmp_path)):
         submitted(league, bot)
     assert run_league(league, games=3, jobs=1).played == 3
-    written = write_report([league], tmp_path / "site", resamples=0)
+    written = write_report([league], tmp_path / "site", resamples=0, league_games=league_games)
     assert written.games == 3
     assert "<h1>Ranking: league friends</h1>" in written.index.read_text()
     assert len(list((tmp_path / "site" / "games").glob("*.js"))) == 3
