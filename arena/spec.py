@@ -75,7 +75,7 @@ class Setting:
     """One line for ``--help``."""
     doc: str
     """The meaning column of docs/tournaments.md (the help, at length)."""
-    range: Range | None = None
+    range: Range[int] | None = None
     """An integer's bounds."""
     nullable: bool = False
     """Whether a tournament file's ``null`` is a value (no limit, the computed default)."""

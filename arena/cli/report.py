@@ -10,8 +10,7 @@ import typer
 from arena.cli.table import RATING_HELP
 from arena.errors import ConfigError
 from arena.printable import printable
-from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
-from arena.settings import RESAMPLES, SEED
+from arena.settings import ANALYSED_GAMES, RESAMPLES, SAMPLES, SEED
 
 
 def report_command(
@@ -27,7 +26,7 @@ def report_command(
     resamples: Annotated[
         int, typer.Option(help="Bootstrap resamples for the ranking's intervals (0: none).",
                           min=RESAMPLES.low, max=RESAMPLES.high)
-    ] = DEFAULT_RESAMPLES,
+    ] = RESAMPLES.default,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.",
                                       min=SEED.low, max=SEED.high)] = 0,
     rating: Annotated[str | None, typer.Option(help=RATING_HELP, show_default=False)] = None,
@@ -51,11 +50,10 @@ def report_command(
 
     for entrant in analyse or ():
         from arena.analysis.run import analyse_results
-        from arena.analysis.settings import DEFAULT_GAMES, DEFAULT_SAMPLES
 
         for path in paths:
-            analysed = analyse_results(path, entrant, games=DEFAULT_GAMES, samples=DEFAULT_SAMPLES,
-                                       jobs=len(os.sched_getaffinity(0)))
+            analysed = analyse_results(path, entrant, games=ANALYSED_GAMES.default,
+                                       samples=SAMPLES.default, jobs=len(os.sched_getaffinity(0)))
             print(f"arena: analysed {analysed.games} games of {printable(entrant)} in {path}",
                   file=sys.stderr)
 
@@ -100,14 +98,13 @@ def show_command(
     typer.echo(show_game(record, seat, said))
     if analyse:
         from arena.analysis.run import analyse_results
-        from arena.analysis.settings import DEFAULT_SAMPLES
         from arena.analysis.text import analysis_text
 
         names = list(record["names"])
         chosen = names if seat is None else [names[seat]] if 0 <= seat < len(names) else []
         for entrant in dict.fromkeys(chosen):
             analysed = analyse_results(results, entrant, game_id=str(record["id"]),
-                                       samples=DEFAULT_SAMPLES,
+                                       samples=SAMPLES.default,
                                        jobs=len(os.sched_getaffinity(0)))
             decisions = [d for d in analysed.decisions if seat is None or d["seat"] == seat]
             typer.echo(f"\nAnalysis of {printable(entrant)}:")

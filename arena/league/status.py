@@ -25,16 +25,16 @@ from arena.league.settings import LeagueSettings
 from arena.league.standings import LeagueRatings, export_lines, league_ratings, table_entrant
 from arena.league.store import DATABASE, SUBMISSIONS_LOG, Bot, Store
 from arena.printable import printable, printable_json
-from arena.ratings.defaults import RESAMPLES
 from arena.ratings.table import FORMATS, render_table
 from arena.records.reader import EXPORT_DIR, RESULTS_FILE
 from arena.records.visible import ANYONE, ORGANISER, visible_detail
+from arena.settings import RESAMPLES
 
 RECENT_SUBMISSIONS = 10
 RECENT_FAULTS = 3
 
 
-def league_table(directory: Path, *, fmt: str = "plain", resamples: int = RESAMPLES,
+def league_table(directory: Path, *, fmt: str = "plain", resamples: int = RESAMPLES.default,
                  seed: int = 0, crosstable: bool = False) -> str:
     """The ratings table of the active entrants, named ``NAME@VERSION`` (the model and formats of
     ``arena table``), with a note on the stored games it leaves out (replaced or retired

@@ -22,11 +22,10 @@ from tabulate import tabulate
 
 from arena.errors import ConfigError, ResultsError
 from arena.printable import printable, printable_json
-from arena.ratings.defaults import RESAMPLES
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import CONFIDENCE, Flag, Ratings, Standing
 from arena.records.reader import ReadNotes, read_rating_inputs
-from arena.settings import RatingModel, check_rating
+from arena.settings import RESAMPLES, RatingModel, check_rating
 
 FORMATS = ("plain", "github", "csv", "json", "html")
 
@@ -195,7 +194,7 @@ def results_table(
     fmt: str = "plain",
     anchor: tuple[str, float] | None = None,
     crosstable: bool = False,
-    resamples: int = RESAMPLES,
+    resamples: int = RESAMPLES.default,
     seed: int = 0,
     confidence: float = CONFIDENCE,
     model: RatingModel | str | None = None,
@@ -215,7 +214,7 @@ def table_for_paths(
     fmt: str = "plain",
     anchor: str | None = None,
     crosstable: bool = False,
-    resamples: int = RESAMPLES,
+    resamples: int = RESAMPLES.default,
     seed: int = 0,
     model: RatingModel | str | None = None,
 ) -> TableOutput:

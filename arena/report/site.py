@@ -36,7 +36,6 @@ from arena.analysis.summary import MeanLoss, summarise
 from arena.configfile import read_yaml
 from arena.errors import ConfigError, ResultsError
 from arena.names import NAME
-from arena.ratings.defaults import RESAMPLES
 from arena.ratings.model import Ratings, rate
 from arena.ratings.table import COMPARED
 from arena.records.reader import LEAGUE_DATABASE, league_of_export, results_file
@@ -46,7 +45,7 @@ from arena.report.match import DESCRIPTION, match_facts, match_section
 from arena.report.stats import EntrantStats, add_game, bank_summary
 from arena.report.stderr import StderrShown
 from arena.report.svg import heat, interval_plot, line_plot
-from arena.settings import RatingModel, check_rating
+from arena.settings import RESAMPLES, RatingModel, check_rating
 
 CHECKPOINTS = 24
 """How many points the ratings-as-games-accumulate plot has (each a fit of the games so far)."""
@@ -66,7 +65,7 @@ class ReportWritten:
 
 
 def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
-                 resamples: int = RESAMPLES, seed: int = 0,
+                 resamples: int = RESAMPLES.default, seed: int = 0,
                  model: RatingModel | str | None = None,
                  logs: Sequence[Path] = (),
                  league_games: LeagueGames | None = None) -> ReportWritten:

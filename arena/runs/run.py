@@ -34,7 +34,7 @@ from arena.runs.fault_summary import FaultSummary
 from arena.runs.progress import Progress
 from arena.runs.sandboxes import tournament_sandboxes
 from arena.runs.session import BotPlace, Session
-from arena.settings import Clock, available_cpus, check_cluster_address
+from arena.settings import RESAMPLES, Clock, available_cpus, check_cluster_address
 from arena.values.work import Finished, GameSpec
 
 
@@ -174,7 +174,7 @@ def recorded_seating(content: bytes, seating: Seating) -> bytes:
 
 
 def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = None,
-                   resume: bool = False, restart: bool = False, resamples: int = 1000,
+                   resume: bool = False, restart: bool = False, resamples: int = RESAMPLES.default,
                    progress_stream: Any = None, max_live_bots: int | None = None,
                    cluster: str | None = None, force: bool = False) -> str:
     """Load, check, schedule and run a tournament file; the closing text (summary and table).

@@ -30,11 +30,11 @@ from arena.league.status import league_table
 from arena.league.store import LOGS_DIR, Bot, Store
 from arena.names import name_key
 from arena.printable import printable
-from arena.ratings.defaults import RESAMPLES
 from arena.ratings.model import rate
 from arena.records.reader import parse_line
 from arena.records.visible import ANYONE, Viewer, visible_detail, visible_line, visible_record
 from arena.report.stderr import StderrShown
+from arena.settings import RESAMPLES
 from arena.stderrindex import DecisionLogs
 
 GAME_ID = re.compile(r"s\d{6,}-r\d{1,3}")
@@ -61,7 +61,7 @@ class TableCache:
     NICE = 10
     PROGRESS_GROWTH = 0.1
 
-    def __init__(self, league: Path, resamples: int = RESAMPLES) -> None:
+    def __init__(self, league: Path, resamples: int = RESAMPLES.default) -> None:
         self.league = league
         self.resamples = resamples
         self._lock = threading.Lock()

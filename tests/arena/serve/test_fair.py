@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.defaults import SUSPEND_AFTER
 from arena.league.store import DATABASE
+from arena.settings import SUSPEND_AFTER
 
 from helpers import C_BOT, FIRST_BOT, MISBEHAVING, arena, new_league, own_bot, submitted, wait_for
 
@@ -161,7 +161,7 @@ def test_a_participants_stalling_bot_is_suspended_they_are_told_why_and_a_new_ve
     server, tmp = playing
     token = invite(server.league, "ada")
     hangs = own_bot(tmp, "hangs", MISBEHAVING / "hangs_in_league.py")
-    reason = f"{SUSPEND_AFTER} games in a row with a start failure, a time-out or a crash"
+    reason = f"{SUSPEND_AFTER.default} games in a row with a start failure, a time-out or a crash"
     with server.client(token) as api, server.client() as anonymous:
         assert decided(api, upload(api, packed(hangs)).json()["id"])["status"] == "accepted"
         page = logged_in(server.url, token)
@@ -180,7 +180,7 @@ def test_a_participants_stalling_bot_is_suspended_they_are_told_why_and_a_new_ve
                      120, "more games")
             seated = query(server.league, "SELECT COUNT(DISTINCT game) FROM seats JOIN bots ON "
                                           "bots.id = seats.bot WHERE bots.name = 'hangs'")[0][0]
-            assert seated == SUSPEND_AFTER
+            assert seated == SUSPEND_AFTER.default
             # A new version lifts it.
             fixed = python_bot(tmp / "v2", "hangs")
             assert decided(api, upload(api, packed(fixed)).json()["id"])["status"] == "accepted"
