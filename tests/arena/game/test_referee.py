@@ -31,6 +31,8 @@ from arena.records.writer import milliseconds
 from arena.settings import Clock, FaultPolicy, Limits, TimeControl
 from arena.values.faults import FaultKind
 
+from helpers import build_c_bots
+
 pytestmark = pytest.mark.timeout(120)
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -45,9 +47,7 @@ StartBot = Callable[..., BotProcess]
 @pytest.fixture(scope="module")
 def c_bots() -> Path:
     """The C starter bots, built as ``make test`` builds them."""
-    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "bots" / "c")], check=True,
-                   capture_output=True, timeout=120)
-    return ROOT / "bots" / "c"
+    return build_c_bots()
 
 
 @pytest.fixture

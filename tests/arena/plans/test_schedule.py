@@ -34,9 +34,7 @@ GRID = [(n, k, m) for m in (60, 200) for k in range(3, 8) for n in range(k + 2, 
         if math.comb(n, k) > m >= n]
 
 
-@pytest.fixture(autouse=True)
-def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)
+pytestmark = pytest.mark.usefixtures("in_repo")
 
 
 def tournament(tmp_path: Path, bots: int, players: int = 4, file: str = "t.yaml",

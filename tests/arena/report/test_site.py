@@ -16,11 +16,9 @@ from arena.report.games import find_game, read_games
 from arena.report.site import results_name, write_report
 from arena.report.stats import entrant_stats
 
+from helpers import result_lines
+
 ARENA = [sys.executable, "-c", "from arena.cli import main; main()"]
-
-
-def records(results: Path) -> list[dict]:
-    return [orjson.loads(line) for line in (results / "games.jsonl").read_bytes().splitlines()]
 
 
 def test_a_line_that_is_not_a_record_is_named_by_file_and_line(blackout_results, tmp_path):
@@ -40,7 +38,7 @@ def test_a_half_written_last_line_is_skipped_and_reported(blackout_results, tmp_
     data = (blackout_results / "games.jsonl").read_bytes()
     (tmp_path / "games.jsonl").write_bytes(data + data[:100])
     read = read_games([tmp_path])
-    assert len(read.games) == len(records(blackout_results))
+    assert len(read.games) == len(result_lines(blackout_results))
     assert read.notes.unterminated == [f"{tmp_path / 'games.jsonl'}:{len(read.games) + 1}"]
 
 
@@ -48,14 +46,14 @@ def test_the_same_ids_in_two_files_get_distinct_keys(blackout_results, tmp_path)
     shutil.copytree(blackout_results, tmp_path / "again")
     games = read_games([blackout_results, tmp_path / "again"]).games
     keys = [game.key for game in games]
-    assert len(set(keys)) == len(keys) == 2 * len(records(blackout_results))
+    assert len(set(keys)) == len(keys) == 2 * len(result_lines(blackout_results))
     assert find_game(blackout_results, games[0].record["id"]) == games[0].record
 
 
 def test_entrant_figures_match_the_records(blackout_results):
     games = read_games([blackout_results]).games
     stats = entrant_stats(games)
-    recs = records(blackout_results)
+    recs = result_lines(blackout_results)
     assert set(stats) == {"greedy", "random-py", "random-c", "crasher"}
     crasher = stats["crasher"]
     assert crasher.faults_by_kind() == {"crash": sum(len(r["faults"]) for r in recs)}
@@ -83,7 +81,7 @@ def test_entrant_figures_match_the_records(blackout_results):
 def test_partnership_figures_count_contracts_by_team(partnership_results):
     games = read_games([partnership_results]).games
     stats = entrant_stats(games)
-    recs = records(partnership_results)
+    recs = result_lines(partnership_results)
     contracts = [d["contract"] for r in recs for d in r["deals"] if d["contract"]]
     assert sum(row.contracts for row in stats.values()) == len(contracts)
     assert all(row.times for row in stats.values())
@@ -97,7 +95,7 @@ def test_report_writes_every_page_and_one_replay_per_game(blackout_results, tmp_
     written = write_report([blackout_results], tmp_path / "site", resamples=50)
     site = tmp_path / "site"
     assert written.index == site / "index.html" and written.games == 8
-    recs = records(blackout_results)
+    recs = result_lines(blackout_results)
     for record in recs:
         script = (site / "games" / f"{record['id']}.js").read_bytes()
         assert script.startswith(b"arenaGame(") and script.endswith(b");\n")
@@ -295,7 +293,7 @@ def test_a_cluster_runs_replays_say_its_logs_stayed_on_the_workers(blackout_resu
     text = (blackout_results / "tournament.yaml").read_text()
     (results / "tournament.yaml").write_text(text + "cluster: tcp://127.0.0.1:8786\n")
     write_report([results], tmp_path / "site", resamples=0)
-    record = records(results)[0]
+    record = result_lines(results)[0]
     script = (tmp_path / "site" / "games" / f"{record['id']}.js").read_bytes()
     said = orjson.loads(b"[" + script[len(b"arenaGame("):-3] + b"]")[3]
     assert said["decisions"] == [] and "stay on its workers" in said["note"]

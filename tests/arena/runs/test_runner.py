@@ -9,14 +9,13 @@ import subprocess
 import time
 from pathlib import Path
 
-import orjson
 import pytest
 
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
 from arena.records.schema import without_times
 
-from helpers import arena, start_arena, wait_for
+from helpers import arena, result_lines, start_arena, wait_for
 
 ROOT = Path(__file__).resolve().parents[3]
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
@@ -35,10 +34,6 @@ def write_tournament(tmp_path: Path, bots: list[tuple[str, str]], rounds: int, *
     path = tmp_path / "t.yaml"
     path.write_text("\n".join(lines) + "\n")
     return path
-
-
-def result_lines(out: Path) -> list[dict]:
-    return [orjson.loads(line) for line in (out / "games.jsonl").read_bytes().splitlines()]
 
 
 def saved_games(out: Path) -> int:

@@ -56,6 +56,16 @@ def stop_server(server: Server) -> int:
             server.process.kill()
 
 
+def stop_cleanly(server: Server) -> str:
+    """``stop_server``, which must end the server as a stop does (exit status 0, or 130 for the
+    signal); what it wrote to stderr, printed too (pytest shows it with a failure)."""
+    code = stop_server(server)
+    said = server.process.stderr.read() if server.process.stderr else ""
+    print(said)
+    assert code in (0, 130), said
+    return said
+
+
 def invite(league: Path, name: str) -> str:
     """``arena league invite LEAGUE NAME --format json``: the token."""
     done = arena("league", "invite", league, name, "--format", "json")

@@ -12,38 +12,38 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 import sys
 from pathlib import Path
 
 import pytest
 
-from arena.league.store import DATABASE
 from arena.settings import SUSPEND_AFTER
 
-from helpers import C_BOT, FIRST_BOT, MISBEHAVING, arena, new_league, own_bot, submitted, wait_for
+from helpers import (
+    C_BOT,
+    FIRST_BOT,
+    MISBEHAVING,
+    arena,
+    new_league,
+    own_bot,
+    query,
+    submitted,
+    wait_for,
+)
 
 sys.path.insert(0, str(Path(__file__).parent))
 from served import (
-    Server,
     decided,
     invite,
     logged_in,
     packed,
     python_bot,
     start_server,
-    stop_server,
+    stop_cleanly,
     upload,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
-
-
-def _stop(server: Server) -> None:
-    code = stop_server(server)
-    said = server.process.stderr.read() if server.process.stderr else ""
-    print(said)  # shown with a failure
-    assert code in (0, 130), said
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def building(tmp_path_factory: pytest.TempPathFactory):
     try:
         yield server, tmp
     finally:
-        _stop(server)
+        stop_cleanly(server)
 
 
 @pytest.fixture(scope="module")
@@ -74,12 +74,7 @@ def playing(tmp_path_factory: pytest.TempPathFactory):
     try:
         yield server, tmp
     finally:
-        _stop(server)
-
-
-def query(league: Path, sql: str, *values: object) -> list[tuple[object, ...]]:
-    with sqlite3.connect(f"file:{league / DATABASE}?mode=ro", uri=True, timeout=30) as db:
-        return db.execute(sql, values).fetchall()
+        stop_cleanly(server)
 
 
 def archive_of(league: Path, upload_id: int) -> Path:
