@@ -65,7 +65,8 @@ class GameReader:
     Iterating yields each Game in file order; ResultsError naming file and line for anything that
     is not a record. A half-written last line or a duplicate game is skipped and said in ``notes``
     (``arena.records.reader``'s rules). Games with the same id in different files get keys ``id``,
-    ``id~2``, ... A league's directory reads as its export would (``league_games``).
+    ``id~2``, ... A league's directory reads as its export would, with ``league_games``
+    (``LeagueGames``).
     """
 
     def __init__(self, paths: Sequence[str | os.PathLike[str]],
