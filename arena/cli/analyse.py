@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from arena.analysis.settings import DEFAULT_GAMES, DEFAULT_SAMPLES
 from arena.cli.options import format_option
 from arena.formats import TextOrJson
-from arena.settings import GAME_COUNT, JOBS
+from arena.settings import ANALYSED_GAMES, JOBS, SAMPLES
 
 if TYPE_CHECKING:
     from arena.analysis.run import Analysed
@@ -31,8 +30,9 @@ def analyse_command(
         show_default=False)] = "",
     games: Annotated[int, typer.Option(
         help="Analyse the entrant's first N games in the file (fewer if it played fewer).",
-        min=GAME_COUNT.low, max=GAME_COUNT.high)] = DEFAULT_GAMES,
-    samples: Annotated[int, typer.Option(help=SAMPLES_HELP, min=1, max=10_000)] = DEFAULT_SAMPLES,
+        min=ANALYSED_GAMES.low, max=ANALYSED_GAMES.high)] = ANALYSED_GAMES.default,
+    samples: Annotated[int, typer.Option(help=SAMPLES_HELP, min=SAMPLES.low,
+                                         max=SAMPLES.high)] = SAMPLES.default,
     jobs: Annotated[int | None, typer.Option(
         help="Games analysed at once, each in its own process (default: one per CPU).",
         min=JOBS.low, max=JOBS.high, show_default=False)] = None,

@@ -11,15 +11,16 @@ from arena.cli.options import format_option
 from arena.cli.options import option as setting_option
 from arena.errors import ConfigError, RunInterrupted
 from arena.formats import PlainOrJson, TableFormat
-from arena.league.defaults import DELTA, LOCK_WAIT, SUSPEND_AFTER
 from arena.printable import printable
-from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import (
+    DELTA,
     GAME_COUNT,
     JOBS,
+    LOCK_WAIT,
     MINUTES,
     RESAMPLES,
     SEED,
+    SUSPEND_AFTER,
     Clock,
     FaultPolicy,
     Limits,
@@ -66,14 +67,15 @@ def init_command(
     delta: Annotated[float, typer.Option(
         help="Elo margin under which two neighbours count as a tie: once their difference is "
              "surely inside +-delta, the matchmaker stops spending games on them.",
-        min=0.0)] = DELTA,
+        min=DELTA.low)] = DELTA.default,
     interpreter: Annotated[list[str] | None, setting_option(spec.INTERPRETERS)] = None,
     build_seconds: Annotated[int, setting_option(spec.BUILD_WALL)] = spec.BUILD_WALL.default,
     build_cpu_seconds: Annotated[int, setting_option(spec.BUILD_CPU)] = spec.BUILD_CPU.default,
     suspend_after: Annotated[int, typer.Option(
         help="Suspend an entrant that failed to start, timed out or crashed in this many games "
              "in a row (0: never): the matchmaker stops seating it until a new version, or "
-             "`league reinstate`.", min=0, max=1_000_000)] = SUSPEND_AFTER,
+             "`league reinstate`.", min=SUSPEND_AFTER.low, max=SUSPEND_AFTER.high)] = \
+        SUSPEND_AFTER.default,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     from arena.game.play import parse_option_pairs
@@ -107,7 +109,7 @@ def submit_command(
              "archive holding one.", show_default=False)],
     wait: Annotated[float, typer.Option(
         help="Seconds to wait while another submission is storing its bot, then give up.",
-        min=0.0)] = LOCK_WAIT,
+        min=LOCK_WAIT.low)] = LOCK_WAIT.default,
     name: Annotated[str | None, typer.Option(
         help="Enter it under this name instead of its manifest's: a variant that plays beside "
              "the current version (its own versions from v1), or a new version of that entrant.",
@@ -166,7 +168,7 @@ def run_command(
     """
     from arena.league.run import LeagueRunReport, expected_games, run_league
     from arena.runs.progress import Progress
-    from arena.work import Finished
+    from arena.values.work import Finished
 
     progress = Progress(games or 0)
 
@@ -200,7 +202,7 @@ def table_command(
         "--crosstable", help="Add the head-to-head matrix (pairwise score %).")] = False,
     resamples: Annotated[int, typer.Option(
         help="Bootstrap resamples for the intervals and LOS (0: none).", min=RESAMPLES.low,
-        max=RESAMPLES.high)] = DEFAULT_RESAMPLES,
+        max=RESAMPLES.high)] = RESAMPLES.default,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.", min=SEED.low,
                                       max=SEED.high)] = 0,
 ) -> None:
@@ -304,8 +306,8 @@ def export_command(
     The export is what anyone may see of the games: the bots' stderr is left out of every fault
     unless --with-stderr.
     """
-    from arena.league.status import EXPORT_DIR, export_games
-    from arena.records.reader import RESULTS_FILE
+    from arena.league.status import export_games
+    from arena.records.reader import EXPORT_DIR, RESULTS_FILE
 
     path = out if out is not None else league / EXPORT_DIR / RESULTS_FILE
     try:

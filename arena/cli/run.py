@@ -8,7 +8,6 @@ import typer
 from arena.cli.options import format_option
 from arena.errors import ConfigError
 from arena.formats import PlainOrJson
-from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import JOBS, LIVE_BOTS, RESAMPLES
 
 
@@ -31,7 +30,7 @@ def run_command(
         help="Write into --out even if it is a directory the arena did not make (it never "
              "deletes files it did not write).")] = False,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the rating intervals.",
-                                           min=RESAMPLES.low, max=RESAMPLES.high)] = DEFAULT_RESAMPLES,
+                                           min=RESAMPLES.low, max=RESAMPLES.high)] = RESAMPLES.default,
     max_live_bots: Annotated[int | None, typer.Option(
         help="Bot processes each worker keeps alive at most; the least recently used are closed "
              "and restarted when next needed (default: the file's max_live_bots, else 24).",

@@ -11,7 +11,6 @@ import typer
 from arena import spec
 from arena.cli.options import format_option
 from arena.formats import TableFormat
-from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import DEFAULT_RATING, RESAMPLES, SEED
 
 RATING_HELP = (f"{spec.RATING.help} Default: {DEFAULT_RATING.value}, or places for results "
@@ -36,7 +35,7 @@ def table_command(
     resamples: Annotated[
         int, typer.Option(help="Bootstrap resamples for the intervals and LOS (0: none).",
                           min=RESAMPLES.low, max=RESAMPLES.high)
-    ] = DEFAULT_RESAMPLES,
+    ] = RESAMPLES.default,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.",
                                       min=SEED.low, max=SEED.high)] = 0,
     rating: Annotated[

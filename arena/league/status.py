@@ -27,19 +27,18 @@ from arena.league.settings import LeagueSettings
 from arena.league.standings import LeagueRatings, export_lines, league_ratings, table_entrant
 from arena.league.store import DATABASE, SUBMISSIONS_LOG, Bot, Store
 from arena.printable import printable, printable_json
-from arena.ratings.defaults import RESAMPLES
 from arena.ratings.table import render_table
-from arena.records.reader import RESULTS_FILE
+from arena.records.reader import EXPORT_DIR, RESULTS_FILE
 from arena.records.visible import ANYONE, ORGANISER, visible_detail
+from arena.settings import RESAMPLES
 
-EXPORT_DIR = "export"
-"""The league's own folder for exports (the default ``--out`` is ``export/games.jsonl``)."""
 RECENT_SUBMISSIONS = 10
 RECENT_FAULTS = 3
 
 
 def league_table(directory: Path, *, fmt: TableFormat = TableFormat.PLAIN,
-                 resamples: int = RESAMPLES, seed: int = 0, crosstable: bool = False) -> str:
+                 resamples: int = RESAMPLES.default, seed: int = 0,
+                 crosstable: bool = False) -> str:
     """The ratings table of the active entrants, named ``NAME@VERSION`` (the model and formats of
     ``arena table``), with a note on the stored games it leaves out (replaced or retired
     versions sat in them)."""
@@ -273,9 +272,10 @@ def export_games(directory: Path, out: Path, *, force: bool = False,
 def league_games(directory: Path) -> bytes | None:
     """Every game of the league in ``directory`` as ``export --with-stderr`` writes them (one line
     each, each ending in a newline), or None when ``directory`` holds no league: what ``arena
-    report`` reads of a league given itself rather than its export. The organiser's view, every
-    bot's stderr kept: the report of a league's own directory also shows each decision's stderr
-    from its logs; a report to publish is made from an export."""
+    report`` reads of a league given itself rather than its export (the command hands it to the
+    report: ``arena.report.games.LeagueGames``). The organiser's view, every bot's stderr kept:
+    the report of a league's own directory also shows each decision's stderr from its logs; a
+    report to publish is made from an export."""
     if not (directory / DATABASE).is_file():
         return None
     store = Store.open(directory)
@@ -283,14 +283,6 @@ def league_games(directory: Path) -> bytes | None:
         return b"".join(line + b"\n" for line in export_lines(store, ORGANISER))
     finally:
         store.close()
-
-
-def league_of_export(directory: Path) -> Path | None:
-    """The league whose export folder ``directory`` is (``export/`` beside its database), or
-    None: what a report of exported games (``arena.report``) names them after."""
-    if directory.name == EXPORT_DIR and (directory.parent / DATABASE).is_file():
-        return directory.parent
-    return None
 
 
 def _check_export_path(league: Path, out: Path, force: bool) -> None:

@@ -29,7 +29,7 @@ from arena.plans.seating import neighbour_counts
 from arena.plans.tournament import Tournament, load_tournament
 from arena.records.reader import RESULTS_FILE
 from arena.settings import available_cpus
-from arena.work import GameSpec
+from arena.values.work import GameSpec
 
 
 @dataclass(frozen=True)

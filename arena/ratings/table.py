@@ -24,11 +24,10 @@ from tabulate import tabulate
 from arena.errors import ConfigError, ResultsError
 from arena.formats import TableFormat
 from arena.printable import printable, printable_json
-from arena.ratings.defaults import RESAMPLES
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import CONFIDENCE, Flag, Ratings, Standing
 from arena.records.reader import ReadNotes, read_rating_inputs
-from arena.settings import RatingModel, check_rating
+from arena.settings import RESAMPLES, RatingModel, check_rating
 
 _FLAG_NOTES = {
     Flag.TOP: "+inf: no finite rating; outscored the rated entrants in every result linking them "
@@ -253,7 +252,7 @@ def results_table(
     fmt: TableFormat = TableFormat.PLAIN,
     anchor: tuple[str, float] | None = None,
     crosstable: bool = False,
-    resamples: int = RESAMPLES,
+    resamples: int = RESAMPLES.default,
     seed: int = 0,
     confidence: float = CONFIDENCE,
     model: RatingModel | str | None = None,
@@ -271,7 +270,7 @@ def table_for_paths(
     fmt: TableFormat = TableFormat.PLAIN,
     anchor: str | None = None,
     crosstable: bool = False,
-    resamples: int = RESAMPLES,
+    resamples: int = RESAMPLES.default,
     seed: int = 0,
     model: RatingModel | str | None = None,
 ) -> TableOutput:

@@ -19,8 +19,8 @@ from typing import Any
 import orjson
 
 from arena.ratings.sprt import MatchStats, field_score, match_stats, signed, unit_score, verdict
-from arena.records.ids import MATCH_GAMES, match_game_id
 from arena.settings import SprtBounds
+from arena.values.ids import MATCH_GAMES, match_game_id
 
 DESCRIPTION = "match.json"
 """A match's description beside its games (what ``arena match`` writes)."""

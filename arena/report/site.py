@@ -8,7 +8,7 @@ Layout of the output directory:
 - ``games.html``: every game, filterable by entrant (its rows come from ``data/games.js``);
 - ``replay.html?game=KEY``: the replay viewer, which loads ``games/KEY.js`` for that game only
   (``&deal=N&step=K``: at deal N's decision K), with what each bot wrote to stderr while deciding
-  each of its moves, from the logs beside the results (``arena.bots.stderrindex``);
+  each of its moves, from the logs beside the results (``arena.stderrindex``);
 - ``static/``: the style sheet and the two scripts.
 
 The pages come from templates (``arena.report.pages``); the data the scripts show is written here,
@@ -33,18 +33,16 @@ import orjson
 from arena.analysis.cache import analysis_file, latest
 from arena.configfile import read_yaml
 from arena.errors import ConfigError
-from arena.league.status import league_of_export
 from arena.names import NAME
-from arena.ratings.defaults import RESAMPLES
 from arena.ratings.model import Ratings, rate
-from arena.records.reader import LEAGUE_DATABASE, results_file
+from arena.records.reader import LEAGUE_DATABASE, league_of_export, results_file
 from arena.records.result import rating_input
-from arena.report.games import GameReader
+from arena.report.games import GameReader, LeagueGames
 from arena.report.match import DESCRIPTION, match_facts
 from arena.report.pages import entrant_page, games_page, index_page, replay_page
 from arena.report.stats import EntrantStats, add_game
 from arena.report.stderr import StderrShown
-from arena.settings import RatingModel, check_rating
+from arena.settings import RESAMPLES, RatingModel, check_rating
 
 STATIC_FILES = ("style.css", "viewer.js", "games.js")
 
@@ -59,12 +57,14 @@ class ReportWritten:
 
 
 def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
-                 resamples: int = RESAMPLES, seed: int = 0,
+                 resamples: int = RESAMPLES.default, seed: int = 0,
                  model: RatingModel | str | None = None,
-                 logs: Sequence[Path] = ()) -> ReportWritten:
+                 logs: Sequence[Path] = (),
+                 league_games: LeagueGames | None = None) -> ReportWritten:
     """Read the games in ``paths`` and write the site into ``out_dir``; returns the index page.
     The replays show each decision's stderr from the bots' logs in the ``logs/`` beside each
-    results file, and in the directories ``logs`` (``arena play --stderr-dir``'s).
+    results file, and in the directories ``logs`` (``arena play --stderr-dir``'s). A league's
+    directory is read with ``league_games`` (``arena.report.games.LeagueGames``).
 
     ConfigError naming ``--out`` and the file when the site cannot be written (a full disk, a
     directory that cannot hold files)."""
@@ -76,7 +76,7 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
         if not (Path(path) / LEAGUE_DATABASE).is_file():  # a league reads as its export
             results_file(Path(path))
     try:
-        return _write_site(paths, out_dir, resamples, seed, model, logs)
+        return _write_site(paths, out_dir, resamples, seed, model, logs, league_games)
     except OSError as error:
         where = error.filename2 or error.filename or out_dir  # a copy's target is filename2
         raise ConfigError(f"--out: {where}: cannot write the report: "
@@ -84,14 +84,15 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
 
 
 def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resamples: int,
-                seed: int, model: RatingModel | None, logs: Sequence[Path]) -> ReportWritten:
+                seed: int, model: RatingModel | None, logs: Sequence[Path],
+                league_games: LeagueGames | None) -> ReportWritten:
     (out_dir / "games").mkdir(parents=True, exist_ok=True)
     (out_dir / "data").mkdir(exist_ok=True)
     _copy_static(out_dir / "static")
     analyses = _analyses(paths)
     stderr = StderrShown.beside(paths, logs)
     # One pass over the records, each dropped once used: a league export need not fit in memory.
-    reader = GameReader(paths)
+    reader = GameReader(paths, league_games)
     stats: dict[str, EntrantStats] = {}
     results: list[dict[str, Any]] = []
     listed: list[_Listed] = []
