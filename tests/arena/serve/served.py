@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import orjson
 
-from helpers import ROOT, arena, start_arena, wait_for
+from helpers import ROOT, arena, own_bot, start_arena, wait_for
 
 KEEP_ALIVE = httpx.Limits(keepalive_expiry=2.0)
 """A client drops a connection idle for 2 s, well before the server closes it (5 s): one reused
@@ -23,6 +23,7 @@ just as the server closes it fails to read (a test that waits between two reques
 that takes seconds under load, met that race)."""
 
 RANDOM_PY = ROOT / "bots" / "python" / "random_bot.py"
+PACED = ROOT / "tests" / "bots" / "paced_bot.py"
 
 
 @dataclass
@@ -148,3 +149,10 @@ def form_token(client: httpx.Client, page: str, headers: dict[str, str] | None =
     found = re.search(r'name="csrf" value="([^"]+)"', client.get(page, headers=headers).text)
     assert found is not None
     return found.group(1)
+
+
+def house_bot(parent: Path, name: str) -> Path:
+    """A house bot of a served league's field: a correct bot that takes 5 ms a decision
+    (``tests/bots/paced_bot.py``), so a league the tests serve plays a few games a second on next
+    to no CPU, where one of C bots kept a core busy for as long as its server lived."""
+    return own_bot(parent, name, PACED)

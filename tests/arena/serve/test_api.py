@@ -25,12 +25,13 @@ from arena.league.accounts import SESSION_IDLE, SESSION_MAX_AGE, SESSIONS_KEPT, 
 from arena.league.store import DATABASE, Store
 from arena.serve.connections import BODY_GRACE_SECONDS, HEADER_BYTES, HEADERS_SECONDS
 
-from helpers import C_BOT, FIRST_BOT, arena, new_league, own_bot, submitted, wait_for
+from helpers import C_BOT, arena, new_league, own_bot, submitted, wait_for
 
 sys.path.insert(0, str(Path(__file__).parent))
 from served import (
     decided,
     form_token,
+    house_bot,
     invite,
     logged_in,
     packed,
@@ -49,8 +50,8 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp("serve")
     # Three deals a game: games fast enough to come at once, few enough for quick table fits.
     league = new_league(tmp / "league", options={"deals": "3"})
-    submitted(league, own_bot(tmp, "house-random", C_BOT))
-    submitted(league, own_bot(tmp, "house-first", FIRST_BOT))
+    submitted(league, house_bot(tmp, "house-random"))
+    submitted(league, house_bot(tmp, "house-first"))
     tokens = {name: invite(league, name) for name in ("ada", "bob")}
     server = start_server(league, "--jobs", "1", "--build-jobs", "2", "--max-upload-mb", "1")
     try:

@@ -23,10 +23,10 @@ import pytest
 from arena.league.store import DATABASE
 
 from browser import console_errors, missing, page_wait
-from helpers import C_BOT, FIRST_BOT, new_league, own_bot, submitted
+from helpers import C_BOT, new_league, own_bot, submitted
 
 sys.path.insert(0, str(Path(__file__).parent))
-from served import decided, invite, packed, python_bot, start_server, stop_cleanly, upload
+from served import decided, house_bot, invite, packed, python_bot, start_server, stop_cleanly, upload
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(missing() is not None, reason=str(missing())),
               pytest.mark.timeout(300)]
@@ -46,8 +46,8 @@ RAN = "return [typeof window.xss, document.querySelectorAll('img[onerror], svg[o
 def served(tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp("serve-browser")
     league = new_league(tmp / "league", options={"deals": "1"})
-    submitted(league, own_bot(tmp, "house-random", C_BOT))
-    submitted(league, own_bot(tmp, "house-first", FIRST_BOT))
+    submitted(league, house_bot(tmp, "house-random"))
+    submitted(league, house_bot(tmp, "house-first"))
     server = start_server(league, "--jobs", "1")
     try:
         yield server, invite(league, "ada"), tmp

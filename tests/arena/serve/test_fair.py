@@ -21,7 +21,6 @@ from arena.settings import SUSPEND_AFTER
 
 from helpers import (
     C_BOT,
-    FIRST_BOT,
     MISBEHAVING,
     arena,
     new_league,
@@ -34,6 +33,7 @@ from helpers import (
 sys.path.insert(0, str(Path(__file__).parent))
 from served import (
     decided,
+    house_bot,
     invite,
     logged_in,
     packed,
@@ -67,9 +67,8 @@ def playing(tmp_path_factory: pytest.TempPathFactory):
     done = arena("league", "init", league, "--players", "3", "--option", "deals=1",
                  "--start-ms", "3000", "--move-ms", "500", "--bank-ms", "1000")
     assert done.returncode == 0, done.stderr
-    for name, program in (("house-random", C_BOT), ("house-first", FIRST_BOT),
-                          ("house-other", C_BOT)):
-        submitted(league, own_bot(tmp, name, program))
+    for name in ("house-random", "house-first", "house-other"):
+        submitted(league, house_bot(tmp, name))
     server = start_server(league, "--jobs", "1")
     try:
         yield server, tmp

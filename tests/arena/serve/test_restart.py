@@ -16,7 +16,7 @@ from arena.league.store import DATABASE
 from helpers import C_BOT, FIRST_BOT, arena, new_league, own_bot, submitted, wait_for
 
 sys.path.insert(0, str(Path(__file__).parent))
-from served import decided, invite, packed, processes_naming, start_server, stop_cleanly, upload
+from served import decided, house_bot, invite, packed, processes_naming, start_server, stop_cleanly, upload
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -28,8 +28,8 @@ def _games(league: Path) -> int:
 
 def test_a_sigkill_loses_nothing_and_a_restart_carries_on(tmp_path: Path):
     league = new_league(tmp_path / "league", options={"deals": "1"})
-    submitted(league, own_bot(tmp_path, "house-random", C_BOT))
-    submitted(league, own_bot(tmp_path, "house-first", FIRST_BOT))
+    submitted(league, house_bot(tmp_path, "house-random"))
+    submitted(league, house_bot(tmp_path, "house-first"))
     token = invite(league, "ada")
     slow = own_bot(tmp_path, "slow", C_BOT)
     gate = tmp_path / "gate"  # the slow build waits until the test opens it: building meanwhile
