@@ -24,11 +24,11 @@ from typing import Any, cast
 
 import orjson
 
-from arena.bots.faults import FaultKind
 from arena.errors import ConfigError
 from arena.league.database import Database, marks
 from arena.league.owners import Owners
 from arena.names import name_key
+from arena.values.faults import FaultKind
 
 BOT_COLUMNS = ("id, name, version, dir, run, language, author, submitted, state, stalled_games, "
                "finished_a_game, suspended, suspended_at")

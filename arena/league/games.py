@@ -18,7 +18,7 @@ import orjson
 
 from arena.league.database import Database, marks
 from arena.league.entrants import INACTIVE_IDS, Bot, Entrants
-from arena.records.ids import league_game_id
+from arena.values.ids import league_game_id
 
 RECENT_WINDOW = 1000
 """Games ``recent`` looks through, newest first, before it turns to an entrant's seats."""

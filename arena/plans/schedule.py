@@ -40,9 +40,9 @@ from arena.errors import ConfigError
 from arena.plans.seating import Seating, balanced_orders, rotations
 from arena.plans.tables import sample_tables, stable_combinations, table_count
 from arena.plans.tournament import Format, Tournament
-from arena.records.ids import tournament_game_id
 from arena.settings import MAX_GAMES
-from arena.work import GameSpec
+from arena.values.ids import tournament_game_id
+from arena.values.work import GameSpec
 from engine.game import GameInfo
 from engine.seeding import derive_seed
 

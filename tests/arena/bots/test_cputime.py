@@ -15,9 +15,9 @@ from time import perf_counter
 import pytest
 
 from arena.bots.cputime import TreeClock
-from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
 from arena.bots.process import BLOCKED_HINT, BotProcess
 from arena.settings import Clock
+from arena.values.faults import BotFaultError, FaultKind, TimeLimit
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -19,9 +19,9 @@ from time import perf_counter
 import pytest
 
 from arena.bots.cputime import TreeClock, arena_wait
-from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
 from arena.bots.process import BLOCKED_HINT
 from arena.settings import Clock, TimeControl
+from arena.values.faults import BotFaultError, FaultKind, TimeLimit
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -31,7 +31,7 @@ of the process at FIRST_PID + APART drew the uid of the second bot at FIRST_PID.
 DRIVER = """
 import os, sys
 from arena.bots.process import BotProcess, close_bots
-from arena.bots.sandbox import Sandbox
+from arena.values.sandbox import Sandbox
 
 mark, misbehaving, first, apart = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 

@@ -23,7 +23,7 @@ from arena.plans import schedule as schedule_module
 from arena.plans.schedule import SCHEDULERS, Tables, schedule
 from arena.plans.tables import sample_tables, table_count
 from arena.plans.tournament import Format, Tournament, load_tournament
-from arena.work import GameSpec
+from arena.values.work import GameSpec
 
 REPO = Path(__file__).resolve().parents[3]
 PY_BOT = "python3 bots/python/random_bot.py"  # never run: the schedule only needs valid files
@@ -37,9 +37,7 @@ GRID = [(n, k, m) for m in (60, 200) for k in range(3, 8) for n in range(k + 2, 
         if math.comb(n, k) > m >= n]
 
 
-@pytest.fixture(autouse=True)
-def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)
+pytestmark = pytest.mark.usefixtures("in_repo")
 
 
 def tournament(tmp_path: Path, bots: int, players: int = 4, file: str = "t.yaml",

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError, ResultsError
-from arena.ratings import model as model_module
+from arena.formats import TableFormat
+from arena.ratings import bootstrap as bootstrap_module
 from arena.ratings.model import rate
 from arena.ratings.table import ratings_json, render_table, results_table, table_for_paths
 from arena.records.result import rating_input
@@ -173,7 +174,7 @@ def test_the_bootstrap_sums_by_set_as_it_does_record_by_record(
     results[5] = {**results[5], "deal_scores": results[5]["deal_scores"][:4],  # type: ignore[index]
                   "forfeits": [True, False, False, False], "faults": [1, 0, 0, 0]}
     by_set = rate(results, resamples=300, seed=2, model=model, prior=0)
-    monkeypatch.setattr(model_module, "DENSE_SUMS", 0)
+    monkeypatch.setattr(bootstrap_module, "DENSE_SUMS", 0)
     by_record = rate(results, resamples=300, seed=2, model=model, prior=0)
     assert by_set.standings == by_record.standings
     assert by_set.degenerate_resamples == by_record.degenerate_resamples
@@ -184,11 +185,11 @@ def test_anchor_groups_and_formats_work_under_every_model(model: RatingModel) ->
     field = noisy_field(20)
     apart = [{**g, "entrants": [f"{e}2" for e in g["entrants"]],  # type: ignore[attr-defined]
               "set": f"other-{g['set']}"} for g in field]
-    for fmt in ("plain", "github", "csv", "json", "html"):
+    for fmt in TableFormat:
         text = results_table(field + apart, fmt=fmt, anchor=("w", 1000.0), resamples=20,
                              model=model, crosstable=True)
         assert "w" in text
-    data = json.loads(results_table(field + apart, fmt="json", anchor=("w", 1000.0),
+    data = json.loads(results_table(field + apart, fmt=TableFormat.JSON, anchor=("w", 1000.0),
                                     resamples=20, model=model))
     assert data["rating"] == model.value and data["groups"] == 2
     anchored = next(e for e in data["entrants"] if e["name"] == "w")
