@@ -16,17 +16,20 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-# The Python search bot imports the engine. A bot in the sandbox sees only its own directory, so
-# the engine is copied next to it (a link would point outside and vanish there); see bots/README.md.
-BOT_ENGINE := bots/python/engine
+# The Python search bot imports the engine and the strategy over it. A bot in the sandbox sees only
+# its own directory, so both are copied next to it (a link would point outside and vanish there);
+# see bots/README.md.
+BOT_PACKAGES := engine strategy
+BOT_COPIES := $(BOT_PACKAGES:%=bots/python/%)
 
-bots: $(BOT_ENGINE)/.copied
+bots: $(BOT_COPIES:%=%/.copied)
 	$(MAKE) --no-print-directory -C bots/c
 
-$(BOT_ENGINE)/.copied: $(wildcard engine/*.py)
-	rm -rf $(BOT_ENGINE)
-	mkdir -p $(BOT_ENGINE)
-	cp engine/*.py $(BOT_ENGINE)/
+.SECONDEXPANSION:
+bots/python/%/.copied: % $$(wildcard %/*.py)
+	rm -rf bots/python/$*
+	mkdir -p bots/python/$*
+	cp $*/*.py bots/python/$*/
 	touch $@
 
 # The compiled build, the one `make` (so `make demo` and `make test`) gives where a C compiler and
@@ -149,5 +152,5 @@ bench: $(STAMP) bots default-build
 	$(PY) -m bench
 
 clean:  # build products only: results/ holds users' tournament results and is never deleted here
-	rm -rf $(VENV) $(BOT_ENGINE) build
+	rm -rf $(VENV) $(BOT_COPIES) build
 	$(MAKE) --no-print-directory -C bots/c clean

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from arena.executors.workers import run_tasks
 from arena.plans.order import locality_order
-from arena.plans.schedule import sample_tables
+from arena.plans.tables import sample_tables
 from arena.settings import MAX_LIVE_BOTS
 from arena.values.work import BotCommand, GameSpec, RunSettings
 from engine.blackout import resolve_options

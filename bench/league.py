@@ -17,7 +17,7 @@
   1,000 stored games and from one at 10,000, alternating, medians (goal: >= 0.8x: the league reads
   each game once and refits only as it grows). Each run's start-up is reported beside it.
 - **storing a game**: a real-size game line (a random 4-player Blackout game's full record) stored
-  with ``Store.record_game`` (one transaction, WAL) against appended with the runner's
+  with ``Games.record`` (one transaction, WAL) against appended with the runner's
   ``ResultsWriter`` (write, flush, fsync at most once a second). Median per game; goal: within 2x.
 """
 
@@ -41,7 +41,7 @@ from arena.league.run import LeagueRunReport, run_league
 from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.league.submit import submit
-from arena.plans.schedule import sample_tables
+from arena.plans.tables import sample_tables
 from arena.ratings.fit import ELO_PER_NAT
 from arena.ratings.model import rate
 from arena.runs.results import ResultsWriter
@@ -189,7 +189,7 @@ def league_pace(directory: Path, early: int = 1000, late: int = 10_000
     snapshots = []
     for stored in (early, late):
         store = Store.open(directory)
-        so_far = store.game_total()
+        so_far = store.games.total()
         store.close()
         run_league(directory, games=stored - so_far, jobs=2)
         snapshot = directory.parent / f"at-{stored}"
@@ -235,12 +235,12 @@ def store_costs() -> tuple[float, float, int]:
             root = Path(tmp)
             settings = LeagueSettings.checked("blackout", PLAYERS, {})
             store = Store.create(root / "league", settings.stored())
-            ids = [store.add_bot(n, "1", f"bots/{n}/1", ["true"], None, None).id
+            ids = [store.entrants.add(n, "1", f"bots/{n}/1", ["true"], None, None).id
                    for n in NAMES[:PLAYERS]]
-            planned = store.plan_sets([(i, [ids] * PLAYERS) for i in range(STORE_GAMES)])
+            planned = store.games.plan_sets([(i, [ids] * PLAYERS) for i in range(STORE_GAMES)])
             began = perf_counter()
             for planned_set in planned:
-                store.record_game(planned_set.id, 0, ids, line, [])
+                store.games.record(planned_set.id, 0, ids, line, [])
             db_times.append((perf_counter() - began) / STORE_GAMES)
             store.close()
             writer = ResultsWriter(root / "games.jsonl")

@@ -28,9 +28,10 @@ from pathlib import Path
 
 import httpx
 
+from arena.league.database import DATABASE
 from arena.league.run import run_league
 from arena.league.settings import LeagueSettings
-from arena.league.store import DATABASE, Store
+from arena.league.store import Store
 from arena.league.submit import submit
 
 PLAYERS = 4

@@ -121,6 +121,24 @@ class GameState(Protocol):
         """The cards ``seat`` holds now (hidden information: the referee's only)."""
 
 
+class Renderer(Protocol):
+    """The views and event lines of one game's states, rendered for its seats in order by whoever
+    keeps it (the referee: one per game), remembering what it rendered last so that a decision
+    costs what changed since the one before. The states stay immutable values: the memo is here."""
+
+    def view(self, state: Any, seat: int) -> dict[str, Any]:
+        """Everything ``seat`` may know now, nothing hidden from it (JSON-able)."""
+
+    def view_json(self, state: Any, seat: int) -> str:
+        """``view(state, seat)`` as compact JSON text, the bytes orjson gives for the dict."""
+
+    def events_json(self, state: Any, seat: int) -> str:
+        """The last transition's events as ``seat`` may see them: compact JSON lines."""
+
+    def shared_events_json(self, state: Any) -> str | None:
+        """The last transition's event lines when every seat sees the same; None when not."""
+
+
 class Game(Protocol):
     """One game's rules: pure functions over immutable states (``engine.trickgame.TrickGame``)."""
 
@@ -161,6 +179,10 @@ class Game(Protocol):
 
     def shared_events_json(self, state: Any) -> str | None:
         """The last transition's event lines when every seat sees the same; None when not."""
+
+    def renderer(self) -> Renderer:
+        """A renderer of one game's states (``view_json``, the events...) that remembers what it
+        rendered last: what the referee renders a game with, one per game."""
 
     def totals(self, state: Any) -> list[int]:
         """The running (final, once over) scores, indexed as ``info.score_by`` says."""

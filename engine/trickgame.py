@@ -16,8 +16,12 @@ the same bytes (tests/engine/test_wire.py).
 
 A state is an immutable value split in two: a ``Phase`` (the deal, its auction, the totals: what
 changes only between plays) and the fields a play changes (hands as bitmasks, the linked list of
-plays, the trick, tricks won, whose turn). A play builds a new state sharing the phase, which is
-what keeps ``apply`` cheap. Cards inside a state are plain ints (``suit * 16 + rank``); what a caller
+plays, the trick, tricks won, whose turn, and the legal actions, worked out as it is built). A play
+builds a new state sharing the phase, which is what keeps ``apply`` cheap. Nothing writes a state,
+a phase, a deal or a finished deal once it is built: what rendering one decision's view can reuse
+for the next (the plays named so far, a deal's and a phase's fixed fields) is remembered outside
+them, by a ``TrickRenderer`` that whoever renders a game's states in order keeps (the referee, one
+per game). Cards inside a state are plain ints (``suit * 16 + rank``); what a caller
 reads (``trick``, ``plays``, ``hand``) gives ``Card`` values. The classes are plain classes with
 typed fields, built by their constructors, so that mypyc compiles them to native classes (``make
 compiled``); a game's ``Rules`` subclass is one too.
@@ -69,35 +73,26 @@ Shared, so the most frequent transition allocates no event tuples."""
 DEAL_START: Final[Event] = ("deal_start",)
 DEAL_END: Final[Event] = ("deal_end",)
 
-PlaysSeen = tuple[Plays, tuple[tuple[int, str], ...], Plays, str]
-"""What views last made of a deal's plays, carried from state to state: the head of the plays
-list the dict view named and its names, and the head the JSON view rendered and its text (the
-list's items without the brackets). Each half is kept up to date only by its own view."""
-
-
 # --- The values: deals, phases, states -----------------------------------------------------------
 
 
 class Deal:
     """The constants of one deal: its number, dealer, hand size, the hands as dealt and trump."""
 
-    __slots__ = ("dealer", "masks", "number", "size", "trump", "trump_card", "trump_suit",
-                 "view_head")
+    __slots__ = ("dealer", "masks", "number", "size", "trump", "trump_card", "trump_suit")
 
     def __init__(self, number: int, dealer: int, size: int, masks: tuple[int, ...],
                  trump_card: Card | None, trump: int | None) -> None:
-        self.number = number
-        self.dealer = dealer
-        self.size = size
-        self.masks = masks
+        self.number: Final = number
+        self.dealer: Final = dealer
+        self.size: Final = size
+        self.masks: Final = masks
         """Each seat's hand as dealt, as a bitmask."""
-        self.trump_card = trump_card
+        self.trump_card: Final = trump_card
         """The card turned for trump, None when none is."""
-        self.trump = trump
+        self.trump: Final = trump
         """The trump suit, None for a deal without trump."""
-        self.trump_suit: int = NO_TRUMP if trump is None else trump
-        self.view_head: str | None = None
-        """The head of the JSON text of the views of this deal: the fields fixed for the deal."""
+        self.trump_suit: Final[int] = NO_TRUMP if trump is None else trump
 
     @property
     def dealt(self) -> tuple[tuple[Card, ...], ...]:
@@ -109,20 +104,18 @@ class DealResult:
     """A finished deal: the deal, its auction (and contract), its plays, tricks won by seat,
     scores and totals (by seat or by team, as the game scores)."""
 
-    __slots__ = ("auction", "contract", "deal", "line", "plays", "scores", "totals", "tricks")
+    __slots__ = ("auction", "contract", "deal", "plays", "scores", "totals", "tricks")
 
     def __init__(self, deal: Deal, auction: Auction, contract: Contract | None,
                  plays: tuple[tuple[int, Card], ...], tricks: tuple[int, ...],
                  scores: tuple[int, ...], totals: tuple[int, ...]) -> None:
-        self.deal = deal
-        self.auction = auction
-        self.contract = contract
-        self.plays = plays
-        self.tricks = tricks
-        self.scores = scores
-        self.totals = totals
-        self.line: str | None = None
-        """The ``deal_end`` event's line, once rendered (every seat is sent it)."""
+        self.deal: Final = deal
+        self.auction: Final = auction
+        self.contract: Final = contract
+        self.plays: Final = plays
+        self.tricks: Final = tricks
+        self.scores: Final = scores
+        self.totals: Final = totals
 
 
 class Rules:
@@ -219,22 +212,19 @@ class Phase:
     Shared by every state of one deal's play, so that a play copies few fields.
     """
 
-    __slots__ = ("auction", "contract", "deal", "history", "kind", "playing", "rules", "totals",
-                 "view_base", "view_head")
+    __slots__ = ("auction", "contract", "deal", "history", "kind", "playing", "rules", "totals")
 
     def __init__(self, rules: Rules, deal: Deal, auction: Auction, contract: Contract | None,
                  totals: tuple[int, ...], history: tuple[DealResult, ...], kind: str | None) -> None:
-        self.rules = rules
-        self.deal = deal
-        self.auction = auction
-        self.contract = contract
+        self.rules: Final = rules
+        self.deal: Final = deal
+        self.auction: Final = auction
+        self.contract: Final = contract
         """What the auction settled, in a game whose auction makes a contract (else None)."""
-        self.totals = totals
-        self.history = history
-        self.kind = kind
-        self.playing: bool = kind == "play"
-        self.view_base: dict[str, object] | None = None  # the view's fields fixed for this phase
-        self.view_head: str | None = None  # the same as the head of the view's JSON text
+        self.totals: Final = totals
+        self.history: Final = history
+        self.kind: Final = kind
+        self.playing: Final[bool] = kind == "play"
 
     @property
     def bids(self) -> Auction:
@@ -248,7 +238,9 @@ class Phase:
 
 
 class State:
-    """One moment of a game. Immutable: ``apply`` builds a new one.
+    """One moment of a game: an immutable value (``apply`` builds a new one). Its fields, and those
+    of its phase, deal and finished deals, are ``Final``: mypy refuses a write to one anywhere
+    but its constructor, and the compiled build refuses one at run time.
 
     ``to_act`` is the seat to act (None when the game is over). Hands are bitmasks (bit ``card``);
     ``hand(seat)`` gives the cards.
@@ -262,27 +254,25 @@ class State:
         "masks",
         "phase",
         "played",
-        "plays_seen",
         "to_act",
         "tricks_won",
     )
 
     def __init__(self, phase: Phase, masks: tuple[int, ...], played: Plays, current: Trick,
                  leader: int, tricks_won: tuple[int, ...], to_act: int | None,
-                 last_events: tuple[Event, ...], plays_seen: PlaysSeen | None) -> None:
-        self.phase = phase
-        self.masks = masks
-        self.played = played
-        self.current = current
+                 last_events: tuple[Event, ...]) -> None:
+        self.phase: Final = phase
+        self.masks: Final = masks
+        self.played: Final = played
+        self.current: Final = current
         """The trick on the table as (seat, card) with plain int cards (``trick`` gives Cards)."""
-        self.leader = leader
-        self.tricks_won = tricks_won
-        self.to_act = to_act
-        self.last_events = last_events
-        self.legal: tuple[Action, ...] | None = None
-        """Memo of ``legal_actions(self)``, filled on first call."""
-        self.plays_seen = plays_seen
-        """What the views last made of the plays list (``PlaysSeen``)."""
+        self.leader: Final = leader
+        self.tricks_won: Final = tricks_won
+        self.to_act: Final = to_act
+        self.last_events: Final = last_events
+        self.legal: Final[tuple[Action, ...]] = _legal(self)
+        """``legal_actions(self)``: worked out here, as the state is built (every state but the
+        last of a deal is asked it: the referee sends it, ``apply`` checks an action against it)."""
 
     @property
     def trick(self) -> tuple[tuple[int, Card], ...]:
@@ -389,6 +379,10 @@ class TrickGame:
         """The final state of a record, every step checked (``replay``)."""
         return replay(self.new_game, game_record)
 
+    def renderer(self) -> TrickRenderer:
+        """A renderer of one game's states, remembering what it rendered last (``TrickRenderer``)."""
+        return TrickRenderer()
+
     def drawn_preset(self, players: int, seed: int, options: Mapping[str, object] | None = None,
                      deals: int | None = None) -> Preset:
         """The chance steps ``seed`` draws, as a preset: the first dealer and the first ``deals``
@@ -417,14 +411,16 @@ def _start_deal(rules: Rules, deal: Deal, totals: tuple[int, ...],
     first = (deal.dealer + 1) % rules.players
     phase = Phase(rules, deal, (), None, totals, history, rules.info.decision_kinds[0])
     return State(phase, deal.masks, None, (), first, (0,) * rules.players, first,
-                 events + (DEAL_START,), None)
+                 events + (DEAL_START,))
 
 
 def legal_actions(state: State) -> tuple[Action, ...]:
     """Every action the seat to act may take now (empty when the game is over)."""
-    memo = state.legal
-    if memo is not None:
-        return memo
+    return state.legal
+
+
+def _legal(state: State) -> tuple[Action, ...]:
+    """The legal actions of ``state``, which is being built (its other fields are set)."""
     seat = state.to_act
     if seat is None:
         return ()
@@ -443,7 +439,6 @@ def legal_actions(state: State) -> tuple[Action, ...]:
             legal = rules.lead_cards(state, mask) if rules.limits_lead else cards_of(mask)
     else:
         legal = phase.rules.auction_actions(state)
-    state.legal = legal
     return legal
 
 
@@ -468,8 +463,6 @@ def apply(state: State, action: object) -> State:
     seat = state.to_act
     assert seat is not None
     legal = state.legal
-    if legal is None:
-        legal = legal_actions(state)
     if type(action) is Card and action in legal:
         card: int = action
     elif type(action) is not bool and isinstance(action, int) and action in legal:
@@ -484,12 +477,12 @@ def apply(state: State, action: object) -> State:
     played = (state.played, seat, card)
     if len(trick) < players:
         return State(phase, tuple(masks), played, trick, state.leader, state.tricks_won,
-                     seat + 1 if seat + 1 < players else 0, JUST_PLAYED, state.plays_seen)
+                     seat + 1 if seat + 1 < players else 0, JUST_PLAYED)
     winner = trick_winner(trick, phase.deal.trump_suit)
     won = list(state.tricks_won)
     won[winner] += 1
     new = State(phase, tuple(masks), played, (), winner, tuple(won), winner,
-                (("play", seat, card), ("trick", winner, trick)), state.plays_seen)
+                (("play", seat, card), ("trick", winner, trick)))
     if mask:
         return new
     return end_deal(new)
@@ -520,7 +513,7 @@ def after_auction(state: State, auction: Auction, contract: Contract | None, kin
     phase = state.phase
     new_phase = Phase(phase.rules, phase.deal, auction, contract, phase.totals, phase.history, kind)
     return State(new_phase, state.masks, state.played, state.current, state.leader,
-                 state.tricks_won, to_act, events, state.plays_seen)
+                 state.tricks_won, to_act, events)
 
 
 def end_deal(state: State) -> State:
@@ -538,62 +531,196 @@ def end_deal(state: State) -> State:
     if rules.is_last_deal(phase.deal, totals):
         over = Phase(rules, phase.deal, phase.auction, phase.contract, totals, history, None)
         return State(over, state.masks, state.played, state.current, state.leader, won, None,
-                     events, state.plays_seen)
+                     events)
     return _start_deal(rules, rules.deal(phase.deal.number + 1), totals, history, events)
 
 
 # --- What a seat may know -------------------------------------------------------------------
 
 
-def view(state: State, seat: int) -> dict[str, Any]:
-    """Everything ``seat`` may know now: its own hand and the public state, nothing hidden.
+class TrickRenderer:
+    """What one game's states render to for its seats, views and event lines, remembering what it
+    rendered last so that the next decision's view costs what changed, not the whole deal: the
+    fields fixed for the deal and for the phase, the deal's plays named (``view``) and rendered
+    (``view_json``) so far, and the last ``deal_end`` line (every seat is sent it).
 
-    Values nested in a view (the options, the bids...) are shared by the views of one phase of
-    the deal: read them, do not change them. The fields after the phase's are rendered again by
-    ``view_json``, for speed: a test holds the two to the same bytes.
+    The states are immutable values and hold no such memo: a renderer is the cache, kept by
+    whoever renders one game's states in order (the referee keeps one per game). Each memo is of
+    the last thing rendered, recognised by identity, so a renderer given states out of order or
+    of another game renders them right and only remembers less. The module's ``view``,
+    ``view_json``, ``events_json`` and ``shared_events_json`` render with a fresh one.
+
+    Values nested in a view (the options, the bids...) are shared by the views one renderer
+    makes of one phase of a deal: read them, do not change them.
     """
-    return {
-        **_view_base(state.phase),
-        "seat": seat,
-        "hand": [] if state.to_act is None else names_of(state.masks[seat]),
-        "plays": _plays_view(state),
-        "trick": plays_list(state.current),
-        "leader": state.leader,
-        "tricks_won": list(state.tricks_won),
-    }
+
+    __slots__ = ("base", "base_phase", "deal", "deal_head", "head", "head_phase", "named",
+                 "named_head", "result", "result_line", "text", "text_head")
+
+    def __init__(self) -> None:
+        self.base_phase: Phase | None = None
+        self.base: dict[str, object] = {}
+        """The view's fields fixed for ``base_phase``."""
+        self.head_phase: Phase | None = None
+        self.head = ""
+        """The head of the JSON text of ``head_phase``'s views: the fields fixed for the phase."""
+        self.deal: Deal | None = None
+        self.deal_head = ""
+        """The head of the JSON text of ``deal``'s views: the fields fixed for the deal."""
+        self.named_head: Plays = None
+        self.named: tuple[tuple[int, str], ...] = ()
+        """The plays up to ``named_head``, named: ``((seat, "QS"), ...)``."""
+        self.text_head: Plays = None
+        self.text = ""
+        """The plays up to ``text_head`` as the items of a JSON list, ``[0,"2C"],[1,"QS"]``."""
+        self.result: DealResult | None = None
+        self.result_line = ""
+        """The ``deal_end`` line of ``result``."""
+
+    def view(self, state: State, seat: int) -> dict[str, Any]:
+        """Everything ``seat`` may know now: its own hand and the public state, nothing hidden.
+
+        The fields after the phase's are rendered again by ``view_json``, for speed: a test holds
+        the two to the same bytes.
+        """
+        phase = state.phase
+        if phase is not self.base_phase:
+            self.base = {**_deal_view(phase.rules, phase.deal), **_phase_view(phase)}
+            self.base_phase = phase
+        return {
+            **self.base,
+            "seat": seat,
+            "hand": [] if state.to_act is None else names_of(state.masks[seat]),
+            "plays": self._plays_named(state.played),
+            "trick": plays_list(state.current),
+            "leader": state.leader,
+            "tricks_won": list(state.tricks_won),
+        }
+
+    def view_json(self, state: State, seat: int) -> str:
+        """``view(state, seat)`` as compact JSON text (what orjson gives for the dict).
+
+        The head of the text is encoded once per phase (every bid or call makes a new phase)
+        from the phase's fields as ``view`` holds them, after the deal's fixed fields, encoded
+        once per deal. The rest ends every view: the trick on the table is the last plays of the
+        deal, so its text is the end of the plays' text (every play renders to 8 characters,
+        ``[0,"2C"]``, with a comma between two).
+        """
+        phase = state.phase
+        if phase is not self.head_phase:
+            deal = phase.deal
+            if deal is not self.deal:
+                self.deal_head = object_head(_deal_view(phase.rules, deal))
+                self.deal = deal
+            self.head = self.deal_head + object_head(_phase_view(phase))[1:]
+            self.head_phase = phase
+        hand = "[]" if state.to_act is None else hand_json(state.masks[seat])
+        plays = self._plays_text(state.played)
+        on_table = len(state.current)
+        trick = plays[len(plays) + 1 - 9 * on_table:] if on_table else ""
+        return (f'{self.head}"seat":{seat},"hand":{hand},"plays":[{plays}],"trick":[{trick}],'
+                f'"leader":{state.leader},"tricks_won":{counts_json(state.tricks_won)}}}')
+
+    def _plays_named(self, head: Plays) -> tuple[tuple[int, str], ...]:
+        """The deal's plays up to ``head`` as ``((seat, "QS"), ...)``, extending the names of the
+        last view.
+
+        Views come one decision after another, so usually one play is new: naming only the new
+        plays keeps a view's cost flat instead of growing with the deal.
+        """
+        known_head = self.named_head
+        known = self.named
+        if known_head is head:
+            return known
+        new: list[tuple[int, str]] = []
+        node = head
+        while node is not None and node is not known_head:
+            earlier, seat, card = node
+            new.append((seat, NAME_OF[card]))
+            node = earlier
+        if node is not known_head:  # the named plays belong to another deal, or come later
+            known = ()
+        new.reverse()
+        names = known + tuple(new)
+        self.named_head = head
+        self.named = names
+        return names
+
+    def _plays_text(self, head: Plays) -> str:
+        """The deal's plays up to ``head`` as the items of a JSON list, ``[0,"2C"],[1,"QS"]``,
+        extending the text of the last JSON view (as ``_plays_named`` extends its names, in a
+        loop of its own: this one runs at every decision)."""
+        text_head = self.text_head
+        text = self.text
+        if text_head is head:
+            return text
+        new: list[str] = []
+        node = head
+        while node is not None and node is not text_head:
+            earlier, seat, card = node
+            new.append(PLAY_JSON[seat][card])
+            node = earlier
+        if node is not text_head or not text:  # the rendered plays belong to another deal
+            text = ""
+        else:
+            new.append(text)
+        new.reverse()
+        text = ",".join(new)
+        self.text_head = head
+        self.text = text
+        return text
+
+    def events_json(self, state: State, seat: int) -> str:
+        """The protocol messages the last transition produced, as ``seat`` may see them: JSON
+        lines, each ending in a newline."""
+        return "".join([self._event_line(state, event, seat) for event in state.last_events])
+
+    def shared_events_json(self, state: State) -> str | None:
+        """The JSON lines of the last transition's events when every seat sees the same (None
+        when a deal starts: each seat sees its own hand)."""
+        last = state.last_events
+        if last is JUST_PLAYED:  # the most frequent transition: one play, a line from a table
+            node = state.played
+            assert node is not None
+            return PLAY_EVENT[node[1]][node[2]]
+        if last[-1] is DEAL_START:
+            return None
+        return "".join([self._event_line(state, event, 0) for event in last])
+
+    def _event_line(self, state: State, event: Event, seat: int) -> str:
+        """One event's JSON line, as ``seat`` sees it."""
+        kind = event[0]
+        if kind == "play":
+            seat_played, card = _played(state, event)
+            return PLAY_EVENT[seat_played][card]
+        if kind == "trick":
+            trick: Trick = event[2]  # type: ignore[assignment]
+            return f'{{"type":"event","event":"trick","winner":{event[1]},"cards":{trick_json(trick)}}}\n'
+        phase = state.phase
+        if kind == "deal_end":
+            result = phase.history[-1]
+            if result is not self.result:
+                self.result_line = _deal_end_line(phase.rules, result)
+                self.result = result
+            return self.result_line
+        if kind == "deal_start":
+            deal = phase.deal
+            return (f'{{"type":"deal_start","deal":{deal.number},"dealer":{deal.dealer},'
+                    f'"hand":{hand_json(state.masks[seat])},"trump_card":{card_json(deal.trump_card)},'
+                    f'"trump":{suit_json(deal.trump)}}}\n')
+        return phase.rules.auction_line(event)
+
+
+def view(state: State, seat: int) -> dict[str, Any]:
+    """Everything ``seat`` may know now: its own hand and the public state, nothing hidden
+    (``TrickRenderer.view``, rendered afresh)."""
+    return TrickRenderer().view(state, seat)
 
 
 def view_json(state: State, seat: int) -> str:
-    """``view(state, seat)`` as compact JSON text (what orjson gives for the dict).
-
-    The head of the text is encoded once per phase (every bid or call makes a new phase) from the
-    phase's fields as ``view`` holds them, after the deal's fixed fields, encoded once per deal.
-    The rest ends every view: the trick on the table is the last plays of the deal, so its text is
-    the end of the plays' text (every play renders to 8 characters, ``[0,"2C"]``, with a comma
-    between two).
-    """
-    phase = state.phase
-    head = phase.view_head
-    if head is None:
-        deal = phase.deal
-        deal_head = deal.view_head
-        if deal_head is None:
-            deal_head = deal.view_head = object_head(_deal_view(phase.rules, deal))
-        head = phase.view_head = deal_head + object_head(_phase_view(phase))[1:]
-    hand = "[]" if state.to_act is None else hand_json(state.masks[seat])
-    plays = _plays_text(state)
-    on_table = len(state.current)
-    trick = plays[len(plays) + 1 - 9 * on_table:] if on_table else ""
-    return (f'{head}"seat":{seat},"hand":{hand},"plays":[{plays}],"trick":[{trick}],'
-            f'"leader":{state.leader},"tricks_won":{counts_json(state.tricks_won)}}}')
-
-
-def _view_base(phase: Phase) -> dict[str, object]:
-    """The view's fields fixed for a phase of a deal (built once per phase)."""
-    base = phase.view_base
-    if base is None:
-        base = phase.view_base = {**_deal_view(phase.rules, phase.deal), **_phase_view(phase)}
-    return base
+    """``view(state, seat)`` as compact JSON text, the bytes orjson gives for the dict
+    (``TrickRenderer.view_json``, rendered afresh)."""
+    return TrickRenderer().view_json(state, seat)
 
 
 def _deal_view(rules: Rules, deal: Deal) -> dict[str, object]:
@@ -616,73 +743,13 @@ def _teams(info: GameInfo) -> dict[str, object]:
     return {} if info.teams is None else {"teams": [list(team) for team in info.teams]}
 
 
-def _plays_view(state: State) -> tuple[tuple[int, str], ...]:
-    """This deal's plays as ``((seat, "QS"), ...)``, extending the names the last view built.
-
-    Views come one decision after another, so usually one play is new: naming only the new plays
-    keeps a view's cost flat instead of growing with the deal.
-    """
-    head = state.played
-    seen = state.plays_seen
-    known_head: Plays = None
-    known: tuple[tuple[int, str], ...] = ()
-    text_head: Plays = None
-    text = ""
-    if seen is not None:
-        known_head, known, text_head, text = seen
-        if known_head is head:
-            return known
-    new: list[tuple[int, str]] = []
-    node = head
-    while node is not None and node is not known_head:
-        earlier, seat, card = node
-        new.append((seat, NAME_OF[card]))
-        node = earlier
-    if node is not known_head:  # the named plays belong to an earlier deal
-        known = ()
-    new.reverse()
-    names = known + tuple(new)
-    state.plays_seen = (head, names, text_head, text)
-    return names
-
-
-def _plays_text(state: State) -> str:
-    """This deal's plays as the items of a JSON list, ``[0,"2C"],[1,"QS"]``, extending the text
-    the last JSON view rendered (as ``_plays_view`` extends its names, in a loop of its own: this
-    one runs at every decision)."""
-    head = state.played
-    seen = state.plays_seen
-    known_head: Plays = None
-    known: tuple[tuple[int, str], ...] = ()
-    text_head: Plays = None
-    text = ""
-    if seen is not None:
-        known_head, known, text_head, text = seen
-        if text_head is head:
-            return text
-    new: list[str] = []
-    node = head
-    while node is not None and node is not text_head:
-        earlier, seat, card = node
-        new.append(PLAY_JSON[seat][card])
-        node = earlier
-    if node is not text_head or not text:  # the rendered plays belong to an earlier deal
-        text = ""
-    else:
-        new.append(text)
-    new.reverse()
-    text = ",".join(new)
-    state.plays_seen = (known_head, known, head, text)
-    return text
-
-
 _AUCTION_JSON: Final[dict[tuple[Action, ...], str]] = {}
 
 
 def legal_json(state: State) -> str:
     """``legal_actions(state)`` in their wire form as a JSON list: card names, or bids or calls
     (a game has few distinct lists of those, each remembered)."""
-    legal = legal_actions(state)
+    legal = state.legal
     if state.phase.playing:
         return cards_json(legal)  # type: ignore[arg-type]  # cards while playing
     text = _AUCTION_JSON.get(legal)
@@ -699,53 +766,22 @@ def events(state: State, seat: int) -> list[dict[str, Any]]:
 
 def events_json(state: State, seat: int) -> str:
     """The protocol messages the last transition produced, as ``seat`` may see them: JSON lines,
-    each ending in a newline."""
-    return "".join([_event_line(state, event, seat) for event in state.last_events])
+    each ending in a newline (``TrickRenderer.events_json``, rendered afresh)."""
+    return TrickRenderer().events_json(state, seat)
 
 
 def shared_events_json(state: State) -> str | None:
-    """The JSON lines of the last transition's events when every seat sees the same (None when a
-    deal starts: each seat sees its own hand)."""
-    last = state.last_events
-    if last is JUST_PLAYED:  # the most frequent transition: one play, a line from a table
-        node = state.played
-        assert node is not None
-        return PLAY_EVENT[node[1]][node[2]]
-    if last[-1] is DEAL_START:
-        return None
-    return "".join([_event_line(state, event, 0) for event in last])
-
-
-def _event_line(state: State, event: Event, seat: int) -> str:
-    """One event's JSON line, as ``seat`` sees it."""
-    kind = event[0]
-    if kind == "play":
-        seat_played, card = _played(state, event)
-        return PLAY_EVENT[seat_played][card]
-    if kind == "trick":
-        trick: Trick = event[2]  # type: ignore[assignment]
-        return f'{{"type":"event","event":"trick","winner":{event[1]},"cards":{trick_json(trick)}}}\n'
-    phase = state.phase
-    if kind == "deal_end":
-        return _deal_end_line(phase.rules, phase.history[-1])
-    if kind == "deal_start":
-        deal = phase.deal
-        return (f'{{"type":"deal_start","deal":{deal.number},"dealer":{deal.dealer},'
-                f'"hand":{hand_json(state.masks[seat])},"trump_card":{card_json(deal.trump_card)},'
-                f'"trump":{suit_json(deal.trump)}}}\n')
-    return phase.rules.auction_line(event)
+    """The JSON lines of the last transition's events when every seat sees the same; None when a
+    deal starts (``TrickRenderer.shared_events_json``, rendered afresh)."""
+    return TrickRenderer().shared_events_json(state)
 
 
 def _deal_end_line(rules: Rules, result: DealResult) -> str:
-    """The ``deal_end`` event's line (every seat is sent it: rendered once, kept)."""
-    line = result.line
-    if line is None:
-        auction = object_head(rules.auction_fields(result.auction, result.contract))[1:]
-        line = result.line = (f'{{"type":"event","event":"deal_end","deal":{result.deal.number},'
-                              f'{auction}"tricks":{ints_json(result.tricks)},'
-                              f'"scores":{ints_json(result.scores)},'
-                              f'"totals":{ints_json(result.totals)}}}\n')
-    return line
+    """The ``deal_end`` event's line."""
+    auction = object_head(rules.auction_fields(result.auction, result.contract))[1:]
+    return (f'{{"type":"event","event":"deal_end","deal":{result.deal.number},'
+            f'{auction}"tricks":{ints_json(result.tricks)},"scores":{ints_json(result.scores)},'
+            f'"totals":{ints_json(result.totals)}}}\n')
 
 
 def _played(state: State, event: Event) -> tuple[int, int]:

@@ -118,7 +118,7 @@ def submitted(league: Path, bot: Path) -> None:
 def query(league: Path, sql: str, *values: object) -> list[tuple[object, ...]]:
     """The rows of ``sql`` (with ``values``) in the league's database, read-only, apart from any
     connection the arena holds (a run or a server may be writing)."""
-    from arena.league.store import DATABASE
+    from arena.league.database import DATABASE
 
     db = sqlite3.connect(f"file:{league / DATABASE}?mode=ro", uri=True, timeout=30)
     try:

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
+TOP_PACKAGES = ("arena", "engine", "strategy")
+"""Our packages: the arena, the rules engine and the strategy over it."""
 
 
 def _imports(package: str) -> dict[str, set[str]]:
@@ -65,6 +67,10 @@ def test_cycle_finder_finds_a_cycle() -> None:
 LAYERS: dict[str, tuple[str, ...]] = {
     # The engine: pure rules, nothing of the arena.
     "engine": (),
+    # Strategy over the rules (the samplers and play-outs of the search bot and of analysis, the
+    # greedy bot's bidding as their model of the other seats): pure too, the engine alone (which
+    # every row but the engine's may import).
+    "strategy": (),
     # The arena's shared modules, below every layer (``arena`` is the package's own __init__).
     "arena": (),
     "arena.errors": (),
@@ -119,7 +125,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # Decisions analysed against the reference search: records replayed on the engine, nothing
     # started (no bot, no run).
     "arena.analysis": ("arena.errors", "arena.printable", "arena.statusline", "arena.settings",
-                       "arena.records"),
+                       "arena.records", "strategy"),
     # A view of results, with their analysis. Not of a league's store: the command hands it a
     # league's games (``arena.report.games.LeagueGames``).
     "arena.report": ("arena.errors", "arena.names", "arena.printable", "arena.stderrindex",
@@ -141,10 +147,11 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # The command's entry point: the build chosen, then the command line.
     "arena.__main__": ("arena.startup", "arena.cli"),
 }
-"""Each package of ``arena/`` (and each of its top-level modules) and ``engine/``: the others it
-may import, at run time or for type checking. Every part of the arena may import the engine; the
-engine imports nothing of the arena. There are no exceptions by name: a type that two layers
-share lives below both (``arena.values``), and anything else is a row changed here on purpose."""
+"""Each package of ``arena/`` (and each of its top-level modules), ``engine/`` and ``strategy/``:
+the others it may import, at run time or for type checking. Every part of the arena (and the
+strategy) may import the engine; the engine imports nothing of ours. There are no exceptions by
+name: a type that two layers share lives below both (``arena.values``), and anything else is a row
+changed here on purpose."""
 
 
 class Import(NamedTuple):
@@ -164,12 +171,12 @@ def unit_of(name: str) -> str:
     """The row of ``LAYERS`` a module or an imported name belongs to: ``engine``, a package of the
     arena (``arena.bots``) or one of its top-level modules (``arena.settings``)."""
     parts = name.split(".")
-    return parts[0] if len(parts) == 1 or parts[0] == "engine" else ".".join(parts[:2])
+    return parts[0] if len(parts) == 1 or parts[0] in ("engine", "strategy") else ".".join(parts[:2])
 
 
 @functools.cache  # parsed once for the tests that read them (nothing changes them)
 def imports_of(package: str) -> list[Import]:
-    """Every import of ``arena`` or ``engine`` in ``package``'s modules, function-level ones and
+    """Every import of one of ``TOP_PACKAGES`` in ``package``'s modules, function-level ones and
     those for type checking included."""
     found: list[Import] = []
     for path in sorted((ROOT / package).rglob("*.py")):
@@ -182,7 +189,7 @@ def imports_of(package: str) -> list[Import]:
             else:
                 continue
             found += [Import(_module_name(path), target, node.lineno)
-                      for target in targets if target.split(".")[0] in ("arena", "engine")]
+                      for target in targets if target.split(".")[0] in TOP_PACKAGES]
     return found
 
 
@@ -203,12 +210,12 @@ def violations(imports: list[Import]) -> list[str]:
 
 
 def test_each_layer_imports_only_what_the_table_allows() -> None:
-    wrong = violations(imports_of("arena") + imports_of("engine"))
+    wrong = violations([found for top in TOP_PACKAGES for found in imports_of(top)])
     assert wrong == [], "\n".join(["", *wrong])
 
 
 def test_every_package_has_a_row_and_every_row_a_package() -> None:
-    units = {unit_of(_module_name(path)) for top in ("arena", "engine")
+    units = {unit_of(_module_name(path)) for top in TOP_PACKAGES
              for path in (ROOT / top).rglob("*.py")}
     assert sorted(units - set(LAYERS)) == [], "add a row to LAYERS"
     assert sorted(set(LAYERS) - units) == [], "these are gone: take their rows off LAYERS"
@@ -229,7 +236,7 @@ def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> 
                Import("arena.plans.match", "arena.game.seats.free_name", 1),
                Import("arena.plans.schedule", "arena.runs.run.run", 1),
                Import("arena.executors.batch", "arena.plans.match.Match", 1),
-               Import("arena.report.site", "arena.league.store.DATABASE", 1),
+               Import("arena.report.site", "arena.league.database.DATABASE", 1),
                Import("arena.report.games", "arena.league.status.league_games", 1),
                Import("arena.analysis.run", "arena.runs.progress.Progress", 1),
                Import("arena.records.writer", "arena.bots.process.BotProcess", 1),
@@ -237,6 +244,9 @@ def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> 
                Import("arena.values.work", "arena.bots.sandbox.wrap", 1),
                Import("arena.values.work", "arena.records.writer.serialise", 1),
                Import("engine.blackout", "arena.settings.Limits", 1),
+               Import("engine.trickgame", "strategy.sampling.Playouts", 1),
+               Import("strategy.sampling", "arena.errors.ConfigError", 1),
+               Import("arena.report.site", "strategy.bidding.bid_estimate", 1),
                Import("arena.newpackage.x", "arena.errors.ConfigError", 1)]
     assert [len(violations([found])) for found in refused] == [1] * len(refused)
     allowed = [Import("arena.plans.match", "arena.botfiles.resolve.resolve_bot", 1),
@@ -245,7 +255,9 @@ def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> 
                Import("arena.report.stderr", "arena.stderrindex.DecisionLogs", 1),
                Import("arena.analysis.run", "arena.statusline.StatusLine", 1),
                Import("arena.runs.session", "arena.bots.build.run_build", 1),
-               Import("arena.plans.schedule", "engine.seeding.derive_seed", 1)]
+               Import("arena.plans.schedule", "engine.seeding.derive_seed", 1),
+               Import("strategy.sampling", "engine.cards.CARD_BY_NAME", 1),
+               Import("arena.analysis.evaluate", "strategy.sampling.Playouts", 1)]
     assert violations(allowed) == []
 
 
@@ -261,7 +273,9 @@ OTHER_JSON = {
     "arena.league.accounts": "an upload's check-bot steps",
     "arena.league.status": "the submissions log",
     "arena.league.submit": "the submissions log",
-    "arena.league.store": "the league's settings, bot commands and planned sets",
+    "arena.league.database": "the league's settings",
+    "arena.league.entrants": "a bot version's command",
+    "arena.league.games": "a planned set's rotations",
     "arena.plans.deals": "a deals file (deal suite): one game's preset deals per line",
     "arena.plans.preview": "arena run --dry-run's JSON",
     "arena.ratings.table": "the ratings table as JSON",

@@ -2,9 +2,9 @@
 
 The evaluator is handed what the bot was handed, the view (``engine``'s ``view(state, seat)``) and
 the legal actions, and nothing else: it never sees the record's hands. It draws ``samples`` deals of
-the cards the seat could not see, consistent with the view (``engine.sampling.draw_sample``: the
+the cards the seat could not see, consistent with the view (``strategy.sampling.draw_sample``: the
 search bot's sampler), and in each plays every legal action and then the rest of the deal as the
-greedy bot would (``engine.sampling.Playouts``). Every action is played out on the same samples
+greedy bot would (``strategy.sampling.Playouts``). Every action is played out on the same samples
 (common random numbers), so the difference between two actions is measured on the same deals and
 its noise is the noise of the difference, not of each value. The value of an action is the mean
 score of the deal for the seat's entrant (its team in Partnership Blackout); the samples come from
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import game as engine_game
-from engine.sampling import Playouts, Position, Unsupported, draw_sample, run_heads
+from strategy.sampling import Playouts, Position, Unsupported, draw_sample, run_heads
 
 VERSION = 1
 """The evaluator's version: a cached analysis of another version is computed again."""
@@ -79,7 +79,7 @@ def evaluate(view: dict[str, Any], kind: str, legal: list[Any], samples: int,
              seed: int) -> Evaluation:
     """Value every action of ``legal`` (protocol form) for the seat of ``view`` deciding ``kind``.
 
-    Unsupported (from ``engine.sampling``) when no deal of the unseen cards fits the view.
+    Unsupported (from ``strategy.sampling``) when no deal of the unseen cards fits the view.
     """
     game = engine_game(view["game"])
     position = Position(view, game)

@@ -128,7 +128,7 @@ def main() -> None:
     except OSError as error:  # the net under every command: a full disk, a path not writable
         _say(f"arena: error: {os_error_text(error)}")
         sys.exit(2)
-    except sqlite3.Error as error:  # a league database damaged past what arena.league.store says
+    except sqlite3.Error as error:  # a league database damaged past what arena.league.database says
         _say(f"arena: error: league database: {error}")
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)  # typer.Exit(N) comes back as N

@@ -237,7 +237,7 @@ def retire_command(
 
     store = Store.open(league)
     try:
-        bot = store.retire(name)
+        bot = store.entrants.retire(name)
     finally:
         store.close()
     typer.echo(f"retired {printable(bot.name)} v{printable(bot.version)}")
@@ -258,7 +258,7 @@ def reinstate_command(
 
     store = Store.open(league)
     try:
-        bot = store.reinstate(name)
+        bot = store.entrants.reinstate(name)
     finally:
         store.close()
     typer.echo(f"reinstated {printable(bot.name)} v{printable(bot.version)}: the matchmaker "
@@ -282,7 +282,7 @@ def rollback_command(
 
     store = Store.open(league)
     try:
-        made, replaced = store.activate(name, version)
+        made, replaced = store.entrants.activate(name, version)
     finally:
         store.close()
     was = "" if replaced is None else f" (v{printable(replaced.version)} replaced)"
@@ -330,12 +330,11 @@ def invite_command(
 
     Only the token's hash is kept: a lost token is replaced by `league revoke` and a new invite.
     """
-    from arena.league.accounts import Accounts
     from arena.league.store import Store
 
     store = Store.open(league)
     try:
-        participant, token = Accounts(store).invite(name)
+        participant, token = store.accounts.invite(name)
     finally:
         store.close()
     typer.echo(INVITE_WRITERS[fmt](participant.name, token))
@@ -365,12 +364,11 @@ def revoke_command(
     name: Annotated[str, typer.Argument(help="The participant.", show_default=False)],
 ) -> None:
     """Take a participant's token and sessions away at once; their bots stay in the league."""
-    from arena.league.accounts import Accounts
     from arena.league.store import Store
 
     store = Store.open(league)
     try:
-        participant = Accounts(store).revoke(name)
+        participant = store.accounts.revoke(name)
     finally:
         store.close()
     typer.echo(f"revoked {participant.name}: their token and sessions no longer work")

@@ -111,6 +111,9 @@ class _Bookkeeping:
     def __init__(self, game: Game, bots: Sequence[SeatedBot], seed: int,
                  time_control: TimeControl, stop_at_fault: bool = False) -> None:
         self.game = game
+        self.views = game.renderer()
+        """This game's views and event lines, rendered by a renderer that remembers what it
+        rendered last (the states are immutable values: the memo is kept here, one per game)."""
         self.bots = bots
         self.move = time_control.move_ms / 1000
         self.bank = time_control.bank_ms / 1000  # seconds, like self.move
@@ -156,12 +159,12 @@ class _Bookkeeping:
         message hands them to its bot in one piece (``catch_up``), instead of to every bot at
         every decision.
         """
-        shared = self.game.shared_events_json(state)
+        shared = self.views.shared_events_json(state)
         if shared is not None:
             self.shared.append(shared.encode())
             return
         faulted = self.faulted
-        events_json = self.game.events_json
+        events_json = self.views.events_json
         for seat, bot in enumerate(self.bots):  # a deal starts: each seat sees its own hand
             if seat not in faulted:
                 self.catch_up(seat)
@@ -205,9 +208,9 @@ class _Bookkeeping:
         fallback's after a fault. The loop keeps what it uses in locals: it runs 400 times a game.
         """
         game = self.game
-        legal_actions, view_json, legal_json, apply, parse_action = (
-            game.legal_actions, game.view_json, game.legal_json, game.apply, game.parse_action)
-        shared_events_json = game.shared_events_json
+        legal_actions, legal_json, apply, parse_action = (
+            game.legal_actions, game.legal_json, game.apply, game.parse_action)
+        view_json, shared_events_json = self.views.view_json, self.views.shared_events_json
         bots, banks, handed, shared, unasked = (self.bots, self.banks, self.handed, self.shared,
                                                 self.unasked)
         record_time = self.times.append

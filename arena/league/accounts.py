@@ -16,8 +16,8 @@ An upload is a participant's archive waiting to go through the submit pipeline
 Every row is committed before the upload is answered, so a server killed at any point loses no
 accepted upload; a restart queues again the ones that were being built or checked.
 
-The tables are the store's (``arena.league.store``: schema 3; a session's last use, schema 4);
-this module alone reads and writes them.
+The tables (``participants``, ``sessions``, ``uploads``: ``arena.league.database``, schema 3; a
+session's last use, schema 4; an upload's start, schema 5) are read and written here alone.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pathlib import Path
 import orjson
 
 from arena.errors import ConfigError
-from arena.league.store import Store
+from arena.league.database import Database
 from arena.names import NAME, NAME_RULE, name_key
 
 TOKEN_BYTES = 32
@@ -97,8 +97,10 @@ def token_hash(token: str) -> str:
 class Accounts:
     """The participants, sessions and uploads of an open league."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self.db = database.db
+        """The connection (``database``'s), for this module's queries."""
 
     # -- participants ---------------------------------------------------------------------------
 
@@ -108,59 +110,54 @@ class Accounts:
         if not NAME.fullmatch(name):
             raise ConfigError(f"{name!r}: not a participant name: {NAME_RULE}")
         token = secrets.token_urlsafe(TOKEN_BYTES)
-        with self.store.transaction():
-            row = self.store.db.execute("SELECT id, name, revoked FROM participants "
+        with self.database.transaction():
+            row = self.db.execute("SELECT id, name, revoked FROM participants "
                                         "WHERE name_key = ?", (name_key(name),)).fetchone()
             if row is not None and row[2] is None:
-                raise ConfigError(f"{self.store.directory}: {row[1]!r} is already a participant "
+                raise ConfigError(f"{self.database.directory}: {row[1]!r} is already a participant "
                                   f"(arena league revoke first to give them a new token)")
             if row is not None:
-                self.store.db.execute("UPDATE participants SET token_hash = ?, revoked = NULL "
+                self.db.execute("UPDATE participants SET token_hash = ?, revoked = NULL "
                                       "WHERE id = ?", (token_hash(token), row[0]))
                 return Participant(row[0], row[1]), token
-            cursor = self.store.db.execute(
+            cursor = self.db.execute(
                 "INSERT INTO participants (name, name_key, token_hash, invited) "
                 "VALUES (?, ?, ?, ?)", (name, name_key(name), token_hash(token), time.time()))
         return Participant(int(cursor.lastrowid or 0), name), token
 
     def revoke(self, name: str) -> Participant:
         """Take ``name``'s token and sessions away; ConfigError if there is no such participant."""
-        with self.store.transaction():
-            row = self.store.db.execute("SELECT id, name FROM participants WHERE name_key = ? "
+        with self.database.transaction():
+            row = self.db.execute("SELECT id, name FROM participants WHERE name_key = ? "
                                         "AND revoked IS NULL", (name_key(name),)).fetchone()
             if row is None:
-                raise ConfigError(f"{self.store.directory}: no participant named {name!r} "
+                raise ConfigError(f"{self.database.directory}: no participant named {name!r} "
                                   f"(participants: {', '.join(self.names()) or 'none'})")
-            self.store.db.execute("UPDATE participants SET token_hash = NULL, revoked = ? "
+            self.db.execute("UPDATE participants SET token_hash = NULL, revoked = ? "
                                   "WHERE id = ?", (time.time(), row[0]))
-            self.store.db.execute("DELETE FROM sessions WHERE participant = ?", (row[0],))
+            self.db.execute("DELETE FROM sessions WHERE participant = ?", (row[0],))
         return Participant(row[0], row[1])
 
     def names(self) -> list[str]:
         """The participants whose tokens work, first invited first."""
-        return [row[0] for row in self.store.db.execute(
+        return [row[0] for row in self.db.execute(
             "SELECT name FROM participants WHERE revoked IS NULL ORDER BY id")]
+
+    def name_of(self, participant: int) -> str:
+        """The name of the participant ``participant`` (revoked or not)."""
+        row = self.db.execute("SELECT name FROM participants WHERE id = ?",
+                              (participant,)).fetchone()
+        return str(row[0])
 
     def by_token(self, token: str) -> Participant | None:
         """The participant whose token ``token`` is (not revoked), or None."""
         wanted = token_hash(token)
-        row = self.store.db.execute("SELECT id, name, token_hash FROM participants "
+        row = self.db.execute("SELECT id, name, token_hash FROM participants "
                                     "WHERE token_hash = ? AND revoked IS NULL",
                                     (wanted,)).fetchone()
         if row is None or not hmac.compare_digest(row[2], wanted):
             return None
         return Participant(row[0], row[1])
-
-    def bots_of(self, participant: int) -> list[str]:
-        """The name keys of the entrants ``participant`` owns."""
-        return [row[0] for row in self.store.db.execute(
-            "SELECT name_key FROM owners WHERE participant = ?", (participant,))]
-
-    def owns(self, participant: int, name: str) -> bool:
-        """Whether the entrant ``name`` is ``participant``'s."""
-        row = self.store.db.execute("SELECT participant FROM owners WHERE name_key = ?",
-                                    (name_key(name),)).fetchone()
-        return row is not None and row[0] == participant
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -169,13 +166,13 @@ class Accounts:
         Every expired session goes, and ``participant``'s oldest beyond ``SESSIONS_KEPT``."""
         session = secrets.token_urlsafe(TOKEN_BYTES)
         now = time.time()
-        with self.store.transaction():
-            self.store.db.execute("DELETE FROM sessions WHERE created <= ? OR seen <= ?",
+        with self.database.transaction():
+            self.db.execute("DELETE FROM sessions WHERE created <= ? OR seen <= ?",
                                   (now - SESSION_MAX_AGE, now - SESSION_IDLE))
-            self.store.db.execute("INSERT INTO sessions (id_hash, participant, created, seen) "
+            self.db.execute("INSERT INTO sessions (id_hash, participant, created, seen) "
                                   "VALUES (?, ?, ?, ?)",
                                   (token_hash(session), participant, now, now))
-            self.store.db.execute(
+            self.db.execute(
                 "DELETE FROM sessions WHERE participant = ? AND id_hash NOT IN (SELECT id_hash "
                 "FROM sessions WHERE participant = ? ORDER BY created DESC, rowid DESC LIMIT ?)",
                 (participant, participant, SESSIONS_KEPT))
@@ -187,7 +184,7 @@ class Accounts:
         is noted (at most once every ``SEEN_EVERY`` seconds: a page view is not a write); an
         expired session is removed."""
         wanted = token_hash(session)
-        row = self.store.db.execute(
+        row = self.db.execute(
             "SELECT participants.id, participants.name, sessions.id_hash, sessions.created, "
             "sessions.seen FROM sessions "
             "JOIN participants ON participants.id = sessions.participant "
@@ -199,26 +196,26 @@ class Accounts:
             self.close_session(session)
             return None
         if row[4] <= now - SEEN_EVERY:
-            with self.store.transaction():
-                self.store.db.execute("UPDATE sessions SET seen = ? WHERE id_hash = ?",
+            with self.database.transaction():
+                self.db.execute("UPDATE sessions SET seen = ? WHERE id_hash = ?",
                                       (now, wanted))
         return Participant(row[0], row[1])
 
     def sessions_of(self, participant: int) -> int:
         """How many sessions ``participant`` has stored (live or not yet removed)."""
-        return int(self.store.db.execute("SELECT COUNT(*) FROM sessions WHERE participant = ?",
+        return int(self.db.execute("SELECT COUNT(*) FROM sessions WHERE participant = ?",
                                          (participant,)).fetchone()[0])
 
     def close_session(self, session: str) -> None:
         """End session ``session`` (log out)."""
-        with self.store.transaction():
-            self.store.db.execute("DELETE FROM sessions WHERE id_hash = ?", (token_hash(session),))
+        with self.database.transaction():
+            self.db.execute("DELETE FROM sessions WHERE id_hash = ?", (token_hash(session),))
 
     # -- uploads --------------------------------------------------------------------------------
 
     def pending(self, participant: int) -> int:
         """How many of ``participant``'s uploads are not yet decided."""
-        return int(self.store.db.execute(
+        return int(self.db.execute(
             "SELECT COUNT(*) FROM uploads WHERE participant = ? AND status IN (?, ?, ?)",
             (participant, *(s.value for s in UploadStatus if s.is_pending))).fetchone()[0])
 
@@ -230,15 +227,15 @@ class Accounts:
         bytes (None: no limit): checked in the transaction that writes, so that uploads sent at
         once cannot all pass."""
         now = time.time()
-        with self.store.transaction():
+        with self.database.transaction():
             if self.pending(participant) >= max_pending:
                 raise TooManyPending(max_pending)
             if room is not None:
-                waiting = sum(_file_bytes(self.store.directory / name)
+                waiting = sum(_file_bytes(self.database.directory / name)
                               for name in self.pending_files(participant))
-                if waiting + _file_bytes(self.store.directory / file) > room:
+                if waiting + _file_bytes(self.database.directory / file) > room:
                     raise OverQuota(waiting)
-            cursor = self.store.db.execute(
+            cursor = self.db.execute(
                 "INSERT INTO uploads (participant, file, status, created, updated) "
                 "VALUES (?, ?, 'queued', ?, ?)", (participant, file, now, now))
         queued = self.upload(int(cursor.lastrowid or 0))
@@ -247,12 +244,12 @@ class Accounts:
 
     def upload(self, upload_id: int) -> Upload | None:
         """The upload ``upload_id``, or None."""
-        row = self.store.db.execute("SELECT * FROM uploads WHERE id = ?", (upload_id,)).fetchone()
+        row = self.db.execute("SELECT * FROM uploads WHERE id = ?", (upload_id,)).fetchone()
         return None if row is None else _upload(row)
 
     def uploads_of(self, participant: int, limit: int = 50) -> list[Upload]:
         """``participant``'s latest uploads, newest first."""
-        return [_upload(row) for row in self.store.db.execute(
+        return [_upload(row) for row in self.db.execute(
             "SELECT * FROM uploads WHERE participant = ? ORDER BY id DESC LIMIT ?",
             (participant, limit))]
 
@@ -263,8 +260,8 @@ class Accounts:
         build started longest ago (one who never had a build first), so that a participant with
         several slow uploads queued holds one builder at a time, never everyone else's turn. In
         the one transaction that marks it."""
-        with self.store.transaction():
-            row = self.store.db.execute(
+        with self.database.transaction():
+            row = self.db.execute(
                 "SELECT MIN(queued.id) FROM uploads AS queued WHERE queued.status = 'queued' "
                 "GROUP BY queued.participant ORDER BY (SELECT MAX(started) FROM uploads "
                 "WHERE uploads.participant = queued.participant) IS NOT NULL, (SELECT "
@@ -273,34 +270,27 @@ class Accounts:
             if row is None:
                 return None
             self._set(row[0], UploadStatus.BUILDING)
-            self.store.db.execute("UPDATE uploads SET started = ? WHERE id = ?",
+            self.db.execute("UPDATE uploads SET started = ? WHERE id = ?",
                                   (time.time(), row[0]))
         return self.upload(row[0])
 
     def pending_files(self, participant: int) -> list[str]:
         """The archives (paths inside the league) of ``participant``'s uploads not yet decided."""
-        return [row[0] for row in self.store.db.execute(
+        return [row[0] for row in self.db.execute(
             "SELECT file FROM uploads WHERE participant = ? AND status IN (?, ?, ?)",
             (participant, *(s.value for s in UploadStatus if s.is_pending)))]
 
-    def stored_versions(self, participant: int) -> list[str]:
-        """The directories (inside the league) of every version of the entrants ``participant``
-        owns, replaced and retired ones too."""
-        return [row[0] for row in self.store.db.execute(
-            "SELECT bots.dir FROM bots JOIN owners ON owners.name_key = bots.name_key "
-            "WHERE owners.participant = ? ORDER BY bots.id", (participant,))]
-
     def undecided_files(self) -> set[str]:
         """The archives of every upload not yet decided: what ``uploads/`` must keep."""
-        return {row[0] for row in self.store.db.execute(
+        return {row[0] for row in self.db.execute(
             "SELECT file FROM uploads WHERE status IN (?, ?, ?)",
             tuple(s.value for s in UploadStatus if s.is_pending))}
 
     def requeue_unfinished(self) -> int:
         """Queue again the uploads that were being built or checked (by a server that was
         killed); how many."""
-        with self.store.transaction():
-            cursor = self.store.db.execute(
+        with self.database.transaction():
+            cursor = self.db.execute(
                 "UPDATE uploads SET status = 'queued', steps = '[]', updated = ? "
                 "WHERE status IN ('building', 'checking')", (time.time(),))
         return cursor.rowcount
@@ -309,7 +299,7 @@ class Accounts:
              steps: tuple[str, ...] = (), bot: str | None = None,
              version: str | None = None) -> None:
         """Record where upload ``upload_id`` is now, and what is known of it."""
-        with self.store.transaction():
+        with self.database.transaction():
             self._set(upload_id, status, reason, steps, bot, version)
 
     def decide(self, upload_id: int, status: UploadStatus, *, reason: str = "",
@@ -323,7 +313,7 @@ class Accounts:
         self.mark(upload_id, status, reason=reason, steps=steps, bot=bot, version=version)
         upload = self.upload(upload_id)
         if upload is not None:
-            (self.store.directory / upload.file).unlink(missing_ok=True)
+            (self.database.directory / upload.file).unlink(missing_ok=True)
 
     def remove_decided_archives(self, folder: str) -> int:
         """Delete every file in the league's ``folder`` (where uploads are written) that is not
@@ -332,7 +322,7 @@ class Accounts:
         how many. Only while no upload can be queued or decided: a server's, before it serves."""
         keep = self.undecided_files()
         removed = 0
-        for path in (self.store.directory / folder).iterdir():
+        for path in (self.database.directory / folder).iterdir():
             if f"{folder}/{path.name}" not in keep and path.is_file():
                 path.unlink(missing_ok=True)
                 removed += 1
@@ -341,7 +331,7 @@ class Accounts:
     def _set(self, upload_id: int, status: UploadStatus, reason: str = "",
              steps: tuple[str, ...] = (), bot: str | None = None,
              version: str | None = None) -> None:
-        self.store.db.execute(
+        self.db.execute(
             "UPDATE uploads SET status = ?, reason = ?, steps = ?, bot = COALESCE(?, bot), "
             "version = COALESCE(?, version), updated = ? WHERE id = ?",
             (status.value, reason, orjson.dumps(list(steps)).decode(), bot, version, time.time(),

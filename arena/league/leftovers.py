@@ -16,8 +16,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from arena.league.database import BOTS_DIR, STAGING_DIR
 from arena.league.lock import is_locked
-from arena.league.store import BOTS_DIR, STAGING_DIR, Store
+from arena.league.store import Store
 
 SUBMIT_LOCK = "submit.lock"
 """The league lock held while a submission stores its bot (and while leftovers are removed)."""
@@ -31,7 +32,7 @@ def remove_leftovers(store: Store) -> list[str]:
     removed, as paths relative to the league (``bots/NAME/VERSION``, ``staging/submit-...``)."""
     league = store.directory
     removed = []
-    known = {Path(bot.dir) for bot in store.bots_by_id().values()}
+    known = {Path(bot.dir) for bot in store.entrants.by_id().values()}
     bots = league / BOTS_DIR
     for name in sorted(bots.iterdir()) if bots.is_dir() else ():
         if not name.is_dir():

@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-from arena.league.accounts import Accounts
+from arena.league.store import Store
 
 BLOCK = 4096
 """The least an entry is taken to use: one block of a common file system."""
@@ -42,7 +42,8 @@ def disk_bytes(path: Path) -> int:
     return total
 
 
-def stored_bytes(accounts: Accounts, participant: int) -> int:
-    """What every stored version of ``participant``'s entrants takes on disk."""
-    league = accounts.store.directory
-    return sum(disk_bytes(league / directory) for directory in accounts.stored_versions(participant))
+def stored_bytes(store: Store, participant: int) -> int:
+    """What every stored version of ``participant``'s entrants takes on disk, replaced and
+    retired ones too."""
+    directories = store.entrants.directories(store.owners.keys_of(participant))
+    return sum(disk_bytes(store.directory / directory) for directory in directories)

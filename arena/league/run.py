@@ -4,7 +4,7 @@ Sets are planned in the database before they are played, and a game is stored (o
 the moment it ends, so a run stopped any way (Ctrl-C, SIGKILL) loses only the games in progress;
 the next run first finishes the open sets whose entrants are all still active and not suspended
 (others are abandoned), then asks the matchmaker for more. A stored game counts in its entrants'
-conduct (``Store.record_game``): one it suspends (its ``suspend_after``-th game in a row with a
+conduct (``Games.record``): one it suspends (its ``suspend_after``-th game in a row with a
 start failure, a time-out or a crash) ends the batch at once, since it sits in more of it. The
 league is the planner of a session (``arena.runs.session``, as a tournament and a match are): it
 holds the league's run lock and plays the batches locally or on the league's Dask cluster; the
@@ -25,11 +25,14 @@ import numpy as np
 
 from arena.botfiles.resolve import resolve_copy
 from arena.errors import ConfigError
+from arena.league.database import LOGS_DIR
+from arena.league.entrants import Bot
+from arena.league.games import PlannedSet
 from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
 from arena.league.settings import LeagueSettings
 from arena.league.standings import StandingsCache
-from arena.league.store import LOGS_DIR, Bot, PlannedSet, Store
+from arena.league.store import Store
 from arena.plans.seating import add_order, best_order
 from arena.records.reader import parse_line
 from arena.runs.session import Session
@@ -60,7 +63,7 @@ class LeagueRunReport:
     leader_at: float = 0.0
     leader_cost: float = 0.0
     suspended: list[Bot] = field(default_factory=list)
-    """The versions suspended by this run's games (``Store.record_game``), in order."""
+    """The versions suspended by this run's games (``Games.record``), in order."""
 
     def finished(self, games: int | None) -> bool:
         """Whether the run is done: ``games`` played, or its time is up."""
@@ -105,7 +108,7 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
                                      on_game, standings)
     finally:
         report.seconds = time.monotonic() - report.started
-        report.total = store.game_total()
+        report.total = store.games.total()
         store.close()
     return report
 
@@ -129,7 +132,7 @@ def _plan_and_play_batch(store: Store, settings: LeagueSettings, session: Sessio
     """Plan (or take up) a batch of sets for ``jobs`` games at once and play it in ``session``
     (on the league's cluster, or the run's local workers, whose bots outlive the batch), storing
     each game as it ends; the batch stops early when the run is done (its time is up)."""
-    bots = store.bots_by_id()
+    bots = store.entrants.by_id()
     tasks, seats, places = _next_batch(store, settings, bots, jobs, standings)
     report.refresh_leader(standings)
     if games is not None:
@@ -161,11 +164,11 @@ def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot], wo
                 standings: StandingsCache) -> tuple[list[GameSpec], dict[str, tuple[int, ...]],
                                                     dict[str, tuple[int, int]]]:
     """The games to play next: the open sets' missing games, else new sets from the matchmaker."""
-    open_sets = store.open_sets()
+    open_sets = store.games.open_sets()
     stale = [s.id for s in open_sets
              if any(not bots[b].is_playing for rotation in s.rotations for b in rotation)]
     if stale:
-        store.abandon_sets(stale)
+        store.games.abandon_sets(stale)
     pending = [s for s in open_sets if s.id not in stale]
     if not pending:
         # Only the versions this batch read: a submit that commits while the batch is planned
@@ -178,14 +181,14 @@ def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot], wo
             raise ConfigError(f"{store.directory}: {len(entrants)} active entrants{also}: at least "
                               f"{settings.table_size} are needed (arena league submit adds bots)")
         by_key = {bot.key: bot.id for bot in bots.values() if bot.is_playing}
-        first = len(store.open_sets()) + store.game_total()
+        first = len(store.games.open_sets()) + store.games.total()
         tables = next_tables(entrants, settings.table_size, SETS_PER_JOB * workers,
                              seed=derive_seed(settings.seed, "matchmaker", first),
                              delta=settings.delta)
         orders = _seat_orders(standings.neighbours(),
                               [[by_key[key] for key in table] for table in tables],
                               settings.teams is None)
-        pending = store.plan_sets([
+        pending = store.games.plan_sets([
             (derive_seed(settings.seed, "league-deals", first, index),
              _rotations(list(order), settings.teams))
             for index, order in enumerate(orders)])
@@ -257,7 +260,7 @@ def _record(store: Store, game: Finished, seats: dict[str, tuple[int, ...]],
     recorded = parse_line(game.line)["faults"] if game.faults else ()  # faults are rare
     faults = [(ids[fault["seat"]], fault["kind"], fault["detail"][:500]) for fault in recorded]
     set_id, rotation = places[game.id]
-    return store.record_game(set_id, rotation, ids, game.line, faults, suspend_after)
+    return store.games.record(set_id, rotation, ids, game.line, faults, suspend_after)
 
 
 def _only_run(directory: Path) -> AbstractContextManager[None]:

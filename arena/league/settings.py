@@ -63,7 +63,7 @@ class LeagueSettings:
     it: the defaults)."""
     suspend_after: int = SUSPEND_AFTER.default
     """An entrant that failed to start, timed out or crashed in this many games in a row is
-    suspended: the matchmaker seats it no more (0: never; ``Store.record_game``)."""
+    suspended: the matchmaker seats it no more (0: never; ``Games.record``)."""
 
     @property
     def teams(self) -> tuple[tuple[int, ...], ...] | None:
@@ -128,10 +128,14 @@ class LeagueSettings:
 
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
-        """The settings of an open league; a league created before clocks existed keeps the wall
-        clock its games were timed by. (Rules of the stored settings; those of the stored games'
-        lines are ``arena.records.upgrade``'s.)"""
-        raw = store.settings()
+        """The settings of an open league (``from_stored``)."""
+        return cls.from_stored(store.database.settings())
+
+    @classmethod
+    def from_stored(cls, raw: dict[str, Any]) -> LeagueSettings:
+        """The settings a league's database holds (``stored``, as written then); a league created
+        before clocks existed keeps the wall clock its games were timed by. (Rules of the stored
+        settings; those of the stored games' lines are ``arena.records.upgrade``'s.)"""
         time = {"clock": Clock.WALL.value, **raw["time_control"]}
         time_control = TimeControl(**{**time, "clock": Clock(time["clock"])})
         play = PlaySettings(time_control, Limits(**raw["limits"]), FaultPolicy(raw["policy"]),

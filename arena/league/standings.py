@@ -8,8 +8,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.league.entrants import Bot
 from arena.league.matchmaker import Entrant
-from arena.league.store import Bot, Store
+from arena.league.store import Store
 from arena.plans.seating import neighbour_counts
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import Flag, Ratings, Standing, rate
@@ -62,8 +63,8 @@ def league_ratings(store: Store, *, resamples: int = RESAMPLES.default, seed: in
     """The ratings of the games among the active versions (None before there are any), and
     what they leave out."""
     results = active_results(store)
-    total, versions = store.games_left_out()
-    left_out = LeftOut(total, store.game_total(), tuple(versions))
+    total, versions = store.games.left_out()
+    left_out = LeftOut(total, store.games.total(), tuple(versions))
     if not results:
         return None
     rated = rate_groups(results, resamples=resamples, seed=seed, model=model)
@@ -107,11 +108,11 @@ class StandingsCache:
 
     def results(self) -> list[dict[str, Any]]:
         """The rating inputs of every game among the active versions, named ``NAME@VERSION``."""
-        bots = self.store.bots()
+        bots = self.store.entrants.bots()
         active = tuple((bot.id, bot.key) for bot in bots)
         if active != self._active:
             self._active, self._last, self._results, self._fitted_at = active, 0, [], -1
-        for rowid, line in self.store.lines_after(self._last, active_only=True):
+        for rowid, line in self.store.games.lines_after(self._last, active_only=True):
             self._results.append(rating_input(parse_line(line)))
             self._last = rowid
         return self._results
@@ -127,7 +128,7 @@ class StandingsCache:
         self._fit_if_due(seed)
         self._read_sets()
         entrants = []
-        for bot in self.store.bots():
+        for bot in self.store.entrants.bots():
             row = self._rows.get(bot.key)
             entrant = (Entrant(bot.key, self._set_counts[bot.id]) if row is None
                        else table_entrant(row, self._set_counts[bot.id]))
@@ -159,7 +160,7 @@ class StandingsCache:
         self._fitted_at = len(results)
 
     def _read_sets(self) -> None:
-        for set_id, order in self.store.seat_orders_after(self._last_set):
+        for set_id, order in self.store.games.seat_orders_after(self._last_set):
             self._neighbours.update(neighbour_counts([order]))
             self._set_counts.update(set(order))
             self._last_set = set_id
@@ -169,7 +170,7 @@ def export_lines(store: Store, viewer: Viewer) -> Iterator[bytes]:
     """Every game's line, as ``arena run`` writes them (entrants named ``NAME@VERSION``), in the
     current format, without its newline, as ``viewer`` may see it (``visible_line``: the bots'
     stderr only where the viewer may see it)."""
-    for line in store.lines():
+    for line in store.games.lines():
         yield visible_line(line, viewer)
 
 

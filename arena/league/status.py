@@ -20,12 +20,14 @@ from tabulate import tabulate
 
 from arena.errors import ConfigError, ResultsError
 from arena.formats import PlainOrJson, TableFormat
+from arena.league.database import DATABASE, SUBMISSIONS_LOG
+from arena.league.entrants import Bot
 from arena.league.leftovers import SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
 from arena.league.settings import LeagueSettings
 from arena.league.standings import LeagueRatings, export_lines, league_ratings, table_entrant
-from arena.league.store import DATABASE, SUBMISSIONS_LOG, Bot, Store
+from arena.league.store import Store
 from arena.printable import printable, printable_json
 from arena.ratings.table import render_table
 from arena.records.reader import EXPORT_DIR, RESULTS_FILE
@@ -101,11 +103,12 @@ def league_status(directory: Path, fmt: PlainOrJson = PlainOrJson.PLAIN) -> str:
         settings = LeagueSettings.of(store)
         status = LeagueStatus(
             directory=directory, settings=settings,
-            bots=store.bots(("active", "replaced", "retired")), games=store.game_counts(),
-            faults=store.fault_counts(), recent=store.recent_faults(RECENT_FAULTS),
-            total=store.game_total(), open_sets=len(store.open_sets()),
+            bots=store.entrants.bots(("active", "replaced", "retired")),
+            games=store.games.counts(), faults=store.games.fault_counts(),
+            recent=store.games.recent_faults(RECENT_FAULTS), total=store.games.total(),
+            open_sets=len(store.games.open_sets()),
             rated=league_ratings(store, model=settings.rating) if writer.rated else None,
-            sets=store.set_counts(), removed=removed)
+            sets=store.games.set_counts(), removed=removed)
     finally:
         store.close()
     status.bots.sort(key=lambda b: (b.state != "active", b.name, -b.submitted))

@@ -39,10 +39,12 @@ from arena.bots.build import build_bot
 from arena.errors import ConfigError, RunInterrupted
 from arena.game.checkbot import StepResult, check_bot, stderr_lines
 from arena.league.archive import bot_root, copy_tree, is_archive, seal, stored_problems, unpack
+from arena.league.database import BOTS_DIR, STAGING_DIR, SUBMISSIONS_LOG
+from arena.league.entrants import taken_name, taken_version
 from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.settings import LeagueSettings
-from arena.league.store import BOTS_DIR, STAGING_DIR, SUBMISSIONS_LOG, Store, taken_name, taken_version
+from arena.league.store import Store
 from arena.names import NAME, NAME_RULE, name_key
 from arena.settings import LOCK_WAIT
 
@@ -158,7 +160,7 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
     if name is not None:  # entered under another name than the manifest's: a variant
         manifest = replace(manifest, name=name)
     submission.name = manifest.name
-    problem = store.owner_problem(manifest.name, owner)  # early; the store checks it as it writes
+    problem = store.entrants.owner_problem(manifest.name, owner)  # early; checked again as it writes
     if problem is not None:
         raise Rejected(f"{source}: name: {problem}")
     if not manifest.plays(settings.game):
@@ -225,12 +227,12 @@ def _store(store: Store, manifest: Manifest, copy: Path, submission: Submission,
         raise Rejected(f"{manifest.name} v{version}: cannot store it ({error.strerror})") from None
     try:
         _pause_for_tests()
-        store.add_bot(manifest.name, version, str(target.relative_to(store.directory)),
-                      manifest.run, manifest.language, manifest.author, owner)
+        store.entrants.add(manifest.name, version, str(target.relative_to(store.directory)),
+                           manifest.run, manifest.language, manifest.author, owner)
         submission.accepted = True
     except BaseException:
         # Committed before the exception (an interrupt just after COMMIT): the version stands.
-        if version in store.versions(manifest.name):
+        if version in store.entrants.versions(manifest.name):
             submission.accepted = True
         else:
             _remove(target)
@@ -288,16 +290,16 @@ def _version(store: Store, manifest: Manifest) -> str:
     Rejected when the name is another entrant's written differently, or the version is one the
     entrant has (``arena.names``: compared by their keys); the store checks both again as it
     writes."""
-    problem = taken_name(manifest.name, store.spellings(manifest.name))
+    problem = taken_name(manifest.name, store.entrants.spellings(manifest.name))
     if problem is not None:
         raise Rejected(f"{manifest.path}: name: {problem}")
     if manifest.version is not None:
         problem = taken_version(manifest.name, manifest.version,
-                                store.same_version(manifest.name, manifest.version))
+                                store.entrants.same_version(manifest.name, manifest.version))
         if problem is not None:
             raise Rejected(f"{manifest.path}: version: {problem}")
         return manifest.version
-    numbers = [int(key) for v in store.versions(manifest.name) if (key := name_key(v)).isdigit()]
+    numbers = [int(key) for v in store.entrants.versions(manifest.name) if (key := name_key(v)).isdigit()]
     return str(max(numbers, default=0) + 1)
 
 

@@ -80,13 +80,14 @@ def arena_ms_per_game(specs: Sequence[GameSpec], samples: int = SAMPLE_GAMES) ->
         players = len(spec.seats)
         start = time.perf_counter()
         state = game.new_game(players, spec.seed, spec.options, preset=spec.preset)
+        views = game.renderer()  # one per game, as the referee's
         while state.to_act is not None:
             seat = state.to_act
-            game.view_json(state, seat)
+            views.view_json(state, seat)
             game.legal_json(state)
             state = game.apply(state, game.legal_actions(state)[0])
             for other in range(players):
-                game.events_json(state, other)
+                views.events_json(state, other)
         times.append((time.perf_counter() - start) * 1000)
     return statistics.median(times)
 

@@ -24,7 +24,7 @@ import engine
 from arena.connectivity import groups
 from arena.formats import PlainOrJson
 from arena.plans.estimate import Estimate, estimate
-from arena.plans.schedule import schedule
+from arena.plans.schedule import schedule, scheduler_for
 from arena.plans.seating import neighbour_counts
 from arena.plans.tournament import Tournament, load_tournament
 from arena.records.reader import RESULTS_FILE
@@ -76,7 +76,7 @@ def preview(tournament: Tournament, jobs: int | None = None,
     """The summary of ``tournament``'s schedule; ``jobs`` as ``arena run`` would use them;
     ``history``: results of earlier games the run-time estimate reads the bots' times from."""
     specs = schedule(tournament)
-    entrants = _entrant_names(tournament)
+    entrants = scheduler_for(tournament).entrants()
     sets = {spec.set_id: spec for spec in specs}  # one game per duplicate set: its entrants
     first_round = [spec.entrants for spec in sets.values() if spec.round == 1]
     per_entrant = Counter(name for spec in specs for name in set(spec.entrants))
@@ -202,22 +202,6 @@ def _neighbour_line(summary: SchedulePreview) -> str:
     (a, b), (c, d) = summary.neighbour_pairs
     return (f"seat order ({summary.seating}): a bot directly before another in {_span((low, high))} "
             f"games (least: {a} before {b}; most: {c} before {d})")
-
-
-def _entrant_names(tournament: Tournament) -> list[str]:
-    info = engine.game(tournament.game).info
-    if info.teams is not None:  # each team's result name, as the results will write it
-        teams = list(tournament.teams) or [(bot.name, bot.name) for bot in tournament.bots]
-        return [info.entrants(_seated_team(info.teams, team))[0] for team in teams]
-    return [bot.name for bot in tournament.bots]
-
-
-def _seated_team(seats_of: tuple[tuple[int, ...], ...], team: tuple[str, ...]) -> list[str]:
-    """Seat names with ``team`` in the first team's seats (the others filled in)."""
-    names = ["?"] * sum(len(seats) for seats in seats_of)
-    for seat, member in zip(seats_of[0], team, strict=True):
-        names[seat] = member
-    return names
 
 
 def _decisions_per_game(spec: GameSpec) -> int:

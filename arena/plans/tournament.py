@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,19 @@ from engine.errors import OptionError
 from engine.game import GameInfo
 
 SCHEDULES = ("round-robin",)
-FORMATS = ("round-robin", "gauntlet")
+
+
+class Format(StrEnum):
+    """A tournament's format (its ``format:``): how a round's tables are chosen, each by its
+    scheduler (``arena.plans.schedule.SCHEDULERS``)."""
+
+    ROUND_ROBIN = "round-robin"
+    GAUNTLET = "gauntlet"
+
+    @property
+    def has_challengers(self) -> bool:
+        """Whether the format takes ``challengers``: programs under test, one at every table."""
+        return self is Format.GAUNTLET
 
 
 @dataclass(frozen=True)
@@ -91,7 +104,7 @@ class Tournament:
     """How its games are played: ``time``, ``limits``, ``fault_policy``, ``sandbox`` and
     ``sandbox_interpreters`` (``arena.spec``)."""
     jobs: int | None = None
-    format: str = "round-robin"
+    format: Format = Format.ROUND_ROBIN
     challengers: tuple[BotSpec, ...] = ()
     """``format: gauntlet``: the programs under test; every table holds one, the rest from ``bots``."""
     left_out: tuple[str, ...] = ()
@@ -176,9 +189,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     teams = _teams(where, top.get("teams"), bots, info, left_out)
     entrants = len(teams) if teams else len(bots)
     needed = players if info.teams is None else len(info.teams)
-    fmt = where.text(top.get("format", "round-robin"), "format")
-    if fmt not in FORMATS:
-        raise where.error("format", f"{fmt!r} is not one of {', '.join(FORMATS)}")
+    fmt = _format(where, top.get("format", Format.ROUND_ROBIN.value))
     challengers = _challengers(where, fmt, top.get("challengers"), bots)
     if challengers:  # a challenger takes one seat (one team) of every table
         needed -= 1
@@ -263,14 +274,23 @@ def _check_connectable(where: _Where, max_tables: int, bots: int, players: int) 
                                         f"{players}-player tables: at least {minimum} needed")
 
 
-def _challengers(where: _Where, fmt: str, raw: object,
+def _format(where: _Where, raw: object) -> Format:
+    text = where.text(raw, "format")
+    try:
+        return Format(text)
+    except ValueError:
+        raise where.error("format", f"{text!r} is not one of {', '.join(Format)}") from None
+
+
+def _challengers(where: _Where, fmt: Format, raw: object,
                  bots: tuple[BotSpec, ...]) -> tuple[BotSpec, ...]:
-    if fmt != "gauntlet":
+    if not fmt.has_challengers:
         if raw is not None:
-            raise where.error("challengers", "only format: gauntlet has challengers")
+            takes = " or ".join(f"format: {each}" for each in Format if each.has_challengers)
+            raise where.error("challengers", f"only {takes} has challengers")
         return ()
     if raw is None:
-        raise where.error("challengers", "missing (required by format: gauntlet)")
+        raise where.error("challengers", f"missing (required by format: {fmt})")
     challengers = _bots(where, raw, "challengers")
     for index, challenger in enumerate(challengers):
         if (taken := same_name(challenger.name, [bot.name for bot in bots])) is not None:

@@ -36,7 +36,7 @@ RESULTS_FILE = "games.jsonl"
 MATCH_FILE = "match.json"
 """A match's results directory's description of the match (``arena.runs.match``)."""
 LEAGUE_DATABASE = "league.db"
-"""A league directory's database (``arena.league.store``): a directory holding one is a league, whose
+"""A league directory's database (``arena.league.database``): a directory holding one is a league, whose
 games ``arena league export`` writes as a results file."""
 EXPORT_DIR = "export"
 """The league's own folder for exports, beside its database (``arena league export``'s default

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from arena.league.accounts import Accounts, Participant, Upload
+from arena.league.accounts import Participant, Upload
 from arena.league.store import Store
 from arena.serve.auth import bearer_participant, league_store
 from arena.serve.upload import queue_bot, read_upload
@@ -38,7 +38,7 @@ def get_submission(upload_id: str, caller: Caller, store: StoreDep) -> dict[str,
     """An upload of the caller's: status, reason, bot and version (404 for anyone else's, and
     for an id that names none)."""
     number = row_id(upload_id)
-    upload = None if number is None else Accounts(store).upload(number)
+    upload = None if number is None else store.accounts.upload(number)
     if upload is None or upload.participant != caller.id:
         raise HTTPException(404, f"no submission {upload_id!r} of yours")
     return upload_json(upload)
@@ -78,7 +78,7 @@ def get_game(game_id: str, request: Request, store: StoreDep) -> Response:
 @router.get("/bots/{name}/logs")
 def get_logs(name: str, caller: Caller, store: StoreDep) -> JSONResponse:
     """The stderr logs of the caller's own bot ``name`` (403 for another's)."""
-    if not Accounts(store).owns(caller.id, name):
+    if not store.owners.owns(caller.id, name):
         raise HTTPException(403, f"{name!r} is not your bot: only its owner sees its logs")
     return JSONResponse({"bot": name, "logs": [
         {"file": log.file, "version": log.version, "bytes": log.size, "tail": log.tail}

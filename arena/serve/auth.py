@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 from fastapi import HTTPException, Request, Response
 
 from arena.errors import ConfigError
-from arena.league.accounts import SESSION_MAX_AGE, Accounts, Participant
+from arena.league.accounts import SESSION_MAX_AGE, Participant
 from arena.league.store import Store
 from arena.printable import printable
 
@@ -126,7 +126,7 @@ def session_participant(request: Request) -> Participant | None:
 def _by(league: Path, *, token: str | None = None, session: str | None = None) -> Participant | None:
     store = Store.open(league)
     try:
-        accounts = Accounts(store)
+        accounts = store.accounts
         if token is not None:
             return accounts.by_token(token)
         return accounts.by_session(session or "")

@@ -16,7 +16,7 @@ from pathlib import Path
 from arena.bots.registry import install_signal_handlers
 from arena.errors import ArenaError, RunInterrupted
 from arena.game.checkbot import StepResult
-from arena.league.accounts import Accounts, UploadStatus
+from arena.league.accounts import UploadStatus
 from arena.league.store import Store
 from arena.league.submit import submit
 from arena.printable import printable
@@ -26,7 +26,7 @@ def build_upload(league: Path, upload_id: int) -> UploadStatus:
     """Submit upload ``upload_id`` as its participant, recording each change of its status."""
     store = Store.open(league)
     try:
-        accounts = Accounts(store)
+        accounts = store.accounts
         upload = accounts.upload(upload_id)
         if upload is None:
             raise ArenaError(f"{league}: no upload {upload_id}")

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.league.accounts import Accounts, UploadStatus
+from arena.league.accounts import UploadStatus
 from arena.league.store import Store
 from arena.serve.children import start_child
 
@@ -76,7 +76,7 @@ class Builders:
     def _take(self) -> int | None:
         store = Store.open(self.league)
         try:
-            upload = Accounts(store).take_next()
+            upload = store.accounts.take_next()
         finally:
             store.close()
         return None if upload is None else upload.id
@@ -96,7 +96,7 @@ class Builders:
             return  # interrupted on purpose: queued again at the next start
         store = Store.open(self.league)
         try:
-            accounts = Accounts(store)
+            accounts = store.accounts
             done = accounts.upload(upload)
             if done is not None and done.status.is_pending:  # the child died before deciding
                 accounts.decide(upload, UploadStatus.REJECTED,

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment
 
-from arena.league.accounts import Accounts, Participant
+from arena.league.accounts import Participant
 from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.names import name_key
@@ -73,7 +73,7 @@ def _active_key(store: Store, name: str) -> str:
     """The table's name of entrant ``name``: its active version's ``NAME@VERSION`` (``name``
     itself when it has none: the table then has no row of it)."""
     key = name_key(name)
-    return next((bot.key for bot in store.bots() if bot.state == "active"
+    return next((bot.key for bot in store.entrants.bots() if bot.state == "active"
                  and name_key(bot.name) == key), name)
 
 
@@ -99,10 +99,10 @@ def _table(request: Request) -> dict[str, Any] | None:
 def table_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
     """The live table: ratings, intervals, LOS, games; it reloads itself."""
     settings = LeagueSettings.of(store)
-    authors = {bot.name: bot.author or "" for bot in store.bots()}
-    suspended = {bot.key for bot in store.bots() if bot.suspended is not None}
+    authors = {bot.name: bot.author or "" for bot in store.entrants.bots()}
+    suspended = {bot.key for bot in store.entrants.bots() if bot.suspended is not None}
     return render(request, "table.html", viewer=viewer, table=_table(request), authors=authors,
-                  game=settings.game, players=settings.players, total=store.game_total(),
+                  game=settings.game, players=settings.players, total=store.games.total(),
                   computing=not request.app.state.table.is_ready, suspended=suspended)
 
 
@@ -112,9 +112,9 @@ def entrant_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -
     versions = versions_of(store, name)
     if not versions:
         raise HTTPException(404, f"no entrant named {name!r}")
-    owners = store.owners()
-    owner = owners.get(name_key(name))
-    is_owner = viewer is not None and Accounts(store).owns(viewer.id, name)
+    owner_id = store.owners.owner_of(name)
+    owner = None if owner_id is None else store.accounts.name_of(owner_id)
+    is_owner = viewer is not None and store.owners.owns(viewer.id, name)
     table = _table(request) or {}
     active = _active_key(store, name)  # the table names versions
     row = next((r for r in table.get("entrants", []) if r["name"] == active), None)
@@ -137,7 +137,7 @@ def games_page(request: Request, viewer: Viewer, store: StoreDep, entrant: str =
     names = tuple(n for n in (entrant, opponent) if n)
     rows, after = game_rows(store, names, 50, before)
     return render(request, "games.html", viewer=viewer, games=rows, after=after, entrant=entrant,
-                  opponent=opponent, entrants=sorted(bot.name for bot in store.bots()))
+                  opponent=opponent, entrants=sorted(bot.name for bot in store.entrants.bots()))
 
 
 @router.get("/head-to-head", response_class=HTMLResponse)
@@ -149,13 +149,13 @@ def head_to_head_page(request: Request, viewer: Viewer, store: StoreDep, a: str 
         _active_key(store, b)) if a and b else None
     rows, after = game_rows(store, (a, b), 50) if a and b else ([], None)
     return render(request, "head_to_head.html", viewer=viewer, a=a, b=b, meeting=meeting,
-                  games=rows, after=after, entrants=sorted(bot.name for bot in store.bots()))
+                  games=rows, after=after, entrants=sorted(bot.name for bot in store.entrants.bots()))
 
 
 @router.get("/games/{game_id}", response_class=HTMLResponse)
 def replay_page(game_id: str, request: Request, viewer: Viewer, store: StoreDep) -> Response:
     """The replay of one game: the report's viewer."""
-    if not GAME_ID.fullmatch(game_id) or store.game_line(game_id) is None:
+    if not GAME_ID.fullmatch(game_id) or store.games.line(game_id) is None:
         raise HTTPException(404, f"no game {game_id!r}")
     return render(request, "replay.html", viewer=viewer, game_id=game_id)
 
@@ -189,7 +189,7 @@ def login(request: Request, token: Annotated[str, Form()], csrf: Annotated[str, 
     check_csrf(request, csrf)
     store = Store.open(request.app.state.league)
     try:
-        accounts = Accounts(store)
+        accounts = store.accounts
         participant = accounts.by_token(token.strip())
         if participant is None:
             request.app.state.failures.note(client_address(request))
@@ -212,7 +212,7 @@ def logout(request: Request, csrf: Annotated[str, Form()]) -> Response:
     if session:
         store = Store.open(request.app.state.league)
         try:
-            Accounts(store).close_session(session)
+            store.accounts.close_session(session)
         finally:
             store.close()
     response = RedirectResponse("/", status_code=303)
@@ -231,12 +231,12 @@ def _logged_in(viewer: Participant | None) -> Participant:
 def my_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
     """My submissions, each with its status as it moves; my bots."""
     participant = _logged_in(viewer)
-    accounts = Accounts(store)
+    accounts = store.accounts
     uploads = accounts.uploads_of(participant.id)
-    mine = set(accounts.bots_of(participant.id))
-    bots = sorted({bot.name for bot in store.bots(("active", "replaced", "retired"))
+    mine = set(store.owners.keys_of(participant.id))
+    bots = sorted({bot.name for bot in store.entrants.bots(("active", "replaced", "retired"))
                    if name_key(bot.name) in mine})
-    suspended = {bot.name: bot for bot in store.bots() if bot.suspended is not None
+    suspended = {bot.name: bot for bot in store.entrants.bots() if bot.suspended is not None
                  and name_key(bot.name) in mine}
     return render(request, "my.html", viewer=participant, uploads=uploads, bots=bots,
                   pending=any(u.status.is_pending for u in uploads), suspended=suspended)
@@ -246,7 +246,7 @@ def my_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
 def my_logs_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -> Response:
     """The stderr logs of one of my bots."""
     participant = _logged_in(viewer)
-    if not Accounts(store).owns(participant.id, name):
+    if not store.owners.owns(participant.id, name):
         raise HTTPException(403, f"{name!r} is not your bot: only its owner sees its logs")
     return render(request, "logs.html", viewer=participant, name=name, logs=logs_of(store, name))
 

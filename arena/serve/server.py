@@ -12,7 +12,6 @@ from pathlib import Path
 import uvicorn
 
 from arena.errors import ConfigError
-from arena.league.accounts import Accounts
 from arena.league.lock import league_lock
 from arena.league.settings import LeagueSettings
 from arena.league.store import Store
@@ -77,7 +76,7 @@ def serve(options: ServeOptions) -> None:
                      advice="stop it first (kill -INT {pid})"):
         store = Store.open(league)
         try:  # under the lock: no other server is queueing, building or deciding uploads
-            accounts = Accounts(store)
+            accounts = store.accounts
             requeued = accounts.requeue_unfinished()
             accounts.remove_decided_archives(UPLOADS_DIR)
         finally:

@@ -88,7 +88,7 @@ async def queue_bot(request: Request, participant: int, upload: UploadFile) -> i
 
     from fastapi.concurrency import run_in_threadpool
 
-    from arena.league.accounts import Accounts, OverQuota, TooManyPending
+    from arena.league.accounts import OverQuota, TooManyPending
     from arena.league.quota import stored_bytes
     from arena.league.store import Store
 
@@ -105,10 +105,10 @@ async def queue_bot(request: Request, participant: int, upload: UploadFile) -> i
         nonlocal stored, size
         store = Store.open(league)
         try:
-            accounts = Accounts(store)
+            accounts = store.accounts
             if accounts.pending(participant) >= max_pending:
                 raise TooManyPending(max_pending)
-            stored = 0 if quota is None else stored_bytes(accounts, participant)
+            stored = 0 if quota is None else stored_bytes(store, participant)
             file = f"uploads/{secrets.token_hex(12)}{suffix}"
             save_upload(upload, league / file)  # before its row: a queued upload has its file
             size = (league / file).stat().st_size

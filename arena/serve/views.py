@@ -24,11 +24,12 @@ import orjson
 
 from arena.errors import ArenaError, ResultsError
 from arena.formats import TableFormat
-from arena.league.accounts import Accounts
+from arena.league.database import LOGS_DIR
+from arena.league.entrants import Bot
 from arena.league.settings import LeagueSettings
 from arena.league.standings import active_results
 from arena.league.status import league_table
-from arena.league.store import LOGS_DIR, Bot, Store
+from arena.league.store import Store
 from arena.names import name_key
 from arena.printable import printable
 from arena.ratings.model import rate
@@ -125,7 +126,7 @@ class TableCache:
         began = time.monotonic()
         store = Store.open(self.league)
         try:
-            state = (store.game_total(), tuple(bot.id for bot in store.bots()))
+            state = (store.games.total(), tuple(bot.id for bot in store.entrants.bots()))
         finally:
             store.close()
         if state != self._state:
@@ -189,7 +190,7 @@ def game_rows(store: Store, names: tuple[str, ...] = (), limit: int = 50,
               before: int | None = None) -> tuple[list[GameRow], int | None]:
     """The latest games seating every entrant in ``names``, and the rowid to page on from; a list
     is the same for every viewer: what anyone may see of each game."""
-    found = store.recent_games(names, limit, before)
+    found = store.games.recent(names, limit, before)
     rows = []
     for _, game_id, line in found:
         record = visible_record(parse_line(line), ANYONE)
@@ -210,8 +211,8 @@ def viewer_of(store: Store, participant: int | None) -> Viewer:
     keys of every version of the entrants they own."""
     if participant is None:
         return ANYONE
-    mine = set(Accounts(store).bots_of(participant))
-    return Viewer(frozenset(bot.key for bot in store.bots_by_id().values()
+    mine = set(store.owners.keys_of(participant))
+    return Viewer(frozenset(bot.key for bot in store.entrants.by_id().values()
                             if name_key(bot.name) in mine))
 
 
@@ -220,16 +221,16 @@ def game_line(store: Store, game_id: str, viewer: Viewer) -> bytes | None:
     bots' stderr kept in its faults."""
     if not GAME_ID.fullmatch(game_id):
         return None
-    line = store.game_line(game_id)
+    line = store.games.line(game_id)
     return None if line is None else visible_line(line, viewer)
 
 
 def fault_rows(store: Store, name: str, limit: int = 20) -> list[tuple[str, str, str, str]]:
     """The latest faults of the entrant ``name``'s versions as anyone may see them: ``(game id,
-    version, kind, detail)``, newest first (``Store.faults_of``, each detail by the rule of
+    version, kind, detail)``, newest first (``Games.faults_of``, each detail by the rule of
     ``arena.records.visible``: the same for every viewer, it holds no private field)."""
     return [(game, version, kind, visible_detail(detail))
-            for game, version, kind, detail in store.faults_of(name, limit)]
+            for game, version, kind, detail in store.games.faults_of(name, limit)]
 
 
 def decision_stderr(store: Store, line: bytes, viewer: Viewer) -> dict[str, Any] | None:
@@ -255,7 +256,7 @@ def decision_stderr(store: Store, line: bytes, viewer: Viewer) -> dict[str, Any]
 
 def versions_of(store: Store, name: str) -> list[Bot]:
     """Every version of the entrant ``name`` (newest first)."""
-    bots = [bot for bot in store.bots(("active", "replaced", "retired")) if bot.name == name]
+    bots = [bot for bot in store.entrants.bots(("active", "replaced", "retired")) if bot.name == name]
     return sorted(bots, key=lambda bot: -bot.submitted)
 
 

@@ -21,11 +21,12 @@ deals), and with no complete sample the greedy choice is played. Its random gene
 from ``game_start.seed``, so with the sample budget binding (as on an idle machine) a game
 replays; a decision that the time limit cut short says so on stderr.
 
-The sampling and the play-outs are the engine's (``engine/sampling.py``), shared with the arena's
-evaluator of decisions (``arena analyse``); this file adds the budget and the choice. The engine:
-``import engine`` finds the copy that ``make bots`` puts next to this file
-(``bots/python/engine/``), so the bot works in the arena's sandbox, which shows a bot only its own
-directory. Run: ``python3 bots/python/search_bot.py [--samples N] [--ms M]`` (see bots/README.md).
+The sampling and the play-outs are the strategy package's (``strategy/sampling.py``, over the
+engine), shared with the arena's evaluator of decisions (``arena analyse``); this file adds the
+budget and the choice. ``import engine`` and ``import strategy`` find the copies that ``make bots``
+puts next to this file (``bots/python/engine/``, ``bots/python/strategy/``), so the bot works in
+the arena's sandbox, which shows a bot only its own directory. Run: ``python3
+bots/python/search_bot.py [--samples N] [--ms M]`` (see bots/README.md).
 """
 
 import argparse
@@ -36,7 +37,7 @@ import time
 
 try:
     import engine
-    from engine.sampling import (  # noqa: F401
+    from strategy.sampling import (  # noqa: F401
         CARD,
         Playouts,
         Position,
@@ -48,7 +49,7 @@ try:
     )
 except ImportError as error:  # before hello: the arena shows this line as the start error
     sys.exit(f"search_bot: cannot import the engine ({error}): run `make bots` in the repository, "
-             "which copies engine/ into bots/python/engine/")
+             "which copies engine/ and strategy/ into bots/python/")
 
 import greedy_bot
 

@@ -52,9 +52,10 @@ search = _load("search_bot")
 
 @pytest.fixture(scope="module")
 def engine_copy() -> Path:
-    """The engine next to the bot, made as `make bots` makes it (the sandbox shows only bots/python)."""
-    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), "bots/python/engine/.copied"],
-                   check=True, capture_output=True, timeout=120)
+    """The engine and the strategy next to the bot, copied as `make bots` copies them (the sandbox
+    shows only bots/python)."""
+    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), "bots/python/engine/.copied",
+                    "bots/python/strategy/.copied"], check=True, capture_output=True, timeout=120)
     return BOTS / "engine"
 
 

@@ -6,14 +6,17 @@ and the trick, scores from the record's bids and tricks, card sets from the view
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import engine
-from engine import blackout, partnership
+from engine import blackout, partnership, trickgame
 from engine.cards import Card
 
 BLACKOUT_VARIANTS: list[dict[str, Any]] = [
@@ -215,3 +218,71 @@ def test_same_seed_same_game_different_seed_different_deal() -> None:
     assert a == play_checked(blackout.GAME, 5, {}, 11)
     b = play_checked(blackout.GAME, 5, {}, 12)
     assert a["deals"][4]["hands"] != b["deals"][4]["hands"]
+
+
+VALUES = (trickgame.Deal, trickgame.DealResult, trickgame.Phase, trickgame.State)
+"""What a state is made of (its ``phase``, the phase's ``deal`` and finished deals)."""
+
+
+@functools.cache
+def _fields() -> dict[str, list[tuple[str, bool]]]:
+    """Each value class's fields as its constructor sets them: (name, whether ``Final``)."""
+    tree = ast.parse((Path(engine.__file__).parent / "trickgame.py").read_text())
+    found: dict[str, list[tuple[str, bool]]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name in {cls.__name__ for cls in VALUES}:
+            init = next(item for item in node.body
+                        if isinstance(item, ast.FunctionDef) and item.name == "__init__")
+            found[node.name] = [
+                (target.attr, isinstance(statement, ast.AnnAssign)
+                 and "Final" in ast.unparse(statement.annotation))
+                for statement in ast.walk(init) if isinstance(statement, ast.Assign | ast.AnnAssign)
+                for target in ([statement.target] if isinstance(statement, ast.AnnAssign)
+                               else statement.targets)
+                if isinstance(target, ast.Attribute)]
+    return found
+
+
+def test_every_field_of_a_state_is_final() -> None:
+    """``Final``: mypy (``make lint``) refuses a write to any of them outside the constructor."""
+    fields = _fields()
+    assert sorted(fields) == sorted(cls.__name__ for cls in VALUES)
+    for name, assigned in fields.items():
+        assert [field for field, final in assigned if not final] == [], name
+
+
+def _snapshot(state: Any) -> list[tuple[object, str, object]]:
+    """Every field of ``state`` and of the values it holds, as (value, field, what it holds)."""
+    fields = _fields()
+    held = [state, state.phase, state.phase.deal, *state.phase.history,
+            *(result.deal for result in state.phase.history)]
+    return [(value, field, getattr(value, field)) for value in held
+            for field, _ in fields[type(value).__name__]]
+
+
+@pytest.mark.parametrize("game", [blackout.GAME, partnership.GAME], ids=lambda g: g.info.name)
+def test_nothing_writes_a_state_once_it_is_built(game: Any) -> None:
+    """Rendering every view and event through one renderer, as the referee does, asking the legal
+    actions and records, and applying, leaves every state built so far as it was built."""
+    players = 4
+    views = game.renderer()
+    state = game.new_game(players, 5, {"deals": 4} if game is blackout.GAME else {"max_deals": 2})
+    built = [(state, _snapshot(state))]
+    rng = random.Random(5)
+    while state.to_act is not None:
+        for seat in range(players):
+            views.view_json(state, seat)
+            views.view(state, seat)
+            views.events_json(state, seat)
+            game.view(state, seat)
+        views.shared_events_json(state)
+        game.legal_json(state)
+        game.record(state, ["x"] * players)
+        state = game.apply(state, rng.choice(game.legal_actions(state)))
+        built.append((state, _snapshot(state)))
+    for _, snapshot in built:
+        assert all(getattr(value, field) is before for value, field, before in snapshot)
+    if COMPILED:  # the compiled build refuses a write at run time
+        for value, field, before in built[-1][1]:
+            with pytest.raises(AttributeError):
+                setattr(value, field, before)

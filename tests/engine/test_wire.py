@@ -5,7 +5,9 @@ The events are rendered as their lines (``events_json``, ``shared_events_json``)
 those lines parsed, so each line must be the compact encoding of what it parses to; a view is
 rendered both ways (``view`` for Python callers, ``view_json`` for the wire: its fields fixed for a
 deal or a phase encoded from the dict's, the rest twice, for speed), and so are the legal actions
-(``legal_actions`` in wire form, ``legal_json``): each text must equal orjson of its dict.
+(``legal_actions`` in wire form, ``legal_json``): each text must equal orjson of its dict. Both
+through a renderer that renders a whole game in order, remembering what it rendered last, as the
+referee's does, and afresh.
 """
 
 from __future__ import annotations
@@ -38,11 +40,14 @@ def test_event_lines_are_the_compact_encoding_of_the_events(name: str, players: 
     for seed in SEEDS:
         rng = random.Random(seed)
         state = game.new_game(players, seed, OPTIONS[name][index])
+        views = game.renderer()
         while True:
             per_seat = [lines(game.events(state, seat)) for seat in range(players)]
             for seat in range(players):
                 assert game.events_json(state, seat).encode() == per_seat[seat]
-            shared = game.shared_events_json(state)
+                assert views.events_json(state, seat).encode() == per_seat[seat]
+            shared = views.shared_events_json(state)
+            assert shared == game.shared_events_json(state)
             if shared is None:
                 assert any(m["type"] == "deal_start" for m in game.events(state, 0))
             else:
@@ -59,16 +64,18 @@ def test_views_and_legal_actions_are_the_compact_encoding_of_their_dicts(
     for seed in SEEDS:
         rng = random.Random(seed)
         state = game.new_game(players, seed, OPTIONS[name][index])
+        views = game.renderer()
         step = 0
         while True:
-            # Every seat's view, the dict or the text asked first in turn: each extends its own
-            # record of the plays, and must not be misled by the other's.
+            # Every seat's view, the dict or the text asked first in turn: each extends what the
+            # renderer remembers of the plays, and must not be misled by the other's.
             seats = range(players) if step % 2 else range(players - 1, -1, -1)
             for seat in seats:
                 if (step + seat) % 3:
-                    assert game.view_json(state, seat).encode() == orjson.dumps(game.view(state, seat))
+                    assert views.view_json(state, seat).encode() == orjson.dumps(views.view(state, seat))
                 else:
-                    assert orjson.dumps(game.view(state, seat)) == game.view_json(state, seat).encode()
+                    assert orjson.dumps(views.view(state, seat)) == views.view_json(state, seat).encode()
+                assert views.view_json(state, seat) == game.view_json(state, seat)  # afresh
             assert game.legal_json(state).encode() == \
                 orjson.dumps(engine.actions_to_json(game.legal_actions(state)))
             if state.is_over:

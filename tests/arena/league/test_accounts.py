@@ -13,13 +13,13 @@ from arena.league.accounts import (
     SESSION_IDLE,
     SESSION_MAX_AGE,
     SESSIONS_KEPT,
-    Accounts,
     OverQuota,
     TooManyPending,
     UploadStatus,
     token_hash,
 )
-from arena.league.store import DATABASE, SCHEMA_VERSION, Store
+from arena.league.database import DATABASE, SCHEMA_VERSION
+from arena.league.store import Store
 
 from helpers import new_league
 
@@ -32,21 +32,21 @@ def store(tmp_path: Path):
 
 
 def _add(store: Store, name: str, version: str, owner: int | None) -> None:
-    store.add_bot(name, version, f"bots/{name}/{version}", ["./bot"], None, None, owner)
+    store.entrants.add(name, version, f"bots/{name}/{version}", ["./bot"], None, None, owner)
 
 
 def test_invite_keeps_only_the_hash_of_the_token(store: Store):
-    participant, token = Accounts(store).invite("ada")
-    assert Accounts(store).by_token(token) == participant
-    store.db.execute("PRAGMA wal_checkpoint(FULL)")
+    participant, token = store.accounts.invite("ada")
+    assert store.accounts.by_token(token) == participant
+    store.database.db.execute("PRAGMA wal_checkpoint(FULL)")
     stored = (store.directory / DATABASE).read_bytes()
     assert token.encode() not in stored and token_hash(token).encode() in stored
-    assert Accounts(store).by_token(token + "x") is None
-    assert Accounts(store).by_token("") is None
+    assert store.accounts.by_token(token + "x") is None
+    assert store.accounts.by_token("") is None
 
 
 def test_a_participant_is_invited_once_and_named_by_the_rules_of_names(store: Store):
-    accounts = Accounts(store)
+    accounts = store.accounts
     accounts.invite("ada")
     with pytest.raises(ConfigError, match="already a participant"):
         accounts.invite("ADA")
@@ -55,7 +55,7 @@ def test_a_participant_is_invited_once_and_named_by_the_rules_of_names(store: St
 
 
 def test_revoke_ends_the_token_and_the_sessions_and_a_new_invite_gives_a_new_token(store: Store):
-    accounts = Accounts(store)
+    accounts = store.accounts
     participant, token = accounts.invite("ada")
     session = accounts.open_session(participant.id)
     assert accounts.by_session(session) == participant
@@ -72,12 +72,12 @@ def test_revoke_ends_the_token_and_the_sessions_and_a_new_invite_gives_a_new_tok
 def _age(store: Store, session: str, created: float, seen: float) -> None:
     """Make ``session`` as old as ``created`` seconds, last used ``seen`` seconds ago."""
     now = time.time()
-    store.db.execute("UPDATE sessions SET created = ?, seen = ? WHERE id_hash = ?",
+    store.database.db.execute("UPDATE sessions SET created = ?, seen = ? WHERE id_hash = ?",
                      (now - created, now - seen, token_hash(session)))
 
 
 def test_a_session_expires_when_unused_and_when_old_however_used(store: Store):
-    accounts = Accounts(store)
+    accounts = store.accounts
     participant, _ = accounts.invite("ada")
     idle, old, fresh = (accounts.open_session(participant.id) for _ in range(3))
     _age(store, idle, 60, SESSION_IDLE + 1)
@@ -89,13 +89,13 @@ def test_a_session_expires_when_unused_and_when_old_however_used(store: Store):
 
 
 def test_a_session_in_use_lives_on_and_every_expired_one_goes_at_the_next_login(store: Store):
-    accounts = Accounts(store)
+    accounts = store.accounts
     ada, _ = accounts.invite("ada")
     bob, _ = accounts.invite("bob")
     used = accounts.open_session(ada.id)
     _age(store, used, SESSION_IDLE, SESSION_IDLE - 60)
     assert accounts.by_session(used) == ada  # its use noted: idle from now on
-    seen = store.db.execute("SELECT seen FROM sessions WHERE id_hash = ?",
+    seen = store.database.db.execute("SELECT seen FROM sessions WHERE id_hash = ?",
                             (token_hash(used),)).fetchone()[0]
     assert seen > time.time() - 60
     abandoned = accounts.open_session(ada.id)
@@ -105,7 +105,7 @@ def test_a_session_in_use_lives_on_and_every_expired_one_goes_at_the_next_login(
 
 
 def test_a_participant_keeps_only_their_latest_sessions(store: Store):
-    accounts = Accounts(store)
+    accounts = store.accounts
     participant, _ = accounts.invite("ada")
     sessions = [accounts.open_session(participant.id) for _ in range(SESSIONS_KEPT + 5)]
     assert accounts.sessions_of(participant.id) == SESSIONS_KEPT
@@ -114,7 +114,7 @@ def test_a_participant_keeps_only_their_latest_sessions(store: Store):
 
 
 def test_a_name_belongs_to_the_participant_who_entered_it_first(store: Store):
-    accounts = Accounts(store)
+    accounts = store.accounts
     ada, _ = accounts.invite("ada")
     bob, _ = accounts.invite("bob")
     _add(store, "mine", "1", ada.id)
@@ -125,12 +125,12 @@ def test_a_name_belongs_to_the_participant_who_entered_it_first(store: Store):
     with pytest.raises(ConfigError, match="entered by the organiser"):
         _add(store, "house", "2", ada.id)
     _add(store, "mine", "4", None)  # the organiser may still submit any name
-    assert accounts.owns(ada.id, "mine") and not accounts.owns(bob.id, "mine")
-    assert store.versions("mine") == ["1", "2", "4"]
+    assert store.owners.owns(ada.id, "mine") and not store.owners.owns(bob.id, "mine")
+    assert store.entrants.versions("mine") == ["1", "2", "4"]
 
 
 def test_the_queue_hands_out_each_upload_once_and_requeues_the_unfinished(store: Store):
-    accounts = Accounts(store)
+    accounts = store.accounts
     ada, _ = accounts.invite("ada")
     first = accounts.queue_upload(ada.id, "uploads/a.tar.gz", 2)
     second = accounts.queue_upload(ada.id, "uploads/b.tar.gz", 2)
@@ -149,7 +149,7 @@ def test_the_queue_hands_out_each_upload_once_and_requeues_the_unfinished(store:
 
 
 def test_the_queue_takes_each_participant_in_turn(store: Store):
-    accounts = Accounts(store)
+    accounts = store.accounts
     ada, _ = accounts.invite("ada")
     bob, _ = accounts.invite("bob")
     carol, _ = accounts.invite("carol")
@@ -169,7 +169,7 @@ def test_the_queue_takes_each_participant_in_turn(store: Store):
 
 
 def test_uploads_waiting_are_held_to_the_room_left(store: Store):
-    accounts = Accounts(store)
+    accounts = store.accounts
     ada, _ = accounts.invite("ada")
     (store.directory / "uploads").mkdir()
     for name, size in (("a.tar", 600), ("b.tar", 500)):
@@ -194,8 +194,8 @@ def test_a_league_of_schema_2_gains_the_tables(tmp_path: Path):
         db.execute("PRAGMA user_version = 2")
     store = Store.open(league)
     try:
-        participant, token = Accounts(store).invite("ada")
-        assert Accounts(store).by_token(token) == participant  # the new tables hold and serve
+        participant, token = store.accounts.invite("ada")
+        assert store.accounts.by_token(token) == participant  # the new tables hold and serve
     finally:
         store.close()
     db = sqlite3.connect(league / DATABASE)

@@ -23,8 +23,9 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.league.archive import MAX_BYTES, MAX_FILES, copy_tree, unpack
+from arena.league.database import STAGING_DIR
 from arena.league.settings import LeagueSettings
-from arena.league.store import STAGING_DIR, Store
+from arena.league.store import Store
 from arena.league.submit import submit
 
 pytestmark = pytest.mark.filterwarnings("ignore:Duplicate name")  # zipfile's: entries listed twice

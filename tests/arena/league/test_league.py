@@ -19,10 +19,11 @@ import pytest
 
 from arena.bots.sandbox import bwrap_problem
 from arena.errors import ConfigError
+from arena.league.database import DATABASE, SCHEMA_VERSION
 from arena.league.run import _next_batch, run_league
 from arena.league.settings import LeagueSettings
 from arena.league.standings import StandingsCache
-from arena.league.store import DATABASE, SCHEMA_VERSION, Store
+from arena.league.store import Store
 from arena.league.submit import submit
 from arena.spec import PlaySettings
 
@@ -366,13 +367,13 @@ def test_a_bot_accepted_while_a_batch_is_planned_waits_for_the_next_batch(league
     store = Store.open(league)
     try:
         settings = LeagueSettings.of(store)
-        bots = store.bots_by_id()  # what the batch read
+        bots = store.entrants.by_id()  # what the batch read
         copy = next(bot for bot in bots.values() if bot.name == "random-c")
-        store.add_bot("late", "1", copy.dir, copy.run, "c", None)  # a submit commits meanwhile
+        store.entrants.add("late", "1", copy.dir, copy.run, "c", None)  # a submit commits meanwhile
         standings = StandingsCache(store, settings.rating)
         tasks, seats, _ = _next_batch(store, settings, bots, 1, standings)
         assert tasks and all(set(ids) <= set(bots) for ids in seats.values())
-        late = next(bot.id for bot in store.bots() if bot.name == "late")
+        late = next(bot.id for bot in store.entrants.bots() if bot.name == "late")
     finally:
         store.close()
     assert run_league(league, games=12, jobs=1).played == 12  # the planned sets, then the newcomer's
@@ -460,16 +461,6 @@ def test_a_league_run_shows_progress_with_the_leader_and_logs_only_bots_that_wro
     assert all("chatty says hi" in log.read_text() for log in logs)
 
 
-class _Stored:
-    """A league database's settings, as ``Store.settings`` returns them."""
-
-    def __init__(self, raw: dict) -> None:
-        self.raw = raw
-
-    def settings(self) -> dict:
-        return self.raw
-
-
 def test_a_league_keeps_its_clock_and_one_begun_before_clocks_stays_on_wall() -> None:
     from arena.league.settings import LeagueSettings
     from arena.settings import Clock, TimeControl
@@ -477,9 +468,9 @@ def test_a_league_keeps_its_clock_and_one_begun_before_clocks_stays_on_wall() ->
     new = LeagueSettings.checked("blackout", 4, {}, PlaySettings(TimeControl(
         start_ms=3000, move_ms=300, bank_ms=0, clock=Clock.CPU, wall_ms=7000)))
     stored = orjson.loads(orjson.dumps(new.stored()))  # as the database keeps it: JSON
-    assert LeagueSettings.of(_Stored(stored)).play.time == new.play.time  # type: ignore[arg-type]
+    assert LeagueSettings.from_stored(stored).play.time == new.play.time
     old = {**stored, "time_control": {"start_ms": 10000, "move_ms": 1000, "bank_ms": 10000}}
-    assert LeagueSettings.of(_Stored(old)).play.time.clock is Clock.WALL  # type: ignore[arg-type]
+    assert LeagueSettings.from_stored(old).play.time.clock is Clock.WALL
 
 
 def test_league_init_sets_the_time_control_and_a_new_league_is_on_the_fair_clock(
@@ -517,7 +508,7 @@ def test_a_league_keeps_the_installations_its_sandbox_allows_and_older_ones_have
         store.close()
     assert settings.play.interpreters == (str(opt),)
     older = {key: value for key, value in settings.stored().items() if key != "interpreters"}
-    assert LeagueSettings.of(_Stored(older)).play.interpreters == ()  # type: ignore[arg-type]
+    assert LeagueSettings.from_stored(older).play.interpreters == ()
     refused = arena("league", "init", tmp_path / "lg2", "--game", "blackout",
                     "--interpreter", Path.home())
     assert refused.returncode == 2 and not (tmp_path / "lg2").exists()
@@ -599,13 +590,13 @@ def test_a_run_bounded_by_time_stops_when_the_time_is_up_not_at_the_end_of_its_b
     assert (report.played, report.total) == (1, 1)
     store = Store.open(league)
     try:
-        assert len(store.open_sets()) == 2  # the batch's sets stay open for the next run
+        assert len(store.games.open_sets()) == 2  # the batch's sets stay open for the next run
     finally:
         store.close()
     assert run_league(league, games=5, jobs=1).total == 6
     store = Store.open(league)
     try:
-        assert store.open_sets() == []
+        assert store.games.open_sets() == []
     finally:
         store.close()
 
@@ -622,7 +613,7 @@ def test_an_export_and_the_status_leave_the_bots_stderr_out(tmp_path: Path) -> N
     Store.create(league, LeagueSettings.checked("blackout", 3, {}, rating="places").stored()).close()
     store = Store.open(league)
     try:
-        ids = [store.add_bot(name, "1", f"bots/{name}/1", ["./bot"], None, None).id
+        ids = [store.entrants.add(name, "1", f"bots/{name}/1", ["./bot"], None, None).id
                for name in ("fc", "rc", "bad")]
         record = parse_line((ROOT / "tests/arena/records/old/clocks-blackout.jsonl")
                             .read_bytes().splitlines()[0])
@@ -634,9 +625,9 @@ def test_an_export_and_the_status_leave_the_bots_stderr_out(tmp_path: Path) -> N
         record["faults"] = [{**base, "bot": "rc@1", "seat": 1, "detail": "exited with code 3",
                              "stderr_tail": "NEW-SECRET"},
                             {**base, "bot": "bad@1", "seat": 2, "detail": old, "stderr_tail": ""}]
-        [planned] = store.plan_sets([(record["seed"], [ids])])
-        store.record_game(planned.id, 0, ids, serialise(record).rstrip(b"\n"),
-                          [(ids[1], "crash", "exited with code 3"), (ids[2], "crash", old)])
+        [planned] = store.games.plan_sets([(record["seed"], [ids])])
+        store.games.record(planned.id, 0, ids, serialise(record).rstrip(b"\n"),
+                           [(ids[1], "crash", "exited with code 3"), (ids[2], "crash", old)])
     finally:
         store.close()
     assert arena("league", "export", league).returncode == 0

@@ -17,8 +17,9 @@ import pytest
 
 from arena.bots.sandbox import bwrap_problem
 from arena.errors import ConfigError
+from arena.league.database import DATABASE, MIGRATIONS, SCHEMA_VERSION
 from arena.league.status import league_status
-from arena.league.store import DATABASE, MIGRATIONS, SCHEMA_VERSION, Store
+from arena.league.store import Store
 from arena.league.submit import TEST_PAUSE_AFTER_STORE
 
 import helpers
@@ -375,12 +376,12 @@ def test_the_store_refuses_another_spelling_in_the_transaction_that_writes(tmp_p
     committed) is refused inside its own write transaction, and nothing is written."""
     store = Store.create(tmp_path / "league", {})
     try:
-        store.add_bot("okone", "1", "bots/okone/1", ["./bot"], None, None)
+        store.entrants.add("okone", "1", "bots/okone/1", ["./bot"], None, None)
         with pytest.raises(ConfigError, match="'OKONE' is the name of the entrant 'okone'"):
-            store.add_bot("OKONE", "1", "bots/OKONE/1", ["./bot"], None, None)
+            store.entrants.add("OKONE", "1", "bots/OKONE/1", ["./bot"], None, None)
         with pytest.raises(ConfigError, match=r"okone v1\. is already in the league \(as v1\)"):
-            store.add_bot("okone", "1.", "bots/okone/1.", ["./bot"], None, None)
-        assert [(bot.name, bot.version) for bot in store.bots(("active", "replaced"))] == [
+            store.entrants.add("okone", "1.", "bots/okone/1.", ["./bot"], None, None)
+        assert [(bot.name, bot.version) for bot in store.entrants.bots(("active", "replaced"))] == [
             ("okone", "1")]
     finally:
         store.close()
@@ -389,7 +390,7 @@ def test_the_store_refuses_another_spelling_in_the_transaction_that_writes(tmp_p
 def active_versions(league: Path) -> dict[str, str]:
     store = Store.open(league)
     try:
-        return {bot.name: bot.version for bot in store.bots()}
+        return {bot.name: bot.version for bot in store.entrants.bots()}
     finally:
         store.close()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.league.store import DATABASE
+from arena.league.database import DATABASE
 from arena.settings import SUSPEND_AFTER
 
 from helpers import C_BOT, MISBEHAVING, ROOT, arena, own_bot, submitted

@@ -16,7 +16,7 @@ import yaml
 
 from arena.connectivity import groups, is_connected, minimum_tables
 from arena.errors import ConfigError
-from arena.plans.schedule import sample_tables
+from arena.plans.tables import sample_tables
 from arena.plans.tournament import load_tournament
 
 from helpers import arena

@@ -14,7 +14,7 @@ import yaml
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
 
-from helpers import MISBEHAVING, arena
+from helpers import C_BOT, MISBEHAVING, arena
 
 pytestmark = pytest.mark.slow  # each test runs the arena command
 
@@ -68,6 +68,25 @@ def test_partnership_dry_run_counts_teams() -> None:
     data = json.loads(done.stdout)
     assert data["entrants"] == 3 and data["games_per_entrant"] == [24, 24]
     assert data["pair_meetings"] == [6, 6]
+
+
+@pytest.mark.parametrize(("game", "games_each", "apart"), [
+    ("blackout", [18, 24], 1), ("partnership-blackout", [8, 12], 4)])
+def test_a_gauntlet_dry_run_counts_the_challengers_among_the_entrants(
+        tmp_path: Path, game: str, games_each: list[int], apart: int) -> None:
+    """Three field bots and two challengers, which never meet (nor do the field's teams, each of
+    which plays only challengers). It used to be a KeyError: the preview named only the field."""
+    config = {"name": "g", "game": game, "format": "gauntlet", "rounds": 2,
+              "bots": [{"name": f"field{i}", "cmd": str(C_BOT)} for i in range(3)],
+              "challengers": [{"name": f"ch{i}", "cmd": str(C_BOT)} for i in range(2)]}
+    if game == "blackout":
+        config["players"] = 3
+    (tmp_path / "g.yaml").write_text(yaml.safe_dump(config))
+    done = dry_run("g.yaml", "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert (data["entrants"], data["games_per_entrant"]) == (5, games_each)
+    assert data["pairs_never_meeting"] == apart and data["connected"] is True
 
 
 def test_too_few_tables_is_one_line(tmp_path: Path) -> None:

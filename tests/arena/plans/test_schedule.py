@@ -18,8 +18,11 @@ import pytest
 import yaml
 
 from arena.connectivity import minimum_tables
-from arena.plans.schedule import sample_tables, schedule, table_count
-from arena.plans.tournament import Tournament, load_tournament
+from arena.errors import ConfigError
+from arena.plans import schedule as schedule_module
+from arena.plans.schedule import SCHEDULERS, Tables, schedule
+from arena.plans.tables import sample_tables, table_count
+from arena.plans.tournament import Format, Tournament, load_tournament
 from arena.values.work import GameSpec
 
 REPO = Path(__file__).resolve().parents[3]
@@ -277,6 +280,37 @@ def test_game_and_options_carried(tmp_path: Path) -> None:
     games = schedule(t)
     assert all(g.game == "blackout" and g.options == t.options for g in games)
     assert games[0].options["hook"] is True
+
+
+def test_every_format_has_a_scheduler() -> None:
+    assert set(SCHEDULERS) == set(Format)
+
+
+def test_a_format_is_its_scheduler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scheduler gives a round's tables and counts its games; rounds, seeds, seat orders and ids
+    are the schedule's, the same for every format: a stand-in format is played as it says."""
+
+    class TwoTables:
+        def __init__(self, tournament: Tournament) -> None:
+            self.tournament = tournament
+
+        def tables(self) -> Tables:
+            return [[("b00", "b01", "b02"), ("b01", "b02", "b00")], [("b02", "b01", "b00")]]
+
+        def games_per_round(self) -> int:
+            return 3
+
+    monkeypatch.setitem(SCHEDULERS, Format.ROUND_ROBIN, TwoTables)
+    t = tournament(tmp_path, 5, 3, rounds=2, seating="cyclic")
+    games = schedule(t)
+    assert [(g.id, g.seats) for g in games] == [
+        ("r1-t0000-s0", ("b00", "b01", "b02")), ("r1-t0000-s1", ("b01", "b02", "b00")),
+        ("r1-t0001-s0", ("b02", "b01", "b00")), ("r2-t0000-s0", ("b00", "b01", "b02")),
+        ("r2-t0000-s1", ("b01", "b02", "b00")), ("r2-t0001-s0", ("b02", "b01", "b00"))]
+    assert len({(g.round, g.table, g.seed) for g in games}) == 4  # a seed per table and round
+    monkeypatch.setattr(schedule_module, "MAX_GAMES", 5)
+    with pytest.raises(ConfigError, match="rounds: 2 rounds of 3 games are 6 games"):
+        schedule(t)
 
 
 def test_demo_schedules_are_stable() -> None:

@@ -21,8 +21,9 @@ import httpx
 import orjson
 import pytest
 
-from arena.league.accounts import SESSION_IDLE, SESSION_MAX_AGE, SESSIONS_KEPT, Accounts, token_hash
-from arena.league.store import DATABASE, Store
+from arena.league.accounts import SESSION_IDLE, SESSION_MAX_AGE, SESSIONS_KEPT, token_hash
+from arena.league.database import DATABASE
+from arena.league.store import Store
 from arena.serve.connections import BODY_GRACE_SECONDS, HEADER_BYTES, HEADERS_SECONDS
 
 from helpers import C_BOT, arena, new_league, own_bot, submitted, wait_for
@@ -316,7 +317,7 @@ def test_behind_a_trusted_proxy_its_forwarded_headers_are_believed(tmp_path: Pat
     league = new_league(tmp_path / "league")
     store = Store.open(league)
     try:
-        _, token = Accounts(store).invite("ada")
+        _, token = store.accounts.invite("ada")
     finally:
         store.close()
     server = start_server(league, "--no-play", "--forwarded-allow-ips", "127.0.0.1")

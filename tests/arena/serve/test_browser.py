@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from arena.league.store import DATABASE
+from arena.league.database import DATABASE
 
 from browser import console_errors, missing, page_wait
 from helpers import C_BOT, new_league, own_bot, submitted

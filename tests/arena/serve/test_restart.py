@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.store import DATABASE
+from arena.league.database import DATABASE
 
 from helpers import C_BOT, FIRST_BOT, arena, new_league, own_bot, submitted, wait_for
 

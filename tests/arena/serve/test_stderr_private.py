@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.store import DATABASE
+from arena.league.database import DATABASE
 
 from helpers import MISBEHAVING, submitted, wait_for
 

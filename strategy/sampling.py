@@ -4,7 +4,7 @@ played out from one decision, shared by the search bot and the arena's evaluator
 A ``Position`` is one decision as a seat's view shows it (``view(state, seat)``: never another
 seat's hand). ``draw_sample`` deals the cards the seat cannot see, consistent with the view (its
 hand, the cards played, the turned card, the suits each seat has shown out of), weighing a few
-such deals by how well each seat's bid fits the hand the deal gives it (``engine.bidding``, the
+such deals by how well each seat's bid fits the hand the deal gives it (``strategy.bidding``, the
 greedy bot's bidding). ``Playouts.scores`` plays one action in a sampled deal and the rest of the
 deal with a fast copy of the greedy bot's play (``Rollout``) on the engine's own rules, and gives
 the deal's scores. Everything is seeded by the ``random.Random`` handed in; nothing reads a clock.
@@ -18,11 +18,11 @@ import math
 import random
 from typing import Any
 
-from engine import bidding
 from engine.cards import CARD_BY_NAME, NAME_OF, SPADES, SUITS
 from engine.chance import Preset, PresetDeal
 from engine.game import Game
 from engine.wire import actions_to_json
+from strategy import bidding
 
 OVERSAMPLE = 3
 """Deals drawn per sample kept: the kept one is drawn from these by their bid weights."""

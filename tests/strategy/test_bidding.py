@@ -1,4 +1,4 @@
-"""engine.bidding is the greedy starter bot's bidding: the same bid or call on every view."""
+"""strategy.bidding is the greedy starter bot's bidding: the same bid or call on every view."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import engine
-from engine import bidding
+from strategy import bidding
 
 BOTS = Path(__file__).resolve().parents[2] / "bots" / "python"
 

@@ -1,4 +1,4 @@
-"""The store's queries of games by entrant (``Store.recent_games``): the right games, newest first,
+"""The store's queries of games by entrant (``Games.recent``): the right games, newest first,
 at a cost that does not grow with the league for an entrant that is unknown, rare or never met
 the other (the cost counted in SQLite's virtual machine steps, a measure of work, not of time)."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-import arena.league.store as store_module
+import arena.league.games as games_module
 from arena.league.store import Store
 
 from helpers import new_league
@@ -22,11 +22,11 @@ POOL = ("b0", "b1", "b2", "b3", "b4")
 
 
 def _play(store: Store, ids: dict[str, int], names: list[str]) -> None:
-    planned = store.plan_sets([(1, [[ids[name] for name in names]])])[0]
+    planned = store.games.plan_sets([(1, [[ids[name] for name in names]])])[0]
     entrants = [f"{name}@1" for name in names]
     line = orjson.dumps({"names": entrants, "result": {"entrants": entrants, "ranks": [1, 2, 3]},
                          "pad": "x" * 2000})  # a game's line is kilobytes
-    store.record_game(planned.id, 0, planned.rotations[0], line, [])
+    store.games.record(planned.id, 0, planned.rotations[0], line, [])
 
 
 def _league(path: Path, games: int) -> Store:
@@ -34,9 +34,9 @@ def _league(path: Path, games: int) -> Store:
     pool of five the rest."""
     store = Store.open(new_league(path))
     for name in (*POOL, "rare", "old"):
-        store.add_bot(name, "1", f"bots/{name}/1", ["./bot"], None, None)
-    store.add_bot("b0", "2", "bots/b0/2", ["./bot"], None, None)  # two versions of b0
-    ids = {bot.name: bot.id for bot in store.bots()}
+        store.entrants.add(name, "1", f"bots/{name}/1", ["./bot"], None, None)
+    store.entrants.add("b0", "2", "bots/b0/2", ["./bot"], None, None)  # two versions of b0
+    ids = {bot.name: bot.id for bot in store.entrants.bots()}
     rng = random.Random(1)
     for _ in range(3):
         _play(store, ids, ["rare", "b1", "b2"])
@@ -57,7 +57,7 @@ def leagues(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Store, S
     small = _league(tmp_path_factory.mktemp("small") / "league", 300)
     large = _league(tmp_path_factory.mktemp("large") / "league", 1500)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(store_module, "RECENT_WINDOW", WINDOW)
+        patch.setattr(games_module, "RECENT_WINDOW", WINDOW)
         yield small, large
     small.close()
     large.close()
@@ -71,11 +71,11 @@ def _steps(store: Store, names: tuple[str, ...], before: int | None = None) -> i
         steps[0] += 100
         return 0
 
-    store.db.set_progress_handler(count, 100)
+    store.database.db.set_progress_handler(count, 100)
     try:
-        store.recent_games(names, 50, before)
+        store.games.recent(names, 50, before)
     finally:
-        store.db.set_progress_handler(None, 100)
+        store.database.db.set_progress_handler(None, 100)
     return steps[0]
 
 
@@ -83,7 +83,7 @@ def test_the_games_of_entrants_are_the_latest_that_seat_them_all(leagues):
     _, store = leagues
     every = [(int(rowid), str(game_id), bytes(line),
               {name.partition("@")[0] for name in orjson.loads(line)["names"]})
-             for rowid, game_id, line in store.db.execute(
+             for rowid, game_id, line in store.database.db.execute(
                  "SELECT rowid, id, line FROM games ORDER BY rowid DESC")]
     rng = random.Random(2)
     names = [*POOL, "rare", "old", "nobody"]
@@ -93,7 +93,7 @@ def test_the_games_of_entrants_are_the_latest_that_seat_them_all(leagues):
         before = rng.choice((None, rng.randint(1, 1600)))
         plain = [(rowid, game_id, line) for rowid, game_id, line, seated in every
                  if (before is None or rowid < before) and seated.issuperset(wanted)][:limit]
-        assert store.recent_games(wanted, limit, before) == plain, (wanted, limit, before)
+        assert store.games.recent(wanted, limit, before) == plain, (wanted, limit, before)
 
 
 @pytest.mark.parametrize("names", [("nobody",), ("b3", "nobody"), ("rare",), ("old", "rare"),

@@ -1,9 +1,9 @@
 """The greedy starter bot's bidding and calling, as the samplers' model of how a seat bids.
 
-``engine.sampling`` weighs the deals it draws by how well each seat's bid fits the hand the deal
+``strategy.sampling`` weighs the deals it draws by how well each seat's bid fits the hand the deal
 gives it, and finishes an auction with every other seat bidding as this model does. These are the
 functions of ``bots/python/greedy_bot.py`` (which stays a standalone starter bot, standard library
-only) over card names: tests/engine/test_bidding.py holds the two to the same bids.
+only) over card names: tests/strategy/test_bidding.py holds the two to the same bids.
 """
 
 from __future__ import annotations

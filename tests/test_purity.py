@@ -1,9 +1,13 @@
-"""The engine is pure: it imports nothing of the arena and no module that does I/O or reads a clock."""
+"""The rules engine and the strategy over it are pure: they import nothing of the arena and no
+module that does I/O or reads a clock, and take their randomness only from seeded generators."""
 
 import ast
 from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parents[2] / "engine"
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PURE = ("engine", "strategy")
 FORBIDDEN = {"os", "sys", "io", "time", "datetime", "socket", "subprocess", "pathlib", "select",
              "threading", "multiprocessing", "logging", "arena", "shutil", "tempfile", "signal"}
 
@@ -18,20 +22,22 @@ def imported_modules(tree: ast.AST) -> set[str]:
     return names
 
 
-def test_engine_imports_no_io_no_clock_no_arena() -> None:
-    files = sorted(ENGINE.glob("*.py"))
+@pytest.mark.parametrize("package", PURE)
+def test_imports_no_io_no_clock_no_arena(package: str) -> None:
+    files = sorted((ROOT / package).glob("*.py"))
     assert files
     for path in files:
         tree = ast.parse(path.read_text())
-        assert not imported_modules(tree) & FORBIDDEN, path.name
+        assert not imported_modules(tree) & FORBIDDEN, f"{package}/{path.name}"
 
 
-def test_engine_randomness_comes_only_from_seeded_generators() -> None:
-    for path in sorted(ENGINE.glob("*.py")):
+@pytest.mark.parametrize("package", PURE)
+def test_randomness_comes_only_from_seeded_generators(package: str) -> None:
+    for path in sorted((ROOT / package).glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                     and node.value.id == "random":
-                assert node.attr == "Random", f"{path.name}: random.{node.attr} uses global state"
+                assert node.attr == "Random", f"{package}/{path.name}: random.{node.attr} uses global state"
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr == "Random":
-                assert node.args, f"{path.name}: random.Random() without a seed"
+                assert node.args, f"{package}/{path.name}: random.Random() without a seed"
