@@ -305,7 +305,7 @@ class Seating(enum.StrEnum):
 
 DEFAULT_SEATING = Seating.BALANCED
 """What a tournament file without ``seating`` gets, except the saved copy of a run begun before
-``seating`` existed, which reads as ``cyclic`` (``arena.runs.run``)."""
+``seating`` existed, which reads as ``cyclic`` (``arena.runs.runner``)."""
 
 
 class RatingModel(enum.StrEnum):

@@ -4,7 +4,7 @@ decision's loss falls with the samples.
 
 The games are 4-player Blackout with the default deals (1..13 cards), every seat played in
 process by the greedy starter bot (bots/python/greedy_bot.py), recorded by the engine; one seat's
-decisions are analysed as ``arena analyse`` does (``arena.analysis.game.analyse_game``), in this one
+decisions are analysed as ``arena analyse`` does (``arena.analysis.decisions.analyse_game``), in this one
 process. Timings are medians of ``REPEATS`` runs.
 """
 
@@ -20,8 +20,8 @@ from types import ModuleType
 from typing import Any
 
 import engine
+from arena.analysis.decisions import analyse_game, decision_points
 from arena.analysis.evaluate import evaluate
-from arena.analysis.game import analyse_game, decision_points
 from arena.settings import SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]

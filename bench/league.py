@@ -36,9 +36,9 @@ import numpy as np
 import orjson
 
 import engine
+from arena.league.config import LeagueSettings
 from arena.league.matchmaker import Entrant, next_tables
-from arena.league.run import LeagueRunReport, run_league
-from arena.league.settings import LeagueSettings
+from arena.league.playing import LeagueRunReport, run_league
 from arena.league.store import Store
 from arena.league.submit import submit
 from arena.plans.tables import sample_tables

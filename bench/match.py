@@ -6,7 +6,7 @@ difference is about 30 Elo, so the test has real work to do at both bounds).
 
 Sequential tests are noisy one by one (the number of games to a decision varies several-fold), so
 rather than a handful of real runs, a pool of real games is played once, with real bot processes
-through ``arena.runs.match`` (``POOL_UNITS`` paired units: each the same deals once with each
+through ``arena.runs.match_play`` (``POOL_UNITS`` paired units: each the same deals once with each
 program), and many seeded sequential tests are run on draws from it:
 - paired: each step draws one unit (both of its games, on the same deals);
 - unpaired: each step draws the candidate's game of one unit and the baseline's game of another,
@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from arena.plans.match import new_match, tested_entrant
+from arena.plans.match_plan import new_match, tested_entrant
 from arena.ratings.sprt import field_score, first_decisions, match_stats
-from arena.runs.match import play_match
+from arena.runs.match_play import play_match
 from arena.settings import SprtBounds, TimeControl
 from arena.spec import PlaySettings
 

@@ -28,9 +28,9 @@ from pathlib import Path
 
 import httpx
 
+from arena.league.config import LeagueSettings
 from arena.league.database import DATABASE
-from arena.league.run import run_league
-from arena.league.settings import LeagueSettings
+from arena.league.playing import run_league
 from arena.league.store import Store
 from arena.league.submit import submit
 

@@ -96,7 +96,7 @@ def new_league(path: Path, game: str = "blackout", players: int | None = 3,
     """A league made in process, as ``arena league init PATH --game GAME --players N -o K=V``
     makes it, for tests about what comes after (the command itself is tested through the CLI in
     tests/arena/league/test_league.py and the matrix)."""
-    from arena.league.settings import LeagueSettings
+    from arena.league.config import LeagueSettings
     from arena.league.store import Store
     from arena.settings import SandboxMode
     from arena.spec import PlaySettings

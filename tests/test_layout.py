@@ -127,7 +127,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "arena.analysis": ("arena.errors", "arena.printable", "arena.statusline", "arena.settings",
                        "arena.records", "strategy"),
     # A view of results, with their analysis. Not of a league's store: the command hands it a
-    # league's games (``arena.report.games.LeagueGames``).
+    # league's games (``arena.report.game_records.LeagueGames``).
     "arena.report": ("arena.errors", "arena.names", "arena.printable", "arena.stderrindex",
                      "arena.settings", "arena.configfile", "arena.values", "arena.records",
                      "arena.game", "arena.ratings", "arena.analysis"),
@@ -230,15 +230,15 @@ def test_the_table_is_layered() -> None:
 def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> None:
     refused = [Import("arena.plans.tournament", "arena.bots.build.run_build", 1),
                Import("arena.plans.tournament", "arena.bots.sandbox.choose_sandbox", 1),
-               Import("arena.plans.match", "arena.bots.process.BotProcess", 1),
+               Import("arena.plans.match_plan", "arena.bots.process.BotProcess", 1),
                Import("arena.plans.schedule", "arena.bots.sandbox", 1),
-               Import("arena.plans.match", "arena.ratings.sprt.unit_score", 1),
-               Import("arena.plans.match", "arena.game.seats.free_name", 1),
-               Import("arena.plans.schedule", "arena.runs.run.run", 1),
-               Import("arena.executors.batch", "arena.plans.match.Match", 1),
+               Import("arena.plans.match_plan", "arena.ratings.sprt.unit_score", 1),
+               Import("arena.plans.match_plan", "arena.game.seats.free_name", 1),
+               Import("arena.plans.schedule", "arena.runs.runner.run", 1),
+               Import("arena.executors.batch", "arena.plans.match_plan.Match", 1),
                Import("arena.report.site", "arena.league.database.DATABASE", 1),
-               Import("arena.report.games", "arena.league.status.league_games", 1),
-               Import("arena.analysis.run", "arena.runs.progress.Progress", 1),
+               Import("arena.report.game_records", "arena.league.status.league_games", 1),
+               Import("arena.analysis.analyse", "arena.runs.progress.Progress", 1),
                Import("arena.records.writer", "arena.bots.process.BotProcess", 1),
                Import("arena.botfiles.resolve", "arena.bots.build.run_build", 1),
                Import("arena.values.work", "arena.bots.sandbox.wrap", 1),
@@ -249,11 +249,11 @@ def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> 
                Import("arena.report.site", "strategy.bidding.bid_estimate", 1),
                Import("arena.newpackage.x", "arena.errors.ConfigError", 1)]
     assert [len(violations([found])) for found in refused] == [1] * len(refused)
-    allowed = [Import("arena.plans.match", "arena.botfiles.resolve.resolve_bot", 1),
+    allowed = [Import("arena.plans.match_plan", "arena.botfiles.resolve.resolve_bot", 1),
                Import("arena.values.work", "arena.values.sandbox.Sandbox", 1),
                Import("arena.records.writer", "arena.values.faults.Fault", 1),
-               Import("arena.report.stderr", "arena.stderrindex.DecisionLogs", 1),
-               Import("arena.analysis.run", "arena.statusline.StatusLine", 1),
+               Import("arena.report.replay_stderr", "arena.stderrindex.DecisionLogs", 1),
+               Import("arena.analysis.analyse", "arena.statusline.StatusLine", 1),
                Import("arena.runs.session", "arena.bots.build.run_build", 1),
                Import("arena.plans.schedule", "engine.seeding.derive_seed", 1),
                Import("strategy.sampling", "engine.cards.CARD_BY_NAME", 1),
@@ -280,8 +280,8 @@ OTHER_JSON = {
     "arena.plans.preview": "arena run --dry-run's JSON",
     "arena.ratings.table": "the ratings table as JSON",
     "arena.report.site": "the report's JavaScript data (a replay copies the reader's line)",
-    "arena.report.match": "a match's match.json, read for its report",
-    "arena.runs.match": "a match's match.json",
+    "arena.report.match_section": "a match's match.json, read for its report",
+    "arena.runs.match_play": "a match's match.json",
     "arena.serve.pages": "a replay's seed, as a JavaScript string",
     "arena.serve.views": "league table --format json, read back for the pages and the API",
     "arena.runs.results": "the results directory's marker",
@@ -342,4 +342,4 @@ def test_only_the_session_claims_results_and_makes_executors() -> None:
     assert wrong == [], "\n".join(["", *wrong])
     users = {found.module for found in imports_of("arena")
              if found.target == "arena.runs.session.Session"}
-    assert {"arena.runs.run", "arena.runs.match", "arena.league.run"} <= users
+    assert {"arena.runs.runner", "arena.runs.match_play", "arena.league.playing"} <= users

@@ -79,7 +79,7 @@ def init_command(
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     from arena.game.play import parse_option_pairs
-    from arena.league.settings import LeagueSettings
+    from arena.league.config import LeagueSettings
     from arena.league.store import Store
 
     play = spec.PlaySettings(
@@ -166,7 +166,7 @@ def run_command(
     games in a row is suspended (said at the end; `league reinstate` lifts it). Ctrl-C (or a
     kill) loses at most the games in progress: run again to continue.
     """
-    from arena.league.run import LeagueRunReport, expected_games, run_league
+    from arena.league.playing import LeagueRunReport, expected_games, run_league
     from arena.runs.progress import Progress
     from arena.values.work import Finished
 

@@ -90,9 +90,9 @@ def match_command(
     from arena.botfiles.installations import check_interpreters
     from arena.bots.sandbox import choose_sandbox
     from arena.game.play import parse_option_pairs
-    from arena.plans.match import new_match
+    from arena.plans.match_plan import new_match
     from arena.ratings.sprt import parse_sprt
-    from arena.runs.match import MatchProgress, play_match, summary
+    from arena.runs.match_play import MatchProgress, play_match, summary
     from arena.values.sandbox import Sandbox
 
     allowed = Sandbox(interpreters=check_interpreters(interpreter or [], "--interpreter"))

@@ -49,7 +49,7 @@ def report_command(
     from arena.report.site import write_report
 
     for entrant in analyse or ():
-        from arena.analysis.run import analyse_results
+        from arena.analysis.analyse import analyse_results
 
         for path in paths:
             analysed = analyse_results(path, entrant, games=ANALYSED_GAMES.default,
@@ -88,16 +88,16 @@ def show_command(
     Each decision's stderr is what the bot wrote while deciding it, from the logs beside the
     results (or --logs)."""
     from arena.league.status import league_games
-    from arena.report.games import find_game
+    from arena.report.game_records import find_game
+    from arena.report.replay_stderr import StderrShown
     from arena.report.show import show_game
-    from arena.report.stderr import StderrShown
 
     _check_log_dirs(logs)
     record = find_game(results, game_id, league_games)
     said = StderrShown.beside([results], logs or ()).of(str(record["id"]))
     typer.echo(show_game(record, seat, said))
     if analyse:
-        from arena.analysis.run import analyse_results
+        from arena.analysis.analyse import analyse_results
         from arena.analysis.text import analysis_text
 
         names = list(record["names"])

@@ -68,7 +68,7 @@ def run_command(
         raise ConfigError("--estimate-from applies only with --dry-run")
     if fmt is not PlainOrJson.PLAIN:  # another format than the default asked for
         raise ConfigError("--format applies only with --dry-run (the table's formats: arena table)")
-    from arena.runs.run import run_tournament
+    from arena.runs.runner import run_tournament
     from arena.startup import running
 
     summary = run_tournament(file, out=out, jobs=jobs, resume=resume, restart=restart,

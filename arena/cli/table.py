@@ -62,7 +62,7 @@ def table_command(
     for path in paths:
         directory = path if path.is_dir() else path.parent
         if (directory / MATCH_FILE).is_file():  # the match runner loads for a match's results only
-            from arena.runs.match import paired_estimate
+            from arena.runs.match_play import paired_estimate
 
             paired = paired_estimate(directory)
             if paired is not None:

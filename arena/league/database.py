@@ -16,7 +16,7 @@ The schema is written here, whole, and each table is read and written by one rep
 (``arena.league.store`` opens them together): the bot versions, their conduct and suspension
 (``entrants``), the games with their seats, sets and faults (``games``), the owners of names
 (``owners``), the participants with their sessions and uploads (``accounts``). The ``settings``
-table is this module's: written once with the league, read by ``arena.league.settings``.
+table is this module's: written once with the league, read by ``arena.league.config``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ still waiting take on the league's disk, held to a quota (``league serve --max-s
 
 A directory takes what its entries take on disk, links not followed and each inode counted once;
 each entry takes at least one ``BLOCK``, so that a tree of many empty files is not free. The
-archive of a decided upload is deleted (``arena.serve.build``): what stays is the version the
+archive of a decided upload is deleted (``arena.serve.build_child``): what stays is the version the
 build made, in ``bots/NAME/VERSION``, and that is what counts.
 """
 

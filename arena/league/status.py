@@ -20,12 +20,12 @@ from tabulate import tabulate
 
 from arena.errors import ConfigError, ResultsError
 from arena.formats import PlainOrJson, TableFormat
+from arena.league.config import LeagueSettings
 from arena.league.database import DATABASE, SUBMISSIONS_LOG
 from arena.league.entrants import Bot
 from arena.league.leftovers import SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
-from arena.league.settings import LeagueSettings
 from arena.league.standings import LeagueRatings, export_lines, league_ratings, table_entrant
 from arena.league.store import Store
 from arena.printable import printable, printable_json
@@ -276,7 +276,7 @@ def league_games(directory: Path) -> bytes | None:
     """Every game of the league in ``directory`` as ``export --with-stderr`` writes them (one line
     each, each ending in a newline), or None when ``directory`` holds no league: what ``arena
     report`` reads of a league given itself rather than its export (the command hands it to the
-    report: ``arena.report.games.LeagueGames``). The organiser's view, every bot's stderr kept:
+    report: ``arena.report.game_records.LeagueGames``). The organiser's view, every bot's stderr kept:
     the report of a league's own directory also shows each decision's stderr from its logs; a
     report to publish is made from an export."""
     if not (directory / DATABASE).is_file():

@@ -39,11 +39,11 @@ from arena.bots.build import build_bot
 from arena.errors import ConfigError, RunInterrupted
 from arena.game.checkbot import StepResult, check_bot, stderr_lines
 from arena.league.archive import bot_root, copy_tree, is_archive, seal, stored_problems, unpack
+from arena.league.config import LeagueSettings
 from arena.league.database import BOTS_DIR, STAGING_DIR, SUBMISSIONS_LOG
 from arena.league.entrants import taken_name, taken_version
 from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
-from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.names import NAME, NAME_RULE, name_key
 from arena.settings import LOCK_WAIT

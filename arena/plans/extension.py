@@ -2,7 +2,7 @@
 teams) extend a run, any other change to what defines the games is refused with the key that changed.
 
 The schedule keeps every earlier game's id, seats and seed under those two changes
-(``arena.plans.schedule``); ``arena.runs.run`` checks each saved game against the new schedule
+(``arena.plans.schedule``); ``arena.runs.runner`` checks each saved game against the new schedule
 too, so a schedule that cannot be extended (a sampled one) is refused there.
 """
 
@@ -39,7 +39,7 @@ def changed_key(before: Tournament, after: Tournament) -> tuple[str, str] | None
     changed. A new field is covered without editing anything here. Layout, comments and key
     order never count (files compared as loaded). ``time.clock`` is compared only when both
     files say it: a file without it means "the clock the run started with", which the run's
-    records tell (``arena.runs.run``).
+    records tell (``arena.runs.runner``).
     """
     olds, news = by_key(before), by_key(after)
     for key, old in olds.items():

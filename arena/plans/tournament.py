@@ -114,7 +114,7 @@ class Tournament:
     """A Dask scheduler's address to play the games on (``docs/cluster.md``); None: locally."""
     clock_given: bool = False
     """Whether the file says ``time.clock``: a run resumed from a file that does not keeps the
-    clock it started with (``arena.runs.run``), so a run begun before clocks existed stays on wall."""
+    clock it started with (``arena.runs.runner``), so a run begun before clocks existed stays on wall."""
     rating: RatingModel = DEFAULT_RATING
     """What the closing table rates (``arena.ratings.model``); it does not change the games."""
     seating: Seating | None = None

@@ -34,7 +34,7 @@ from arena.records.writer import serialise
 RESULTS_FILE = "games.jsonl"
 """A results directory's file of finished games, one JSON line each."""
 MATCH_FILE = "match.json"
-"""A match's results directory's description of the match (``arena.runs.match``)."""
+"""A match's results directory's description of the match (``arena.runs.match_play``)."""
 LEAGUE_DATABASE = "league.db"
 """A league directory's database (``arena.league.database``): a directory holding one is a league, whose
 games ``arena league export`` writes as a results file."""

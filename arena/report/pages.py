@@ -22,7 +22,7 @@ from arena.analysis.summary import MeanLoss, summarise
 from arena.errors import ResultsError
 from arena.ratings.model import Ratings, rate
 from arena.ratings.table import COMPARED
-from arena.report.match import MatchFacts, match_summary
+from arena.report.match_section import MatchFacts, match_summary
 from arena.report.stats import EntrantStats, bank_summary
 from arena.report.svg import heat, interval_plot, line_plot
 from arena.report.templating import environment

@@ -5,7 +5,7 @@ bids or calls and every trick with each decision's time, the faults where they h
 deal-by-deal table and places that `arena play` prints (`arena.game.transcript.game_report`).
 Like that report, it is made from a copy of the record whose every string is printable (bots'
 names and fault details, or whatever a results file from elsewhere holds). What each bot wrote to
-stderr while deciding (``arena.report.stderr``, escaped there) follows the line of its decision.
+stderr while deciding (``arena.report.replay_stderr``, escaped there) follows the line of its decision.
 """
 
 from __future__ import annotations

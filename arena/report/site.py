@@ -37,11 +37,11 @@ from arena.names import NAME
 from arena.ratings.model import Ratings, rate
 from arena.records.reader import LEAGUE_DATABASE, league_of_export, results_file
 from arena.records.result import rating_input
-from arena.report.games import GameReader, LeagueGames
-from arena.report.match import DESCRIPTION, match_facts
+from arena.report.game_records import GameReader, LeagueGames
+from arena.report.match_section import DESCRIPTION, match_facts
 from arena.report.pages import entrant_page, games_page, index_page, replay_page
+from arena.report.replay_stderr import StderrShown
 from arena.report.stats import EntrantStats, add_game
-from arena.report.stderr import StderrShown
 from arena.settings import RESAMPLES, RatingModel, check_rating
 
 STATIC_FILES = ("style.css", "viewer.js", "games.js")
@@ -64,7 +64,7 @@ def write_report(paths: Sequence[str | os.PathLike[str]], out_dir: Path, *,
     """Read the games in ``paths`` and write the site into ``out_dir``; returns the index page.
     The replays show each decision's stderr from the bots' logs in the ``logs/`` beside each
     results file, and in the directories ``logs`` (``arena play --stderr-dir``'s). A league's
-    directory is read with ``league_games`` (``arena.report.games.LeagueGames``).
+    directory is read with ``league_games`` (``arena.report.game_records.LeagueGames``).
 
     ConfigError naming ``--out`` and the file when the site cannot be written (a full disk, a
     directory that cannot hold files)."""

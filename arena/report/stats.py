@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.report.games import Game
+from arena.report.game_records import Game
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,6 @@
 
 The server is a view over the league's library (docs/serve.md): the store, the submit pipeline,
 the standings and the report's replay viewer. It owns two things of its own: the queue of uploaded
-bots (``arena.serve.builder``, each built and checked by the submit pipeline in a child process)
-and the child process that plays the league (``arena.serve.player``: ``arena league run``).
+bots (``arena.serve.build_queue``, each built and checked by the submit pipeline in a child process)
+and the child process that plays the league (``arena.serve.supervisor``: ``arena league run``).
 """

@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment
 
 from arena.league.accounts import Participant
-from arena.league.settings import LeagueSettings
+from arena.league.config import LeagueSettings
 from arena.league.store import Store
 from arena.names import name_key
 from arena.records.reader import parse_line

@@ -12,13 +12,13 @@ from pathlib import Path
 import uvicorn
 
 from arena.errors import ConfigError
+from arena.league.config import LeagueSettings
 from arena.league.lock import league_lock
-from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.serve.app import create_app
-from arena.serve.builder import Builders
+from arena.serve.build_queue import Builders
 from arena.serve.connections import BACKLOG, uvicorn_config
-from arena.serve.player import Player
+from arena.serve.supervisor import Player
 from arena.settings import SandboxMode
 
 SERVE_LOCK = "serve.lock"

@@ -24,9 +24,9 @@ import orjson
 
 from arena.errors import ArenaError, ResultsError
 from arena.formats import TableFormat
+from arena.league.config import LeagueSettings
 from arena.league.database import LOGS_DIR
 from arena.league.entrants import Bot
-from arena.league.settings import LeagueSettings
 from arena.league.standings import active_results
 from arena.league.status import league_table
 from arena.league.store import Store
@@ -35,7 +35,7 @@ from arena.printable import printable
 from arena.ratings.model import rate
 from arena.records.reader import parse_line
 from arena.records.visible import ANYONE, Viewer, visible_detail, visible_line, visible_record
-from arena.report.stderr import StderrShown
+from arena.report.replay_stderr import StderrShown
 from arena.settings import RESAMPLES
 from arena.stderrindex import DecisionLogs
 

@@ -13,7 +13,7 @@ import typer.main
 from arena import spec
 from arena.cli import app
 from arena.errors import ConfigError
-from arena.league.settings import LeagueSettings
+from arena.league.config import LeagueSettings
 from arena.league.store import Store
 from arena.plans.tournament import load_tournament
 from arena.settings import Clock, FaultPolicy, Limits, SandboxMode, TimeControl

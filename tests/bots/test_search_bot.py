@@ -19,8 +19,8 @@ import pytest
 
 import engine
 from arena.bots.sandbox import bwrap_problem
-from arena.plans.match import new_match
-from arena.runs.match import play_match
+from arena.plans.match_plan import new_match
+from arena.runs.match_play import play_match
 from engine.cards import CARD_BY_NAME
 from engine.chance import Preset, PresetDeal
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.runs.run import run_tournament
+from arena.runs.runner import run_tournament
 
 ROOT = Path(__file__).resolve().parents[3]
 GREEDY = f"{sys.executable} -S {ROOT}/bots/python/greedy_bot.py"

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from arena.analysis.decisions import analyse_game
 from arena.analysis.evaluate import evaluate
-from arena.analysis.game import analyse_game
 from arena.analysis.marks import mark_of
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.analysis.game import analyse_game, seats_of
+from arena.analysis.decisions import analyse_game, seats_of
 from arena.errors import ResultsError
 
 sys.path.insert(0, str(Path(__file__).parent))

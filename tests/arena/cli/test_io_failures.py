@@ -21,8 +21,8 @@ import orjson
 import pytest
 import yaml
 
-from arena.league.run import run_league
-from arena.runs.run import run_tournament
+from arena.league.playing import run_league
+from arena.runs.runner import run_tournament
 
 from helpers import C_BOT, FIRST_BOT, arena, new_league, own_bot, submitted
 

@@ -23,8 +23,8 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.league.archive import MAX_BYTES, MAX_FILES, copy_tree, unpack
+from arena.league.config import LeagueSettings
 from arena.league.database import STAGING_DIR
-from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.league.submit import submit
 

@@ -16,8 +16,8 @@ import pytest
 
 from arena.bots.sandbox import bwrap_problem
 from arena.league.archive import MAX_FILES
+from arena.league.config import LeagueSettings
 from arena.league.database import DATABASE, STAGING_DIR
-from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.league.submit import submit
 from arena.settings import SandboxMode

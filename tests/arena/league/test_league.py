@@ -19,9 +19,9 @@ import pytest
 
 from arena.bots.sandbox import bwrap_problem
 from arena.errors import ConfigError
+from arena.league.config import LeagueSettings
 from arena.league.database import DATABASE, SCHEMA_VERSION
-from arena.league.run import _next_batch, run_league
-from arena.league.settings import LeagueSettings
+from arena.league.playing import _next_batch, run_league
 from arena.league.standings import StandingsCache
 from arena.league.store import Store
 from arena.league.submit import submit
@@ -462,7 +462,7 @@ def test_a_league_run_shows_progress_with_the_leader_and_logs_only_bots_that_wro
 
 
 def test_a_league_keeps_its_clock_and_one_begun_before_clocks_stays_on_wall() -> None:
-    from arena.league.settings import LeagueSettings
+    from arena.league.config import LeagueSettings
     from arena.settings import Clock, TimeControl
 
     new = LeagueSettings.checked("blackout", 4, {}, PlaySettings(TimeControl(

@@ -15,11 +15,11 @@ import engine
 from arena.errors import ConfigError
 from arena.plans.deals import load_suite, suite_text
 from arena.plans.extension import changed_key
-from arena.plans.match import new_match, unit_games
+from arena.plans.match_plan import new_match, unit_games
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
-from arena.runs.match import play_match
-from arena.runs.run import run_tournament
+from arena.runs.match_play import play_match
+from arena.runs.runner import run_tournament
 from arena.settings import TimeControl
 from arena.spec import PlaySettings
 from arena.values.ids import match_unit

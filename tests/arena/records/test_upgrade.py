@@ -24,10 +24,10 @@ from arena.records.reader import current_line, parse_line, read_finished
 from arena.records.schema import DEAL, FAULT, FORMAT, GAME, RESULT
 from arena.records.upgrade import upgrade
 from arena.records.writer import serialise
-from arena.report.games import find_game
+from arena.report.game_records import find_game
 from arena.report.show import show_game
 from arena.report.site import write_report
-from arena.runs.run import run_tournament
+from arena.runs.runner import run_tournament
 from arena.values.ids import set_of_game
 
 from helpers import arena

@@ -2,7 +2,7 @@
 
 A Blackout tournament of three starter bots and one bot that crashes on its third decision (so
 every game it plays has a fault), and a short Partnership Blackout one; each written once per test
-session into a temporary results directory by `arena.runs.run.run_tournament`.
+session into a temporary results directory by `arena.runs.runner.run_tournament`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.runs.run import run_tournament
+from arena.runs.runner import run_tournament
 
 from helpers import build_c_bots
 

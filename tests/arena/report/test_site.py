@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from arena.errors import ResultsError
-from arena.report.games import find_game, read_games
+from arena.report.game_records import find_game, read_games
 from arena.report.site import results_name, write_report
 from arena.report.stats import entrant_stats
 
@@ -180,7 +180,7 @@ def test_an_entrant_page_shows_the_cpu_time_its_bot_used(tmp_path):
 def test_a_league_directory_is_reported_as_its_export_would_be(tmp_path):
     # "no games.jsonl in this directory", without a word about export: the report reads the
     # league itself, and the other readers name the command.
-    from arena.league.run import run_league
+    from arena.league.playing import run_league
     from arena.league.status import league_games
 
     from helpers import ROOT, arena, new_league, own_bot, submitted

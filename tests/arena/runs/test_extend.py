@@ -13,7 +13,7 @@ import pytest
 from arena.plans.schedule import schedule
 from arena.plans.seating import Seating
 from arena.plans.tournament import load_tournament
-from arena.runs.run import recorded_seating, run_tournament
+from arena.runs.runner import recorded_seating, run_tournament
 
 from helpers import arena
 

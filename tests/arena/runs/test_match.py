@@ -10,10 +10,10 @@ import orjson
 import pytest
 
 from arena.errors import ConfigError
-from arena.plans.match import BASELINE, CANDIDATE, new_match, unit_games
+from arena.plans.match_plan import BASELINE, CANDIDATE, new_match, unit_games
 from arena.ratings.sprt import Decision, match_stats, verdict
 from arena.ratings.table import table_for_paths
-from arena.runs.match import MatchReport, play_match, progress_line, summary
+from arena.runs.match_play import MatchReport, play_match, progress_line, summary
 from arena.settings import SprtBounds, TimeControl
 from arena.spec import PlaySettings
 

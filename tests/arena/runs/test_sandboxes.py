@@ -10,7 +10,7 @@ import pytest
 
 from arena.bots.sandbox import bwrap_problem
 from arena.plans.tournament import load_tournament
-from arena.runs.run import run_tournament
+from arena.runs.runner import run_tournament
 from arena.runs.sandboxes import tournament_sandboxes
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -23,7 +23,7 @@ from arena.plans.extension import FREE, by_key, changed_key
 from arena.plans.tournament import Tournament, load_tournament
 from arena.ratings.table import read_results
 from arena.records.reader import read_finished
-from arena.runs.run import run_tournament
+from arena.runs.runner import run_tournament
 from arena.spec import PlaySettings
 
 from helpers import arena, start_arena, wait_for

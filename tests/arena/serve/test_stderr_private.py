@@ -57,7 +57,7 @@ def made_league(path: Path) -> Path:
     """Blackout for 3, one deal a game; 4 s to say hello, 1 s a decision with no bank, 64 MB: the
     canary's hello that never comes and its answer that never comes cost the league that, once.
     Never suspended: its three start failures in a row would end its games before the others."""
-    from arena.league.settings import LeagueSettings
+    from arena.league.config import LeagueSettings
     from arena.league.store import Store
     from arena.settings import Limits, TimeControl
     from arena.spec import PlaySettings

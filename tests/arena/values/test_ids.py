@@ -8,11 +8,11 @@ from pathlib import Path
 
 import yaml
 
+from arena.league.config import LeagueSettings
 from arena.league.entrants import Bot
 from arena.league.games import PlannedSet
-from arena.league.run import _specs
-from arena.league.settings import LeagueSettings
-from arena.plans.match import new_match, unit_games
+from arena.league.playing import _specs
+from arena.plans.match_plan import new_match, unit_games
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
 from arena.values.ids import (

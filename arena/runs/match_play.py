@@ -1,4 +1,4 @@
-"""Playing a paired match (``arena.plans.match`` says what one is): units until the sequential
+"""Playing a paired match (``arena.plans.match_plan`` says what one is): units until the sequential
 test decides or the games run out, each game saved the moment it ends, resumable.
 
 Results are appended to ``games.jsonl`` as games end, like a tournament's; ``match.json`` keeps what
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from arena.errors import ConfigError, ResultsError
 from arena.names import NAME
-from arena.plans.match import CANDIDATE, Match, legacy_field_names, unit_games
+from arena.plans.match_plan import CANDIDATE, Match, legacy_field_names, unit_games
 from arena.printable import printable
 from arena.ratings.sprt import (
     MIN_UNITS,

@@ -25,12 +25,12 @@ import numpy as np
 
 from arena.botfiles.resolve import resolve_copy
 from arena.errors import ConfigError
+from arena.league.config import LeagueSettings
 from arena.league.database import LOGS_DIR
 from arena.league.entrants import Bot
 from arena.league.games import PlannedSet
 from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
-from arena.league.settings import LeagueSettings
 from arena.league.standings import StandingsCache
 from arena.league.store import Store
 from arena.plans.seating import add_order, best_order

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.analysis.cache import AnalysisWriter, analysis_file, cached
+from arena.analysis.decisions import analyse_game, seats_of
 from arena.analysis.evaluate import VERSION
-from arena.analysis.game import analyse_game, seats_of
 from arena.errors import ResultsError, RunInterrupted
 from arena.printable import printable
 from arena.records.reader import ReadNotes, read_lines, results_file

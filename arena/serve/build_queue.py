@@ -1,5 +1,5 @@
 """The queue of uploaded bots: builder threads, each taking the next upload and running the
-submit pipeline on it in a child process (``arena.serve.build``), one at a time per thread.
+submit pipeline on it in a child process (``arena.serve.build_child``), one at a time per thread.
 
 The queue is the ``uploads`` table (``arena.league.accounts``): a thread takes an upload by
 marking it as building in a transaction, so two builders never take the same one, and a server
@@ -85,7 +85,7 @@ class Builders:
         with self._wake:
             if self._stopping:
                 return
-            child = start_child([sys.executable, "-m", "arena.serve.build", str(self.league),
+            child = start_child([sys.executable, "-m", "arena.serve.build_child", str(self.league),
                                  str(upload)], self.league / LOG)
             self._children.add(child)
         code = child.wait()

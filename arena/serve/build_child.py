@@ -1,5 +1,5 @@
 """One upload through the submit pipeline, in a process of its own (``python -m
-arena.serve.build LEAGUE UPLOAD``), started by a builder of the server (``arena.serve.builder``).
+arena.serve.build_child LEAGUE UPLOAD``), started by a builder of the server (``arena.serve.build_queue``).
 
 The upload's row says where it is as it moves: building (set by the builder that took it),
 checking (the first check-bot step has come back), then accepted or rejected with the reason and

@@ -1,6 +1,6 @@
 """A match's own section of its report: which program is which, the paired estimate, the test.
 
-A match's results directory holds ``match.json`` (``arena.plans.match``: the programs, their
+A match's results directory holds ``match.json`` (``arena.plans.match_plan``: the programs, their
 ``labels`` for people, the field's names, the test) beside ``games.jsonl``. The ranking of the
 report rates every entrant from pairwise comparisons; this section gives what ``arena match``
 itself printed: candidate against baseline from the units' scores (``arena.ratings.sprt``), and
