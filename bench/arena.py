@@ -231,8 +231,11 @@ class InProcessBot:
     def hold_line(self, data: bytes) -> None:
         self._held += data
 
-    def send(self, message: dict[str, Any]) -> None:
-        self.hold(message)
+    def send(self, message: bytes | dict[str, Any]) -> None:
+        if isinstance(message, bytes):
+            self._held += message
+        else:
+            self.hold(message)
         self._held.clear()
 
     def request(self, message: dict[str, Any] | bytes, timeout: float,

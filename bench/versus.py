@@ -106,8 +106,12 @@ class StandIn(BotProcess):
         self.held += orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
     def hold_line(self, data):
         self.held += data
-    def send(self, message):
-        self.hold(message); self.held.clear()
+    def send(self, message):  # a line built by arena.protocol (since issue 41), or a dict
+        if isinstance(message, bytes):
+            self.held += message
+        else:
+            self.hold(message)
+        self.held.clear()
     def request(self, message, timeout, clock=None, cap=None):  # the clock: since issue 19
         rid = self.next_id; self.next_id += 1
         if isinstance(message, bytes):  # rendered by the referee (since issue 22): completed

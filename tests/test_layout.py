@@ -77,13 +77,16 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "arena.configfile": ("arena.errors", "arena.names"),
     # The results line's one owner, and the work items that plans produce and executors consume.
     "arena.records": ("arena.errors", "arena.settings"),
+    # The bot protocol's messages, which the bots' processes and the referee share.
+    "arena.protocol": (),
     "arena.work": ("arena.errors", "arena.settings", "arena.records"),
     # The key table of play settings, which tournaments, matches and the league compose.
     "arena.spec": ("arena.errors", "arena.settings", "arena.configfile", "arena.work"),
     # Bot processes, and one game between them.
-    "arena.bots": ("arena.errors", "arena.settings", "arena.configfile", "arena.work"),
+    "arena.bots": ("arena.errors", "arena.settings", "arena.configfile", "arena.work",
+                   "arena.protocol"),
     "arena.game": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
-                   "arena.records", "arena.bots"),
+                   "arena.records", "arena.protocol", "arena.bots"),
     # How games get played: nothing of plans or runs.
     "arena.executors": ("arena.errors", "arena.settings", "arena.records", "arena.work",
                         "arena.bots", "arena.game"),
@@ -295,9 +298,9 @@ def test_every_named_crossing_is_still_used() -> None:
 OTHER_JSON = {
     "arena.bots.exactjson": "a bot reply that orjson refuses, read again exactly",
     "arena.bots.stderrindex": "the index beside a bot's stderr log: which decision wrote what",
-    "arena.bots.process": "the bot protocol's lines",
+    "arena.bots.process": "a bot's replies",
     "arena.cli.league": "league invite --format json's one line",
-    "arena.game.checkbot": "the bot protocol's lines",
+    "arena.protocol": "the bot protocol's messages",
     "arena.game.referee": "a bot's reply, quoted in an illegal-action fault",
     "arena.analysis.cache": "the analyses kept beside the results (analysis.jsonl)",
     "arena.cli.analyse": "arena analyse --format json: one decision a line",

@@ -3,9 +3,9 @@
 A ``BotProcess`` runs one bot program (an argv list, never a shell) in its own working directory
 and its own process group, speaks the arena's line protocol (docs/protocol.md) to it, and turns
 every way the bot can fail a request into a ``BotFaultError`` carrying a ``Fault``
-(arena.bots.faults). The referee builds messages and decides legality; this layer only moves
-lines and keeps time. It stays usable across games: one process plays game after game until a
-fault or ``restart()``.
+(arena.bots.faults). The referee says what the messages hold (``arena.protocol`` builds them) and
+decides legality; this layer only moves lines and keeps time. It stays usable across games:
+one process plays game after game until a fault or ``restart()``.
 
 The jobs are split by module: ``launch`` starts the program and applies its limits, ``stderr``
 drains its stderr into a capped log, ``channel`` does the non-blocking line I/O, ``memory`` watches
@@ -59,7 +59,6 @@ from typing import Any, NamedTuple
 import orjson
 from mypy_extensions import mypyc_attr
 
-import engine
 from arena.bots import launch, memory, registry
 from arena.bots.channel import NOTHING_RECEIVED, Channel, ChannelError, wait_exits
 from arena.bots.cputime import ARENA_MARK_SECONDS, ARENA_WAITS, TreeClock, arena_wait
@@ -71,17 +70,15 @@ from arena.bots.sandbox import Sandbox, signal_of_status, start_hint
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
 from arena.bots.uids import BOT_UIDS
 from arena.errors import BotStartError, ConfigError
+from arena.protocol import HELLO_GAMES, HELLO_ID, PROTOCOL_VERSION, QUIT, hello, line, with_id
 from arena.settings import DEFAULT_LIMITS, Clock, Limits
 from engine.errors import shown
 
 __all__ = [
-    "CRASH_GRACE", "HELLO_GAMES", "LINE_CAP", "LOG_CAP", "PROTOCOL_VERSION", "QUIT_GRACE", "BotProcess",
-    "Reply", "close_all", "close_bots", "install_signal_handlers", "live_bots",
+    "CRASH_GRACE", "LINE_CAP", "LOG_CAP", "QUIT_GRACE", "BotProcess", "Reply", "close_all",
+    "close_bots", "install_signal_handlers", "live_bots",
 ]
 
-PROTOCOL_VERSION = 1
-HELLO_GAMES = tuple(engine.GAMES)
-"""The games named in ``hello``: every game of the engine."""
 LINE_CAP = 1 << 20
 """Longest reply line accepted, in bytes (without the newline)."""
 LOG_CAP = 1 << 20
@@ -112,9 +109,7 @@ _FAIR = Clock.FAIR
 _thread_id = threading.get_ident
 _CPU = Clock.CPU
 _BOM = b"\xef\xbb\xbf"
-_APPEND_NEWLINE = orjson.OPT_APPEND_NEWLINE
 _DEBUG = logging.DEBUG
-_QUIT = b'{"type":"quit"}\n'
 
 
 class Reply(NamedTuple):
@@ -297,10 +292,10 @@ class BotProcess:
             launch.apply_limits(proc.pid, self.limits)
         memory.watch(proc.pid, self.memory)
         self._sink.note(f"started {list(self.argv)} as pid {proc.pid}")
-        hello = {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "games": list(self.games)}
+        self._next_id = HELLO_ID + 1
         try:
             remaining = self.start_timeout - (perf_counter() - started)
-            answer = self.request(hello, remaining)
+            answer = self._ask(hello(self.games), HELLO_ID, remaining, Clock.WALL, None)
             self._cpu_start = self._tree.read(fresh=True)  # a launcher has started the bot by now
             self._sink.drain()  # once: a bot that logs as it starts is drained after each reply
             reply = answer.message
@@ -360,8 +355,8 @@ class BotProcess:
             with contextlib.suppress(OSError):
                 self._tree.waited(fresh=True)
         if self._running:
-            channel.say_last(_QUIT)
-            self.logger.debug(">> %s", _QUIT[:-1].decode())
+            channel.say_last(QUIT)
+            self.logger.debug(">> %s", QUIT[:-1].decode())
         if proc.stdin is not None and channel.in_fd >= 0:
             channel.in_fd = -1
             with contextlib.suppress(OSError):
@@ -409,22 +404,16 @@ class BotProcess:
 
     # -- talking ------------------------------------------------------------------------------
 
-    def hold(self, message: dict[str, Any]) -> None:
-        """Queue an information message, to be written with the next request, send or flush.
+    def hold_line(self, data: bytes) -> None:
+        """Queue message lines (``arena.protocol``'s, each ending in a newline), to be written with
+        the next request, send or flush.
 
         One write per decision instead of one per event: every write wakes the bot, and on one
         CPU those wake-ups, not the bytes, are most of the cost of an event.
         """
-        data = orjson.dumps(message, option=_APPEND_NEWLINE)
         if self._is_logging(_DEBUG):
-            self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
-        self._held += data
-
-    def hold_line(self, data: bytes) -> None:
-        """Queue already serialised message lines (each ending in a newline), as ``hold`` does."""
-        if self._is_logging(_DEBUG):
-            for line in data[:-1].split(b"\n"):
-                self.logger.debug(">> %s", line.decode("utf-8", "replace"))
+            for sent in data[:-1].split(b"\n"):
+                self.logger.debug(">> %s", sent.decode("utf-8", "replace"))
         self._held += data
 
     def flush(self) -> None:
@@ -439,8 +428,9 @@ class BotProcess:
             raise self._fault(FaultKind.CRASH, "is not running", b"", b"", None)
         self._write(data, None)
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Write a message that needs no reply (game_start, event, ...); never blocks.
+    def send(self, message: bytes | dict[str, Any]) -> None:
+        """Write a message that needs no reply (game_start, game_end, ...), after the held ones;
+        never blocks. ``message`` is its line (``arena.protocol``), or its fields.
 
         A no-op for a bot whose crash was already reported; raises BotFaultError (crash) if the
         write finds the bot gone, or (timeout) if it has left a line cap of input unread.
@@ -449,7 +439,7 @@ class BotProcess:
             if self.last_fault is not None and self.last_fault.kind is FaultKind.CRASH:
                 return
             raise self._fault(FaultKind.CRASH, "is not running", b"", b"", None)
-        data = orjson.dumps(message, option=_APPEND_NEWLINE)
+        data = message if isinstance(message, bytes) else line(message)
         if self._is_logging(_DEBUG):
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
         if self._held:
@@ -457,12 +447,12 @@ class BotProcess:
             self._held.clear()
         self._write(data, None)
 
-    def request(self, message: dict[str, Any] | bytes, timeout: float,
+    def request(self, message: bytes | dict[str, Any], timeout: float,
                 clock: Clock = Clock.WALL, cap: float | None = None) -> Reply:
         """Write ``message`` with a fresh ``id`` and wait for its reply line.
 
-        ``message`` is a dict (the id is set in it) or, rendered already (the referee's ``act``),
-        the JSON text of an object without its closing brace: the id is written as its last field.
+        ``message`` is an open request (``arena.protocol``: the referee's ``act``), closed here
+        with its id, or its fields (the id is set in them).
 
         ``timeout`` is this request's allowance in seconds of ``clock``, counted from writing the
         message to reading the complete reply line. Under ``wall`` that is wall time (less what the
@@ -480,10 +470,16 @@ class BotProcess:
         rid = self._next_id
         self._next_id = rid + 1
         if isinstance(message, bytes):
-            data = b'%b,"id":%d}\n' % (message, rid)
+            data = with_id(message, rid)
         else:
             message["id"] = rid
-            data = orjson.dumps(message, option=_APPEND_NEWLINE)
+            data = line(message)
+        return self._ask(data, rid, timeout, clock, cap)
+
+    def _ask(self, data: bytes, rid: int, timeout: float, clock: Clock,
+             cap: float | None) -> Reply:
+        """Write the request line ``data`` (whose id is ``rid``) after the held messages, and wait
+        for its reply: what ``request`` does once the line is made."""
         debug = self._is_logging(_DEBUG)
         if debug:
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
@@ -512,24 +508,24 @@ class BotProcess:
                 if payload:  # written here, not through _write: one Python call less per request
                     channel.write(payload)
                     payload = b""
-                line = channel.read_line(deadline, start, self._on_deadline)
+                received = channel.read_line(deadline, start, self._on_deadline)
             except ChannelError as error:
                 raise self._channel_fault(error, rid, data, start) from None
             elapsed = perf_counter() - start
             if debug:
-                self.logger.debug("<< %s", line.decode("utf-8", "replace"))
+                self.logger.debug("<< %s", received.decode("utf-8", "replace"))
             try:
-                reply = orjson.loads(line)
+                reply = orjson.loads(received)
             except orjson.JSONDecodeError:
-                reply = self._read_again(line, rid, data, start)
+                reply = self._read_again(received, rid, data, start)
             if type(reply) is not dict:
                 raise self._fault(
-                    FaultKind.MALFORMED, "reply is not a JSON object", data, line, start
+                    FaultKind.MALFORMED, "reply is not a JSON object", data, received, start
                 )
             got = reply.get("id")
             if type(got) is int:
                 if got == rid:
-                    self._exchange = (data, line)
+                    self._exchange = (data, received)
                     sink = self._sink
                     if sink.eager:  # its stderr of this decision, if read now, marked with it
                         sink.drain(1)
@@ -563,7 +559,7 @@ class BotProcess:
                     self._abandoned.discard(got)
                     self.logger.debug("dropped late reply to request %d", got)
                     continue
-            raise self._id_fault(reply, line, rid, data, start)
+            raise self._id_fault(reply, received, rid, data, start)
 
     def _at_deadline(self, now: float, deadline: float) -> float:
         """The request's new deadline when its deadline has passed (not after ``now``: time out).
@@ -862,7 +858,7 @@ def _close_all_at_exit() -> None:
 
 def _without_bom(line: bytes, rid: int) -> bytes:
     """A reply line without the UTF-8 byte-order mark a first reply (``hello``, id 0) may have."""
-    return line[len(_BOM):] if rid == 0 and line.startswith(_BOM) else line
+    return line[len(_BOM):] if rid == HELLO_ID and line.startswith(_BOM) else line
 
 
 def _timeout_note(fault: Fault) -> str:

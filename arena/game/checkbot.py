@@ -51,9 +51,8 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
-import orjson
-
 import engine
+from arena import protocol
 from arena.bots.faults import (
     QUOTED_STDERR_LINES,
     BotFaultError,
@@ -251,33 +250,23 @@ class _CheckedBot(BotProcess):
         self.needs_restart = False
         super().start()
 
-    def send(self, message: dict[str, Any]) -> None:
-        if self.noisy:
-            message = {**message, UNKNOWN_FIELD: UNKNOWN_VALUE}
-        super().send(message)
-
-    def hold(self, message: dict[str, Any]) -> None:
-        if self.noisy:
-            message = {**message, UNKNOWN_FIELD: UNKNOWN_VALUE}
-        super().hold(message)
+    def send(self, message: bytes | dict[str, Any]) -> None:
+        super().send(_noisy(message) if self.noisy else message)
 
     def hold_line(self, data: bytes) -> None:
-        if not self.noisy:
-            super().hold_line(data)
-            return
-        for line in data.splitlines():  # the referee's shared events: one message a line
-            self.hold(orjson.loads(line))
+        if self.noisy:  # the referee's events: one message a line
+            data = b"".join([_noisy(sent) for sent in data.splitlines(keepends=True)])
+        super().hold_line(data)
 
-    def request(self, message: dict[str, Any] | bytes, timeout: float,
+    def request(self, message: bytes | dict[str, Any], timeout: float,
                 clock: Clock = Clock.WALL, cap: float | None = None) -> Reply:
-        # The referee's act comes rendered (its text less the closing brace): parsed here, so
-        # that the check can change its fields
-        fields: dict[str, Any] = orjson.loads(message + b"}") if isinstance(message, bytes) \
-            else message
+        # The referee's act comes open (arena.protocol): read here, so that the check can change
+        # its fields
+        fields = protocol.fields(message) if isinstance(message, bytes) else message
         is_act = fields.get("type") == "act"
         squeeze = is_act and self.squeeze_next_act
         if is_act and self.noisy:
-            self.hold(UNKNOWN_MESSAGE)  # written in the same write as the act, just before it
+            self.hold_line(protocol.line(UNKNOWN_MESSAGE))  # written with the act, just before it
             fields[UNKNOWN_FIELD] = UNKNOWN_VALUE
             fields["view"] = {**fields["view"], UNKNOWN_FIELD: UNKNOWN_VALUE}
         if squeeze:
@@ -298,6 +287,12 @@ class _CheckedBot(BotProcess):
             if self.on_answer is not None:
                 self.on_answer(reply.elapsed)
         return reply
+
+
+def _noisy(message: bytes | dict[str, Any]) -> bytes:
+    """A message's line with a field the protocol does not define (step 4)."""
+    fields = protocol.fields(message) if isinstance(message, bytes) else message
+    return protocol.line({**fields, UNKNOWN_FIELD: UNKNOWN_VALUE})
 
 
 class _NotStarted(Exception):
