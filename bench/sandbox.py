@@ -22,8 +22,9 @@ import statistics
 from pathlib import Path
 from time import perf_counter
 
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
 from arena.bots.sandbox import Sandbox, bwrap_problem, process_limit_problem
+from arena.bots.shutdown import close_bots
 from arena.game.referee import play_game
 from arena.settings import TimeControl
 

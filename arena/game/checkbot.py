@@ -61,8 +61,9 @@ from arena.bots.faults import (
     last_lines,
     snippet,
 )
-from arena.bots.process import BotProcess, Reply, close_bots
+from arena.bots.process import BotProcess, Reply
 from arena.bots.sandbox import Sandbox
+from arena.bots.shutdown import close_bots
 from arena.errors import BotStartError, ConfigError
 from arena.game.play import seat_names
 from arena.game.referee import GameOutcome, play_game

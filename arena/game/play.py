@@ -11,9 +11,10 @@ from typing import Any
 
 import engine
 from arena.bots.manifest import Manifest, build_bot, is_bot_target
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
 from arena.bots.resolve import ResolvedBot, resolve_manifest
 from arena.bots.sandbox import Sandbox
+from arena.bots.shutdown import close_bots
 from arena.errors import ConfigError
 from arena.game.referee import play_game
 from arena.game.seats import game_seats, given_name, log_file_name

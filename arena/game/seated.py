@@ -21,8 +21,11 @@ class SeatedBot(Protocol):
     name: str
     last_fault: Fault | None
     """The most recent fault, kept after a crash so the next game can record it."""
-    stalls: int
-    """Waits for it that woke up late because the arena itself was not running."""
+
+    @property
+    def stalls(self) -> int:
+        """Waits for it that woke up late because the arena itself was not running."""
+        ...
 
     @property
     def is_running(self) -> bool:

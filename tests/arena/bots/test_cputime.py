@@ -14,9 +14,10 @@ from time import perf_counter
 
 import pytest
 
+from arena.bots.clocks import BLOCKED_HINT
 from arena.bots.cputime import TreeClock
 from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
-from arena.bots.process import BLOCKED_HINT, BotProcess
+from arena.bots.process import BotProcess
 from arena.settings import Clock
 
 pytestmark = pytest.mark.timeout(90)

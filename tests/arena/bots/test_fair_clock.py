@@ -18,9 +18,9 @@ from time import perf_counter
 
 import pytest
 
+from arena.bots.clocks import BLOCKED_HINT
 from arena.bots.cputime import TreeClock, arena_wait
 from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
-from arena.bots.process import BLOCKED_HINT
 from arena.settings import Clock, TimeControl
 
 pytestmark = pytest.mark.timeout(120)

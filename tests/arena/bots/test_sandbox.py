@@ -23,7 +23,7 @@ from time import perf_counter
 import pytest
 
 from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
 from arena.bots.sandbox import (
     INSTALL_HINT,
     Sandbox,
@@ -31,6 +31,7 @@ from arena.bots.sandbox import (
     choose_sandbox,
     process_limit_problem,
 )
+from arena.bots.shutdown import close_bots
 from arena.errors import BotStartError, ConfigError
 from arena.game.referee import play_game
 from arena.settings import Clock, Limits, SandboxMode, TimeControl
