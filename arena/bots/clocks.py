@@ -39,7 +39,7 @@ from __future__ import annotations
 import enum
 import threading
 from time import perf_counter
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -92,9 +92,9 @@ class RequestState(enum.Enum):
     """Its reply came, and was charged."""
 
 
-_WAITING = RequestState.WAITING
-_OVERTIME = RequestState.OVERTIME
-_ANSWERED = RequestState.ANSWERED
+_WAITING: Final = RequestState.WAITING
+_OVERTIME: Final = RequestState.OVERTIME
+_ANSWERED: Final = RequestState.ANSWERED
 _thread_id = threading.get_ident
 
 
