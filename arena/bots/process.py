@@ -38,7 +38,7 @@ import signal
 import subprocess
 from collections.abc import Mapping, Sequence, Sized
 from time import perf_counter
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import orjson
 from mypy_extensions import mypyc_attr
@@ -73,9 +73,9 @@ QUIT_GRACE = DEFAULT_LIMITS.quit_grace_ms / 1000
 """Seconds a bot has to exit after ``quit`` by default before its process group is killed."""
 CRASH_GRACE = 0.1
 """Seconds to wait for a bot that closed its stdout to exit, to report its real exit status."""
-_FAIR = Clock.FAIR
-_WALL = Clock.WALL
-_DEBUG = logging.DEBUG
+_FAIR: Final = Clock.FAIR
+_WALL: Final = Clock.WALL
+_DEBUG: Final = logging.DEBUG
 
 
 class Reply(NamedTuple):
@@ -397,10 +397,10 @@ class BotProcess:
         bot waited for a CPU and the time the arena did to read the reply, never less than the CPU
         time of the bot's process tree; under ``cpu`` that CPU time alone. Under ``fair`` and
         ``cpu`` the wait ends at ``cap`` seconds of wall time whatever was charged (default
-        ``wall_cap(timeout)``; it also bounds what a stall of the arena gives back). Returns the
-        reply object, the elapsed seconds, the CPU seconds and the seconds charged; raises
-        BotFaultError for a timeout, a malformed reply (not one JSON object on one line, a missing
-        or wrong id, a line over ``line_cap``) or a crash.
+        ``arena.bots.clocks.wall_cap(timeout)``; it also bounds what a stall of the arena gives
+        back). Returns the reply object, the elapsed seconds, the CPU seconds and the seconds
+        charged; raises BotFaultError for a timeout, a malformed reply (not one JSON object on one
+        line, a missing or wrong id, a line over ``line_cap``) or a crash.
         """
         if not self._running:
             raise self._fault(FaultKind.CRASH, "is not running", b"", b"", None)
