@@ -5,10 +5,10 @@ every reply line, and so everything quoted from those (rejection reasons, fault 
 tails). Printed raw, such text can act on the reader's terminal: clear the screen, set the window
 title, write the clipboard (OSC 52), hide a link (OSC 8), reorder what follows (bidi overrides),
 or break a table's rows with a newline. ``printable`` shows each such character as an escape
-(``\\x1b``, ``\\u202e``) instead, on terminals and in files alike. The served pages make every
-value printable too, then escape it with HTML's rules (``arena.serve.pages``), which alone leave
-controls and bidi overrides as they are; the report's pages escape with HTML's rules
-(``arena.report``).
+(``\\x1b``, ``\\u202e``) instead, on terminals and in files alike. Every HTML page (the report's
+and the served league's) makes every value printable too, then escapes it with HTML's rules,
+which alone leave controls and bidi overrides as they are: its template environment does both
+(``arena.report.templating``).
 
 Each printer escapes a bot's text once, where it puts it in front of a person: a table escapes its
 cells, a game's transcript its record (``printable_data``), the command line a block it prints

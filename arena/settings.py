@@ -1,5 +1,8 @@
 """Settings that several parts of the arena share: a bot's resource limits, the time control and
-the fault policy. Plain frozen values, importable from every layer without reaching into another."""
+the fault policy, and the numbers the commands take, each declared once with its bounds and, for
+those outside the key table of play settings (``arena.spec``), its default (``Number``). Plain
+frozen values, light to import (``--help`` reads them), from every layer without reaching into
+another."""
 
 from __future__ import annotations
 
@@ -8,30 +11,44 @@ import math
 import os
 import re
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from arena.errors import ConfigError
 
+N = TypeVar("N", int, float)
+"""What a setting counts: an integer (games, milliseconds) or a real number (Elo, seconds)."""
+
 
 @dataclass(frozen=True)
-class Range:
-    """The values an integer setting may take, stated once: the tournament file's reader, the
+class Range(Generic[N]):
+    """The values a number setting may take, stated once: the tournament file's reader, the
     command line's options (typer's ``min``/``max``) and docs/tournaments.md's table all use it,
-    so the three cannot drift. Every bound is finite: a value past it would exhaust memory or
-    overflow a system call long after the run began."""
+    so the three cannot drift. Every integer bound is finite: a value past it would exhaust
+    memory or overflow a system call long after the run began; a real number may have no upper
+    bound (``math.inf``)."""
 
     key: str
     """The setting's key in a tournament file (``time.move_ms``), or its option's name."""
-    low: int
-    high: int
+    low: N
+    high: N
 
     def __str__(self) -> str:
         return f"{self.low}..{self.high}"
 
-    def check(self, value: int, where: str) -> int:
+    def check(self, value: N, where: str) -> N:
         """``value`` if it is in range, else ConfigError ``WHERE: VALUE is out of range (LOW..HIGH)``."""
         if not self.low <= value <= self.high:
             raise ConfigError(f"{where}: {value} is out of range ({self})")
         return value
+
+
+@dataclass(frozen=True)
+class Number(Range[N]):
+    """A number a command takes that the key table of play settings (``arena.spec``) does not
+    hold, with its default: the command's option (its bounds and default), the library's
+    parameter and the league's stored setting all read this row, so none repeats the number."""
+
+    default: N
 
 
 MAX_GAMES = 10_000_000
@@ -53,9 +70,24 @@ MEMORY_MB = Range("limits.memory_mb", 16, 1 << 20)
 CPU_SECONDS = Range("limits.cpu_seconds", 1, 31_536_000)
 FILE_MB = Range("limits.file_mb", 1, 1 << 20)
 QUIT_GRACE_MS = Range("limits.quit_grace_ms", 0, 600_000)
-RESAMPLES = Range("resamples", 0, 1_000_000)
+RESAMPLES = Number("resamples", 0, 1_000_000, 1000)
+"""Bootstrap resamples for the intervals and LOS of a ratings table (``arena.ratings``)."""
 GAME_COUNT = Range("games", 1, MAX_GAMES)
 """Games a command plays (``match --games``, ``league run --games``)."""
+ANALYSED_GAMES = Number(GAME_COUNT.key, GAME_COUNT.low, GAME_COUNT.high, 10)
+"""Games of the entrant ``arena analyse`` analyses (``--games``; ``arena report --analyse``)."""
+SAMPLES = Number("samples", 1, 10_000, 64)
+"""Samples of the unseen cards per decision an analysis takes: see docs/analysis.md (the bench's
+standard error against samples, and the time of one seat of a 4-player Blackout game)."""
+DELTA = Number("delta", 0.0, math.inf, 10.0)
+"""A league's ``delta`` (Elo): a pair whose difference's interval lies within +-delta is a tie.
+Ten points are 51.4% of the comparisons under any model (a deal under ``deals``)."""
+SUSPEND_AFTER = Number("suspend_after", 0, 1_000_000, 3)
+"""A league's ``suspend_after``: games in a row in which an entrant failed to start, timed out or
+crashed before the matchmaker stops seating it (0: never). Each such game costs the league up to a
+start or move allowance (10 s by default), and a working bot almost never fails three in a row."""
+LOCK_WAIT = Number("wait", 0.0, math.inf, 60.0)
+"""Seconds a submission waits for another one that is storing its bot, then gives up."""
 MINUTES = Range("minutes", 0, 525_600)
 """``league run --minutes``: at most a year."""
 BUILD_SECONDS = Range("build_seconds", 1, 86_400)

@@ -55,7 +55,7 @@ from arena.settings import (
 
 if TYPE_CHECKING:
     from arena.configfile import Where
-    from arena.work import BotCommand, RunSettings
+    from arena.values.work import BotCommand, RunSettings
 
 # The tournament file's reader (yaml), the installations and the work items are imported where
 # they are used: the commands' --help reads this table, and should not wait for them.
@@ -75,7 +75,7 @@ class Setting:
     """One line for ``--help``."""
     doc: str
     """The meaning column of docs/tournaments.md (the help, at length)."""
-    range: Range | None = None
+    range: Range[int] | None = None
     """An integer's bounds."""
     nullable: bool = False
     """Whether a tournament file's ``null`` is a value (no limit, the computed default)."""
@@ -322,7 +322,7 @@ def build_limits(values: Mapping[str, Any], base: BuildLimits = DEFAULT_BUILD_LI
 def _interpreters(where: Where, raw: object) -> tuple[str, ...]:
     """``sandbox_interpreters``: a list of directories (relative ones from the current directory,
     like a bot's ``workdir``)."""
-    from arena.bots.installations import check_interpreters
+    from arena.botfiles.installations import check_interpreters
     from arena.configfile import kind as kind_of
 
     if not isinstance(raw, list):
@@ -374,7 +374,7 @@ class PlaySettings:
     def run_settings(self, bots: dict[str, BotCommand], **rest: Any) -> RunSettings:
         """The workers' settings: these, the bots' commands and ``rest`` (log directory, live
         bots kept)."""
-        from arena.work import RunSettings
+        from arena.values.work import RunSettings
 
         return RunSettings(bots=bots, time_control=self.time, limits=self.limits,
                            policy=self.policy, **rest)

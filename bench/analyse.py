@@ -22,7 +22,7 @@ from typing import Any
 import engine
 from arena.analysis.evaluate import evaluate
 from arena.analysis.game import analyse_game, decision_points
-from arena.analysis.settings import DEFAULT_SAMPLES
+from arena.settings import SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
 REPEATS = 3
@@ -84,10 +84,10 @@ def stderr_by_samples(record: dict[str, Any]) -> dict[int, float]:
 def run() -> Iterator[str]:
     """The bench's lines."""
     record = greedy_game(SEED)
-    wall, cpu, count = seat_seconds(record, DEFAULT_SAMPLES)
+    wall, cpu, count = seat_seconds(record, SAMPLES.default)
     verdict = "met" if cpu < GOAL_SECONDS else "NOT met"
     yield (f"one seat of a 4-player Blackout game (greedy bots, 13 deals), {count} decisions at "
-           f"the default {DEFAULT_SAMPLES} samples: {cpu:.1f} CPU-s ({count / cpu:.1f} decisions "
+           f"the default {SAMPLES.default} samples: {cpu:.1f} CPU-s ({count / cpu:.1f} decisions "
            f"per CPU-s), {wall:.1f} s wall here (goal under {GOAL_SECONDS:.0f} s: {verdict}; "
            f"medians of {REPEATS})")
     errors = stderr_by_samples(record)

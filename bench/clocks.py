@@ -36,7 +36,7 @@ from arena.bots.shutdown import close_bots
 from arena.executors.workers import run_tasks
 from arena.game.referee import play_game
 from arena.settings import Clock, TimeControl
-from arena.work import BotCommand, GameSpec, RunSettings
+from arena.values.work import BotCommand, GameSpec, RunSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 BUSY = 16

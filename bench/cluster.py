@@ -25,8 +25,9 @@ from pathlib import Path
 
 from arena.executors.batch import close_batch_bots, play_batch
 from arena.executors.workers import run_tasks
+from arena.records.writer import finished_of
 from arena.runs.results import ResultsWriter
-from arena.work import BotCommand, RunSettings, finished_of
+from arena.values.work import BotCommand, RunSettings
 from bench.tournament import ROOT, tasks
 
 GAMES = 600

@@ -23,7 +23,7 @@ from arena.executors.workers import run_tasks
 from arena.plans.order import locality_order
 from arena.plans.schedule import sample_tables
 from arena.settings import MAX_LIVE_BOTS
-from arena.work import BotCommand, GameSpec, RunSettings
+from arena.values.work import BotCommand, GameSpec, RunSettings
 from engine.blackout import resolve_options
 
 ROOT = Path(__file__).resolve().parents[1]

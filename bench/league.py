@@ -44,7 +44,7 @@ from arena.league.submit import submit
 from arena.plans.schedule import sample_tables
 from arena.ratings.model import ELO_PER_NAT, rate
 from arena.runs.results import ResultsWriter
-from arena.work import Finished
+from arena.values.work import Finished
 
 ENTRANTS = 12
 SPACING = 30.0

@@ -27,7 +27,7 @@ import orjson
 
 from arena.executors.workers import run_tasks
 from arena.report.site import write_report
-from arena.work import BotCommand, GameSpec, RunSettings
+from arena.values.work import BotCommand, GameSpec, RunSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = 10_000

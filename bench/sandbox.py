@@ -22,11 +22,13 @@ import statistics
 from pathlib import Path
 from time import perf_counter
 
+from arena.botfiles.view import layout_of
 from arena.bots.process import BotProcess
-from arena.bots.sandbox import Sandbox, bwrap_problem, process_limit_problem
+from arena.bots.sandbox import bwrap_problem, process_limit_problem
 from arena.bots.shutdown import close_bots
 from arena.game.referee import play_game
 from arena.settings import TimeControl
+from arena.values.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 REPEATS = 5
@@ -71,7 +73,7 @@ def run() -> list[str]:
     box = Sandbox()
     # The Python bot by its real interpreter in both runs: through a pyenv shim the bare start
     # would pay for the shim (a bash script, ~200 ms), which the sandbox resolves away.
-    python = box.layout(["python3"], str(ROOT)).argv[0]
+    python = layout_of(box, ["python3"], str(ROOT)).argv[0]
     bots = {"C": [str(ROOT / "bots" / "c" / "random_bot")],
             "Python": [python, "bots/python/random_bot.py"]}
     for argv in bots.values():  # warm caches (pyenv's shim lookup, page cache) outside the clock

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from arena.executors.workers import run_tasks
-from arena.work import BotCommand, GameSpec, RunSettings
+from arena.values.work import BotCommand, GameSpec, RunSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = 800

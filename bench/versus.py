@@ -141,7 +141,7 @@ def per_decision(bots, count):
 def tournament_rate(count):
     try:  # the layout since the executors moved out of arena.runs
         from arena.executors.workers import run_tasks
-        from arena.work import BotCommand, GameSpec, RunSettings
+        from arena.values.work import BotCommand, GameSpec, RunSettings
     except ImportError:  # the baseline's
         from arena.runs.batch import BotCommand, RunSettings
         from arena.runs.schedule import GameSpec

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,3 +40,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     unchanged): the test processes then finish together instead of one of them running a slow
     test alone at the end."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    """Headless Chromium (tests/browser.py), one per test module that asks for it."""
+    from browser import chromium
+
+    with chromium() as browser:
+        yield browser
+
+
+@pytest.fixture
+def in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from the repository's root: the bot commands of its tournament files are relative to
+    it (``pytestmark = pytest.mark.usefixtures("in_repo")``)."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])

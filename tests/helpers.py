@@ -1,5 +1,6 @@
 """What the test modules share: the ``arena`` command run as a real process, waiting on a
-condition, bots of a test's own, and leagues made in process for tests about something else.
+condition, the C starter bots built, bots of a test's own, leagues made in process for tests about
+something else, and reading back what they wrote (a results file, a league's database, /proc).
 
 Importable from every test module as ``helpers`` (pyproject's ``pythonpath``).
 """
@@ -7,6 +8,7 @@ Importable from every test module as ``helpers`` (pyproject's ``pythonpath``).
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -63,6 +65,14 @@ def wait_for(condition: Callable[[], object], timeout: float = 120.0,
         time.sleep(0.05)
 
 
+def build_c_bots() -> Path:
+    """The C starter bots built (``make -C bots/c``, as ``make test`` builds them); their
+    directory."""
+    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "bots" / "c")], check=True,
+                   capture_output=True, timeout=120)
+    return ROOT / "bots" / "c"
+
+
 def own_bot(parent: Path, name: str = "mine", program: Path = C_BOT,
             version: str | None = None) -> Path:
     """A bot directory of the user's own, ``parent/NAME-src``: a copy of ``program`` with a
@@ -103,6 +113,34 @@ def submitted(league: Path, bot: Path) -> None:
 
     submission = submit(league, bot)
     assert submission.accepted, "\n".join([submission.reason, *submission.report])
+
+
+def query(league: Path, sql: str, *values: object) -> list[tuple[object, ...]]:
+    """The rows of ``sql`` (with ``values``) in the league's database, read-only, apart from any
+    connection the arena holds (a run or a server may be writing)."""
+    from arena.league.store import DATABASE
+
+    db = sqlite3.connect(f"file:{league / DATABASE}?mode=ro", uri=True, timeout=30)
+    try:
+        return db.execute(sql, values).fetchall()
+    finally:
+        db.close()
+
+
+def result_lines(results: Path) -> list[dict[str, Any]]:
+    """Every line of the ``games.jsonl`` in the results directory ``results``, parsed, in order."""
+    import orjson
+
+    return [orjson.loads(line) for line in (results / "games.jsonl").read_bytes().splitlines()]
+
+
+def proc_state(pid: int) -> str | None:
+    """The process state letter from /proc (None when the pid no longer exists)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return None
 
 
 def option_range(param: Any) -> tuple[Any, Any]:

@@ -65,116 +65,89 @@ def test_cycle_finder_finds_a_cycle() -> None:
 LAYERS: dict[str, tuple[str, ...]] = {
     # The engine: pure rules, nothing of the arena.
     "engine": (),
-    # The arena's shared values, below every layer (``arena`` is the package's own __init__).
+    # The arena's shared modules, below every layer (``arena`` is the package's own __init__).
     "arena": (),
     "arena.errors": (),
     "arena.names": (),
     "arena.printable": (),
+    # The output formats the commands offer, each set an enum parsed where the command line is read.
+    "arena.formats": ("arena.errors",),
+    "arena.statusline": (),
+    "arena.stderrindex": (),
     # Which build runs (compiled or pure), chosen before anything else loads: the standard library.
     "arena.startup": (),
     "arena.connectivity": (),
     "arena.settings": ("arena.errors",),
     "arena.configfile": ("arena.errors", "arena.names"),
-    # The results line's one owner, and the work items that plans produce and executors consume.
-    "arena.records": ("arena.errors", "arena.settings"),
-    # The bot protocol's messages, which the bots' processes and the referee share.
+    # The values the layers pass to each other: faults, game ids, the work items that plans
+    # produce and executors consume, a sandbox's settings.
+    "arena.values": ("arena.errors", "arena.settings"),
+    # The results line's one owner.
+    "arena.records": ("arena.errors", "arena.settings", "arena.values"),
+    # The bot protocol's messages, which the bots' processes, the referee and check-bot share.
     "arena.protocol": (),
-    "arena.work": ("arena.errors", "arena.settings", "arena.records"),
+    # A bot as files, before anything runs: its manifest, its name resolved, what a sandbox
+    # would show it. It reads files and starts nothing (no build, no bwrap, no bot).
+    "arena.botfiles": ("arena.errors", "arena.configfile", "arena.values"),
     # The key table of play settings, which tournaments, matches and the league compose.
-    "arena.spec": ("arena.errors", "arena.settings", "arena.configfile", "arena.work"),
+    "arena.spec": ("arena.errors", "arena.settings", "arena.configfile", "arena.values",
+                   "arena.botfiles"),
     # Bot processes, and one game between them.
-    "arena.bots": ("arena.errors", "arena.settings", "arena.configfile", "arena.work",
-                   "arena.protocol"),
+    "arena.bots": ("arena.errors", "arena.settings", "arena.configfile", "arena.stderrindex",
+                   "arena.values", "arena.protocol", "arena.botfiles"),
     "arena.game": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
-                   "arena.records", "arena.protocol", "arena.bots"),
+                   "arena.values", "arena.records", "arena.protocol", "arena.botfiles",
+                   "arena.bots"),
     # How games get played: nothing of plans or runs.
-    "arena.executors": ("arena.errors", "arena.settings", "arena.records", "arena.work",
+    "arena.executors": ("arena.errors", "arena.settings", "arena.values", "arena.records",
                         "arena.bots", "arena.game"),
-    # What to play: pure data and planning, starting nothing (no bot, no build, no bwrap).
+    # What to play: pure data and planning, starting nothing (a bot's files resolved, but no
+    # bot, no build, no bwrap).
     "arena.plans": ("arena.errors", "arena.names", "arena.settings", "arena.configfile",
-                    "arena.connectivity", "arena.records", "arena.work", "arena.spec"),
+                    "arena.connectivity", "arena.formats", "arena.values", "arena.records",
+                    "arena.botfiles",
+                    "arena.spec"),
     # Ratings and tables: statistics over results.
     "arena.ratings": ("arena.errors", "arena.printable", "arena.settings", "arena.connectivity",
-                      "arena.records"),
+                      "arena.formats", "arena.records"),
     # A plan played: its bots sandboxed and built, its games handed to an executor, results kept.
-    "arena.runs": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
-                   "arena.configfile", "arena.records", "arena.work", "arena.bots",
-                   "arena.executors", "arena.plans", "arena.ratings"),
+    "arena.runs": ("arena.errors", "arena.names", "arena.printable", "arena.statusline",
+                   "arena.stderrindex", "arena.settings", "arena.configfile", "arena.values",
+                   "arena.records", "arena.botfiles", "arena.bots", "arena.executors",
+                   "arena.plans", "arena.ratings"),
     "arena.league": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
-                     "arena.records", "arena.work", "arena.spec", "arena.bots", "arena.game",
-                     "arena.executors", "arena.plans", "arena.ratings", "arena.runs"),
+                     "arena.formats", "arena.values", "arena.records", "arena.spec",
+                     "arena.botfiles", "arena.bots",
+                     "arena.game", "arena.executors", "arena.plans", "arena.ratings", "arena.runs"),
     # Decisions analysed against the reference search: records replayed on the engine, nothing
-    # started (no bot, no run); its progress line is the runs' one (NAMED).
-    "arena.analysis": ("arena.errors", "arena.printable", "arena.settings", "arena.records"),
-    # A view of results (of a league only through its one function in NAMED), with their analysis.
-    "arena.report": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
-                     "arena.configfile", "arena.records", "arena.game", "arena.ratings",
-                     "arena.analysis"),
+    # started (no bot, no run).
+    "arena.analysis": ("arena.errors", "arena.printable", "arena.statusline", "arena.settings",
+                       "arena.records"),
+    # A view of results, with their analysis. Not of a league's store: the command hands it a
+    # league's games (``arena.report.games.LeagueGames``).
+    "arena.report": ("arena.errors", "arena.names", "arena.printable", "arena.stderrindex",
+                     "arena.settings", "arena.configfile", "arena.values", "arena.records",
+                     "arena.game", "arena.ratings", "arena.analysis"),
     # The league served over HTTP: a view over the league's library (its store, the submit
     # pipeline, the standings), the ratings, the records and the report's plots and viewer. It
     # plays and builds through the league's own commands in child processes, never a loop of its
     # own (so nothing of runs or executors); bots only for the signal handlers of its build child.
-    "arena.serve": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
-                    "arena.records", "arena.bots", "arena.game", "arena.ratings", "arena.league",
-                    "arena.report"),
+    "arena.serve": ("arena.errors", "arena.names", "arena.printable", "arena.stderrindex",
+                    "arena.settings", "arena.formats", "arena.records", "arena.bots", "arena.game",
+                    "arena.ratings", "arena.league", "arena.report"),
     # The commands, on top of everything.
     "arena.cli": ("arena", "arena.errors", "arena.names", "arena.printable", "arena.connectivity",
-                  "arena.settings", "arena.configfile", "arena.records", "arena.work", "arena.spec",
-                  "arena.bots", "arena.game", "arena.executors", "arena.plans", "arena.ratings",
-                  "arena.runs", "arena.league", "arena.report", "arena.analysis",
-                  "arena.serve", "arena.startup"),
+                  "arena.formats", "arena.settings", "arena.configfile", "arena.values",
+                  "arena.records", "arena.botfiles", "arena.spec", "arena.bots", "arena.game",
+                  "arena.executors", "arena.plans", "arena.ratings", "arena.runs", "arena.league",
+                  "arena.report", "arena.analysis", "arena.serve", "arena.startup"),
     # The command's entry point: the build chosen, then the command line.
     "arena.__main__": ("arena.startup", "arena.cli"),
 }
 """Each package of ``arena/`` (and each of its top-level modules) and ``engine/``: the others it
 may import, at run time or for type checking. Every part of the arena may import the engine; the
-engine imports nothing of the arena. Anything else is a row changed here on purpose, or one name
-in ``NAMED``."""
-
-
-class Crossing(NamedTuple):
-    """Why a layer may import one name from a package its row leaves out."""
-
-    why: str
-    type_only: bool = False
-    """Only under ``if TYPE_CHECKING:``, never at run time."""
-
-
-NAMED: dict[str, dict[str, Crossing]] = {
-    "arena.records": {
-        "arena.bots.faults": Crossing("the fault kinds a results line records (values only)"),
-    },
-    "arena.work": {
-        "arena.bots.sandbox.Sandbox": Crossing("the type of a BotCommand's sandbox", type_only=True),
-    },
-    "arena.spec": {
-        "arena.bots.installations.check_interpreters": Crossing(
-            "the setting sandbox_interpreters: directories, checked"),
-    },
-    "arena.plans": {  # naming a bot reads files and starts nothing: no build, no bwrap, no bot
-        "arena.bots.resolve.ResolvedBot": Crossing("a tournament's or a match's program, resolved"),
-        "arena.bots.resolve.resolve_command": Crossing("a tournament file's cmd: and workdir:"),
-        "arena.bots.resolve.resolve_manifest": Crossing("a tournament file's dir:"),
-        "arena.bots.resolve.resolve_bot": Crossing("a match's bots, as the command line gives them"),
-        "arena.bots.sandbox.Sandbox": Crossing("the sandbox a match's bots are checked against"),
-    },
-    "arena.analysis": {
-        "arena.runs.progress.StatusLine": Crossing("the one status line of long work"),
-    },
-    "arena.report": {
-        "arena.league.status.league_of_export": Crossing(
-            "the league whose export a report shows (its name, for the title)"),
-        "arena.league.status.league_games": Crossing(
-            "a league given to `arena report` itself: its games as its export would hold them, "
-            "the one way the report reads a league's games"),
-        "arena.bots.stderrindex.DecisionLogs": Crossing(
-            "each decision's stderr in the replay: the bots' logs read by the one reader of the "
-            "index their stderr sink writes beside them (it reads files, starts nothing)"),
-    },
-}
-"""The imports across the table's lines, each by the one name it imports: the rest of that package
-stays out of reach (a plan importing ``arena.bots.build`` or ``choose_sandbox``, or a report
-opening the league's store, fails)."""
+engine imports nothing of the arena. There are no exceptions by name: a type that two layers
+share lives below both (``arena.values``), and anything else is a row changed here on purpose."""
 
 
 class Import(NamedTuple):
@@ -183,7 +156,6 @@ class Import(NamedTuple):
     module: str
     target: str
     line: int
-    type_only: bool
 
 
 def _module_name(path: Path) -> str:
@@ -205,9 +177,6 @@ def imports_of(package: str) -> list[Import]:
     found: list[Import] = []
     for path in sorted((ROOT / package).rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
-        checking = {id(node) for guard in ast.walk(tree)
-                    if isinstance(guard, ast.If) and "TYPE_CHECKING" in ast.unparse(guard.test)
-                    for statement in guard.body for node in ast.walk(statement)}
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 targets = [f"{node.module}.{alias.name}" for alias in node.names]
@@ -215,19 +184,13 @@ def imports_of(package: str) -> list[Import]:
                 targets = [alias.name for alias in node.names]
             else:
                 continue
-            found += [Import(_module_name(path), target, node.lineno, id(node) in checking)
+            found += [Import(_module_name(path), target, node.lineno)
                       for target in targets if target.split(".")[0] in ("arena", "engine")]
     return found
 
 
-def _crossing(home: str, target: str) -> tuple[str, Crossing] | None:
-    """The entry of ``NAMED`` that lets ``home`` import ``target``, if any."""
-    return next(((name, crossing) for name, crossing in NAMED.get(home, {}).items()
-                 if target == name or target.startswith(name + ".")), None)
-
-
 def violations(imports: list[Import]) -> list[str]:
-    """The imports that ``LAYERS`` and ``NAMED`` do not allow, one line each."""
+    """The imports that ``LAYERS`` does not allow, one line each."""
     wrong: list[str] = []
     for found in imports:
         home, there = unit_of(found.module), unit_of(found.target)
@@ -237,13 +200,8 @@ def violations(imports: list[Import]) -> list[str]:
             wrong += [unplaced] if unplaced not in wrong else []
             continue
         allowed = LAYERS[home] + (() if home == "engine" else ("engine",))
-        if there == home or there in allowed:
-            continue
-        named = _crossing(home, found.target)
-        if named is None:
+        if there != home and there not in allowed:
             wrong.append(f"{where}: {home} may not import {there}")
-        elif named[1].type_only and not found.type_only:
-            wrong.append(f"{where}: only for type checking (under if TYPE_CHECKING:)")
     return wrong
 
 
@@ -266,38 +224,37 @@ def test_the_table_is_layered() -> None:
 
 
 def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> None:
-    refused = [Import("arena.plans.tournament", "arena.bots.build.run_build", 1, False),
-               Import("arena.plans.tournament", "arena.bots.sandbox.choose_sandbox", 1, False),
-               Import("arena.plans.match", "arena.bots.process.BotProcess", 1, False),
-               Import("arena.plans.schedule", "arena.bots.resolve", 1, False),
-               Import("arena.plans.match", "arena.ratings.sprt.unit_score", 1, False),
-               Import("arena.plans.match", "arena.game.seats.free_name", 1, False),
-               Import("arena.plans.schedule", "arena.runs.run.run", 1, False),
-               Import("arena.executors.batch", "arena.plans.match.Match", 1, False),
-               Import("arena.report.site", "arena.league.store.DATABASE", 1, False),
-               Import("arena.work", "arena.bots.sandbox.Sandbox", 1, False),
-               Import("engine.blackout", "arena.settings.Limits", 1, False),
-               Import("arena.newpackage.x", "arena.errors.ConfigError", 1, False)]
+    refused = [Import("arena.plans.tournament", "arena.bots.build.run_build", 1),
+               Import("arena.plans.tournament", "arena.bots.sandbox.choose_sandbox", 1),
+               Import("arena.plans.match", "arena.bots.process.BotProcess", 1),
+               Import("arena.plans.schedule", "arena.bots.sandbox", 1),
+               Import("arena.plans.match", "arena.ratings.sprt.unit_score", 1),
+               Import("arena.plans.match", "arena.game.seats.free_name", 1),
+               Import("arena.plans.schedule", "arena.runs.run.run", 1),
+               Import("arena.executors.batch", "arena.plans.match.Match", 1),
+               Import("arena.report.site", "arena.league.store.DATABASE", 1),
+               Import("arena.report.games", "arena.league.status.league_games", 1),
+               Import("arena.analysis.run", "arena.runs.progress.Progress", 1),
+               Import("arena.records.writer", "arena.bots.process.BotProcess", 1),
+               Import("arena.botfiles.resolve", "arena.bots.build.run_build", 1),
+               Import("arena.values.work", "arena.bots.sandbox.wrap", 1),
+               Import("arena.values.work", "arena.records.writer.serialise", 1),
+               Import("engine.blackout", "arena.settings.Limits", 1),
+               Import("arena.newpackage.x", "arena.errors.ConfigError", 1)]
     assert [len(violations([found])) for found in refused] == [1] * len(refused)
-    allowed = [Import("arena.plans.match", "arena.bots.resolve.resolve_bot", 1, False),
-               Import("arena.work", "arena.bots.sandbox.Sandbox", 1, True),
-               Import("arena.runs.session", "arena.bots.build.run_build", 1, False),
-               Import("arena.plans.schedule", "engine.seeding.derive_seed", 1, False)]
+    allowed = [Import("arena.plans.match", "arena.botfiles.resolve.resolve_bot", 1),
+               Import("arena.values.work", "arena.values.sandbox.Sandbox", 1),
+               Import("arena.records.writer", "arena.values.faults.Fault", 1),
+               Import("arena.report.stderr", "arena.stderrindex.DecisionLogs", 1),
+               Import("arena.analysis.run", "arena.statusline.StatusLine", 1),
+               Import("arena.runs.session", "arena.bots.build.run_build", 1),
+               Import("arena.plans.schedule", "engine.seeding.derive_seed", 1)]
     assert violations(allowed) == []
-
-
-def test_every_named_crossing_is_still_used() -> None:
-    """An entry of ``NAMED`` that nothing imports any more is a door left open: close it."""
-    used = {(unit_of(found.module), named[0]) for found in imports_of("arena")
-            if (named := _crossing(unit_of(found.module), found.target)) is not None}
-    stale = sorted((home, name) for home, names in NAMED.items() for name in names
-                   if (home, name) not in used)
-    assert stale == [], "nothing imports these any more: take them off NAMED"
 
 
 OTHER_JSON = {
     "arena.bots.exactjson": "a bot reply that orjson refuses, read again exactly",
-    "arena.bots.stderrindex": "the index beside a bot's stderr log: which decision wrote what",
+    "arena.stderrindex": "the index beside a bot's stderr log: which decision wrote what",
     "arena.bots.process": "a bot's replies",
     "arena.cli.league": "league invite --format json's one line",
     "arena.protocol": "the bot protocol's messages",

@@ -18,7 +18,6 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from arena.analysis.settings import DEFAULT_SAMPLES
 from engine import game as engine_game
 from engine.sampling import Playouts, Position, Unsupported, draw_sample, run_heads
 
@@ -114,4 +113,4 @@ def _stderr(values: tuple[float, ...] | list[float]) -> float:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / (count - 1) / count)
 
 
-__all__ = ["DEFAULT_SAMPLES", "VERSION", "ActionValue", "Evaluation", "Unsupported", "evaluate"]
+__all__ = ["VERSION", "ActionValue", "Evaluation", "Unsupported", "evaluate"]

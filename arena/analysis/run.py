@@ -22,7 +22,7 @@ from arena.analysis.game import analyse_game, seats_of
 from arena.errors import ResultsError, RunInterrupted
 from arena.printable import printable
 from arena.records.reader import ReadNotes, read_lines, results_file
-from arena.runs.progress import StatusLine
+from arena.statusline import StatusLine
 
 
 @dataclass(frozen=True)

@@ -45,13 +45,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.botfiles.manifest import MANIFEST_DIRECTORY, Manifest
+from arena.botfiles.view import check_visible
 from arena.bots import buildtree, memory
 from arena.bots.memory import MemoryUse
 from arena.bots.registry import signal_name
-from arena.bots.sandbox import PRLIMIT, Sandbox, hidden_hint, is_root_mode, limit_options, signal_of_status
+from arena.bots.sandbox import PRLIMIT, hidden_hint, limit_options, signal_of_status, wrap
 from arena.bots.uids import BOT_UIDS
+from arena.configfile import Where, check_program
 from arena.errors import ConfigError
 from arena.settings import DEFAULT_BUILD_LIMITS, BuildLimits
+from arena.values.sandbox import Sandbox, is_root_mode
 
 TAIL_LINES = 20
 """How many of a failed build's last output lines its error shows (a compiler's error needs several)."""
@@ -165,11 +169,11 @@ def run_build(build: tuple[str, ...], workdir: str, bot_dir: str, where: str,
     argv = list(build)
     box = None if sandbox is None else sandbox.for_build(limits.processes)
     if box is not None:
-        box.check(argv, workdir, where, bot_dir)
+        check_visible(box, argv, workdir, where, bot_dir)
     uid = BOT_UIDS.take() if box is not None and box.takes_uid else None
     try:
         if box is not None:
-            argv = box.wrap(argv, workdir, limits.rlimits, bot_dir=bot_dir, uid=uid)
+            argv = wrap(box, argv, workdir, limits.rlimits, bot_dir=bot_dir, uid=uid)
         elif os.access(PRLIMIT, os.X_OK):
             problem = _unrunnable(build[0], workdir)
             if problem is not None:  # said as Popen would, not as prlimit's exit status
@@ -184,6 +188,26 @@ def run_build(build: tuple[str, ...], workdir: str, bot_dir: str, where: str,
     finally:
         if uid is not None:
             BOT_UIDS.give_back(uid)
+
+
+def build_bot(manifest: Manifest, directory: Path | None = None,
+              limits: BuildLimits = DEFAULT_BUILD_LIMITS, sandbox: Sandbox | None = None,
+              check: Callable[[Path], None] | None = None) -> None:
+    """Run the manifest's build command in ``directory`` (default: the bot's own directory) with
+    ``run_build`` under ``limits`` (in ``sandbox``, that directory writable and no
+    network; ``check`` sees what it left, as ``run_build`` says), then check that the program in
+    ``run`` exists. ConfigError naming the manifest, with the output's last lines; before
+    anything runs, when ``sandbox`` refuses the program of ``run`` or ``build``."""
+    where = Where(manifest.path)
+    workdir = os.path.abspath(directory if directory is not None else manifest.directory)
+    if sandbox is not None:  # the build's own program is checked where it runs
+        check_visible(sandbox, manifest.run, workdir, f"{manifest.path}: run", workdir)
+    if manifest.build is not None:
+        run_build(manifest.build, workdir, workdir, f"{manifest.path}: build", sandbox, limits,
+                  check)
+    check_program(where, manifest.run, workdir, "run", base_is=MANIFEST_DIRECTORY,
+                  hint=": build it, or add a `build:` that makes it" if manifest.build is None
+                  else ": does `build:` create it?")
 
 
 def _unrunnable(program: str, workdir: str) -> str | None:

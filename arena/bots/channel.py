@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from time import perf_counter
 from typing import Protocol
 
-from arena.bots.faults import FaultKind
 from arena.bots.memory import process_tree
 from arena.bots.stderr import CHUNK, CHUNKS_PER_DRAIN, StderrSink
+from arena.values.faults import FaultKind
 
 NOTHING_RECEIVED = "nothing received: did the bot flush stdout after writing?"
 """Said with a timeout when not a byte of the reply arrived: the usual cause is a missing flush."""

@@ -45,7 +45,7 @@ from mypy_extensions import mypyc_attr
 
 from arena.bots.channel import NOTHING_RECEIVED
 from arena.bots.cputime import ARENA_MARK_SECONDS, ARENA_WAITS, ArenaWait, TreeClock, arena_wait
-from arena.bots.faults import TimeLimit
+from arena.values.faults import TimeLimit
 
 __all__ = ["BLOCKED_HINT", "STALL", "CpuClock", "DecisionClock", "FairClock", "Meter",
            "RequestState", "TimedOut", "WallClock", "wall_cap"]

@@ -14,11 +14,11 @@ import signal
 from typing import Any
 
 from arena.bots.clocks import BLOCKED_HINT
-from arena.bots.faults import Fault, FaultKind
 from arena.bots.memory import MemoryUse, megabytes_over
 from arena.bots.registry import signal_name
 from arena.bots.sandbox import signal_of_status, start_hint
 from arena.settings import Limits
+from arena.values.faults import Fault, FaultKind
 
 
 def crash(what: str, status: int | None, exited: bool, used: MemoryUse, limits: Limits,

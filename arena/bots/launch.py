@@ -14,9 +14,10 @@ import resource
 import subprocess
 from collections.abc import Mapping, Sequence
 
-from arena.bots.sandbox import Sandbox
+from arena.bots.sandbox import wrap
 from arena.configfile import FROM_ARENA, resolved_from
 from arena.settings import DEFAULT_LIMITS, Limits
+from arena.values.sandbox import Sandbox
 
 
 def spawn(
@@ -33,7 +34,7 @@ def spawn(
     (without, the caller applies them with ``apply_limits``), as ``uid`` where the sandbox
     ``takes_uid``; ConfigError when the sandbox refuses its program.
     """
-    command = list(argv) if sandbox is None else sandbox.wrap(argv, cwd, limits, env, uid=uid)
+    command = list(argv) if sandbox is None else wrap(sandbox, argv, cwd, limits, env, uid=uid)
     return subprocess.Popen(
         command,
         stdin=subprocess.PIPE,

@@ -3,7 +3,7 @@
 A ``BotProcess`` runs one bot program (an argv list, never a shell) in its own working directory
 and its own process group, speaks the arena's line protocol (docs/protocol.md) to it, and turns
 every way the bot can fail a request into a ``BotFaultError`` carrying a ``Fault``
-(arena.bots.faults). The referee says what the messages hold (``arena.protocol`` builds them) and
+(arena.values.faults). The referee says what the messages hold (``arena.protocol`` builds them) and
 decides legality; this layer only moves lines and has them timed. It stays usable across games:
 one process plays game after game until a fault or ``restart()``.
 
@@ -47,17 +47,17 @@ from arena.bots import endings, launch, memory, registry
 from arena.bots.channel import Channel, ChannelError, wait_exits
 from arena.bots.clocks import CpuClock, DecisionClock, FairClock, Meter, WallClock
 from arena.bots.exactjson import NotJson
-from arena.bots.faults import BotFaultError, Fault, FaultKind, snippet
 from arena.bots.memory import MemoryUse
 from arena.bots.registry import install_signal_handlers
 from arena.bots.replies import read_again, wrong_id
-from arena.bots.sandbox import Sandbox
 from arena.bots.shutdown import close_bots
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
 from arena.bots.uids import BOT_UIDS
 from arena.errors import BotStartError, ConfigError
 from arena.protocol import HELLO_GAMES, HELLO_ID, PROTOCOL_VERSION, QUIT, hello, line, with_id
 from arena.settings import DEFAULT_LIMITS, Clock, Limits
+from arena.values.faults import BotFaultError, Fault, FaultKind, snippet
+from arena.values.sandbox import Sandbox
 from engine.errors import shown
 
 __all__ = [
@@ -492,7 +492,7 @@ class BotProcess:
     def mark_stderr(self, game: str | None, seat: int, decisions: Sized | None) -> None:
         """Mark what the bot writes to stderr from now on with its decision in ``game`` at
         ``seat`` (``len(decisions) + 1``, read when bytes arrive; the referee's list of the
-        game's decisions so far), in its log's index (``arena.bots.stderrindex``); None: with
+        game's decisions so far), in its log's index (``arena.stderrindex``); None: with
         no decision (after the game)."""
         self._sink.mark_decisions(game, seat, decisions)
 

@@ -1,6 +1,9 @@
 """Bubblewrap sandboxes for bot processes: a bot's argv in, the argv that runs it confined out.
 
-A sandboxed bot is still just a process with three pipes to the process layer: ``Sandbox.wrap``
+The sandbox's settings are a value (``arena.values.sandbox.Sandbox``) and what they show a
+program is found before anything runs (``arena.botfiles.view``); this module runs bwrap with them.
+
+A sandboxed bot is still just a process with three pipes to the process layer: ``wrap``
 turns its argv into ``prlimit LIMITS -- bwrap ... -- [setpriv ... --] argv`` and nothing else
 changes (``arena.bots.launch.spawn`` starts it like any other). Inside, the bot:
 
@@ -13,8 +16,8 @@ changes (``arena.bots.launch.spawn`` starts it like any other). Inside, the bot:
   (``ETC_PATHS``: no shadow, no ssh, no credentials), a fresh ``/proc`` of its own namespace, a
   minimal ``/dev`` (``DEVICES``, no terminal); its own bot directory read-only at its usual
   path (writable for a build command); the allowed interpreter installations, read-only
-  (``arena.bots.installations``: those of the interpreters the arena itself finds, and those the
-  organiser names; never a home); and a private tmpfs of ``scratch_mb`` at ``/tmp`` (``$TMPDIR``
+  (``arena.botfiles.installations``: those of the interpreters the arena itself finds, and those
+  the organiser names; never a home); and a private tmpfs of ``scratch_mb`` at ``/tmp`` (``$TMPDIR``
   and ``$HOME``). Everything else (the other bots, the results, the tournament file, the
   organiser's home, the arena's own files) is simply not there. The environment is cleared to
   ``PATH`` (each allowed installation's ``bin``, then the entries of the arena's own PATH that
@@ -22,8 +25,8 @@ changes (``arena.bots.launch.spawn`` starts it like any other). Inside, the bot:
   ``TMPDIR`` and ``LANG``.
 
 What a command names never adds to that view: a program outside the bot's directory, the system
-directories and the allowed installations is refused before it starts (``Sandbox.check``), with
-one line saying what to do.
+directories and the allowed installations is refused before it starts
+(``arena.botfiles.view.check_visible``), with one line saying what to do.
 
 Limits are set by ``prlimit`` (util-linux) on itself before it execs bwrap, so they hold from the
 bot's first instruction; applying them to bwrap's pid after the start (as the process layer does
@@ -56,18 +59,14 @@ import resource
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from arena.bots.installations import (
-    SYSTEM_DIRS,
-    allowed_installations,
-    path_inside,
-    program_inside,
-)
+from arena.botfiles.installations import SYSTEM_DIRS, allowed_installations
+from arena.botfiles.view import Layout, layout_of
 from arena.bots.uids import UID_FIRST, UID_LAST
 from arena.errors import ConfigError
 from arena.settings import DEFAULT_BUILD_LIMITS, BuildLimits, Limits, SandboxMode
+from arena.values.sandbox import Sandbox, is_root_mode
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
 ETC_PATHS = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", "/etc/passwd", "/etc/group",
@@ -90,11 +89,6 @@ PRLIMIT = "/usr/bin/prlimit"
 _NAMESPACES = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                "--unshare-cgroup-try")
 """Every namespace of ``--unshare-all`` but the user namespace (for an arena running as root)."""
-
-def is_root_mode() -> bool:
-    """True when sandboxes run without a user namespace, each bot as a uid of its own (root)."""
-    return os.geteuid() == 0
-
 
 def signal_of_status(returncode: int | None) -> int | None:
     """The signal that killed a sandboxed bot, from bwrap's exit status (128 + N), else None.
@@ -132,129 +126,71 @@ def hidden_hint(output: str) -> str:
             "--interpreter DIR)")
 
 
-@dataclass(frozen=True)
-class Sandbox:
-    """How bot processes are confined: scratch size, process limit, whether the bot's own
-    directory is writable (build commands only), the bot's directory when a manifest says it, and
-    the installations the organiser allows besides the arena's own interpreters."""
+def wrap(sandbox: Sandbox, argv: Sequence[str], cwd: str | os.PathLike[str] | None,
+         limits: Limits, env: Mapping[str, str] | None = None, bot_dir: str | None = None,
+         uid: int | None = None) -> list[str]:
+    """The argv that runs ``argv`` (started in ``cwd``) in ``sandbox`` under ``limits``, as
+    ``uid`` where it ``takes_uid`` (one from ``arena.bots.uids.BOT_UIDS``).
 
-    scratch_mb: int = 64
-    processes: int | None = 128
-    """Processes and threads of the bot's uid together (RLIMIT_NPROC); None: not limited."""
-    writable_bot_dir: bool = False
-    bot_dir: str | None = None
-    """The bot's directory (a manifest's); None: found from the argv (``bot_directory``)."""
-    interpreters: tuple[str, ...] = ()
-    """Installations the organiser allows (absolute, checked by
-    ``arena.bots.installations.check_interpreters``), shown read-only besides the defaults."""
+    ``bot_dir`` as for ``arena.botfiles.view.layout_of``; ConfigError when the program is outside
+    the sandbox's view.
+    """
+    if sandbox.takes_uid and uid is None:
+        raise ValueError("a root arena's sandboxed bot needs a uid of its own (BOT_UIDS.take())")
+    here = os.path.abspath(cwd if cwd is not None else os.getcwd())
+    layout = layout_of(sandbox, argv, here, bot_dir)
+    return [PRLIMIT, *limit_options(limits, sandbox.processes), "--",
+            *bwrap_argv(sandbox, layout, here, env, uid)]
 
-    @property
-    def installations(self) -> tuple[str, ...]:
-        """Every installation this sandbox shows (``allowed_installations``)."""
-        return allowed_installations(self.interpreters)
 
-    @property
-    def takes_uid(self) -> bool:
-        """Whether a process in it runs as a uid of its own (``arena.bots.uids``): a root arena's
-        bot or build."""
-        return is_root_mode()
-
-    def for_build(self, processes: int | None = None) -> Sandbox:
-        """The same sandbox with the bot's own directory writable, for its build command, with
-        the build's process limit (None: this sandbox's)."""
-        return replace(self, writable_bot_dir=True,
-                       processes=self.processes if processes is None else processes)
-
-    def layout(self, argv: Sequence[str], cwd: str | os.PathLike[str] | None,
-               bot_dir: str | None = None) -> Layout:
-        """What ``argv`` started in ``cwd`` sees in this sandbox; ConfigError when its program is
-        outside that view (``program_inside``). ``bot_dir`` overrides the bot directory (a build
-        command's argv names the compiler, not the bot); else this sandbox's ``bot_dir``; else
-        the one found from ``argv``."""
-        here = os.path.abspath(cwd if cwd is not None else os.getcwd())
-        chosen = bot_dir if bot_dir is not None else self.bot_dir
-        directory = (bot_directory(argv, here) if chosen is None
-                     else os.path.abspath(os.path.join(here, chosen)))
-        present = tuple(root for root in self.installations if os.path.isdir(root))
-        program = program_inside(argv, here, directory, present)
-        path = path_inside(os.environ.get("PATH", "/usr/bin:/bin"), present)
-        return Layout(directory, present, (program, *argv[1:]), path)
-
-    def check(self, argv: Sequence[str], cwd: str | os.PathLike[str] | None, where: str,
-              bot_dir: str | None = None) -> None:
-        """ConfigError ``WHERE: names ...`` when ``argv``'s program is outside this sandbox's view."""
-        try:
-            self.layout(argv, cwd, bot_dir)
-        except ConfigError as error:
-            raise ConfigError(f"{where}: {error}") from None
-
-    def wrap(self, argv: Sequence[str], cwd: str | os.PathLike[str] | None, limits: Limits,
-             env: Mapping[str, str] | None = None, bot_dir: str | None = None,
-             uid: int | None = None) -> list[str]:
-        """The argv that runs ``argv`` (started in ``cwd``) in this sandbox under ``limits``,
-        as ``uid`` where it ``takes_uid`` (one from ``arena.bots.uids.BOT_UIDS``).
-
-        ``bot_dir`` as for ``layout``; ConfigError when the program is outside the sandbox's view.
-        """
-        if self.takes_uid and uid is None:
-            raise ValueError("a root arena's sandboxed bot needs a uid of its own (BOT_UIDS.take())")
-        here = os.path.abspath(cwd if cwd is not None else os.getcwd())
-        layout = self.layout(argv, here, bot_dir)
-        return [PRLIMIT, *self.limit_options(limits), "--",
-                *self.bwrap_argv(layout, here, env, uid)]
-
-    def limit_options(self, limits: Limits) -> list[str]:
-        """prlimit's options for ``limits`` and this sandbox's process limit (``limit_options``)."""
-        return limit_options(limits, self.processes)
-
-    def bwrap_argv(self, layout: Layout, here: str, env: Mapping[str, str] | None,
-                   uid: int | None = None) -> list[str]:
-        """The bwrap command line for a resolved ``layout`` with working directory ``here``, the
-        program run as ``uid`` when given (``takes_uid``)."""
-        as_root = is_root_mode()
-        words = ["bwrap", *(_NAMESPACES if as_root else ("--unshare-all",)),
-                 "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-        own_uid = uid is not None and self.takes_uid
-        if own_uid:  # setpriv's, dropped by it with the uid change
-            words += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-        words.append("--clearenv")
-        for path in SYSTEM_DIRS:
-            if os.path.islink(path):
-                words += ["--symlink", os.readlink(path), path]
-            elif os.path.isdir(path):
-                words += ["--ro-bind", path, path]
-        # bwrap makes missing parents of a mount point 0700: unreadable to the bot's own uid.
-        words += ["--perms", "0755", "--dir", "/etc"]
-        for path in ETC_PATHS:
-            words += ["--ro-bind-try", path, path]
-        words += ["--proc", "/proc", "--perms", "0755", "--dir", "/dev"]
-        for device in DEVICES:
-            words += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
-        for number, name in enumerate(("stdin", "stdout", "stderr")):
-            words += ["--symlink", f"/proc/self/fd/{number}", f"/dev/{name}"]
-        words += ["--symlink", "/proc/self/fd", "/dev/fd",
-                  "--perms", "1777", "--size", str(self.scratch_mb << 20), "--tmpfs", SCRATCH,
-                  "--symlink", SCRATCH, "/dev/shm"]  # shared memory counts against scratch
-        made: set[str] = {"/", "/etc", "/dev", SCRATCH, *SYSTEM_DIRS}
-        for target in (here, *layout.installations, layout.bot_dir):
-            for directory in _ancestors(target, include_self=target == here):
-                if directory not in made:
-                    made.add(directory)
-                    words += ["--perms", "0755", "--dir", directory]
-        for root in layout.installations:
-            words += ["--ro-bind", os.path.realpath(root), root]
-        bind = "--bind" if self.writable_bot_dir else "--ro-bind"
-        words += [bind, os.path.realpath(layout.bot_dir), layout.bot_dir, "--remount-ro", "/"]
-        variables = {"PATH": layout.path, "HOME": SCRATCH,
-                     "TMPDIR": SCRATCH, "LANG": os.environ.get("LANG", "C.UTF-8")}
-        variables.update(env or {})
-        for name, value in variables.items():
-            words += ["--setenv", name, value]
-        words += ["--chdir", here, "--"]
-        if own_uid:
-            words += [SETPRIV, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
-                      "--inh-caps=-all", "--"]
-        return [*words, *layout.argv]
+def bwrap_argv(sandbox: Sandbox, layout: Layout, here: str, env: Mapping[str, str] | None,
+               uid: int | None = None) -> list[str]:
+    """The bwrap command line for ``sandbox`` and a resolved ``layout`` with working directory
+    ``here``, the program run as ``uid`` when given (``takes_uid``)."""
+    as_root = is_root_mode()
+    words = ["bwrap", *(_NAMESPACES if as_root else ("--unshare-all",)),
+             "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    own_uid = uid is not None and sandbox.takes_uid
+    if own_uid:  # setpriv's, dropped by it with the uid change
+        words += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    words.append("--clearenv")
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            words += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            words += ["--ro-bind", path, path]
+    # bwrap makes missing parents of a mount point 0700: unreadable to the bot's own uid.
+    words += ["--perms", "0755", "--dir", "/etc"]
+    for path in ETC_PATHS:
+        words += ["--ro-bind-try", path, path]
+    words += ["--proc", "/proc", "--perms", "0755", "--dir", "/dev"]
+    for device in DEVICES:
+        words += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
+    for number, name in enumerate(("stdin", "stdout", "stderr")):
+        words += ["--symlink", f"/proc/self/fd/{number}", f"/dev/{name}"]
+    words += ["--symlink", "/proc/self/fd", "/dev/fd",
+              "--perms", "1777", "--size", str(sandbox.scratch_mb << 20), "--tmpfs", SCRATCH,
+              "--symlink", SCRATCH, "/dev/shm"]  # shared memory counts against scratch
+    made: set[str] = {"/", "/etc", "/dev", SCRATCH, *SYSTEM_DIRS}
+    for target in (here, *layout.installations, layout.bot_dir):
+        for directory in _ancestors(target, include_self=target == here):
+            if directory not in made:
+                made.add(directory)
+                words += ["--perms", "0755", "--dir", directory]
+    for root in layout.installations:
+        words += ["--ro-bind", os.path.realpath(root), root]
+    bind = "--bind" if sandbox.writable_bot_dir else "--ro-bind"
+    words += [bind, os.path.realpath(layout.bot_dir), layout.bot_dir, "--remount-ro", "/"]
+    variables = {"PATH": layout.path, "HOME": SCRATCH,
+                 "TMPDIR": SCRATCH, "LANG": os.environ.get("LANG", "C.UTF-8")}
+    variables.update(env or {})
+    for name, value in variables.items():
+        words += ["--setenv", name, value]
+    words += ["--chdir", here, "--"]
+    if own_uid:
+        words += [SETPRIV, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
+                  "--inh-caps=-all", "--"]
+    return [*words, *layout.argv]
 
 
 def limit_options(limits: Limits, processes: int | None) -> list[str]:
@@ -306,32 +242,6 @@ def _ancestors(path: str, include_self: bool) -> list[str]:
     return ["/" + "/".join(parts[:count]) for count in range(1, len(parts) + 1) if parts[0]]
 
 
-@dataclass(frozen=True)
-class Layout:
-    """What a bot's sandbox shows of the host: the bot's directory and the allowed installations
-    (absolute paths), the argv to run inside (the program resolved) and the PATH inside."""
-
-    bot_dir: str
-    installations: tuple[str, ...]
-    argv: tuple[str, ...]
-    path: str
-
-
-def bot_directory(argv: Sequence[str], here: str) -> str:
-    """The directory of the bot ``argv`` runs in the directory ``here`` (absolute).
-
-    That of the first argument naming an existing file (the script: ``python3 bots/x/bot.py`` ->
-    ``bots/x``), else that of the program when it is given as a path (``./random_bot``), else
-    ``here``.
-    """
-    for word in argv[1:]:
-        if not word.startswith("-") and os.path.isfile(os.path.join(here, word)):
-            return os.path.dirname(os.path.abspath(os.path.join(here, word)))
-    if "/" in argv[0]:
-        return os.path.dirname(os.path.abspath(os.path.join(here, argv[0])))
-    return here
-
-
 # -- is bubblewrap here, and does it work -----------------------------------------------------
 
 
@@ -373,7 +283,8 @@ def choose_sandbox(mode: SandboxMode, where: str = "sandbox",
     problem = bwrap_problem()
     if problem is None:
         box = sandbox or Sandbox()
-        _ = box.installations  # found once here, not again in each worker forked after this
+        # Found once here, not again in each worker forked after this.
+        _ = allowed_installations(box.interpreters)
         return box, None
     if mode is SandboxMode.BWRAP:
         raise ConfigError(f"{where}: bwrap asked for, but {problem}")
@@ -440,14 +351,14 @@ def visibility_report(argv: Sequence[str], cwd: str | None = None,
 
     def command(what: str, words: Sequence[str], box: Sandbox) -> tuple[str, Layout | None]:
         try:
-            layout = box.layout(words, here, bot_dir)
+            layout = layout_of(box, words, here, bot_dir)
         except ConfigError as error:
             refused.append(f"{what}: {error}")
             return f"{what}: refused: {error}", None
         return f"{what}: {' '.join(layout.argv)}", layout
 
-    lines = [f"allowed installation (read-only): {root}" for root in sandbox.installations
-             if os.path.isdir(root)]
+    lines = [f"allowed installation (read-only): {root}"
+             for root in allowed_installations(sandbox.interpreters) if os.path.isdir(root)]
     scratch = f"scratch (writable, {sandbox.scratch_mb} MB, $TMPDIR and $HOME): {SCRATCH}"
     if build is not None:  # the build's own view: it runs once, before any game, as itself
         lines.append("the build, once before any game, sees:")

@@ -12,7 +12,7 @@ thousands of processes is thousands of files holding one "[arena] started" line 
 The sink never blocks: ``drain()`` reads what the pipe holds now, a bounded number of chunks per
 call, so the caller can look at its clock between calls.
 
-Decisions (``arena.bots.stderrindex``): while ``mark_decisions`` names a game and seat, each run
+Decisions (``arena.stderrindex``): while ``mark_decisions`` names a game and seat, each run
 of bytes written to the log is marked in the log's side index with the decision it was read
 under, the one being asked: ``len(decisions) + 1``, the referee's list of decisions made so far,
 read only when bytes arrive. A mark is written only when the decision changes between bytes, so a
@@ -30,10 +30,10 @@ import errno
 import os
 from collections.abc import Sized
 
-from arena.bots import stderrindex
-from arena.bots.faults import STDERR_TAIL_BYTES
-from arena.bots.stderrindex import Key
+from arena import stderrindex
 from arena.errors import BotStartError
+from arena.stderrindex import Key
+from arena.values.faults import STDERR_TAIL_BYTES
 
 CHUNK = 65536
 """Bytes read from a pipe per ``os.read``."""

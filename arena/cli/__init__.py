@@ -1,10 +1,10 @@
 """The ``arena`` command line: thin commands over library functions, one place for error exits.
 
 ``arena --help`` imports every command's module (typer reads each signature), so a command's
-module imports at its top only what its options need (typer, ``arena.spec``, ``arena.settings``,
-the engine's game names, light defaults such as ``arena.ratings.defaults``) and the library it
-hands off to inside its function: numpy, tabulate, the league, Dask, the report, the sandbox and
-the bots' processes load only for the command that runs (tests/arena/cli/test_startup.py). The
+module imports at its top only what its options need (typer, ``arena.spec``, ``arena.settings``
+with every option's bounds and default, the engine's game names) and the library it hands off
+to inside its function: numpy, tabulate, the league, Dask, the report, the sandbox and the
+bots' processes load only for the command that runs (tests/arena/cli/test_startup.py). The
 command modules leave out ``from __future__ import annotations``: with it typer evaluates every
 option's annotation again, several times per command, on each start.
 """
@@ -140,7 +140,7 @@ def _stderr_of(error: Exception) -> str:
     error's message never holds it (``BotStartError.stderr_tail``)."""
     if not isinstance(error, BotStartError) or not error.stderr_tail:
         return ""
-    from arena.bots.faults import quoted_stderr
+    from arena.values.faults import quoted_stderr
 
     return quoted_stderr(error.stderr_tail)
 

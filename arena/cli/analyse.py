@@ -2,13 +2,18 @@
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from arena.analysis.settings import DEFAULT_GAMES, DEFAULT_SAMPLES
-from arena.settings import GAME_COUNT, JOBS
+from arena.cli.options import format_option
+from arena.formats import TextOrJson
+from arena.settings import ANALYSED_GAMES, JOBS, SAMPLES
+
+if TYPE_CHECKING:
+    from arena.analysis.run import Analysed
 
 SAMPLES_HELP = "Samples of the unseen cards per decision (more: a smaller standard error, slower)."
 
@@ -25,13 +30,15 @@ def analyse_command(
         show_default=False)] = "",
     games: Annotated[int, typer.Option(
         help="Analyse the entrant's first N games in the file (fewer if it played fewer).",
-        min=GAME_COUNT.low, max=GAME_COUNT.high)] = DEFAULT_GAMES,
-    samples: Annotated[int, typer.Option(help=SAMPLES_HELP, min=1, max=10_000)] = DEFAULT_SAMPLES,
+        min=ANALYSED_GAMES.low, max=ANALYSED_GAMES.high)] = ANALYSED_GAMES.default,
+    samples: Annotated[int, typer.Option(help=SAMPLES_HELP, min=SAMPLES.low,
+                                         max=SAMPLES.high)] = SAMPLES.default,
     jobs: Annotated[int | None, typer.Option(
         help="Games analysed at once, each in its own process (default: one per CPU).",
         min=JOBS.low, max=JOBS.high, show_default=False)] = None,
-    fmt: Annotated[str, typer.Option(
-        "--format", help="text, or json: one object per decision, a line each.")] = "text",
+    fmt: Annotated[TextOrJson, format_option(
+        TextOrJson, "Output format: {} (json: one object per decision, a line each).")] = \
+        TextOrJson.TEXT,
 ) -> None:
     """Value each decision of an entrant against the reference search: the action chosen, the
     best one, the expected loss in points and its noise, marked inaccuracy, mistake or blunder
@@ -39,27 +46,41 @@ def analyse_command(
     `arena report`, cost nothing more.
     """
     from arena.analysis.run import analyse_results
-    from arena.analysis.text import analysis_text
     from arena.errors import ConfigError
 
     if not entrant:
         raise ConfigError("--entrant: name the entrant whose decisions to analyse")
-    if fmt not in ("text", "json"):
-        raise ConfigError(f"--format: {fmt!r} is not text or json")
     analysed = analyse_results(results, entrant, game_id=game_id, games=games, samples=samples,
                                jobs=jobs or len(os.sched_getaffinity(0)))
     for note in analysed.notes:
         print(f"arena: note: {note}", file=sys.stderr)
-    if fmt == "json":
-        import orjson
+    WRITERS[fmt](analysed)
 
-        keys = ("game", "deal", "decision", "seat", "kind", "chosen", "best", "loss", "stderr",
-                "mark", "values")
-        for decision in analysed.decisions:
-            sys.stdout.write(orjson.dumps({key: decision[key] for key in keys}).decode() + "\n")
-        return
-    sys.stdout.write(analysis_text(entrant, analysed.decisions, every=analysed.games == 1))
+
+def _write_text(analysed: "Analysed") -> None:
+    """The decisions and the summary; then, on stderr, how many games and where they are kept."""
+    from arena.analysis.text import analysis_text
+
+    sys.stdout.write(analysis_text(analysed.entrant, analysed.decisions,
+                                   every=analysed.games == 1))
     cache = "from the cache" if analysed.from_cache == analysed.games else (
         f"{analysed.from_cache} from the cache" if analysed.from_cache else "")
     print(f"arena: analysed {analysed.games} games{' (' + cache + ')' if cache else ''}; "
           f"kept in {analysed.file}", file=sys.stderr)
+
+
+def _write_json(analysed: "Analysed") -> None:
+    """One JSON object a decision, a line each."""
+    import orjson
+
+    keys = ("game", "deal", "decision", "seat", "kind", "chosen", "best", "loss", "stderr",
+            "mark", "values")
+    for decision in analysed.decisions:
+        sys.stdout.write(orjson.dumps({key: decision[key] for key in keys}).decode() + "\n")
+
+
+WRITERS: dict[TextOrJson, Callable[["Analysed"], None]] = {
+    TextOrJson.TEXT: _write_text,
+    TextOrJson.JSON: _write_json,
+}
+"""One writer for each format of ``arena analyse``: what it prints of the decisions analysed."""

@@ -18,9 +18,9 @@ from arena.settings import (
 )
 
 if TYPE_CHECKING:
-    from arena.bots.manifest import Manifest
-    from arena.bots.sandbox import Sandbox
+    from arena.botfiles.manifest import Manifest
     from arena.game.checkbot import StepResult
+    from arena.values.sandbox import Sandbox
 
 
 def check_bot_command(
@@ -83,11 +83,12 @@ def check_bot_command(
       arena check-bot --sandbox bwrap --interpreter /opt/pypy3 -- /opt/pypy3/bin/pypy3 my_bot.py
       arena check-bot --sandbox-report python3 my_bot.py
     """
-    from arena.bots.installations import check_interpreters
-    from arena.bots.manifest import is_bot_target
-    from arena.bots.resolve import resolve_manifest
-    from arena.bots.sandbox import Sandbox, bwrap_problem, choose_sandbox, visibility_report
+    from arena.botfiles.installations import check_interpreters
+    from arena.botfiles.manifest import is_bot_target
+    from arena.botfiles.resolve import resolve_manifest
+    from arena.bots.sandbox import bwrap_problem, choose_sandbox, visibility_report
     from arena.game.checkbot import bot_argv, check_bot
+    from arena.values.sandbox import Sandbox
 
     words = bot_command or []
     bot = resolve_manifest(words[0]) if len(words) == 1 and is_bot_target(words[0]) else None
@@ -127,7 +128,7 @@ def check_bot_command(
 def _build(manifest: "Manifest", box: "Sandbox | None") -> None:
     """Build the bot as a league would, saying how long it took; a failed build is the check's
     first failure (its output's tail shown), exit status 1: the bot, not the input, is at fault."""
-    from arena.bots.manifest import build_bot
+    from arena.bots.build import build_bot
     from arena.errors import ConfigError
     from arena.game.checkbot import StepResult
 

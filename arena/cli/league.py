@@ -1,22 +1,26 @@
 """``arena league``: a league that accepts bot submissions and keeps a live ranking (SQLite)."""
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from arena import spec
+from arena.cli.options import format_option
 from arena.cli.options import option as setting_option
 from arena.errors import ConfigError, RunInterrupted
-from arena.league.defaults import DELTA, LOCK_WAIT, SUSPEND_AFTER
+from arena.formats import PlainOrJson, TableFormat
 from arena.printable import printable
-from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
 from arena.settings import (
+    DELTA,
     GAME_COUNT,
     JOBS,
+    LOCK_WAIT,
     MINUTES,
     RESAMPLES,
     SEED,
+    SUSPEND_AFTER,
     Clock,
     FaultPolicy,
     Limits,
@@ -30,8 +34,7 @@ app = typer.Typer(help="A league: submitted bots, games scheduled where the rank
                        "certain, a table that is always current (docs/league.md).",
                   no_args_is_help=True, rich_markup_mode=None)
 
-SERVE_EXTRA = ("fastapi", "starlette", "uvicorn", "jinja2", "markupsafe", "multipart",
-               "python_multipart")
+SERVE_EXTRA = ("fastapi", "starlette", "uvicorn", "multipart", "python_multipart")
 """The modules of the serve extra (pyproject's optional dependencies), and theirs."""
 
 League = Annotated[Path, typer.Argument(help="The league's directory.", show_default=False)]
@@ -64,14 +67,15 @@ def init_command(
     delta: Annotated[float, typer.Option(
         help="Elo margin under which two neighbours count as a tie: once their difference is "
              "surely inside +-delta, the matchmaker stops spending games on them.",
-        min=0.0)] = DELTA,
+        min=DELTA.low)] = DELTA.default,
     interpreter: Annotated[list[str] | None, setting_option(spec.INTERPRETERS)] = None,
     build_seconds: Annotated[int, setting_option(spec.BUILD_WALL)] = spec.BUILD_WALL.default,
     build_cpu_seconds: Annotated[int, setting_option(spec.BUILD_CPU)] = spec.BUILD_CPU.default,
     suspend_after: Annotated[int, typer.Option(
         help="Suspend an entrant that failed to start, timed out or crashed in this many games "
              "in a row (0: never): the matchmaker stops seating it until a new version, or "
-             "`league reinstate`.", min=0, max=1_000_000)] = SUSPEND_AFTER,
+             "`league reinstate`.", min=SUSPEND_AFTER.low, max=SUSPEND_AFTER.high)] = \
+        SUSPEND_AFTER.default,
 ) -> None:
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     from arena.game.play import parse_option_pairs
@@ -105,7 +109,7 @@ def submit_command(
              "archive holding one.", show_default=False)],
     wait: Annotated[float, typer.Option(
         help="Seconds to wait while another submission is storing its bot, then give up.",
-        min=0.0)] = LOCK_WAIT,
+        min=LOCK_WAIT.low)] = LOCK_WAIT.default,
     name: Annotated[str | None, typer.Option(
         help="Enter it under this name instead of its manifest's: a variant that plays beside "
              "the current version (its own versions from v1), or a new version of that entrant.",
@@ -164,7 +168,7 @@ def run_command(
     """
     from arena.league.run import LeagueRunReport, expected_games, run_league
     from arena.runs.progress import Progress
-    from arena.work import Finished
+    from arena.values.work import Finished
 
     progress = Progress(games or 0)
 
@@ -192,13 +196,13 @@ def run_command(
 @app.command("table")
 def table_command(
     league: League,
-    fmt: Annotated[str, typer.Option(
-        "--format", help="Output format: plain, github, csv, json or html.")] = "plain",
+    fmt: Annotated[TableFormat, format_option(TableFormat, "Output format: {}.")] = \
+        TableFormat.PLAIN,
     crosstable: Annotated[bool, typer.Option(
         "--crosstable", help="Add the head-to-head matrix (pairwise score %).")] = False,
     resamples: Annotated[int, typer.Option(
         help="Bootstrap resamples for the intervals and LOS (0: none).", min=RESAMPLES.low,
-        max=RESAMPLES.high)] = DEFAULT_RESAMPLES,
+        max=RESAMPLES.high)] = RESAMPLES.default,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.", min=SEED.low,
                                       max=SEED.high)] = 0,
 ) -> None:
@@ -212,9 +216,9 @@ def table_command(
 @app.command("status")
 def status_command(
     league: League,
-    fmt: Annotated[str, typer.Option(
-        "--format", help="Output format: plain, or json (the entrants' versions and states, "
-                         "suspensions with their reasons).")] = "plain",
+    fmt: Annotated[PlainOrJson, format_option(
+        PlainOrJson, "Output format: {} (json: the entrants' versions and states, suspensions "
+                     "with their reasons).")] = PlainOrJson.PLAIN,
 ) -> None:
     """Entrants and versions, games, faults, suspensions, submissions (with their reasons)."""
     from arena.league.status import league_status
@@ -302,8 +306,8 @@ def export_command(
     The export is what anyone may see of the games: the bots' stderr is left out of every fault
     unless --with-stderr.
     """
-    from arena.league.status import EXPORT_DIR, export_games
-    from arena.records.reader import RESULTS_FILE
+    from arena.league.status import export_games
+    from arena.records.reader import EXPORT_DIR, RESULTS_FILE
 
     path = out if out is not None else league / EXPORT_DIR / RESULTS_FILE
     try:
@@ -319,7 +323,8 @@ def export_command(
 def invite_command(
     league: League,
     name: Annotated[str, typer.Argument(help="The participant's name.", show_default=False)],
-    fmt: Annotated[str, typer.Option("--format", help="Output format: plain or json.")] = "plain",
+    fmt: Annotated[PlainOrJson, format_option(PlainOrJson, "Output format: {}.")] = \
+        PlainOrJson.PLAIN,
 ) -> None:
     """Make NAME a participant of the league served by `league serve`, and print their token once.
 
@@ -328,20 +333,30 @@ def invite_command(
     from arena.league.accounts import Accounts
     from arena.league.store import Store
 
-    if fmt not in ("plain", "json"):
-        raise ConfigError(f"--format: {fmt!r} is not one of plain, json")
     store = Store.open(league)
     try:
         participant, token = Accounts(store).invite(name)
     finally:
         store.close()
-    if fmt == "json":
-        import orjson
+    typer.echo(INVITE_WRITERS[fmt](participant.name, token))
 
-        typer.echo(orjson.dumps({"participant": participant.name, "token": token}).decode())
-        return
-    typer.echo(f"participant {participant.name}: token {token}")
-    typer.echo("give it to them privately; it is shown only now (the league keeps its hash)")
+
+def _invite_text(participant: str, token: str) -> str:
+    return (f"participant {participant}: token {token}\n"
+            "give it to them privately; it is shown only now (the league keeps its hash)")
+
+
+def _invite_json(participant: str, token: str) -> str:
+    import orjson
+
+    return orjson.dumps({"participant": participant, "token": token}).decode()
+
+
+INVITE_WRITERS: dict[PlainOrJson, Callable[[str, str], str]] = {
+    PlainOrJson.PLAIN: _invite_text,
+    PlainOrJson.JSON: _invite_json,
+}
+"""One writer for each format of ``league invite``: the participant and its token."""
 
 
 @app.command("revoke")

@@ -87,12 +87,13 @@ def match_command(
     Example: arena match "python3 bots/python/greedy_bot.py" "python3 bots/python/random_bot.py"
     --field bots/c/random_bot --sprt elo0=0,elo1=30 --games 600
     """
-    from arena.bots.installations import check_interpreters
-    from arena.bots.sandbox import Sandbox, choose_sandbox
+    from arena.botfiles.installations import check_interpreters
+    from arena.bots.sandbox import choose_sandbox
     from arena.game.play import parse_option_pairs
     from arena.plans.match import new_match
     from arena.ratings.sprt import parse_sprt
     from arena.runs.match import MatchProgress, play_match, summary
+    from arena.values.sandbox import Sandbox
 
     allowed = Sandbox(interpreters=check_interpreters(interpreter or [], "--interpreter"))
     box, note = choose_sandbox(sandbox, "--sandbox", allowed)

@@ -1,4 +1,5 @@
-"""The commands' options for play settings, made from the key table (``arena.spec``).
+"""The commands' options for play settings, made from the key table (``arena.spec``), and
+``--format``, made from the output's formats (``arena.formats``).
 
 A command names a setting and takes its option from here: ``move_ms: Annotated[int,
 option(spec.MOVE)] = spec.MOVE.default``. The option's name, help, bounds and shown default are
@@ -12,6 +13,7 @@ from typing import Any
 
 import typer
 
+from arena.formats import OutputFormat
 from arena.spec import Setting
 
 
@@ -28,3 +30,11 @@ def option(setting: Setting, *short: str, help: str | None = None, **extra: Any)
     if setting.default is None or setting.type is list:
         extra.setdefault("show_default", False)
     return typer.Option(setting.option_name, *short, help=help or setting.help, **bounds, **extra)
+
+
+def format_option(formats: type[OutputFormat], help: str) -> Any:
+    """The ``--format`` option of an output offering ``formats``: the value parsed where the
+    command line is read (an unknown one is a one-line error naming the choices); ``help`` says
+    ``{}`` where the choices go (``plain, github, csv, json or html``)."""
+    return typer.Option("--format", parser=formats.parse, metavar="FORMAT",
+                        help=help.format(formats.listed()))

@@ -64,11 +64,12 @@ def play_command(
         bots/c/random_bot
       arena play blackout "me=python3 my_bot.py" "a=bots/c/random_bot" "b=bots/c/random_bot"
     """
-    from arena.bots.installations import check_interpreters
-    from arena.bots.sandbox import Sandbox, choose_sandbox
+    from arena.botfiles.installations import check_interpreters
+    from arena.bots.sandbox import choose_sandbox
     from arena.game.play import parse_option_pairs, play_one
     from arena.game.transcript import game_report
     from arena.records.writer import indented
+    from arena.values.sandbox import Sandbox
 
     allowed = Sandbox(interpreters=check_interpreters(interpreter or [], "--interpreter"))
     box, note = choose_sandbox(sandbox, "--sandbox", allowed)

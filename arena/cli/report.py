@@ -10,8 +10,7 @@ import typer
 from arena.cli.table import RATING_HELP
 from arena.errors import ConfigError
 from arena.printable import printable
-from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
-from arena.settings import RESAMPLES, SEED
+from arena.settings import ANALYSED_GAMES, RESAMPLES, SAMPLES, SEED
 
 
 def report_command(
@@ -27,7 +26,7 @@ def report_command(
     resamples: Annotated[
         int, typer.Option(help="Bootstrap resamples for the ranking's intervals (0: none).",
                           min=RESAMPLES.low, max=RESAMPLES.high)
-    ] = DEFAULT_RESAMPLES,
+    ] = RESAMPLES.default,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.",
                                       min=SEED.low, max=SEED.high)] = 0,
     rating: Annotated[str | None, typer.Option(help=RATING_HELP, show_default=False)] = None,
@@ -46,21 +45,21 @@ def report_command(
     decisions `arena analyse` analysed (kept beside the results) show in the replays and on the
     entrants' pages; so does what each bot wrote to stderr while deciding each move.
     """
+    from arena.league.status import league_games
     from arena.report.site import write_report
 
     for entrant in analyse or ():
         from arena.analysis.run import analyse_results
-        from arena.analysis.settings import DEFAULT_GAMES, DEFAULT_SAMPLES
 
         for path in paths:
-            analysed = analyse_results(path, entrant, games=DEFAULT_GAMES, samples=DEFAULT_SAMPLES,
-                                       jobs=len(os.sched_getaffinity(0)))
+            analysed = analyse_results(path, entrant, games=ANALYSED_GAMES.default,
+                                       samples=SAMPLES.default, jobs=len(os.sched_getaffinity(0)))
             print(f"arena: analysed {analysed.games} games of {printable(entrant)} in {path}",
                   file=sys.stderr)
 
     _check_log_dirs(logs)
     written = write_report(paths, out, resamples=resamples, seed=seed, model=rating,
-                           logs=logs or ())
+                           logs=logs or (), league_games=league_games)
     for note in written.notes:
         print(f"arena: note: {note}", file=sys.stderr)
     typer.echo(f"report of {written.games} games written; open {written.index.resolve()}")
@@ -88,24 +87,24 @@ def show_command(
 
     Each decision's stderr is what the bot wrote while deciding it, from the logs beside the
     results (or --logs)."""
+    from arena.league.status import league_games
     from arena.report.games import find_game
     from arena.report.show import show_game
     from arena.report.stderr import StderrShown
 
     _check_log_dirs(logs)
-    record = find_game(results, game_id)
+    record = find_game(results, game_id, league_games)
     said = StderrShown.beside([results], logs or ()).of(str(record["id"]))
     typer.echo(show_game(record, seat, said))
     if analyse:
         from arena.analysis.run import analyse_results
-        from arena.analysis.settings import DEFAULT_SAMPLES
         from arena.analysis.text import analysis_text
 
         names = list(record["names"])
         chosen = names if seat is None else [names[seat]] if 0 <= seat < len(names) else []
         for entrant in dict.fromkeys(chosen):
             analysed = analyse_results(results, entrant, game_id=str(record["id"]),
-                                       samples=DEFAULT_SAMPLES,
+                                       samples=SAMPLES.default,
                                        jobs=len(os.sched_getaffinity(0)))
             decisions = [d for d in analysed.decisions if seat is None or d["seat"] == seat]
             typer.echo(f"\nAnalysis of {printable(entrant)}:")

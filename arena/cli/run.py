@@ -5,8 +5,9 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.options import format_option
 from arena.errors import ConfigError
-from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
+from arena.formats import PlainOrJson
 from arena.settings import JOBS, LIVE_BOTS, RESAMPLES
 
 
@@ -29,7 +30,7 @@ def run_command(
         help="Write into --out even if it is a directory the arena did not make (it never "
              "deletes files it did not write).")] = False,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the rating intervals.",
-                                           min=RESAMPLES.low, max=RESAMPLES.high)] = DEFAULT_RESAMPLES,
+                                           min=RESAMPLES.low, max=RESAMPLES.high)] = RESAMPLES.default,
     max_live_bots: Annotated[int | None, typer.Option(
         help="Bot processes each worker keeps alive at most; the least recently used are closed "
              "and restarted when next needed (default: the file's max_live_bots, else 24).",
@@ -43,8 +44,8 @@ def run_command(
         help="With --dry-run: earlier results (a results directory or games.jsonl; repeatable) "
              "to read the bots' decision times from, besides the run's own results directory.",
         show_default=False)] = None,
-    fmt: Annotated[str, typer.Option(
-        "--format", help="With --dry-run: plain or json.")] = "plain",
+    fmt: Annotated[PlainOrJson, format_option(PlainOrJson, "With --dry-run: {}.")] = \
+        PlainOrJson.PLAIN,
     cluster: Annotated[str | None, typer.Option(
         help="Play the games on the Dask cluster whose scheduler is at this address "
              "(e.g. tcp://127.0.0.1:8786; see docs/cluster.md) instead of local workers. "
@@ -65,7 +66,7 @@ def run_command(
         return
     if estimate_from:
         raise ConfigError("--estimate-from applies only with --dry-run")
-    if fmt != "plain":
+    if fmt is not PlainOrJson.PLAIN:  # another format than the default asked for
         raise ConfigError("--format applies only with --dry-run (the table's formats: arena table)")
     from arena.runs.run import run_tournament
     from arena.startup import running

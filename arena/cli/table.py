@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from arena import spec
-from arena.ratings.defaults import RESAMPLES as DEFAULT_RESAMPLES
+from arena.cli.options import format_option
+from arena.formats import TableFormat
 from arena.settings import DEFAULT_RATING, RESAMPLES, SEED
 
 RATING_HELP = (f"{spec.RATING.help} Default: {DEFAULT_RATING.value}, or places for results "
@@ -22,9 +23,7 @@ def table_command(
         typer.Argument(help="games.jsonl files, or results directories holding one.",
                        metavar="PATH", show_default=False),
     ],
-    fmt: Annotated[
-        str, typer.Option("--format", help="Output format: plain, github, csv, json or html.")
-    ] = "plain",
+    fmt: Annotated[TableFormat, format_option(TableFormat, "Output format: {}.")] = TableFormat.PLAIN,
     anchor: Annotated[
         str | None,
         typer.Option(help="Fix one entrant's rating, NAME=RATING, instead of a pool mean of 1500.",
@@ -36,7 +35,7 @@ def table_command(
     resamples: Annotated[
         int, typer.Option(help="Bootstrap resamples for the intervals and LOS (0: none).",
                           min=RESAMPLES.low, max=RESAMPLES.high)
-    ] = DEFAULT_RESAMPLES,
+    ] = RESAMPLES.default,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.",
                                       min=SEED.low, max=SEED.high)] = 0,
     rating: Annotated[

@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.bots.faults import Fault, FaultKind
 from arena.bots.process import BotProcess
 from arena.bots.shutdown import close_bots
 from arena.errors import BotStartError
 from arena.game.referee import play_game
 from arena.records.result import result_of
 from arena.records.writer import results_line
-from arena.work import BotCommand, GameSpec, RunSettings
+from arena.values.faults import Fault, FaultKind
+from arena.values.work import BotCommand, GameSpec, RunSettings
 
 
 class _BotPool:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from arena.bots.build import run_build
 from arena.errors import ConfigError
-from arena.work import BotCommand, RunSettings
+from arena.values.work import BotCommand, RunSettings
 
 SKIPPED = frozenset({".git", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Directory names never shipped: caches and repositories, which no bot needs to run."""

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from arena.errors import ConfigError
 from arena.executors.workers import LocalWorkers
-from arena.work import Finished, GameSpec, RunSettings
+from arena.values.work import Finished, GameSpec, RunSettings
 
 
 class Executor(Protocol):

@@ -40,7 +40,8 @@ from distributed import Client, KilledWorker, WorkerPlugin, get_worker
 from arena.errors import ArenaError, ClusterError
 from arena.executors.batch import close_all_batch_bots, play_batch
 from arena.executors.bundle import Bundle, bundle_of, localised, unpack
-from arena.work import Finished, GameSpec, RunSettings, finished_of
+from arena.records.writer import finished_of
+from arena.values.work import Finished, GameSpec, RunSettings
 
 TASK_SECONDS = 1.0
 """Worker time a task aims at. Each task costs the scheduler, the runner and the worker a few ms of

@@ -21,8 +21,9 @@ from typing import Any, NamedTuple
 from arena.bots.process import live_bots
 from arena.errors import ResultsError
 from arena.executors.batch import close_batch_bots, play_batch
+from arena.records.writer import finished_of
 from arena.settings import available_cpus
-from arena.work import Finished, GameSpec, RunSettings, finished_of
+from arena.values.work import Finished, GameSpec, RunSettings
 
 STOP_GRACE = 2.0
 """Seconds a stopping run waits for the games in progress to finish and be saved."""

@@ -53,7 +53,14 @@ from typing import Any
 
 import engine
 from arena import protocol
-from arena.bots.faults import (
+from arena.botfiles.view import check_visible
+from arena.bots.process import BotProcess, Reply
+from arena.bots.shutdown import close_bots
+from arena.errors import BotStartError, ConfigError
+from arena.game.play import seat_names
+from arena.game.referee import GameOutcome, play_game
+from arena.settings import DEFAULT_LIMITS, DEFAULT_TIME, Clock, Limits, TimeControl
+from arena.values.faults import (
     QUOTED_STDERR_LINES,
     BotFaultError,
     Fault,
@@ -61,13 +68,7 @@ from arena.bots.faults import (
     last_lines,
     snippet,
 )
-from arena.bots.process import BotProcess, Reply
-from arena.bots.sandbox import Sandbox
-from arena.bots.shutdown import close_bots
-from arena.errors import BotStartError, ConfigError
-from arena.game.play import seat_names
-from arena.game.referee import GameOutcome, play_game
-from arena.settings import DEFAULT_LIMITS, DEFAULT_TIME, Clock, Limits, TimeControl
+from arena.values.sandbox import Sandbox
 from engine.errors import shown
 
 PLAYERS = 4
@@ -178,7 +179,7 @@ def check_bot(
         if PLAYERS not in engine.game(name).info.player_counts:  # UnknownGameError names the games
             raise ConfigError(f"check-bot: no check for game {name!r} (it is not for {PLAYERS} players)")
     if sandbox is not None:  # a program the sandbox hides is bad input, not a failed step
-        sandbox.check(argv, workdir, "check-bot")
+        check_visible(sandbox, argv, workdir, "check-bot")
     check = _Check(argv, chosen, seed, time_control, limits, on_step, sandbox)
     check.workdir = workdir
     check.on_note = on_note

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from arena.bots.manifest import Manifest, build_bot, is_bot_target
+from arena.botfiles.manifest import Manifest, is_bot_target
+from arena.botfiles.resolve import ResolvedBot, resolve_manifest
+from arena.botfiles.view import check_visible
+from arena.bots.build import build_bot
 from arena.bots.process import BotProcess
-from arena.bots.resolve import ResolvedBot, resolve_manifest
-from arena.bots.sandbox import Sandbox
 from arena.bots.shutdown import close_bots
 from arena.errors import ConfigError
 from arena.game.referee import play_game
@@ -22,6 +23,7 @@ from arena.names import command_label, free_name
 from arena.records.result import result_of
 from arena.records.writer import logged_record
 from arena.settings import DEFAULT_LIMITS, DEFAULT_POLICY, DEFAULT_TIME, FaultPolicy, Limits, TimeControl
+from arena.values.sandbox import Sandbox
 
 
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
@@ -86,7 +88,7 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
                                     f"{program.manifest.path}: run",
                                     f"{program.manifest.path}: build")
         for seat, (name, argv) in enumerate(zip(names, argvs, strict=True)):
-            sandbox.check(argv, workdirs[seat], f"seat {seat} ({name})", workdirs[seat])
+            check_visible(sandbox, argv, workdirs[seat], f"seat {seat} ({name})", workdirs[seat])
     for program in directories.values():
         assert program.manifest is not None  # a bot directory: resolved from its manifest
         build_bot(program.manifest, sandbox=_for_dir(sandbox, program.bot_dir))

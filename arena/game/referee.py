@@ -27,12 +27,12 @@ import orjson
 
 import engine
 from arena.bots.exactjson import NotJson, read_exactly
-from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit
 from arena.bots.process import Reply
 from arena.game.seated import SeatedBot
 from arena.protocol import GameMessages, game_end, with_id
 from arena.records.writer import fault_entry, game_record
 from arena.settings import DEFAULT_POLICY, DEFAULT_TIME, FaultPolicy, TimeControl
+from arena.values.faults import BotFaultError, Fault, FaultKind, TimeLimit
 from engine.chance import Preset
 from engine.errors import EngineError
 from engine.game import Game
@@ -74,7 +74,7 @@ def play_game(
     fallback's (check-bot: the other seats are copies of the bot, which would repeat the fault,
     and a copy that hangs costs its whole allowance). ``preset``: deals given instead of drawn
     from ``seed`` (a deals file's; the record keeps them). ``game_id``: the game's id, which
-    marks each decision's stderr in the bots' logs (``arena.bots.stderrindex``)."""
+    marks each decision's stderr in the bots' logs (``arena.stderrindex``)."""
     game = engine.game(game_name)
     players = len(bots)
     state = game.new_game(players, seed, options, preset=preset)

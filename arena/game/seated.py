@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Sized
 from typing import Protocol
 
-from arena.bots.faults import Fault
 from arena.bots.process import Reply
 from arena.settings import Clock
+from arena.values.faults import Fault
 
 
 class SeatedBot(Protocol):
     """A bot as the referee uses it: it says its name, takes messages, answers requests, and
-    tells what went wrong (``request`` raises ``arena.bots.faults.BotFaultError``)."""
+    tells what went wrong (``request`` raises ``arena.values.faults.BotFaultError``)."""
 
     name: str
     last_fault: Fault | None

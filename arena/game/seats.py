@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import engine
-from arena.bots.resolve import split_command
+from arena.botfiles.resolve import split_command
 from arena.errors import ConfigError
 from arena.names import NAME, UNSAFE, command_label, free_name, same_name
 from engine.game import GameInfo

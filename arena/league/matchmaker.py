@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from arena.league.defaults import DELTA
+from arena.settings import DELTA
 
 NEWCOMER_SETS = 3
 STARVING_SHARE = 0.25
@@ -87,7 +87,7 @@ def ordered(entrants: Sequence[Entrant]) -> list[Entrant]:
                                            e.key))
 
 
-def pair_states(entrants: Sequence[Entrant], delta: float = DELTA
+def pair_states(entrants: Sequence[Entrant], delta: float = DELTA.default
                 ) -> list[tuple[Entrant, Entrant, PairState]]:
     """Each two neighbours in table order and whether their order is settled, a tie or open."""
     order = ordered(entrants)
@@ -118,7 +118,7 @@ def share(count: int, size: int, field: int) -> int:
 
 
 def next_tables(entrants: Sequence[Entrant], size: int, count: int,
-                seed: int = 0, delta: float = DELTA) -> list[tuple[str, ...]]:
+                seed: int = 0, delta: float = DELTA.default) -> list[tuple[str, ...]]:
     """The next ``count`` tables of ``size`` entrants (keys), most useful first; none when there
     are fewer than ``size`` entrants. ``delta``: the tie margin (Elo)."""
     if len(entrants) < size or count <= 0:

@@ -8,7 +8,7 @@ conduct (``Store.record_game``): one it suspends (its ``suspend_after``-th game 
 start failure, a time-out or a crash) ends the batch at once, since it sits in more of it. The
 league is the planner of a session (``arena.runs.session``, as a tournament and a match are): it
 holds the league's run lock and plays the batches locally or on the league's Dask cluster; the
-stored copies are resolved like any bot (``arena.bots.resolve.resolve_copy``) and were built when
+stored copies are resolved like any bot (``arena.botfiles.resolve.resolve_copy``) and were built when
 they were submitted.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.bots.resolve import resolve_copy
+from arena.botfiles.resolve import resolve_copy
 from arena.errors import ConfigError
 from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
@@ -31,11 +31,11 @@ from arena.league.settings import LeagueSettings
 from arena.league.standings import StandingsCache
 from arena.league.store import LOGS_DIR, Bot, PlannedSet, Store
 from arena.plans.seating import add_order, best_order
-from arena.records.ids import LEAGUE_ROUND, league_game_id
 from arena.records.reader import parse_line
 from arena.runs.session import Session
 from arena.settings import available_cpus
-from arena.work import Finished, GameSpec
+from arena.values.ids import LEAGUE_ROUND, league_game_id
+from arena.values.work import Finished, GameSpec
 from engine.seeding import derive_seed
 
 RUN_LOCK = "run.lock"

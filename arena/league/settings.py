@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import engine
-from arena.bots.installations import check_interpreters
-from arena.bots.sandbox import Sandbox, choose_sandbox
+from arena.botfiles.installations import check_interpreters
+from arena.bots.sandbox import choose_sandbox
 from arena.errors import ConfigError
-from arena.league.defaults import DELTA, SUSPEND_AFTER
 from arena.settings import (
     DEFAULT_BUILD_LIMITS,
     DEFAULT_RATING,
+    DELTA,
+    SUSPEND_AFTER,
     BuildLimits,
     Clock,
     FaultPolicy,
@@ -29,6 +30,7 @@ from arena.settings import (
     sandbox_mode,
 )
 from arena.spec import BUILD_SETTINGS, PlaySettings, build_limits, game_settings
+from arena.values.sandbox import Sandbox
 
 if TYPE_CHECKING:
     from arena.league.store import Store
@@ -53,13 +55,13 @@ class LeagueSettings:
     """A Dask scheduler's address where ``league run`` plays its games; None: local workers."""
     rating: RatingModel = DEFAULT_RATING
     """What the league's table rates (``arena.ratings.model``); leagues made before it: the default."""
-    delta: float = DELTA
+    delta: float = DELTA.default
     """The matchmaker's tie margin (Elo): neighbours whose difference is surely within +-delta
     are a tie and get no more games than settled pairs (``arena.league.matchmaker``)."""
     build: BuildLimits = DEFAULT_BUILD_LIMITS
     """What a submission's build may use (``league init --build-seconds``...; leagues made before
     it: the defaults)."""
-    suspend_after: int = SUSPEND_AFTER
+    suspend_after: int = SUSPEND_AFTER.default
     """An entrant that failed to start, timed out or crashed in this many games in a row is
     suspended: the matchmaker seats it no more (0: never; ``Store.record_game``)."""
 
@@ -78,9 +80,9 @@ class LeagueSettings:
     def checked(cls, game: str, players: int | None, options: Mapping[str, object],
                 play: PlaySettings = PlaySettings(),  # noqa: B008 (frozen)
                 seed: int = 1, cluster: str | None = None,
-                rating: str = DEFAULT_RATING.value, delta: float = DELTA,
+                rating: str = DEFAULT_RATING.value, delta: float = DELTA.default,
                 build: Mapping[str, int] | None = None,
-                suspend_after: int = SUSPEND_AFTER) -> LeagueSettings:
+                suspend_after: int = SUSPEND_AFTER.default) -> LeagueSettings:
         """Settings from ``league init``'s options; ConfigError naming the bad option (its
         sandbox and installations checked here: ``--sandbox``, ``--interpreter``). ``build``:
         the build settings by key (``arena.spec.BUILD_SETTINGS``), the defaults for those left
@@ -137,6 +139,6 @@ class LeagueSettings:
         return cls(game=raw["game"], players=raw["players"], options=raw["options"], play=play,
                    seed=raw["seed"], cluster=raw.get("cluster"),
                    rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"),
-                   delta=float(raw.get("delta", DELTA)),
+                   delta=float(raw.get("delta", DELTA.default)),
                    build=replace(DEFAULT_BUILD_LIMITS, **raw.get("build", {})),
-                   suspend_after=int(raw.get("suspend_after", SUSPEND_AFTER)))
+                   suspend_after=int(raw.get("suspend_after", SUSPEND_AFTER.default)))

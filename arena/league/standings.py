@@ -11,13 +11,12 @@ from arena.errors import ArenaError
 from arena.league.matchmaker import Entrant
 from arena.league.store import Bot, Store
 from arena.plans.seating import neighbour_counts
-from arena.ratings.defaults import RESAMPLES
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import Flag, Ratings, Standing, rate
 from arena.records.reader import parse_line
 from arena.records.result import rating_input
 from arena.records.visible import Viewer, visible_line
-from arena.settings import RatingModel
+from arena.settings import RESAMPLES, RatingModel
 
 MATCHMAKER_RESAMPLES = 200
 """Bootstrap resamples behind the intervals the matchmaker reads (enough to rank uncertainty)."""
@@ -58,7 +57,7 @@ class LeagueRatings:
     left_out: LeftOut
 
 
-def league_ratings(store: Store, *, resamples: int = RESAMPLES, seed: int = 0,
+def league_ratings(store: Store, *, resamples: int = RESAMPLES.default, seed: int = 0,
                    model: RatingModel | None = None) -> LeagueRatings | None:
     """The ratings of the games among the active versions (None before there are any), and
     what they leave out."""

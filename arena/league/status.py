@@ -7,10 +7,11 @@ author, fault details, rejection reasons quoting what a bot sent): each value is
 
 from __future__ import annotations
 
-import html
 import os
 import secrets
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import orjson
 from tabulate import tabulate
 
 from arena.errors import ConfigError, ResultsError
+from arena.formats import PlainOrJson, TableFormat
 from arena.league.leftovers import SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
@@ -25,24 +27,21 @@ from arena.league.settings import LeagueSettings
 from arena.league.standings import LeagueRatings, export_lines, league_ratings, table_entrant
 from arena.league.store import DATABASE, SUBMISSIONS_LOG, Bot, Store
 from arena.printable import printable, printable_json
-from arena.ratings.defaults import RESAMPLES
-from arena.ratings.table import FORMATS, render_table
-from arena.records.reader import RESULTS_FILE
+from arena.ratings.table import render_table
+from arena.records.reader import EXPORT_DIR, RESULTS_FILE
 from arena.records.visible import ANYONE, ORGANISER, visible_detail
+from arena.settings import RESAMPLES
 
-EXPORT_DIR = "export"
-"""The league's own folder for exports (the default ``--out`` is ``export/games.jsonl``)."""
 RECENT_SUBMISSIONS = 10
 RECENT_FAULTS = 3
 
 
-def league_table(directory: Path, *, fmt: str = "plain", resamples: int = RESAMPLES,
-                 seed: int = 0, crosstable: bool = False) -> str:
+def league_table(directory: Path, *, fmt: TableFormat = TableFormat.PLAIN,
+                 resamples: int = RESAMPLES.default, seed: int = 0,
+                 crosstable: bool = False) -> str:
     """The ratings table of the active entrants, named ``NAME@VERSION`` (the model and formats of
     ``arena table``), with a note on the stored games it leaves out (replaced or retired
     versions sat in them)."""
-    if fmt not in FORMATS:  # before the bootstrap, not after it
-        raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     store = Store.open(directory)
     try:
         rated = league_ratings(store, resamples=resamples, seed=seed,
@@ -52,16 +51,8 @@ def league_table(directory: Path, *, fmt: str = "plain", resamples: int = RESAMP
     if rated is None:
         raise ResultsError(f"{directory}: no games among the active entrants yet "
                            f"(arena league run plays some)")
-    table = render_table(rated.rated, fmt, crosstable=crosstable)
     note = rated.left_out.note(directory)
-    if note is None or fmt in ("csv", "json"):  # data: what was left out is in no row
-        return table
-    if fmt == "html":
-        return f"{table}<p>{html.escape(note)}</p>\n"
-    return f"{table}{printable(note)}\n"
-
-
-STATUS_FORMATS = ("plain", "json")
+    return render_table(rated.rated, fmt, crosstable=crosstable, notes=() if note is None else (note,))
 
 
 def shown_state(bot: Bot) -> str:
@@ -70,43 +61,82 @@ def shown_state(bot: Bot) -> str:
     return "suspended" if bot.state == "active" and bot.suspended is not None else bot.state
 
 
-def league_status(directory: Path, fmt: str = "plain") -> str:
+@dataclass(frozen=True)
+class LeagueStatus:
+    """What ``league status`` shows of a league, read from its store at once."""
+
+    directory: Path
+    settings: LeagueSettings
+    bots: list[Bot]
+    """Every version but the rejected, the active first, then by name, newest first."""
+    games: dict[int, int]
+    faults: dict[int, int]
+    recent: dict[int, list[tuple[str, str, str]]]
+    """Each version's latest faults: ``(game id, kind, detail)``."""
+    total: int
+    open_sets: int
+    sets: dict[int, int]
+    rated: LeagueRatings | None
+    """The table's fit, for its neighbours (None: no games yet, or not shown)."""
+    removed: list[str]
+    """What interrupted submissions left, removed now."""
+
+
+@dataclass(frozen=True)
+class StatusWriter:
+    """How one format writes ``league status``."""
+
+    write: Callable[[LeagueStatus], str]
+    rated: bool
+    """Whether it shows the table's neighbours: the ratings are fitted only then."""
+
+
+def league_status(directory: Path, fmt: PlainOrJson = PlainOrJson.PLAIN) -> str:
     """Settings, entrants with their versions, games and recent faults, suspensions, and recent
     submissions; ``fmt`` json: the league's counts and its entrants' versions as data."""
-    if fmt not in STATUS_FORMATS:
-        raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(STATUS_FORMATS)}")
+    writer = STATUS_WRITERS[fmt]
     store = Store.open(directory)
     try:
         removed = _tidy(store)
         settings = LeagueSettings.of(store)
-        bots = store.bots(("active", "replaced", "retired"))
-        games = store.game_counts()
-        faults = store.fault_counts()
-        recent = store.recent_faults(RECENT_FAULTS)
-        total = store.game_total()
-        open_sets = len(store.open_sets())
-        rated = None if fmt == "json" else league_ratings(store, model=settings.rating)
-        sets = store.set_counts()
+        status = LeagueStatus(
+            directory=directory, settings=settings,
+            bots=store.bots(("active", "replaced", "retired")), games=store.game_counts(),
+            faults=store.fault_counts(), recent=store.recent_faults(RECENT_FAULTS),
+            total=store.game_total(), open_sets=len(store.open_sets()),
+            rated=league_ratings(store, model=settings.rating) if writer.rated else None,
+            sets=store.set_counts(), removed=removed)
     finally:
         store.close()
-    bots.sort(key=lambda b: (b.state != "active", b.name, -b.submitted))
-    if fmt == "json":
-        return printable_json(orjson.dumps({
-            "league": str(directory), "game": settings.game, "players": settings.players,
-            "sandbox": settings.play.sandbox.value, "games": total, "open_sets": open_sets,
-            "suspend_after": settings.suspend_after,
-            "build": {"seconds": settings.build.seconds, "cpu_seconds": settings.build.cpu_seconds},
-            "entrants": [{"name": bot.name, "version": bot.version, "state": shown_state(bot),
-                          "suspended": None if bot.suspended is None else
-                          {"reason": bot.suspended, "since": bot.suspended_at},
-                          "language": bot.language, "author": bot.author,
-                          "games": games.get(bot.id, 0), "faults": faults.get(bot.id, 0),
-                          "submitted": bot.submitted} for bot in bots]},
-            option=orjson.OPT_INDENT_2).decode()) + "\n"
+    status.bots.sort(key=lambda b: (b.state != "active", b.name, -b.submitted))
+    return writer.write(status)
+
+
+def _status_json(status: LeagueStatus) -> str:
+    """The league's counts and its entrants' versions as data."""
+    settings, games, faults = status.settings, status.games, status.faults
+    return printable_json(orjson.dumps({
+        "league": str(status.directory), "game": settings.game, "players": settings.players,
+        "sandbox": settings.play.sandbox.value, "games": status.total,
+        "open_sets": status.open_sets, "suspend_after": settings.suspend_after,
+        "build": {"seconds": settings.build.seconds, "cpu_seconds": settings.build.cpu_seconds},
+        "entrants": [{"name": bot.name, "version": bot.version, "state": shown_state(bot),
+                      "suspended": None if bot.suspended is None else
+                      {"reason": bot.suspended, "since": bot.suspended_at},
+                      "language": bot.language, "author": bot.author,
+                      "games": games.get(bot.id, 0), "faults": faults.get(bot.id, 0),
+                      "submitted": bot.submitted} for bot in status.bots]},
+        option=orjson.OPT_INDENT_2).decode()) + "\n"
+
+
+def _status_text(status: LeagueStatus) -> str:
+    """The status as lines for a person."""
+    directory, settings, bots = status.directory, status.settings, status.bots
+    games, faults, rated = status.games, status.faults, status.rated
     lines = [f"league {directory}: {settings.game}, {settings.players} players, "
              f"sandbox {settings.play.sandbox.value}, builds up to {settings.build.seconds} s "
-             f"({settings.build.cpu_seconds} s of CPU a process); {total} games stored, "
-             f"{open_sets} sets open", ""]
+             f"({settings.build.cpu_seconds} s of CPU a process); {status.total} games stored, "
+             f"{status.open_sets} sets open", ""]
     rows = [[*map(printable, (bot.name, bot.version, shown_state(bot), bot.language or "",
                               bot.author or "")),
              games.get(bot.id, 0), faults.get(bot.id, 0), _when(bot.submitted)]
@@ -119,7 +149,7 @@ def league_status(directory: Path, fmt: str = "plain") -> str:
                       f"league reinstate {directory} NAME, lifts it):",
                   *(f"  {printable(bot.key)} since {_when(bot.suspended_at or 0)}: "
                     f"{printable(bot.suspended or '')}" for bot in suspended)]
-    pair_lines = _pair_lines(rated, {bot.key: sets.get(bot.id, 0) for bot in bots},
+    pair_lines = _pair_lines(rated, {bot.key: status.sets.get(bot.id, 0) for bot in bots},
                              settings.delta)
     if pair_lines:
         lines += ["", f"neighbours in the table ({settings.rating.value} ratings, as `league table` "
@@ -131,15 +161,22 @@ def league_status(directory: Path, fmt: str = "plain") -> str:
         lines += ["", printable(note)]
     fault_lines = [f"  {printable(bot.key)}: {printable(kind)} in {printable(game)}: "
                    f"{printable(visible_detail(detail)[:100])}"
-                   for bot in bots for game, kind, detail in recent.get(bot.id, [])]
+                   for bot in bots for game, kind, detail in status.recent.get(bot.id, [])]
     if fault_lines:
         lines += ["", "recent faults:", *fault_lines]
-    if removed:
+    if status.removed:
         lines += ["", "removed what interrupted submissions left (the league never held it):",
-                  *(f"  {printable(path)}" for path in removed)]
+                  *(f"  {printable(path)}" for path in status.removed)]
     lines += ["", "recent submissions:"]
     lines += [f"  {line}" for line in _submissions(directory)] or ["  none"]
     return "\n".join(lines) + "\n"
+
+
+STATUS_WRITERS: dict[PlainOrJson, StatusWriter] = {
+    PlainOrJson.PLAIN: StatusWriter(_status_text, rated=True),
+    PlainOrJson.JSON: StatusWriter(_status_json, rated=False),
+}
+"""One writer for each format of ``league status``."""
 
 
 def _pair_lines(rated: LeagueRatings | None, sets: dict[str, int], delta: float) -> list[str]:
@@ -235,9 +272,10 @@ def export_games(directory: Path, out: Path, *, force: bool = False,
 def league_games(directory: Path) -> bytes | None:
     """Every game of the league in ``directory`` as ``export --with-stderr`` writes them (one line
     each, each ending in a newline), or None when ``directory`` holds no league: what ``arena
-    report`` reads of a league given itself rather than its export. The organiser's view, every
-    bot's stderr kept: the report of a league's own directory also shows each decision's stderr
-    from its logs; a report to publish is made from an export."""
+    report`` reads of a league given itself rather than its export (the command hands it to the
+    report: ``arena.report.games.LeagueGames``). The organiser's view, every bot's stderr kept:
+    the report of a league's own directory also shows each decision's stderr from its logs; a
+    report to publish is made from an export."""
     if not (directory / DATABASE).is_file():
         return None
     store = Store.open(directory)
@@ -245,14 +283,6 @@ def league_games(directory: Path) -> bytes | None:
         return b"".join(line + b"\n" for line in export_lines(store, ORGANISER))
     finally:
         store.close()
-
-
-def league_of_export(directory: Path) -> Path | None:
-    """The league whose export folder ``directory`` is (``export/`` beside its database), or
-    None: what a report of exported games (``arena.report``) names them after."""
-    if directory.name == EXPORT_DIR and (directory.parent / DATABASE).is_file():
-        return directory.parent
-    return None
 
 
 def _check_export_path(league: Path, out: Path, force: bool) -> None:

@@ -34,11 +34,11 @@ from typing import Any, cast
 
 import orjson
 
-from arena.bots.faults import FaultKind
 from arena.errors import ConfigError, StorageError
 from arena.names import name_key
-from arena.records.ids import league_game_id
 from arena.records.reader import LEAGUE_DATABASE
+from arena.values.faults import FaultKind
+from arena.values.ids import league_game_id
 
 DATABASE = LEAGUE_DATABASE
 BOTS_DIR = "bots"

@@ -34,16 +34,17 @@ from pathlib import Path
 
 import orjson
 
-from arena.bots.manifest import MANIFEST, Manifest, build_bot, load_manifest, manifest_file
+from arena.botfiles.manifest import MANIFEST, Manifest, load_manifest, manifest_file
+from arena.bots.build import build_bot
 from arena.errors import ConfigError, RunInterrupted
 from arena.game.checkbot import StepResult, check_bot, stderr_lines
 from arena.league.archive import bot_root, copy_tree, is_archive, seal, stored_problems, unpack
-from arena.league.defaults import LOCK_WAIT
 from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.settings import LeagueSettings
 from arena.league.store import BOTS_DIR, STAGING_DIR, SUBMISSIONS_LOG, Store, taken_name, taken_version
 from arena.names import NAME, NAME_RULE, name_key
+from arena.settings import LOCK_WAIT
 
 TEST_PAUSE_AFTER_STORE = "ARENA_TEST_PAUSE_AFTER_STORE"
 
@@ -66,7 +67,7 @@ class Rejected(Exception):
 
 
 def submit(directory: Path, source: Path,
-           on_step: Callable[[StepResult], None] | None = None, *, wait: float = LOCK_WAIT,
+           on_step: Callable[[StepResult], None] | None = None, *, wait: float = LOCK_WAIT.default,
            on_wait: Callable[[int | None], None] | None = None,
            name: str | None = None, owner: int | None = None) -> Submission:
     """Submit the bot at ``source`` to the league in ``directory``; never raises for a bad bot

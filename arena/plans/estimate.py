@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import engine
 from arena.records.reader import ReadNotes, read_lines
-from arena.work import GameSpec
+from arena.values.work import GameSpec
 
 SAMPLE_GAMES = 3
 """Games of the schedule the arena's own time per game is timed on (the median is taken)."""

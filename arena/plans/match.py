@@ -32,15 +32,15 @@ import engine
 from arena.errors import ConfigError
 from arena.names import UNSAFE, command_label, free_name
 from arena.plans.deals import DealSuite, load_suite
-from arena.records.ids import MATCH_GAMES, MATCH_ROUND, match_game_id
 from arena.settings import SprtBounds
 from arena.spec import PlaySettings, game_settings
-from arena.work import BotCommand, GameSpec, RunSettings
+from arena.values.ids import MATCH_GAMES, MATCH_ROUND, match_game_id
+from arena.values.sandbox import Sandbox
+from arena.values.work import BotCommand, GameSpec, RunSettings
 from engine.seeding import derive_seed
 
 if TYPE_CHECKING:
-    from arena.bots.resolve import ResolvedBot
-    from arena.bots.sandbox import Sandbox
+    from arena.botfiles.resolve import ResolvedBot
 
 CANDIDATE = "candidate"
 BASELINE = "baseline"
@@ -152,17 +152,17 @@ def _program(command: BotCommand) -> dict[str, object]:
 
 
 def _resolved(text: str, key: str) -> ResolvedBot:
-    """``arena.bots.resolve.resolve_bot``, imported when a match is planned: its manifests and
+    """``arena.botfiles.resolve.resolve_bot``, imported when a match is planned: its manifests and
     yaml are not needed by `arena table`, which imports this module through the match runner's
     ``paired_estimate``."""
-    from arena.bots.resolve import resolve_bot
+    from arena.botfiles.resolve import resolve_bot
 
     return resolve_bot(text, key)
 
 
 def bot_command(text: str, key: str, sandbox: Sandbox | None = None) -> BotCommand:
     """A bot given on the command line: a command, a bot directory or a manifest file, resolved
-    (``arena.bots.resolve``); ConfigError naming ``key`` when it cannot run, or when ``sandbox``
+    (``arena.botfiles.resolve``); ConfigError naming ``key`` when it cannot run, or when ``sandbox``
     refuses its program or its build's."""
     bot = _resolved(text, key)
     bot.check_sandboxed(sandbox, key, f"{key} build")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from arena.work import GameSpec
+from arena.values.work import GameSpec
 
 
 def locality_order(tasks: Sequence[GameSpec], live_bots: int | None) -> list[GameSpec]:

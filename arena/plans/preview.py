@@ -13,7 +13,7 @@ import itertools
 import math
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -22,16 +22,14 @@ import orjson
 
 import engine
 from arena.connectivity import groups
-from arena.errors import ConfigError
+from arena.formats import PlainOrJson
 from arena.plans.estimate import Estimate, estimate
 from arena.plans.schedule import schedule
 from arena.plans.seating import neighbour_counts
 from arena.plans.tournament import Tournament, load_tournament
 from arena.records.reader import RESULTS_FILE
 from arena.settings import available_cpus
-from arena.work import GameSpec
-
-FORMATS = ("plain", "json")
+from arena.values.work import GameSpec
 
 
 @dataclass(frozen=True)
@@ -107,23 +105,23 @@ def preview(tournament: Tournament, jobs: int | None = None,
         deals=None if suite is None else suite.path, deals_lines=0 if suite is None else len(suite))
 
 
-def preview_file(file: Path, *, jobs: int | None = None, fmt: str = "plain",
+def preview_file(file: Path, *, jobs: int | None = None, fmt: PlainOrJson = PlainOrJson.PLAIN,
                  out: Path | None = None,
                  estimate_from: Sequence[str | os.PathLike[str]] = ()) -> str:
     """``arena run FILE --dry-run``: load and check the file, then render its preview. The
     estimate reads the bots' times from the run's own results (``out``, default
     ``results/<name>``) when it has games, and from ``estimate_from``."""
-    if fmt not in FORMATS:
-        raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     tournament = load_tournament(file)
     own = (out if out is not None else Path("results") / tournament.name) / RESULTS_FILE
     history = ([own] if own.is_file() and own.stat().st_size else []) + list(estimate_from)
-    summary = preview(tournament, jobs, history)
-    if fmt == "json":
-        data: dict[str, Any] = asdict(summary)
-        data["connected"] = summary.is_connected
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
-    return render(summary)
+    return WRITERS[fmt](preview(tournament, jobs, history))
+
+
+def render_json(summary: SchedulePreview) -> str:
+    """The preview as JSON: its fields, and whether the field is connected."""
+    data: dict[str, Any] = asdict(summary)
+    data["connected"] = summary.is_connected
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
 
 
 def render(summary: SchedulePreview) -> str:
@@ -148,6 +146,13 @@ def render(summary: SchedulePreview) -> str:
         f"jobs if every decision took all of move_ms={summary.move_ms} "
         f"({summary.decisions_per_game} decisions a game)",
     ])
+
+
+WRITERS: dict[PlainOrJson, Callable[[SchedulePreview], str]] = {
+    PlainOrJson.PLAIN: render,
+    PlainOrJson.JSON: render_json,
+}
+"""One writer for each format of the preview."""
 
 
 def _deals_line(summary: SchedulePreview) -> list[str]:

@@ -39,9 +39,9 @@ from arena.connectivity import is_connected, minimum_tables
 from arena.errors import ConfigError
 from arena.plans.seating import Seating, balanced_orders, rotations
 from arena.plans.tournament import Tournament
-from arena.records.ids import tournament_game_id
 from arena.settings import MAX_GAMES
-from arena.work import GameSpec
+from arena.values.ids import tournament_game_id
+from arena.values.work import GameSpec
 from engine.seeding import derive_seed
 
 T = TypeVar("T")

@@ -16,7 +16,7 @@ from typing import Any
 
 import engine
 from arena import spec
-from arena.bots.resolve import ResolvedBot, resolve_command, resolve_manifest
+from arena.botfiles.resolve import ResolvedBot, resolve_command, resolve_manifest
 from arena.configfile import Where as _Where
 from arena.configfile import command as _command
 from arena.configfile import kind as _kind
@@ -48,7 +48,7 @@ FORMATS = ("round-robin", "gauntlet")
 
 @dataclass(frozen=True)
 class BotSpec:
-    """One entrant program: its name, the program resolved (``arena.bots.resolve``: absolute
+    """One entrant program: its name, the program resolved (``arena.botfiles.resolve``: absolute
     directories, argv, build command), and its own sandbox setting."""
 
     name: str
@@ -236,12 +236,12 @@ def _deals(where: _Where, top: dict[str, Any], game: str, players: int,
                       f"{where.path}: deals", sha256=pinned)
 
 
-def _in(where: _Where, value: object, bounds: Range, low: int | None = None) -> int:
+def _in(where: _Where, value: object, bounds: Range[int], low: int | None = None) -> int:
     """``value`` as an integer in ``bounds`` (from ``low`` instead, when given)."""
     return where.integer(value, bounds.key, bounds.low if low is None else low, bounds.high)
 
 
-def _optional_key(where: _Where, top: dict[str, Any], bounds: Range, default: int | None,
+def _optional_key(where: _Where, top: dict[str, Any], bounds: Range[int], default: int | None,
                   low: int) -> int | None:
     """A top-level integer that ``null`` turns off."""
     if bounds.key not in top:

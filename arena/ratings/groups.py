@@ -16,10 +16,9 @@ import numpy as np
 
 from arena.connectivity import groups
 from arena.errors import ConfigError
-from arena.ratings.defaults import RESAMPLES
 from arena.ratings.model import CONFIDENCE, POOL_MEAN, Ratings, rate
 from arena.records.result import GameResult
-from arena.settings import RatingModel
+from arena.settings import RESAMPLES, RatingModel
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,7 +40,7 @@ def rate_groups(
     *,
     anchor: tuple[str, float] | None = None,
     pool_mean: float = POOL_MEAN,
-    resamples: int = RESAMPLES,
+    resamples: int = RESAMPLES.default,
     seed: int = 0,
     confidence: float = CONFIDENCE,
     model: RatingModel | str | None = None,

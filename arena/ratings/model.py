@@ -51,9 +51,9 @@ import numpy as np
 
 from arena.errors import ConfigError, ResultsError
 from arena.ratings import duplicate as duplicate_comparisons
-from arena.ratings.defaults import RESAMPLES
 from arena.records.result import GameResult, check_result, result_fields, value_problem
 from arena.settings import DEFAULT_RATING as DEFAULT_MODEL
+from arena.settings import RESAMPLES
 from arena.settings import RatingModel as Model
 from arena.settings import check_rating as check_model
 
@@ -179,7 +179,7 @@ def rate(
     *,
     anchor: tuple[str, float] | None = None,
     pool_mean: float = POOL_MEAN,
-    resamples: int = RESAMPLES,
+    resamples: int = RESAMPLES.default,
     seed: int = 0,
     confidence: float = CONFIDENCE,
     model: Model | str | None = None,

@@ -1,10 +1,10 @@
 """The ratings table: read game results from games.jsonl files and render `arena.ratings.model` as text.
 
 `read_results` reads results files; `render_table` turns a `Ratings` into plain text, a GitHub
-table, CSV, JSON or HTML; `results_table` does rating and rendering in one call (for `arena run`);
-`table_for_paths` is the whole `arena table` command. Entrant names are a league's submissions' or a
-results file's: the text formats show them ``printable`` (a cell stays one line), JSON exactly
-(``printable_json``).
+table, CSV, JSON or HTML (one writer each, ``WRITERS``); `results_table` does rating and rendering
+in one call (for `arena run`); `table_for_paths` is the whole `arena table` command. Entrant names
+are a league's submissions' or a results file's: the text formats show them ``printable`` (a cell
+stays one line), JSON exactly (``printable_json``).
 """
 
 from __future__ import annotations
@@ -14,21 +14,20 @@ import html
 import io
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import orjson
 from tabulate import tabulate
 
 from arena.errors import ConfigError, ResultsError
+from arena.formats import TableFormat
 from arena.printable import printable, printable_json
-from arena.ratings.defaults import RESAMPLES
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import CONFIDENCE, Flag, Ratings, Standing
 from arena.records.reader import ReadNotes, read_rating_inputs
-from arena.settings import RatingModel, check_rating
-
-FORMATS = ("plain", "github", "csv", "json", "html")
+from arena.settings import RESAMPLES, RatingModel, check_rating
 
 _FLAG_NOTES = {
     Flag.TOP: "+inf: no finite rating; outscored the rated entrants in every result linking them "
@@ -91,47 +90,105 @@ def parse_anchor(text: str) -> tuple[str, float]:
     return name, rating
 
 
-def render_table(rated: Ratings | GroupedRatings, fmt: str = "plain", *,
-                 crosstable: bool = False) -> str:
-    """The ratings table in format `fmt` (one of FORMATS), with the head-to-head matrix if asked.
+class Table(NamedTuple):
+    """What a table's writer writes."""
+
+    rated: Ratings | GroupedRatings
+    crosstable: bool = False
+    """With the head-to-head matrix."""
+    notes: tuple[str, ...] = ()
+    """Said after the table's own notes, in the formats that print notes (CSV and JSON are data:
+    what a note says is in no row)."""
+
+
+def render_table(rated: Ratings | GroupedRatings, fmt: TableFormat = TableFormat.PLAIN, *,
+                 crosstable: bool = False, notes: Sequence[str] = ()) -> str:
+    """The ratings table in format `fmt`, with the head-to-head matrix if asked, and ``notes``
+    after its own.
 
     Ratings of several groups that never met get a group column and a note saying so.
     """
-    if fmt not in FORMATS:
-        raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
-    grouped = rated if isinstance(rated, GroupedRatings) else None
-    ratings = rated.ratings if isinstance(rated, GroupedRatings) else rated
-    if fmt == "json":
-        return printable_json(orjson.dumps(ratings_json(rated, crosstable=crosstable),
-                                           option=orjson.OPT_INDENT_2).decode()) + "\n"
-    headers, rows, align = _table_rows(ratings)
-    if grouped is not None and grouped.groups > 1:
+    return WRITERS[fmt](Table(rated, crosstable, tuple(notes)))
+
+
+def _json(table: Table) -> str:
+    return printable_json(orjson.dumps(ratings_json(table.rated, crosstable=table.crosstable),
+                                       option=orjson.OPT_INDENT_2).decode()) + "\n"
+
+
+def _csv(table: Table) -> str:
+    ratings = _ratings_of(table.rated)
+    headers, rows, _ = _grouped_rows(table.rated)
+    blocks = [_csv_text([*headers, "flag"], [row + [_flag_text(s)] for row, s in
+                                            zip(rows, ratings.standings, strict=True)])]
+    if table.crosstable:
+        blocks.append(_csv_text(*_crosstable_rows(ratings)))
+    return "\n".join(blocks)
+
+
+def _plain(table: Table) -> str:
+    return _text(table, "simple")
+
+
+def _github(table: Table) -> str:
+    return _text(table, "github")
+
+
+def _text(table: Table, tablefmt: str) -> str:
+    """The table and its notes as text: tabulate's ``tablefmt``, each note a line after it."""
+    notes = "\n".join(printable(note) for note in _all_notes(table))
+    return "\n\n".join(_tabulated(table, tablefmt)) + "\n\n" + notes + "\n"
+
+
+def _html(table: Table) -> str:
+    notes = [f"<p>{html.escape(note)}</p>" for note in _all_notes(table)]
+    return "\n".join(_tabulated(table, "html") + notes) + "\n"
+
+
+WRITERS: dict[TableFormat, Callable[[Table], str]] = {
+    TableFormat.PLAIN: _plain,
+    TableFormat.GITHUB: _github,
+    TableFormat.CSV: _csv,
+    TableFormat.JSON: _json,
+    TableFormat.HTML: _html,
+}
+"""One writer for each format of the table."""
+
+
+def _ratings_of(rated: Ratings | GroupedRatings) -> Ratings:
+    return rated.ratings if isinstance(rated, GroupedRatings) else rated
+
+
+def _grouped_rows(rated: Ratings | GroupedRatings) -> tuple[list[str], list[list[str]], list[str]]:
+    """The table's headers, rows and alignment, with a group column when groups never met."""
+    headers, rows, align = _table_rows(_ratings_of(rated))
+    if isinstance(rated, GroupedRatings) and rated.groups > 1:
         headers.insert(1, "group")
         align.insert(1, "right")
-        for row, group in zip(rows, grouped.group_of, strict=True):
+        for row, group in zip(rows, rated.group_of, strict=True):
             row.insert(1, str(group))
-    blocks = []
-    if fmt == "csv":
-        blocks.append(_csv([*headers, "flag"], [row + [_flag_text(s)] for row, s in
-                                                zip(rows, ratings.standings, strict=True)]))
-        if crosstable:
-            blocks.append(_csv(*_crosstable_rows(ratings)))
-        return "\n".join(blocks)
-    tablefmt = {"plain": "simple", "github": "github", "html": "html"}[fmt]
-    blocks.append(tabulate(rows, headers, tablefmt=tablefmt, colalign=align,
-                           disable_numparse=True))
-    if crosstable:
+    return headers, rows, align
+
+
+def _tabulated(table: Table, tablefmt: str) -> list[str]:
+    """The table, and the crosstable if asked, as tabulate's ``tablefmt``."""
+    ratings = _ratings_of(table.rated)
+    headers, rows, align = _grouped_rows(table.rated)
+    blocks = [tabulate(rows, headers, tablefmt=tablefmt, colalign=align, disable_numparse=True)]
+    if table.crosstable:
         cross_headers, cross_rows = _crosstable_rows(ratings)
         blocks.append(tabulate(cross_rows, cross_headers, tablefmt=tablefmt,
                                colalign=["right", "left"] + ["right"] * (len(cross_headers) - 2),
                                disable_numparse=True))
-    notes = _notes(ratings)
-    if grouped is not None and grouped.groups > 1:
-        notes.insert(0, _groups_note(grouped))
-    if fmt == "html":
-        blocks += [f"<p>{html.escape(note)}</p>" for note in notes]
-        return "\n".join(blocks) + "\n"
-    return "\n\n".join(blocks) + "\n\n" + "\n".join(notes) + "\n"
+    return blocks
+
+
+def _all_notes(table: Table) -> list[str]:
+    """The table's own notes (the groups' first, if any), then the notes it was given."""
+    notes = _notes(_ratings_of(table.rated))
+    if isinstance(table.rated, GroupedRatings) and table.rated.groups > 1:
+        notes.insert(0, _groups_note(table.rated))
+    return notes + list(table.notes)
 
 
 def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False) -> dict[str, object]:
@@ -192,18 +249,16 @@ def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False) -
 def results_table(
     results: Sequence[Mapping[str, object]],
     *,
-    fmt: str = "plain",
+    fmt: TableFormat = TableFormat.PLAIN,
     anchor: tuple[str, float] | None = None,
     crosstable: bool = False,
-    resamples: int = RESAMPLES,
+    resamples: int = RESAMPLES.default,
     seed: int = 0,
     confidence: float = CONFIDENCE,
     model: RatingModel | str | None = None,
 ) -> str:
     """The rendered ratings table of `results` (rating inputs: `arena.records.result.rating_input`), e.g. at
     the end of `arena run`; `model` as `arena.ratings.model.rate` takes it."""
-    if fmt not in FORMATS:  # before the bootstrap, not after it
-        raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     rated = rate_groups(results, anchor=anchor, resamples=resamples, seed=seed,
                         confidence=confidence, model=model)
     return render_table(rated, fmt, crosstable=crosstable)
@@ -212,16 +267,14 @@ def results_table(
 def table_for_paths(
     paths: Sequence[str | os.PathLike[str]],
     *,
-    fmt: str = "plain",
+    fmt: TableFormat = TableFormat.PLAIN,
     anchor: str | None = None,
     crosstable: bool = False,
-    resamples: int = RESAMPLES,
+    resamples: int = RESAMPLES.default,
     seed: int = 0,
     model: RatingModel | str | None = None,
 ) -> TableOutput:
     """`arena table`: read the results in `paths` and render their ratings table."""
-    if fmt not in FORMATS:
-        raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     if model is not None:
         model = check_rating(model)
     fixed = None if anchor is None else parse_anchor(anchor)
@@ -311,7 +364,7 @@ def column_labels(names: Sequence[str], width: int = COLUMN_WIDTH) -> list[str]:
     return labels
 
 
-def _csv(headers: list[str], rows: list[list[str]]) -> str:
+def _csv_text(headers: list[str], rows: list[list[str]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(headers)

@@ -38,6 +38,9 @@ MATCH_FILE = "match.json"
 LEAGUE_DATABASE = "league.db"
 """A league directory's database (``arena.league.store``): a directory holding one is a league, whose
 games ``arena league export`` writes as a results file."""
+EXPORT_DIR = "export"
+"""The league's own folder for exports, beside its database (``arena league export``'s default
+``--out`` is ``export/games.jsonl``)."""
 
 Check = Callable[[object], str | None]
 """What is wrong with an upgraded line for its reader, or None (``arena.records.check``)."""
@@ -84,7 +87,7 @@ def results_file(path: Path) -> Path:
         inside = path / RESULTS_FILE
         if not inside.exists() and (path / LEAGUE_DATABASE).is_file():
             raise ResultsError(f"{path}: a league, not a results directory: `arena league export "
-                               f"{path}` writes its games to {path / 'export' / RESULTS_FILE} "
+                               f"{path}` writes its games to {path / EXPORT_DIR / RESULTS_FILE} "
                                f"(`arena league table {path}` rates its active entrants; "
                                f"`arena report` reads a league directly)")
         if not inside.exists():
@@ -95,6 +98,14 @@ def results_file(path: Path) -> Path:
     if not path.exists():
         raise ResultsError(f"{path}: no such file or directory")
     return path
+
+
+def league_of_export(directory: Path) -> Path | None:
+    """The league whose export folder ``directory`` is (``EXPORT_DIR`` beside its database), or
+    None: what a report of exported games (``arena.report``) names them after."""
+    if directory.name == EXPORT_DIR and (directory.parent / LEAGUE_DATABASE).is_file():
+        return directory.parent
+    return None
 
 
 def read_lines(paths: Sequence[str | os.PathLike[str]], notes: ReadNotes,

@@ -26,9 +26,9 @@ from operator import itemgetter
 from typing import Any
 
 import engine
-from arena.bots.faults import FaultKind, TimeLimit
-from arena.records.ids import set_of_game
 from arena.settings import Clock
+from arena.values.faults import FaultKind, TimeLimit
+from arena.values.ids import set_of_game
 
 FORMAT = 2
 """The format this arena writes, and the newest it reads."""
@@ -284,7 +284,7 @@ RESULT = Part("The result", "result", (
     Field("set", nullable(STRING),
           "The duplicate set: the games of one table and round, which share the deals "
           "(`r3-t0002`); the ratings resample whole sets. Null: a set of its own.",
-          since=2, older=Older("from the game's `id` (`arena.records.ids`); null for an id "
+          since=2, older=Older("from the game's `id` (`arena.values.ids`); null for an id "
                                "none of the arena's runs gives", derive=_set_of_id)),
 ))
 
@@ -292,7 +292,7 @@ GAME = Part("The game", "", (
     Field("format", INT, f"The line's format: {FORMAT}.", since=2,
           older=Older(f"`upgrade()` brings them to {FORMAT}", value=FORMAT)),
     Field("id", STRING,
-          "The game's id in its run (`arena.records.ids`): `r3-t0002-s1` (a tournament's round "
+          "The game's id in its run (`arena.values.ids`): `r3-t0002-s1` (a tournament's round "
           "3, table 2, seat rotation 1), `u00012-c` (a match's unit 12, candidate game), "
           "`s000017-r2` (a league's set 17, rotation 2)."),
     Field("game", one_of(engine.GAMES), "The game played."),

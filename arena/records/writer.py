@@ -8,7 +8,8 @@ engine's record, assembled here in the order of ``arena.records.schema``, and se
   and its ``result`` (``arena.records.result.result_of``) with its duplicate set.
 - ``serialise``: the line's bytes, newline included: the worker that played the game makes them
   (a record is tens of KB of nested lists; bytes cross the pipe to the runner almost for free),
-  and the runner appends them as they are.
+  and the runner appends them as they are; ``finished_of``: those bytes with what the runner
+  reads of the game (``arena.values.work.Finished``).
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from typing import Any
 
 import orjson
 
-from arena.bots.faults import Fault
 from arena.records.result import rating_input
 from arena.records.schema import FORMAT
 from arena.settings import TimeControl
+from arena.values.faults import Fault
+from arena.values.work import Finished
 
 _NEWLINE = orjson.OPT_APPEND_NEWLINE
 
@@ -59,7 +61,7 @@ def fault_entry(fault: Fault, seat: int, deal: int, decision: int) -> dict[str, 
 def results_line(game_id: str, record: Mapping[str, Any], result: Mapping[str, Any],
                  set_id: str) -> dict[str, Any]:
     """A game's results line: its format, ``game_id``, ``record`` and ``result`` with its
-    duplicate set ``set_id`` (``arena.records.ids``)."""
+    duplicate set ``set_id`` (``arena.values.ids``)."""
     return {"format": FORMAT, "id": game_id, **record, "result": {**result, "set": set_id}}
 
 
@@ -85,6 +87,13 @@ def serialise_rating_input(line: Mapping[str, Any]) -> bytes:
     pickler (dill, in pure Python) takes microseconds per list it meets (``parse_rating_input``
     in ``arena.records.reader`` reads it back)."""
     return orjson.dumps(rating_input(line))
+
+
+def finished_of(line: dict[str, Any]) -> Finished:
+    """The runner's view of one results line (``results_line``): its id, the line and its rating
+    input serialised, its faults and stalls counted."""
+    return Finished(line["id"], serialise(line), serialise_rating_input(line), len(line["faults"]),
+                    sum(line["stalls"]))
 
 
 def attach_decision_times(record: dict[str, Any], times: Sequence[float | None],

@@ -3,23 +3,29 @@
 A tournament's results directory, a match's and a league export all hold the same ``games.jsonl``:
 one game record per line (docs/records.md), read, upgraded and checked by ``arena.records.reader``.
 Unlike `arena.ratings.table.read_results`, which needs only each line's ``result``, these
-readers keep the whole record.
+readers keep the whole record. A league's own directory reads as its export would, through the
+``LeagueGames`` the command hands in: the report sits below the league and opens no store.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ResultsError
-from arena.league.status import league_games
 from arena.records.reader import Line, ReadNotes, read_data_lines, read_lines, results_file
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+LeagueGames = Callable[[Path], bytes | None]
+"""Every game of the league in a directory as its export holds them (one line each, each ending
+in a newline), or None when the directory holds no league: ``arena.league.status.league_games``,
+which ``arena report`` and ``arena show`` hand to the readers here. Without one, a league's
+directory is refused as a results file would be (``arena.records.reader.results_file``)."""
 
 
 @dataclass(frozen=True)
@@ -59,12 +65,15 @@ class GameReader:
     Iterating yields each Game in file order; ResultsError naming file and line for anything that
     is not a record. A half-written last line or a duplicate game is skipped and said in ``notes``
     (``arena.records.reader``'s rules). Games with the same id in different files get keys ``id``,
-    ``id~2``, ... A league's directory reads as its export would (``league_games``).
+    ``id~2``, ... A league's directory reads as its export would, with ``league_games``
+    (``LeagueGames``).
     """
 
-    def __init__(self, paths: Sequence[str | os.PathLike[str]]) -> None:
+    def __init__(self, paths: Sequence[str | os.PathLike[str]],
+                 league_games: LeagueGames | None = None) -> None:
         self.paths = list(paths)
         self.notes = ReadNotes()
+        self.league_games = league_games
 
     def __iter__(self) -> Iterator[Game]:
         keys: set[str] = set()
@@ -86,7 +95,7 @@ class GameReader:
     def _lines(self) -> Iterator[Line]:
         files: list[str | os.PathLike[str]] = []
         for given in self.paths:
-            league = league_games(Path(given))
+            league = None if self.league_games is None else self.league_games(Path(given))
             if league is None:
                 files.append(given)
                 continue
@@ -96,17 +105,19 @@ class GameReader:
         yield from read_lines(files, self.notes)
 
 
-def read_games(paths: Sequence[str | os.PathLike[str]]) -> GamesRead:
+def read_games(paths: Sequence[str | os.PathLike[str]],
+               league_games: LeagueGames | None = None) -> GamesRead:
     """Every game record in ``paths`` at once (see `GameReader`)."""
-    reader = GameReader(paths)
+    reader = GameReader(paths, league_games)
     games = list(reader)
     return GamesRead(games, reader.notes)
 
 
-def find_game(path: str | os.PathLike[str], game_id: str | None) -> dict[str, Any]:
-    """The record of game ``game_id`` in the results at ``path`` (None: the one game it holds);
-    ResultsError if it is not there."""
-    read = read_games([path])
+def find_game(path: str | os.PathLike[str], game_id: str | None,
+              league_games: LeagueGames | None = None) -> dict[str, Any]:
+    """The record of game ``game_id`` in the results at ``path`` (None: the one game it holds;
+    a league's directory read with ``league_games``); ResultsError if it is not there."""
+    read = read_games([path], league_games)
     if game_id is None:
         if len(read.games) == 1:
             return read.games[0].record

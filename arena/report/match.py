@@ -5,12 +5,11 @@ A match's results directory holds ``match.json`` (``arena.plans.match``: the pro
 report rates every entrant from pairwise comparisons; this section gives what ``arena match``
 itself printed: candidate against baseline from the units' scores (``arena.ratings.sprt``), and
 the sequential test's standing. Labels and commands come from the user's bot directories and
-manifests: they reach the page escaped.
+manifests: the index's template (``templates/match.html``) prints them, escaped.
 """
 
 from __future__ import annotations
 
-import html
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,13 +19,11 @@ from typing import Any
 import orjson
 
 from arena.ratings.sprt import MatchStats, field_score, match_stats, signed, unit_score, verdict
-from arena.records.ids import MATCH_GAMES, match_game_id
 from arena.settings import SprtBounds
+from arena.values.ids import MATCH_GAMES, match_game_id
 
 DESCRIPTION = "match.json"
 """A match's description beside its games (what ``arena match`` writes)."""
-
-_e = html.escape
 
 
 @dataclass(frozen=True)
@@ -96,18 +93,21 @@ def _unit_scores(results: Mapping[str, Mapping[str, Any]]) -> list[float]:
                                  field_score(baseline, tested[0])))
 
 
-def match_section(facts: MatchFacts) -> str:
-    """The section as HTML: the programs, then the paired estimate and the test."""
-    rows = [f"<tr><th>{role}</th><td>{_e(label)}</td><td><code>{_e(command)}</code></td></tr>"
-            for role, label, command in zip(("candidate", "baseline"), facts.labels,
-                                            facts.commands, strict=True)]
-    if facts.field:
-        rows.append(f'<tr><th>field</th><td colspan="2">{_e(", ".join(facts.field))}</td></tr>')
-    table = ('<div class="scroll"><table id="match"><thead><tr><th></th><th>program</th>'
-             '<th>command</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table></div>")
+@dataclass(frozen=True)
+class MatchSummary:
+    """What the section says under its table of programs, in the console's words."""
+
+    paired: str
+    """The paired estimate of the candidate over the baseline."""
+    test: str
+    """The sequential test's standing (or that there was none)."""
+
+
+def match_summary(facts: MatchFacts) -> MatchSummary | None:
+    """The paired estimate and the test of the match; None before a unit is complete."""
     stats, bounds = facts.stats, facts.bounds
     if stats is None:
-        return f"<h2>Match</h2>{table}<p id=\"paired\">No complete unit yet.</p>"
+        return None
     interval = (f", 95% {signed(stats.elo_lower)} … {signed(stats.elo_upper)}"
                 if stats.units >= 2 else " (no interval from one unit)")
     paired = (f"Paired Elo of the candidate over the baseline: {signed(stats.elo)}{interval}, "
@@ -122,5 +122,4 @@ def match_section(facts: MatchFacts) -> str:
         test = (f"SPRT elo0={bounds.elo0:g} elo1={bounds.elo1:g} alpha={bounds.alpha:g} "
                 f"beta={bounds.beta:g}: LLR {stats.llr or 0.0:.2f} in [{bounds.lower:.2f}, "
                 f"{bounds.upper:.2f}]: {verdict(stats, bounds)}.")
-    return (f'<h2>Match</h2>{table}<p id="paired">{_e(paired)}</p>'
-            f'<p id="sprt">{_e(test)}</p>')
+    return MatchSummary(paired, test)

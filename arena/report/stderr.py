@@ -1,6 +1,6 @@
 """What the replays (`arena report`'s viewer, `arena show`) show of the bots' stderr: what each bot
 wrote while deciding each of its moves, read from the logs beside the results by their decision
-index (``arena.bots.stderrindex``), escaped for a person (``arena.printable``)."""
+index (``arena.stderrindex``), escaped for a person (``arena.printable``)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.bots.stderrindex import DecisionLogs
 from arena.configfile import read_yaml
 from arena.errors import ConfigError
 from arena.printable import printable
 from arena.records.reader import PLAY_LOG_ID
+from arena.stderrindex import DecisionLogs
 
 
 class StderrShown:

@@ -1,14 +1,18 @@
 """The report's plots as hand-written SVG strings: no plotting library, nothing to load at view time.
 
 Each function returns one ``<svg>`` element sized by its viewBox, so it scales with the page (the
-style sheet gives it the page width). Numbers are rounded to keep the pages small.
+style sheet gives it the page width), as ``Markup`` for a page's template (``arena.report.templating``).
+Every string it takes in (an entrant's name, which a bot or a results file controls) is escaped by
+HTML's rules where it enters; the template's environment makes the whole printable. Numbers are
+rounded to keep the pages small.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from html import escape
+
+from markupsafe import Markup, escape
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#17becf", "#bcbd22", "#7f7f7f")
@@ -46,7 +50,7 @@ def _label(value: float) -> str:
     return f"{value:g}" if abs(value) < 1e6 else f"{value:.3g}"
 
 
-def interval_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]]) -> str:
+def interval_plot(rows: Sequence[tuple[str, float | None, float | None, float | None]]) -> Markup:
     """One row per entrant: its rating as a dot, its interval as a bar (open ends as arrows)."""
     label_width, width, row_height, top = 150, 640, 24, 24
     finite = [v for _, r, lo, hi in rows for v in (r, lo, hi) if v is not None and math.isfinite(v)]
@@ -86,7 +90,7 @@ def interval_plot(rows: Sequence[tuple[str, float | None, float | None, float | 
         parts.append(f'<circle cx="{x(rating):.1f}" cy="{y:.1f}" r="4" fill="{colour(index)}">'
                      f'<title>{escape(name)}: {rating:.0f}</title></circle>')
     parts.append("</svg>")
-    return "".join(parts)
+    return Markup("".join(parts))
 
 
 def heat(share: float) -> str:
@@ -100,7 +104,7 @@ def heat(share: float) -> str:
 
 
 def line_plot(xs: Sequence[float], series: Sequence[tuple[str, Sequence[float | None]]], *,
-              x_label: str, y_label: str) -> str:
+              x_label: str, y_label: str) -> Markup:
     """Lines of ``series`` over ``xs`` (a None breaks a line), with axes and a legend."""
     width, height, left, right, top, bottom = 640, 300, 56, 16, 16, 44
     values = [v for _, ys in series for v in ys if v is not None and math.isfinite(v)]
@@ -154,4 +158,4 @@ def line_plot(xs: Sequence[float], series: Sequence[tuple[str, Sequence[float | 
         parts.append(f'<rect x="{lx}" y="{ly}" width="14" height="4" fill="{colour(index)}"/>'
                      f'<text x="{lx + 20}" y="{ly + 6}">{escape(name)}</text>')
     parts.append("</svg>")
-    return "".join(parts)
+    return Markup("".join(parts))

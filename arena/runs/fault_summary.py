@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.bots.faults import FaultKind, snippet
 from arena.printable import printable
+from arena.values.faults import FaultKind, snippet
 
 DETAIL_CHARS = 120
 """How much of an example's detail the summary shows."""

@@ -31,11 +31,11 @@ from arena.ratings.sprt import (
     unit_score,
     verdict,
 )
-from arena.records.ids import MATCH_GAMES, match_game_id, match_unit
-from arena.records.reader import MATCH_FILE, RESULTS_FILE, read_finished
-from arena.runs.progress import StatusLine
+from arena.records.reader import MATCH_FILE, RESULTS_FILE, parse_rating_input, read_finished
 from arena.settings import Clock, TimeControl
-from arena.work import Finished
+from arena.statusline import StatusLine
+from arena.values.ids import MATCH_GAMES, match_game_id, match_unit
+from arena.values.work import Finished
 
 if TYPE_CHECKING:
     from arena.runs.session import Session
@@ -166,7 +166,7 @@ def _recorded_clock(match: Match, described: Path) -> TimeControl:
 def _play(match: Match, session: Session, report: MatchReport,
           on_unit: Callable[[MatchReport], None] | None) -> MatchReport:
     """Count the units the claimed results hold, then build, start and play what is missing."""
-    from arena.bots.manifest import MANIFEST_DIRECTORY
+    from arena.botfiles.manifest import MANIFEST_DIRECTORY
     from arena.runs.session import BotPlace
 
     path = session.games
@@ -193,7 +193,7 @@ def _play(match: Match, session: Session, report: MatchReport,
         session.append(game.line)
         report.played += 1
         report.faults += game.faults
-        if units.add(game.id, game.result) and on_unit is not None:
+        if units.add(game.id, parse_rating_input(game.rated)) and on_unit is not None:
             on_unit(report)
         return report.decided
 

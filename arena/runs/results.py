@@ -29,9 +29,9 @@ from typing import Any
 
 import orjson
 
-from arena.bots.stderrindex import SUFFIX as INDEX_SUFFIX
 from arena.errors import ConfigError, ResultsError
 from arena.records.reader import RESULTS_FILE
+from arena.stderrindex import SUFFIX as INDEX_SUFFIX
 
 __all__ = ["MARKER", "ResultsWriter", "results_dir"]
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from arena.bots.manifest import MANIFEST_DIRECTORY
+from arena.botfiles.manifest import MANIFEST_DIRECTORY
 from arena.configfile import read_yaml
 from arena.errors import ConfigError, ResultsError
 from arena.plans.deals import pinned_copy
@@ -28,14 +28,14 @@ from arena.plans.schedule import schedule
 from arena.plans.seating import Seating
 from arena.plans.tournament import Tournament, load_tournament
 from arena.ratings.table import results_table
-from arena.records.reader import RESULTS_FILE, parse_line, read_finished
+from arena.records.reader import RESULTS_FILE, parse_line, parse_rating_input, read_finished
 from arena.records.result import rating_input
 from arena.runs.fault_summary import FaultSummary
 from arena.runs.progress import Progress
 from arena.runs.sandboxes import tournament_sandboxes
 from arena.runs.session import BotPlace, Session
-from arena.settings import Clock, available_cpus, check_cluster_address
-from arena.work import Finished, GameSpec
+from arena.settings import RESAMPLES, Clock, available_cpus, check_cluster_address
+from arena.values.work import Finished, GameSpec
 
 
 @dataclass
@@ -71,7 +71,7 @@ def _recorder(session: Session, report: RunReport,
     count it, tell the progress line; a tournament never stops early."""
     def record(game: Finished) -> bool:
         session.append(game.line)
-        report.results.append(game.result)  # with its deals' seed and scores
+        report.results.append(parse_rating_input(game.rated))  # with its deals' seed and scores
         report.played += 1
         report.faults += game.faults
         report.fault_summary.add_stalls(game.stalls)
@@ -174,7 +174,7 @@ def recorded_seating(content: bytes, seating: Seating) -> bytes:
 
 
 def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = None,
-                   resume: bool = False, restart: bool = False, resamples: int = 1000,
+                   resume: bool = False, restart: bool = False, resamples: int = RESAMPLES.default,
                    progress_stream: Any = None, max_live_bots: int | None = None,
                    cluster: str | None = None, force: bool = False) -> str:
     """Load, check, schedule and run a tournament file; the closing text (summary and table).

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from arena.bots.sandbox import Sandbox, choose_sandbox
+from arena.bots.sandbox import choose_sandbox
 from arena.plans.tournament import Tournament
+from arena.values.sandbox import Sandbox
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from arena.configfile import FROM_ARENA, Where, check_program
 from arena.errors import ConfigError, RunInterrupted
 from arena.executors.choose import Executor, executor_for
 from arena.runs.results import ResultsWriter, results_dir
-from arena.work import Finished, GameSpec, RunSettings
+from arena.values.work import Finished, GameSpec, RunSettings
 
 
 @dataclass(frozen=True)

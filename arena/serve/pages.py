@@ -1,8 +1,8 @@
 """The server-rendered pages: one function per page over the league's library, a Jinja2
 template each. Every value a template prints is made printable (``arena.printable``: controls and
 bidi overrides shown as escapes, as on a terminal), then escaped by HTML's rules (autoescape), by
-the template environment itself. They work without JavaScript, but for the replay, which is the
-report's viewer, fetching its game as JSON."""
+the template environment itself (``arena.report.templating``, the report's too). They work
+without JavaScript, but for the replay, which is the report's viewer, fetching its game as JSON."""
 
 from __future__ import annotations
 
@@ -12,16 +12,15 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from jinja2 import Environment, PackageLoader, select_autoescape
-from markupsafe import Markup
+from jinja2 import Environment
 
 from arena.league.accounts import Accounts, Participant
 from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.names import name_key
-from arena.printable import printable
 from arena.records.reader import parse_line
 from arena.report.svg import line_plot
+from arena.report.templating import environment
 from arena.serve.auth import (
     CSRF_COOKIE,
     SESSION_COOKIE,
@@ -56,25 +55,13 @@ Viewer = Annotated[Participant | None, Depends(session_participant)]
 
 @cache
 def templates() -> Environment:
-    """The page templates (package data). Every value a template prints is made ``shown``
-    (printable, then HTML-escaped) by the environment itself, so no template can forget it;
-    ``| entrant`` is the entrant's name of a table's ``NAME@VERSION``, which its page is named by."""
-    environment = Environment(loader=PackageLoader("arena.serve", "templates"),
-                              autoescape=select_autoescape(default=True, default_for_string=True),
-                              finalize=shown)
-    environment.filters["entrant"] = entrant_of
-    return environment
-
-
-def shown(value: Any) -> Any:
-    """A value as a page prints it, before autoescape: text made ``printable`` (controls and
-    bidi overrides shown as escapes, as on a terminal; lines kept), markup too (a plot the
-    server drew, text a template escaped with ``| e``: the escapes are plain text in HTML)."""
-    if isinstance(value, Markup):
-        return Markup(printable(str(value), lines=True))
-    if isinstance(value, str):
-        return printable(value, lines=True)
-    return value
+    """The page templates (package data), in the arena's one environment for HTML
+    (``arena.report.templating``: every value printed is made printable, then HTML-escaped, so
+    no template can forget it); ``| entrant`` is the entrant's name of a table's
+    ``NAME@VERSION``, which its page is named by."""
+    pages = environment("arena.serve")
+    pages.filters["entrant"] = entrant_of
+    return pages
 
 
 def entrant_of(key: str) -> str:
@@ -133,8 +120,8 @@ def entrant_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -
     row = next((r for r in table.get("entrants", []) if r["name"] == active), None)
     opponents = sorted(table.get("head_to_head", {}).get(active, {}).items())
     series = request.app.state.table.progress(active)
-    plot = Markup(line_plot(series[0], [(name, series[1])], x_label="games stored",
-                            y_label="Elo")) if series and len(series[0]) > 1 else None
+    plot = line_plot(series[0], [(name, series[1])], x_label="games stored",
+                     y_label="Elo") if series and len(series[0]) > 1 else None
     games, _ = game_rows(store, (name,), 20)
     suspended = next((b for b in versions if b.state == "active" and b.suspended is not None), None)
     return render(request, "entrant.html", viewer=viewer, name=name, versions=versions,

@@ -22,8 +22,8 @@ from typing import Any
 
 import orjson
 
-from arena.bots.stderrindex import DecisionLogs
 from arena.errors import ArenaError, ResultsError
+from arena.formats import TableFormat
 from arena.league.accounts import Accounts
 from arena.league.settings import LeagueSettings
 from arena.league.standings import active_results
@@ -31,14 +31,15 @@ from arena.league.status import league_table
 from arena.league.store import LOGS_DIR, Bot, Store
 from arena.names import name_key
 from arena.printable import printable
-from arena.ratings.defaults import RESAMPLES
 from arena.ratings.model import rate
 from arena.records.reader import parse_line
 from arena.records.visible import ANYONE, Viewer, visible_detail, visible_line, visible_record
 from arena.report.stderr import StderrShown
+from arena.settings import RESAMPLES
+from arena.stderrindex import DecisionLogs
 
 GAME_ID = re.compile(r"s\d{6,}-r\d{1,3}")
-"""A league game's id (``arena.records.ids.league_game_id``): the only game path a request names."""
+"""A league game's id (``arena.values.ids.league_game_id``): the only game path a request names."""
 ROW_ID = re.compile(r"[1-9]\d{0,18}")
 """A row's number as a request names it (an upload's id, a page's ``before``): SQLite's integers
 hold 63 bits, so a longer or larger number names no row (never an overflow)."""
@@ -61,7 +62,7 @@ class TableCache:
     NICE = 10
     PROGRESS_GROWTH = 0.1
 
-    def __init__(self, league: Path, resamples: int = RESAMPLES) -> None:
+    def __init__(self, league: Path, resamples: int = RESAMPLES.default) -> None:
         self.league = league
         self.resamples = resamples
         self._lock = threading.Lock()
@@ -129,7 +130,7 @@ class TableCache:
             store.close()
         if state != self._state:
             try:
-                text = league_table(self.league, fmt="json", resamples=self.resamples,
+                text = league_table(self.league, fmt=TableFormat.JSON, resamples=self.resamples,
                                     crosstable=True)
                 table: dict[str, Any] | None = orjson.loads(text)
             except ResultsError:

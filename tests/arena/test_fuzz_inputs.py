@@ -455,7 +455,7 @@ def assert_hidden(record: dict[str, Any], tokens: dict[str, str], owned: frozens
 def test_a_canary_in_stderr_through_every_fault_kind_reaches_only_its_owner() -> None:
     from arena.executors.batch import close_batch_bots, play_batch
     from arena.settings import Limits, TimeControl
-    from arena.work import BotCommand, GameSpec, RunSettings
+    from arena.values.work import BotCommand, GameSpec, RunSettings
 
     rng = random.Random(38)
     tokens: dict[str, str] = {}
@@ -506,8 +506,8 @@ def old_detail(rng: random.Random, stderr: str) -> str:
     """A start failure's detail as the arena wrote it before details held no stderr: the quote of
     the bot's last lines, an arena hint perhaps, and perhaps cut (the league's faults table keeps
     500 characters)."""
-    from arena.bots.faults import quoted_stderr
     from arena.records.visible import OLD_HINTS
+    from arena.values.faults import quoted_stderr
 
     what = rng.choice(OLD_START_FAILURES).format(code=rng.randint(0, 255),
                                                   said=rng.choice(["", "hi", " (stderr: x", ")"]))

@@ -3,7 +3,7 @@ that act on a terminal (C0, ESC sequences, DEL, C1, bidi controls, line separato
 not UTF-8) in every field a bot controls, and nothing of it comes out raw in any command's output.
 
 The fields: a results file's every text a bot fills (entrant names, each fault's text fields, read
-from ``arena.bots.faults.Fault``) under ``arena table`` in every format, ``arena show`` and a resumed
+from ``arena.values.faults.Fault``) under ``arena table`` in every format, ``arena show`` and a resumed
 ``arena run``'s fault summary; a manifest's text fields and its build's output under ``league
 submit``, ``league status`` and ``check-bot``; what a real bot process writes (its hello, its
 replies, its stderr) under ``arena play``. Seeded generators: every case is reproducible from its
@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 import yaml
 
-from arena.bots.faults import Fault
 from arena.runs.progress import Progress
+from arena.values.faults import Fault
 
 sys.path.insert(0, str(Path(__file__).parent))
 from inert import assert_inert

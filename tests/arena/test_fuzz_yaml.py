@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.manifest import load_manifest
+from arena.botfiles.manifest import load_manifest
 from arena.configfile import read_yaml
 from arena.errors import ConfigError
 from arena.plans.tournament import load_tournament

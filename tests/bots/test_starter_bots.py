@@ -17,9 +17,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.bots.manifest import build_bot, load_manifest
+from arena.botfiles.manifest import load_manifest
+from arena.bots.build import build_bot
 
-from helpers import arena
+from helpers import arena, build_c_bots
 
 ROOT = Path(__file__).resolve().parents[2]
 RUST_BOT = ROOT / "bots" / "rust"
@@ -32,9 +33,7 @@ pytestmark = pytest.mark.timeout(120)
 @pytest.fixture(scope="session")
 def c_bots() -> Path:
     """Builds the C bots once, as the top-level Makefile does."""
-    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "bots" / "c")], check=True,
-                   capture_output=True, timeout=120)
-    return ROOT / "bots" / "c"
+    return build_c_bots()
 
 
 def _needs_node() -> list[str]:

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from arena.bots.build import TAIL_LINES, BuildError, BuildLimit, run_build
-from arena.bots.sandbox import Sandbox, bwrap_problem, is_root_mode
+from arena.bots.sandbox import bwrap_problem
 from arena.bots.uids import UID_FIRST, UID_LAST
 from arena.settings import BuildLimits
+from arena.values.sandbox import Sandbox, is_root_mode
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "tests" / "bots" / "hostile" / "builds"

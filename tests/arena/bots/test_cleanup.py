@@ -10,22 +10,14 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from time import perf_counter
 
 import pytest
+
+from helpers import proc_state, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 RUNNER = Path(__file__).resolve().with_name("cleanup_runner.py")
-
-
-def proc_state(pid: int) -> str | None:
-    """The process state letter from /proc (None when the pid no longer exists)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return None
 
 
 def group_members(pgid: int) -> set[int]:
@@ -50,15 +42,6 @@ def read_report(runner: subprocess.Popen[bytes], timeout: float = 30.0) -> dict:
     line = runner.stdout.readline()
     assert line, f"the runner exited early: {runner.stderr.read().decode() if runner.stderr else ''}"
     return json.loads(line)
-
-
-def wait_until(predicate, timeout: float = 5.0) -> bool:
-    deadline = perf_counter() + timeout
-    while not predicate():
-        if perf_counter() > deadline:
-            return False
-        os.sched_yield()
-    return True
 
 
 @pytest.mark.parametrize(
@@ -90,7 +73,8 @@ def test_no_bot_or_child_outlives_the_runner(mode, signum, status):
         # The runner reaped its own children: a leader left as a zombie would still be in /proc.
         assert {pid: proc_state(pid) for pid in leaders} == dict.fromkeys(leaders)
         # Grandchildren were killed; their reaping is init's job, so a zombie counts as gone.
-        assert wait_until(lambda: all(proc_state(pid) in (None, "Z") for pid in everyone))
+        wait_for(lambda: all(proc_state(pid) in (None, "Z") for pid in everyone), 60,
+                 "every grandchild to end")
         assert all(group_members(pid) == set() for pid in leaders)
     finally:  # when the runner failed, leave no process of this test behind
         if runner.poll() is None:

@@ -20,7 +20,7 @@ from arena.bots.clocks import (
     WallClock,
     wall_cap,
 )
-from arena.bots.faults import TimeLimit
+from arena.values.faults import TimeLimit
 
 
 @pytest.fixture

@@ -16,9 +16,9 @@ import pytest
 
 from arena.bots.clocks import BLOCKED_HINT
 from arena.bots.cputime import TreeClock
-from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
 from arena.bots.process import BotProcess
 from arena.settings import Clock
+from arena.values.faults import BotFaultError, FaultKind, TimeLimit
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -20,8 +20,8 @@ import pytest
 
 from arena.bots.clocks import BLOCKED_HINT
 from arena.bots.cputime import TreeClock, arena_wait
-from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
 from arena.settings import Clock, TimeControl
+from arena.values.faults import BotFaultError, FaultKind, TimeLimit
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 from arena.bots.process import BotProcess
-from arena.bots.sandbox import Sandbox, bwrap_problem
+from arena.bots.sandbox import bwrap_problem
 from arena.bots.uids import UID_FIRST, UID_LAST
 from arena.errors import BotStartError, ConfigError
 from arena.plans.tournament import load_tournament
 from arena.runs.sandboxes import tournament_sandboxes
+from arena.values.sandbox import Sandbox
 
 from helpers import arena
 

@@ -5,14 +5,11 @@ Timing is never asserted beyond "returned within the allowance plus generous sla
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import resource
 import shutil
-import signal
 import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from time import perf_counter
 
@@ -20,14 +17,15 @@ import pytest
 
 from arena.bots.channel import NOTHING_RECEIVED
 from arena.bots.exactjson import LongInteger
-from arena.bots.faults import BotFaultError, Fault, FaultKind, TimeLimit, quoted_stderr
 from arena.bots.process import QUIT_GRACE, BotProcess, close_all, live_bots
 from arena.errors import BotStartError
 from arena.settings import Limits
+from arena.values.faults import BotFaultError, Fault, FaultKind, TimeLimit, quoted_stderr
+
+from helpers import proc_state
 
 pytestmark = pytest.mark.timeout(60)
 
-BOTS = Path(__file__).resolve().parents[2] / "bots" / "misbehaving"
 SLACK = 2.0  # seconds: a loaded 2-CPU machine may stall anything this long
 
 
@@ -35,15 +33,6 @@ def act(legal: list[object] | None = None, kind: str = "play") -> dict[str, obje
     """An act message as the referee would send it (the layer sets the id)."""
     legal = ["QS", "2H", "TD"] if legal is None else legal
     return {"type": "act", "kind": kind, "legal": legal, "view": {"hand": legal}, "time_ms": 500}
-
-
-def proc_state(pid: int) -> str | None:
-    """The process state letter from /proc (None when the pid no longer exists)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return None
 
 
 def is_dead(pid: int) -> bool:
@@ -58,31 +47,6 @@ def wait_dead(pid: int, timeout: float = 5.0) -> bool:
             return False
         os.sched_yield()
     return True
-
-
-@pytest.fixture
-def bot(tmp_path: Path) -> Iterator[Callable[..., BotProcess]]:
-    """Start a misbehaving bot by file name with arguments; every bot is closed afterwards."""
-
-    def start(name: str, *args: object, begin: bool = True, **options: object) -> BotProcess:
-        options.setdefault("log_path", tmp_path / f"{name}.log")
-        process = BotProcess(
-            name, [sys.executable, "-S", str(BOTS / f"{name}.py"), *map(str, args)], **options
-        )
-        started.append(process)
-        if begin:
-            process.start()
-            groups.append(process.pid)
-        return process
-
-    started: list[BotProcess] = []
-    groups: list[int] = []
-    yield start
-    for process in started:
-        process.close(grace=0)
-    for pgid in groups:  # a safety net should close() ever fail: leave no process behind
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pgid, signal.SIGKILL)
 
 
 def test_well_behaved_bot_handshakes_and_answers_with_elapsed_time(bot):

@@ -22,21 +22,16 @@ from time import perf_counter
 
 import pytest
 
-from arena.bots.faults import BotFaultError, FaultKind, TimeLimit
 from arena.bots.process import BotProcess
-from arena.bots.sandbox import (
-    INSTALL_HINT,
-    Sandbox,
-    bwrap_problem,
-    choose_sandbox,
-    process_limit_problem,
-)
+from arena.bots.sandbox import INSTALL_HINT, bwrap_problem, choose_sandbox, process_limit_problem
 from arena.bots.shutdown import close_bots
 from arena.errors import BotStartError, ConfigError
 from arena.game.referee import play_game
 from arena.settings import Clock, Limits, SandboxMode, TimeControl
+from arena.values.faults import BotFaultError, FaultKind, TimeLimit
+from arena.values.sandbox import Sandbox
 
-from helpers import arena
+from helpers import arena, wait_for
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -118,15 +113,6 @@ def server() -> Iterator[tuple[int, list[bytes]]]:
         listener.close()
 
 
-def wait_until(condition: object, timeout: float = 10.0) -> bool:
-    deadline = perf_counter() + timeout
-    while not condition():  # type: ignore[operator]
-        if perf_counter() > deadline:
-            return False
-        os.sched_yield()
-    return True
-
-
 def processes_running(marker: str) -> list[int]:
     """Pids (host view) of live, non-zombie processes whose command line contains ``marker``."""
     found = []
@@ -185,7 +171,7 @@ def test_cannot_connect_to_loopback(tmp_path: Path, server: tuple[int, list[byte
     assert blocked(attack(tmp_path, "connects.py", str(port), sandbox=Sandbox()))
     assert received == []
     assert not blocked(attack(tmp_path, "connects.py", str(port), sandbox=None))
-    assert wait_until(lambda: received == [b"hello from connects.py\n"])
+    wait_for(lambda: received == [b"hello from connects.py\n"], 60, "the unsandboxed bot's line")
 
 
 @needs_bwrap
@@ -199,7 +185,7 @@ def test_cannot_see_or_signal_the_arena(tmp_path: Path) -> None:
         assert got == []
         line = attack(tmp_path, "signals_arena.py", str(os.getpid()), sandbox=None)
         assert not blocked(line) and "listed in /proc: True" in line
-        assert wait_until(lambda: got == [signal.SIGUSR1])
+        wait_for(lambda: got == [signal.SIGUSR1], 60, "the unsandboxed bot's signal")
     finally:
         signal.signal(signal.SIGUSR1, previous)
 
@@ -218,7 +204,7 @@ def test_a_fork_bomb_kills_only_the_bot(tmp_path: Path) -> None:
     assert 16 <= made < 32  # stopped by the limit, not by something else first
     # Unsandboxed, a bounded count shows the same forks go through without the limit.
     assert not blocked(attack(tmp_path, "fork_bomb.py", "64", sandbox=None))
-    assert wait_until(lambda: processes_running("fork_bomb.py") == [])
+    wait_for(lambda: processes_running("fork_bomb.py") == [], 60, "the fork bomb to be gone")
 
 
 @needs_bwrap
@@ -247,10 +233,10 @@ def test_a_sandboxed_bots_children_die_with_it() -> None:
     bot = BotProcess("forks", ["python3", "forks_child.py", mark], cwd=MISBEHAVING,
                      sandbox=Sandbox())
     bot.start()
-    assert wait_until(lambda: len(processes_running(mark)) >= 2)
+    wait_for(lambda: len(processes_running(mark)) >= 2, 60, "the bot and its child")
     bot.close()
     assert bot.returncode == 0
-    assert wait_until(lambda: processes_running(mark) == [])
+    wait_for(lambda: processes_running(mark) == [], 60, "every process of the bot to end")
 
 
 @needs_bwrap
@@ -261,13 +247,13 @@ def test_a_sandboxed_bot_that_ignores_quit_is_killed() -> None:
     bot.start()
     bot.close(grace=0.1)
     assert bot.returncode is not None and bot.returncode != 0
-    assert wait_until(lambda: processes_running(mark) == [])
+    wait_for(lambda: processes_running(mark) == [], 60, "every process of the bot to end")
 
 
 RUNNER = """
 import sys, time
 from arena.bots.process import BotProcess
-from arena.bots.sandbox import Sandbox
+from arena.values.sandbox import Sandbox
 bot = BotProcess("forks", ["python3", "forks_child.py", sys.argv[1]], cwd=sys.argv[2],
                  sandbox=Sandbox())
 bot.start()
@@ -285,11 +271,11 @@ def test_nothing_sandboxed_outlives_a_killed_runner() -> None:
                               stdout=subprocess.PIPE, text=True)
     try:
         assert runner.stdout is not None and runner.stdout.readline() == "started\n"
-        assert wait_until(lambda: len(processes_running(mark)) >= 2)
+        wait_for(lambda: len(processes_running(mark)) >= 2, 60, "the bot and its child")
     finally:
         runner.kill()
         runner.wait()
-    assert wait_until(lambda: processes_running(mark) == [])
+    wait_for(lambda: processes_running(mark) == [], 60, "every process of the bot to end")
 
 
 @needs_bwrap
@@ -352,13 +338,14 @@ NOT_ROOT_DRIVER = """
 import os, subprocess, sys
 try:
     sys.path.insert(0, sys.argv[1])
-    from arena.bots.sandbox import Sandbox
+    from arena.bots.sandbox import wrap
     from arena.settings import Limits
+    from arena.values.sandbox import Sandbox
 except Exception as error:
     print("cannot import the arena:", error)
     sys.exit(0)
 sleepers = [subprocess.Popen(["sleep", "120"]) for _ in range(20)]  # this uid, outside
-argv = Sandbox(processes=32).wrap(["/usr/bin/python3", "-c", sys.argv[2]], "/", Limits())
+argv = wrap(Sandbox(processes=32), ["/usr/bin/python3", "-c", sys.argv[2]], "/", Limits())
 print(subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout, end="")
 for sleeper in sleepers:
     sleeper.kill()
@@ -430,7 +417,7 @@ def test_a_root_arena_runs_each_bot_as_a_uid_of_its_own() -> None:
             return [pid for pid in processes_running(mark)
                     if not Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"bwrap\0")]
 
-        assert wait_until(lambda: len(bot_processes()) >= 4)
+        wait_for(lambda: len(bot_processes()) >= 4, 60, "four bot processes")
         uids = {Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0]
                 for pid in bot_processes()}
         assert len(uids) == 2 and "0" not in uids
@@ -439,26 +426,6 @@ def test_a_root_arena_runs_each_bot_as_a_uid_of_its_own() -> None:
 
 
 # -- layout and settings --------------------------------------------------------------------------
-
-
-def test_bot_directory_is_the_scripts_directory() -> None:
-    layout = Sandbox().layout(["python3", "bots/python/random_bot.py"], str(ROOT))
-    assert layout.bot_dir == str(ROOT / "bots" / "python")
-    assert os.path.isabs(layout.argv[0]) and layout.argv[1:] == ("bots/python/random_bot.py",)
-
-
-def test_bot_directory_of_a_program_in_its_workdir() -> None:
-    assert Sandbox().layout(["./random_bot"], str(ROOT / "bots" / "c")).bot_dir == str(
-        ROOT / "bots" / "c")
-
-
-def test_a_venv_interpreter_mounts_the_venv_and_its_base() -> None:
-    venv_python = os.path.join(sys.prefix, "bin", "python")
-    layout = Sandbox().layout([venv_python, "bots/python/random_bot.py"], str(ROOT))
-    assert layout.bot_dir == str(ROOT / "bots" / "python")
-    if sys.prefix != sys.base_prefix:
-        assert sys.prefix in layout.installations
-    assert str(ROOT) not in layout.installations
 
 
 def test_none_needs_no_bwrap() -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from arena.bots.process import BotProcess
-from arena.bots.stderrindex import DecisionLogs
 from arena.errors import BotStartError
+from arena.stderrindex import DecisionLogs
 
 ROOT = Path(__file__).resolve().parents[3]
 C_BOT = ROOT / "bots" / "c" / "random_bot"

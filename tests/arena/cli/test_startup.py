@@ -26,7 +26,7 @@ HEAVY = {
     "fastapi": "the league's web server",
     "starlette": "the league's web server",
     "uvicorn": "the league's web server",
-    "jinja2": "the league's web server's pages",
+    "jinja2": "the pages (the report's and the served league's)",
     "arena.ratings.model": "the ratings",
     "arena.bots.sandbox": "the sandbox",
     "arena.bots.process": "the bots' processes",
@@ -38,8 +38,9 @@ HEAVY = {
     "arena.analysis": "the analysis of decisions",
 }
 """What a quick path must not import, and what it is for: each loads with the command that runs."""
-LIGHT = {"arena.league", "arena.league.defaults", "arena.analysis", "arena.analysis.settings"}
-"""Modules under a heavy name that hold only what the options show (``--delta``'s default)."""
+LIGHT: set[str] = set()
+"""Modules under a heavy name that hold only what the options show (none: the options' numbers
+and defaults are ``arena.settings``' rows)."""
 
 LOAD = """
 import json, sys

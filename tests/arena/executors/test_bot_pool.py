@@ -17,7 +17,7 @@ from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
 from arena.records.schema import without_times
 from arena.settings import TimeControl
-from arena.work import BotCommand, RunSettings
+from arena.values.work import BotCommand, RunSettings
 
 from helpers import arena
 

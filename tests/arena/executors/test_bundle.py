@@ -13,7 +13,7 @@ from arena.errors import ConfigError
 from arena.executors.bundle import bundle_of, localised, unpack
 from arena.plans.tournament import load_tournament
 from arena.settings import check_cluster_address
-from arena.work import BotCommand, RunSettings
+from arena.values.work import BotCommand, RunSettings
 
 
 def run_dir(tmp_path: Path) -> Path:

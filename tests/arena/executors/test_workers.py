@@ -13,7 +13,7 @@ import pytest
 
 from arena.executors.workers import LocalWorkers
 from arena.settings import Limits
-from arena.work import BotCommand, Finished, GameSpec, RunSettings
+from arena.values.work import BotCommand, Finished, GameSpec, RunSettings
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -24,7 +24,7 @@ import os, signal, sys
 from arena.bots.registry import install_signal_handlers
 from arena.errors import ResultsError
 from arena.executors.workers import run_tasks
-from arena.work import BotCommand, GameSpec, RunSettings
+from arena.values.work import BotCommand, GameSpec, RunSettings
 
 install_signal_handlers()
 os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGTERM))
@@ -56,7 +56,7 @@ def test_a_worker_stopped_while_starting_exits_quietly() -> None:
 COLLECTIONS_IN_WORKERS = """
 import gc, os, sys
 from arena.executors.workers import run_tasks
-from arena.work import BotCommand, GameSpec, RunSettings
+from arena.values.work import BotCommand, GameSpec, RunSettings
 
 runner = os.getpid()
 heap = [[n] for n in range(200_000)]  # lists: always tracked by the collector

@@ -10,7 +10,6 @@ import re
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +21,7 @@ from arena.errors import ConfigError
 from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.settings import TimeControl
 
-from helpers import arena, start_arena
+from helpers import arena, build_c_bots, start_arena
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -49,8 +48,7 @@ def steps(output: str) -> dict[str, tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def c_bot() -> str:
-    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "bots" / "c")], check=True,
-                   capture_output=True, timeout=120)
+    build_c_bots()
     return "bots/c/random_bot"
 
 

@@ -3,14 +3,13 @@ a bot that hangs, in ``arena play`` and ``arena check-bot`` (the league: tests/a
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import orjson
 import pytest
 
-from helpers import arena
+from helpers import arena, build_c_bots
 
 ROOT = Path(__file__).resolve().parents[3]
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
@@ -22,8 +21,7 @@ pytestmark = pytest.mark.timeout(180)
 
 @pytest.fixture(scope="module", autouse=True)
 def c_bots() -> None:
-    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "bots" / "c")], check=True,
-                   capture_output=True, timeout=120)
+    build_c_bots()
 
 
 def play(log: Path, *args: str) -> dict[str, object]:

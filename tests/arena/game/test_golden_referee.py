@@ -32,6 +32,8 @@ from arena.game.referee import play_game
 from arena.records.schema import without_times
 from arena.settings import Clock, TimeControl
 
+from helpers import build_c_bots
+
 ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "tests" / "engine" / "golden" / "referee.json"
 RANDOM_C = str(ROOT / "bots" / "c" / "random_bot")
@@ -133,8 +135,7 @@ def digest(game: str, players: int, options: dict[str, object], seed: int,
 @pytest.fixture(scope="module")
 def built() -> None:
     """The C starter bots, built as ``make test`` builds them."""
-    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "bots" / "c")], check=True,
-                   capture_output=True, timeout=120)
+    build_c_bots()
 
 
 @pytest.mark.parametrize("case", sorted(cases()))

@@ -23,7 +23,6 @@ import orjson
 import pytest
 
 import engine
-from arena.bots.faults import FaultKind
 from arena.bots.process import BotProcess
 from arena.bots.shutdown import close_bots
 from arena.errors import BotStartError
@@ -31,6 +30,9 @@ from arena.game.referee import play_game
 from arena.records.result import result_of
 from arena.records.writer import milliseconds
 from arena.settings import Clock, FaultPolicy, Limits, TimeControl
+from arena.values.faults import FaultKind
+
+from helpers import build_c_bots
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -46,9 +48,7 @@ StartBot = Callable[..., BotProcess]
 @pytest.fixture(scope="module")
 def c_bots() -> Path:
     """The C starter bots, built as ``make test`` builds them."""
-    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "bots" / "c")], check=True,
-                   capture_output=True, timeout=120)
-    return ROOT / "bots" / "c"
+    return build_c_bots()
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from arena.league.accounts import (
     UploadStatus,
     token_hash,
 )
-from arena.league.store import DATABASE, Store
+from arena.league.store import DATABASE, SCHEMA_VERSION, Store
 
 from helpers import new_league
 
@@ -184,14 +184,26 @@ def test_uploads_waiting_are_held_to_the_room_left(store: Store):
 
 def test_a_league_of_schema_2_gains_the_tables(tmp_path: Path):
     league = new_league(tmp_path / "league")
+    tables = ("uploads", "sessions", "owners", "participants")
+    columns = ("stalled_games", "finished_a_game", "suspended", "suspended_at")  # schema 4's
     with sqlite3.connect(league / DATABASE) as db:
-        for table in ("uploads", "sessions", "owners", "participants"):
+        for table in tables:
             db.execute(f"DROP TABLE {table}")
-        for column in ("stalled_games", "finished_a_game", "suspended", "suspended_at"):
-            db.execute(f"ALTER TABLE bots DROP COLUMN {column}")  # schema 4's
+        for column in columns:
+            db.execute(f"ALTER TABLE bots DROP COLUMN {column}")
         db.execute("PRAGMA user_version = 2")
     store = Store.open(league)
     try:
-        Accounts(store).invite("ada")
+        participant, token = Accounts(store).invite("ada")
+        assert Accounts(store).by_token(token) == participant  # the new tables hold and serve
     finally:
         store.close()
+    db = sqlite3.connect(league / DATABASE)
+    try:
+        found = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        bots = {row[1] for row in db.execute("PRAGMA table_info(bots)")}
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        db.close()
+    assert set(tables) <= found and set(columns) <= bots
+    assert version == SCHEMA_VERSION

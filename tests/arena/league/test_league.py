@@ -33,20 +33,13 @@ from helpers import (
     arena,
     new_league,
     own_bot,
+    query,
     start_arena,
     submitted,
     wait_for,
 )
 
 pytestmark = pytest.mark.timeout(240)
-
-
-def query(league: Path, sql: str) -> list[tuple[object, ...]]:
-    connection = sqlite3.connect(f"file:{league / DATABASE}?mode=ro", uri=True, timeout=30)
-    try:
-        return connection.execute(sql).fetchall()
-    finally:
-        connection.close()
 
 
 def games(league: Path) -> int:

@@ -11,14 +11,14 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.league.defaults import SUSPEND_AFTER
 from arena.league.store import DATABASE
+from arena.settings import SUSPEND_AFTER
 
 from helpers import C_BOT, MISBEHAVING, ROOT, arena, own_bot, submitted
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
-REASON = f"{SUSPEND_AFTER} games in a row with a start failure, a time-out or a crash"
+REASON = f"{SUSPEND_AFTER.default} games in a row with a start failure, a time-out or a crash"
 
 
 def games_of(league: Path, key: str) -> int:
@@ -53,7 +53,7 @@ def test_a_stalling_entrant_is_suspended_the_league_plays_on_and_a_new_version_l
     done = arena("league", "run", league, "--games", "200", "--jobs", "2", "--minutes", "2")
     assert done.returncode == 0, done.stderr
     assert f"suspended hangs@1: {REASON} (the last: " in done.stdout, done.stdout
-    assert games_of(league, "hangs@1") == SUSPEND_AFTER  # the batch stopped as it was suspended
+    assert games_of(league, "hangs@1") == SUSPEND_AFTER.default  # the batch stopped as it was suspended
     assert done.stdout.startswith("200 games played"), done.stdout
     entrants = status(league)
     assert entrants["hangs@1"]["state"] == "suspended"
@@ -70,7 +70,7 @@ def test_a_stalling_entrant_is_suspended_the_league_plays_on_and_a_new_version_l
     assert status(league)["hangs@1"]["state"] == "active"
     done = arena("league", "run", league, "--games", "30", "--jobs", "2", "--minutes", "2")
     assert done.returncode == 0 and "suspended hangs@1" in done.stdout, done.stderr
-    assert games_of(league, "hangs@1") == 2 * SUSPEND_AFTER
+    assert games_of(league, "hangs@1") == 2 * SUSPEND_AFTER.default
     again = arena("league", "reinstate", league, "other")
     assert again.returncode == 2
     assert again.stderr == f"arena: error: {league}: other v1 is not suspended\n"
@@ -82,5 +82,5 @@ def test_a_stalling_entrant_is_suspended_the_league_plays_on_and_a_new_version_l
     done = arena("league", "run", league, "--games", "12", "--jobs", "2", "--minutes", "2")
     assert done.returncode == 0 and "suspended" not in done.stdout, done.stdout + done.stderr
     assert games_of(league, "hangs@2") > 0
-    assert games_of(league, "hangs@1") == 2 * SUSPEND_AFTER  # its games stay
+    assert games_of(league, "hangs@1") == 2 * SUSPEND_AFTER.default  # its games stay
 

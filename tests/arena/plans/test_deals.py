@@ -18,11 +18,11 @@ from arena.plans.extension import changed_key
 from arena.plans.match import new_match, unit_games
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
-from arena.records.ids import match_unit
 from arena.runs.match import play_match
 from arena.runs.run import run_tournament
 from arena.settings import TimeControl
 from arena.spec import PlaySettings
+from arena.values.ids import match_unit
 from engine.chance import Preset
 
 from helpers import C_BOT, FIRST_BOT, ROOT, arena

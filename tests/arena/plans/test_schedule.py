@@ -20,7 +20,7 @@ import yaml
 from arena.connectivity import minimum_tables
 from arena.plans.schedule import sample_tables, schedule, table_count
 from arena.plans.tournament import Tournament, load_tournament
-from arena.work import GameSpec
+from arena.values.work import GameSpec
 
 REPO = Path(__file__).resolve().parents[3]
 PY_BOT = "python3 bots/python/random_bot.py"  # never run: the schedule only needs valid files
@@ -34,9 +34,7 @@ GRID = [(n, k, m) for m in (60, 200) for k in range(3, 8) for n in range(k + 2, 
         if math.comb(n, k) > m >= n]
 
 
-@pytest.fixture(autouse=True)
-def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)
+pytestmark = pytest.mark.usefixtures("in_repo")
 
 
 def tournament(tmp_path: Path, bots: int, players: int = 4, file: str = "t.yaml",

@@ -26,9 +26,7 @@ REPO = Path(__file__).resolve().parents[3]
 PY_BOT = "python3 bots/python/random_bot.py"  # never run: the schedule only needs valid files
 
 
-@pytest.fixture(autouse=True)
-def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)
+pytestmark = pytest.mark.usefixtures("in_repo")
 
 
 @pytest.fixture(scope="module")

@@ -19,10 +19,7 @@ REPO = Path(__file__).resolve().parents[3]
 PY_BOT = "python3 bots/python/random_bot.py"
 
 
-@pytest.fixture(autouse=True)
-def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Bot commands are relative to the current directory: run from the repository root."""
-    monkeypatch.chdir(REPO)
+pytestmark = pytest.mark.usefixtures("in_repo")
 
 
 def valid(**changes: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError, ResultsError
+from arena.formats import TableFormat
 from arena.ratings import model as model_module
 from arena.ratings.model import rate
 from arena.ratings.table import ratings_json, render_table, results_table, table_for_paths
@@ -184,11 +185,11 @@ def test_anchor_groups_and_formats_work_under_every_model(model: RatingModel) ->
     field = noisy_field(20)
     apart = [{**g, "entrants": [f"{e}2" for e in g["entrants"]],  # type: ignore[attr-defined]
               "set": f"other-{g['set']}"} for g in field]
-    for fmt in ("plain", "github", "csv", "json", "html"):
+    for fmt in TableFormat:
         text = results_table(field + apart, fmt=fmt, anchor=("w", 1000.0), resamples=20,
                              model=model, crosstable=True)
         assert "w" in text
-    data = json.loads(results_table(field + apart, fmt="json", anchor=("w", 1000.0),
+    data = json.loads(results_table(field + apart, fmt=TableFormat.JSON, anchor=("w", 1000.0),
                                     resamples=20, model=model))
     assert data["rating"] == model.value and data["groups"] == 2
     anchored = next(e for e in data["entrants"] if e["name"] == "w")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.formats import TableFormat
 from arena.ratings.groups import rate_groups
 from arena.ratings.model import rate
 from arena.ratings.table import render_table, results_table
@@ -44,7 +45,7 @@ def test_every_group_is_rated_and_named() -> None:
     assert "group" in text.splitlines()[0]
     assert "2 groups of entrants that never met (sizes 4, 3)" in text
     assert "n/a" not in text
-    data = json.loads(render_table(rated, "json"))
+    data = json.loads(render_table(rated, TableFormat.JSON))
     assert data["groups"] == 2
     assert {e["name"]: e["group"] for e in data["entrants"]} == by_name
 

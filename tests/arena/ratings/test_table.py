@@ -13,9 +13,9 @@ import pytest
 
 from arena.cli import main
 from arena.errors import ConfigError, ResultsError
+from arena.formats import TableFormat
 from arena.ratings.model import Ratings, rate
 from arena.ratings.table import (
-    FORMATS,
     column_labels,
     parse_anchor,
     ratings_json,
@@ -150,7 +150,7 @@ def ratings() -> Ratings:
 
 
 def test_plain_table_lists_entrants_best_first(ratings: Ratings) -> None:
-    text = render_table(ratings, "plain", crosstable=True)
+    text = render_table(ratings, TableFormat.PLAIN, crosstable=True)
     lines = text.splitlines()
     assert lines[0].split() == ["#", "entrant", "Elo", "-", "+", "games", "score", "%", "avg",
                                 "place", "faults", "LOS", "%"]
@@ -164,23 +164,23 @@ def test_plain_table_lists_entrants_best_first(ratings: Ratings) -> None:
 
 
 def test_csv_and_github_and_html(ratings: Ratings) -> None:
-    rows = list(csv.reader(io.StringIO(render_table(ratings, "csv"))))
+    rows = list(csv.reader(io.StringIO(render_table(ratings, TableFormat.CSV))))
     assert rows[0][:3] == ["#", "entrant", "Elo"] and rows[0][-1] == "flag"
     assert [row[1] for row in rows[1:]] == list(ratings.names)
-    github = render_table(ratings, "github")
+    github = render_table(ratings, TableFormat.GITHUB)
     assert github.splitlines()[0].startswith("|") and "|---" in github.splitlines()[1]
-    html = render_table(ratings, "html", crosstable=True)
+    html = render_table(ratings, TableFormat.HTML, crosstable=True)
     assert html.count("<table>") == 2 and "<p>" in html
 
 
 def test_html_escapes_names() -> None:
     games = [{"entrants": ["<b>x</b>", "y"], "scores": [i % 2, 1 - i % 2]} for i in range(4)]
-    html = render_table(rate(games, resamples=0), "html")
+    html = render_table(rate(games, resamples=0), TableFormat.HTML)
     assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
 
 
 def test_json_has_the_table_data(ratings: Ratings) -> None:
-    data = json.loads(render_table(ratings, "json", crosstable=True))
+    data = json.loads(render_table(ratings, TableFormat.JSON, crosstable=True))
     assert data == json.loads(json.dumps(ratings_json(ratings, crosstable=True)))
     assert data["games"] == 120 and data["pairings"] == 720 and data["resamples"] == 100
     entrants = data["entrants"]
@@ -203,7 +203,7 @@ def test_flagged_entrants_render_without_numbers() -> None:
     games += [{"entrants": ["x", "y"], "scores": [1, 0]},
               {"entrants": ["x", "y"], "scores": [0, 1]}]
     ratings = rate(games, resamples=20, prior=0)  # the bare fit: flags, not finite ratings
-    text = render_table(ratings, "plain")
+    text = render_table(ratings, TableFormat.PLAIN)
     champ = next(line for line in text.splitlines() if " champ " in line)
     assert champ.split()[:3] == ["1", "champ", "+inf"]
     assert "+inf: no finite rating" in text and "n/a: no rating" in text
@@ -215,10 +215,10 @@ def test_flagged_entrants_render_without_numbers() -> None:
 
 
 def test_results_table_for_the_tournament_runner() -> None:
-    text = results_table(results(20), fmt="github", resamples=10)
+    text = results_table(results(20), fmt=TableFormat.GITHUB, resamples=10)
     assert text.startswith("|   # | entrant")
     with pytest.raises(ConfigError, match="--format: 'xml' is not one of plain, github"):
-        results_table(results(20), fmt="xml")
+        TableFormat.parse("xml")  # where the command line is read
 
 
 # The command -------------------------------------------------------------------------------------
@@ -281,7 +281,7 @@ def test_cli_resamples_out_of_range_is_a_usage_error(tmp_path: Path, monkeypatch
 
 
 def test_every_format_is_offered() -> None:
-    assert FORMATS == ("plain", "github", "csv", "json", "html")
+    assert tuple(TableFormat) == ("plain", "github", "csv", "json", "html")
 
 
 def test_old_files_get_their_duplicate_sets_from_the_game_ids(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import orjson
@@ -10,7 +9,7 @@ import pytest
 
 from arena.records.reader import PLAY_LOG_ID, ReadNotes, read_lines
 
-from helpers import arena
+from helpers import arena, build_c_bots
 
 ROOT = Path(__file__).resolve().parents[3]
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
@@ -19,8 +18,7 @@ C_BOT = str(ROOT / "bots" / "c" / "random_bot")
 @pytest.fixture(scope="module")
 def play_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The log of one real game, as `arena play --log` writes it (indented)."""
-    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "bots" / "c")], check=True,
-                   capture_output=True, timeout=120)
+    build_c_bots()
     log = tmp_path_factory.mktemp("play") / "game.json"
     done = arena("play", "blackout", C_BOT, C_BOT, C_BOT, "-o", "deals=2", "--log", log)
     assert done.returncode == 0, done.stderr

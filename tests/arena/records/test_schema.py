@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 import engine
-from arena.bots.faults import Fault, FaultKind, TimeLimit
 from arena.executors.batch import close_batch_bots, play_batch
 from arena.records.check import record_problem
 from arena.records.schema import (
@@ -30,7 +29,8 @@ from arena.records.schema import (
 from arena.records.upgrade import upgrade
 from arena.records.writer import fault_entry, serialise
 from arena.settings import TimeControl
-from arena.work import BotCommand, GameSpec, RunSettings
+from arena.values.faults import Fault, FaultKind, TimeLimit
+from arena.values.work import BotCommand, GameSpec, RunSettings
 
 ROOT = Path(__file__).resolve().parents[3]
 DOCS = ROOT / "docs" / "records.md"

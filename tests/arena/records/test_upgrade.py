@@ -20,7 +20,6 @@ import yaml
 from arena.errors import ResultsError
 from arena.ratings.table import table_for_paths
 from arena.records.check import record_problem
-from arena.records.ids import set_of_game
 from arena.records.reader import current_line, parse_line, read_finished
 from arena.records.schema import DEAL, FAULT, FORMAT, GAME, RESULT
 from arena.records.upgrade import upgrade
@@ -29,6 +28,7 @@ from arena.report.games import find_game
 from arena.report.show import show_game
 from arena.report.site import write_report
 from arena.runs.run import run_tournament
+from arena.values.ids import set_of_game
 
 from helpers import arena
 

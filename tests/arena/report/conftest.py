@@ -7,13 +7,14 @@ session into a temporary results directory by `arena.runs.run.run_tournament`.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from arena.runs.run import run_tournament
+
+from helpers import build_c_bots
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -52,8 +53,7 @@ bots:
 
 
 def _play(tmp: Path, name: str, text: str) -> Path:
-    subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "bots" / "c")], check=True,
-                   capture_output=True, timeout=120)
+    build_c_bots()
     file = tmp / f"{name}.yaml"
     file.write_text(text)
     out = tmp / name

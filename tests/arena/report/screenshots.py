@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[2]))  # tests/, where the browser tests' module is
 from browser import chromium, console_errors
 
 SHOTS = (  # file name, page, window width, tallest height

@@ -17,13 +17,11 @@ import pytest
 
 from arena.report.site import write_report
 
-sys.path.insert(0, str(Path(__file__).parent))
-from browser import chromium, console_errors, missing
+from browser import chromium, console_errors, missing, page_wait
+from helpers import result_lines
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(missing() is not None, reason=str(missing())),
               pytest.mark.timeout(300)]
-
-WAIT = 30  # seconds: generous, the machine may be loaded
 
 
 @pytest.fixture(scope="module")
@@ -31,12 +29,6 @@ def site(blackout_results: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
     out = tmp_path_factory.mktemp("site")
     write_report([blackout_results], out, resamples=50)
     return out
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 @pytest.fixture
@@ -47,18 +39,9 @@ def page(driver: Any) -> Iterator[Any]:
     assert console_errors(driver) == []
 
 
-def wait_for(driver: Any, condition: Any) -> Any:
-    from selenium.webdriver.support.ui import WebDriverWait
-    return WebDriverWait(driver, WAIT).until(condition)
-
-
-def records(results: Path) -> list[dict[str, Any]]:
-    return [orjson.loads(line) for line in (results / "games.jsonl").read_bytes().splitlines()]
-
-
 def open_replay(driver: Any, site: Path, query: str) -> None:
     driver.get(f"{site.as_uri()}/replay.html?{query}")
-    wait_for(driver, lambda d: d.execute_script(
+    page_wait(driver, lambda d: d.execute_script(
         "return document.getElementById('replay').dataset.step !== undefined"))
 
 
@@ -76,7 +59,7 @@ def test_ranking_table_has_every_entrant(page, site, blackout_results):
     page.get((site / "index.html").as_uri())
     rows = page.find_elements(By.CSS_SELECTOR, "#ranking tbody tr")
     names = {row.find_elements(By.TAG_NAME, "td")[1].text for row in rows}
-    entrants = {e for r in records(blackout_results) for e in r["result"]["entrants"]}
+    entrants = {e for r in result_lines(blackout_results) for e in r["result"]["entrants"]}
     assert names == entrants
     assert len(page.find_elements(By.CSS_SELECTOR, "svg.plot")) == 2
     assert len(page.find_elements(By.CSS_SELECTOR, ".heatmap tbody tr")) == len(entrants)
@@ -85,7 +68,7 @@ def test_ranking_table_has_every_entrant(page, site, blackout_results):
 def test_viewer_steps_through_a_whole_deal_and_ends_as_the_record_says(page, site, blackout_results):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    record = records(blackout_results)[0]
+    record = result_lines(blackout_results)[0]
     open_replay(page, site, f"game={record['id']}")
     assert f"seed {record['seed']}" in page.find_element(By.TAG_NAME, "body").text  # all 64 bits
     for deal in record["deals"]:
@@ -124,7 +107,7 @@ def test_a_seat_view_shows_no_other_seats_cards(page, site, blackout_results):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
-    record = records(blackout_results)[1]
+    record = result_lines(blackout_results)[1]
     deal = record["deals"][-1]
     open_replay(page, site, f"game={record['id']}&deal={deal['deal']}")
     for seat in range(len(record["names"])):
@@ -153,7 +136,7 @@ def test_fault_links_open_the_replay_where_the_fault_happened(page, site, blacko
     assert page.find_element(By.ID, "fault-kinds").text == "crash: 8"
     link = page.find_element(By.CSS_SELECTOR, "#faults tbody a")
     link.click()
-    wait_for(page, lambda d: d.execute_script(
+    page_wait(page, lambda d: d.execute_script(
         "return document.getElementById('replay').dataset.step !== undefined"))
     assert page.find_element(By.CSS_SELECTOR, "#log li.last .fault").text.startswith("fault: crash")
     # the entrant page's decision is the viewer's: the fault sits at that decision of its deal
@@ -167,7 +150,7 @@ def test_a_fault_shows_the_bots_stderr_beside_its_decision_escaped(page, blackou
                                                                   tmp_path):
     # What the bot said on stderr before it crashed was in the record, but not on the page.
     from selenium.webdriver.common.by import By
-    lines = records(blackout_results)
+    lines = result_lines(blackout_results)
     record = next(r for r in lines if r["faults"])
     fault = record["faults"][0]
     assert "crash_mid_game: giving up on act" in fault["stderr_tail"]
@@ -191,7 +174,7 @@ def test_a_replay_opens_at_a_linked_deal_and_decision_numbered_alike_everywhere(
         page, site, blackout_results):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    record = records(blackout_results)[0]
+    record = result_lines(blackout_results)[0]
     deal = record["deals"][2]
     steps = len(deal["bids"]) + len(deal["plays"])
     open_replay(page, site, f"game={record['id']}&deal={deal['deal']}&step=5")
@@ -209,7 +192,7 @@ def test_a_replay_opens_at_a_linked_deal_and_decision_numbered_alike_everywhere(
     assert page.find_element(By.ID, "permalink").get_attribute("href").endswith(
         f"&deal={deal['deal']}&step=6")
     page.get(link)  # the link opens where it was taken
-    wait_for(page, lambda d: d.execute_script(
+    page_wait(page, lambda d: d.execute_script(
         "return document.getElementById('replay').dataset.step === '5'"))
     assert state(page)["deal"] == str(deal["deal"])
 
@@ -226,12 +209,12 @@ def test_game_list_filters_by_entrant(page, site, blackout_results):
     from selenium.webdriver.support.ui import Select
     page.get((site / "games.html").as_uri())
     rows = page.find_elements(By.CSS_SELECTOR, "#games tbody tr")
-    assert len(rows) == len(records(blackout_results))
+    assert len(rows) == len(result_lines(blackout_results))
     Select(page.find_element(By.ID, "entrant")).select_by_visible_text("greedy")
     rows = page.find_elements(By.CSS_SELECTOR, "#games tbody tr")
     assert rows and all("greedy" in row.text for row in rows)
     rows[0].find_element(By.TAG_NAME, "a").click()
-    wait_for(page, lambda d: d.execute_script(
+    page_wait(page, lambda d: d.execute_script(
         "return document.getElementById('replay').dataset.step === '0'"))
 
 
@@ -239,7 +222,7 @@ def test_game_list_sorts_an_entrants_games_by_its_place_or_score(page, site, bla
     # Finding a bot's losses meant paging through every game in the order they were played.
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
-    games = {r["id"]: r["result"] for r in records(blackout_results)}
+    games = {r["id"]: r["result"] for r in result_lines(blackout_results)}
 
     def listed(entrant: str, field: str) -> list[float]:
         values = []
@@ -261,7 +244,7 @@ def test_game_list_sorts_an_entrants_games_by_its_place_or_score(page, site, bla
 
 def test_the_move_list_marks_each_trick_and_its_winner(page, site, blackout_results):
     from selenium.webdriver.common.by import By
-    record = records(blackout_results)[0]
+    record = result_lines(blackout_results)[0]
     deal = record["deals"][-1]
     players = len(record["names"])
     steps = len(deal["bids"]) + len(deal["plays"])
@@ -280,7 +263,7 @@ def test_the_move_list_marks_each_trick_and_its_winner(page, site, blackout_resu
 def test_partnership_replay_reaches_the_recorded_end(page, partnership_results, tmp_path):
     from selenium.webdriver.common.by import By
     write_report([partnership_results], tmp_path, resamples=0)
-    record = records(partnership_results)[0]
+    record = result_lines(partnership_results)[0]
     open_replay(page, tmp_path, f"game={record['id']}")
     deal = record["deals"][0]
     for _ in range(len(deal["calls"]) + len(deal["plays"])):
@@ -300,7 +283,7 @@ def test_partnership_replay_reaches_the_recorded_end(page, partnership_results, 
 
 
 def test_pages_fit_a_phone_screen(site, blackout_results):
-    record = records(blackout_results)[0]
+    record = result_lines(blackout_results)[0]
     with chromium(390, 800, phone=True) as phone:
         for page in ("index.html", "entrant-1.html", "games.html",
                      f"replay.html?game={record['id']}&deal=3"):

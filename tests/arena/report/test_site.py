@@ -16,11 +16,9 @@ from arena.report.games import find_game, read_games
 from arena.report.site import results_name, write_report
 from arena.report.stats import entrant_stats
 
+from helpers import result_lines
+
 ARENA = [sys.executable, "-c", "from arena.cli import main; main()"]
-
-
-def records(results: Path) -> list[dict]:
-    return [orjson.loads(line) for line in (results / "games.jsonl").read_bytes().splitlines()]
 
 
 def test_a_line_that_is_not_a_record_is_named_by_file_and_line(blackout_results, tmp_path):
@@ -40,7 +38,7 @@ def test_a_half_written_last_line_is_skipped_and_reported(blackout_results, tmp_
     data = (blackout_results / "games.jsonl").read_bytes()
     (tmp_path / "games.jsonl").write_bytes(data + data[:100])
     read = read_games([tmp_path])
-    assert len(read.games) == len(records(blackout_results))
+    assert len(read.games) == len(result_lines(blackout_results))
     assert read.notes.unterminated == [f"{tmp_path / 'games.jsonl'}:{len(read.games) + 1}"]
 
 
@@ -48,14 +46,14 @@ def test_the_same_ids_in_two_files_get_distinct_keys(blackout_results, tmp_path)
     shutil.copytree(blackout_results, tmp_path / "again")
     games = read_games([blackout_results, tmp_path / "again"]).games
     keys = [game.key for game in games]
-    assert len(set(keys)) == len(keys) == 2 * len(records(blackout_results))
+    assert len(set(keys)) == len(keys) == 2 * len(result_lines(blackout_results))
     assert find_game(blackout_results, games[0].record["id"]) == games[0].record
 
 
 def test_entrant_figures_match_the_records(blackout_results):
     games = read_games([blackout_results]).games
     stats = entrant_stats(games)
-    recs = records(blackout_results)
+    recs = result_lines(blackout_results)
     assert set(stats) == {"greedy", "random-py", "random-c", "crasher"}
     crasher = stats["crasher"]
     assert crasher.faults_by_kind() == {"crash": sum(len(r["faults"]) for r in recs)}
@@ -83,7 +81,7 @@ def test_entrant_figures_match_the_records(blackout_results):
 def test_partnership_figures_count_contracts_by_team(partnership_results):
     games = read_games([partnership_results]).games
     stats = entrant_stats(games)
-    recs = records(partnership_results)
+    recs = result_lines(partnership_results)
     contracts = [d["contract"] for r in recs for d in r["deals"] if d["contract"]]
     assert sum(row.contracts for row in stats.values()) == len(contracts)
     assert all(row.times for row in stats.values())
@@ -97,7 +95,7 @@ def test_report_writes_every_page_and_one_replay_per_game(blackout_results, tmp_
     written = write_report([blackout_results], tmp_path / "site", resamples=50)
     site = tmp_path / "site"
     assert written.index == site / "index.html" and written.games == 8
-    recs = records(blackout_results)
+    recs = result_lines(blackout_results)
     for record in recs:
         script = (site / "games" / f"{record['id']}.js").read_bytes()
         assert script.startswith(b"arenaGame(") and script.endswith(b");\n")
@@ -183,6 +181,7 @@ def test_a_league_directory_is_reported_as_its_export_would_be(tmp_path):
     # "no games.jsonl in this directory", without a word about export: the report reads the
     # league itself, and the other readers name the command.
     from arena.league.run import run_league
+    from arena.league.status import league_games
 
     from helpers import ROOT, arena, new_league, own_bot, submitted
 
@@ -190,7 +189,7 @@ def test_a_league_directory_is_reported_as_its_export_would_be(tmp_path):
     for bot in (ROOT / "bots/c/random.bot.yaml", ROOT / "bots/c/first.bot.yaml", own_bot(tmp_path)):
         submitted(league, bot)
     assert run_league(league, games=3, jobs=1).played == 3
-    written = write_report([league], tmp_path / "site", resamples=0)
+    written = write_report([league], tmp_path / "site", resamples=0, league_games=league_games)
     assert written.games == 3
     assert "<h1>Ranking: league friends</h1>" in written.index.read_text()
     assert len(list((tmp_path / "site" / "games").glob("*.js"))) == 3
@@ -294,7 +293,43 @@ def test_a_cluster_runs_replays_say_its_logs_stayed_on_the_workers(blackout_resu
     text = (blackout_results / "tournament.yaml").read_text()
     (results / "tournament.yaml").write_text(text + "cluster: tcp://127.0.0.1:8786\n")
     write_report([results], tmp_path / "site", resamples=0)
-    record = records(results)[0]
+    record = result_lines(results)[0]
     script = (tmp_path / "site" / "games" / f"{record['id']}.js").read_bytes()
     said = orjson.loads(b"[" + script[len(b"arenaGame("):-3] + b"]")[3]
     assert said["decisions"] == [] and "stay on its workers" in said["note"]
+
+
+HOSTILE = "cr<b>a\x1bsh'er\u202e&amp;"
+"""An entrant's name as a results file from elsewhere may hold it: markup, an escape sequence, a
+bidi override, an entity."""
+
+
+def test_every_page_shows_a_hostile_name_printable_then_escaped(blackout_results, tmp_path):
+    # The report escaped by HTML's rules only where its code asked, and left controls raw; its
+    # pages now come from templates that do both to every value, as the served league's do.
+    def renamed(value):
+        if isinstance(value, str):
+            return HOSTILE if value == "crasher" else value
+        if isinstance(value, list):
+            return [renamed(item) for item in value]
+        if isinstance(value, dict):
+            return {key: renamed(item) for key, item in value.items()}
+        return value
+
+    lines = [renamed(record) for record in result_lines(blackout_results)]
+    for record in lines:
+        for fault in record["faults"]:
+            fault["detail"] += " <script>alert(1)</script>\x1b[2J\u202e"
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "games.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in lines))
+    write_report([results], tmp_path / "site", resamples=0)
+    shown = "cr&lt;b&gt;a\\x1bsh&#39;er\\u202e&amp;amp;"
+    pages = {page.name: page.read_text() for page in (tmp_path / "site").glob("*.html")}
+    for name, text in pages.items():
+        assert "\x1b" not in text and "\u202e" not in text and "<b>" not in text, name
+        assert "<script>alert" not in text, name
+    index = pages["index.html"]
+    assert index.count(shown) >= 4  # its row, the crosstable's header and row, two plots
+    crasher = next(text for text in pages.values() if f"<h1>{shown}</h1>" in text)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;\\x1b[2J\\u202e</td>" in crasher

@@ -9,14 +9,13 @@ import subprocess
 import time
 from pathlib import Path
 
-import orjson
 import pytest
 
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
 from arena.records.schema import without_times
 
-from helpers import arena, start_arena, wait_for
+from helpers import arena, result_lines, start_arena, wait_for
 
 ROOT = Path(__file__).resolve().parents[3]
 C_BOT = str(ROOT / "bots" / "c" / "random_bot")
@@ -35,10 +34,6 @@ def write_tournament(tmp_path: Path, bots: list[tuple[str, str]], rounds: int, *
     path = tmp_path / "t.yaml"
     path.write_text("\n".join(lines) + "\n")
     return path
-
-
-def result_lines(out: Path) -> list[dict]:
-    return [orjson.loads(line) for line in (out / "games.jsonl").read_bytes().splitlines()]
 
 
 def saved_games(out: Path) -> int:
@@ -281,22 +276,6 @@ def test_a_worker_killed_from_outside_ends_the_run_with_a_message_not_a_hang(tmp
     assert done.returncode == 0, done.stderr
     ids = [line["id"] for line in result_lines(out)]
     assert len(ids) == len(set(ids)) == len(schedule(load_tournament(path)))
-
-
-def test_progress_to_a_file_never_falls_silent_while_work_moves(tmp_path) -> None:
-    """A line per tenth of the work, and one more whenever the last is HEARTBEAT seconds old:
-    a league run's tenth can be an hour (issue 33: one line in 60 s)."""
-    from arena.runs.progress import HEARTBEAT, StatusLine
-
-    path = tmp_path / "progress.log"
-    with path.open("w") as stream:
-        line = StatusLine(stream)
-        line.draw(lambda: "1 of 1000", 1, 1000)  # the first tenth's line
-        line.draw(lambda: "2 of 1000", 2, 1000)  # same tenth, just now: nothing
-        line.last_draw -= HEARTBEAT  # as if the last line were that old
-        line.draw(lambda: "3 of 1000", 3, 1000)
-        line.draw(lambda: "4 of 1000", 4, 1000)
-    assert path.read_text().splitlines() == ["1 of 1000", "3 of 1000"]
 
 
 def test_progress_of_work_bounded_by_time_counts_time_and_estimates_the_games(

@@ -15,9 +15,15 @@ from pathlib import Path
 import httpx
 import orjson
 
-from helpers import ROOT, arena, start_arena, wait_for
+from helpers import ROOT, arena, own_bot, start_arena, wait_for
+
+KEEP_ALIVE = httpx.Limits(keepalive_expiry=2.0)
+"""A client drops a connection idle for 2 s, well before the server closes it (5 s): one reused
+just as the server closes it fails to read (a test that waits between two requests, on a command
+that takes seconds under load, met that race)."""
 
 RANDOM_PY = ROOT / "bots" / "python" / "random_bot.py"
+PACED = ROOT / "tests" / "bots" / "paced_bot.py"
 
 
 @dataclass
@@ -31,7 +37,7 @@ class Server:
     def client(self, token: str | None = None) -> httpx.Client:
         """An HTTP client of the server, as the participant of ``token`` (None: anonymous)."""
         headers = {} if token is None else {"Authorization": f"Bearer {token}"}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=60)
+        return httpx.Client(base_url=self.url, headers=headers, timeout=60, limits=KEEP_ALIVE)
 
 
 def start_server(league: Path, *args: str) -> Server:
@@ -54,6 +60,16 @@ def stop_server(server: Server) -> int:
     finally:
         if server.process.poll() is None:
             server.process.kill()
+
+
+def stop_cleanly(server: Server) -> str:
+    """``stop_server``, which must end the server as a stop does (exit status 0, or 130 for the
+    signal); what it wrote to stderr, printed too (pytest shows it with a failure)."""
+    code = stop_server(server)
+    said = server.process.stderr.read() if server.process.stderr else ""
+    print(said)
+    assert code in (0, 130), said
+    return said
 
 
 def invite(league: Path, name: str) -> str:
@@ -122,7 +138,7 @@ def processes_naming(text: str) -> list[int]:
 def logged_in(url: str, token: str) -> httpx.Client:
     """A browser's session: the login form posted with its CSRF token from the server's own page
     (its ``Origin``, as a browser sends it); the caller closes it."""
-    client = httpx.Client(base_url=url, timeout=60, headers={"Origin": url})
+    client = httpx.Client(base_url=url, timeout=60, headers={"Origin": url}, limits=KEEP_ALIVE)
     assert client.post("/login", data={"token": token,
                                        "csrf": form_token(client, "/login")}).status_code < 400
     return client
@@ -133,3 +149,10 @@ def form_token(client: httpx.Client, page: str, headers: dict[str, str] | None =
     found = re.search(r'name="csrf" value="([^"]+)"', client.get(page, headers=headers).text)
     assert found is not None
     return found.group(1)
+
+
+def house_bot(parent: Path, name: str) -> Path:
+    """A house bot of a served league's field: a correct bot that takes 5 ms a decision
+    (``tests/bots/paced_bot.py``), so a league the tests serve plays a few games a second on next
+    to no CPU, where one of C bots kept a core busy for as long as its server lived."""
+    return own_bot(parent, name, PACED)

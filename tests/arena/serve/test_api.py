@@ -25,18 +25,19 @@ from arena.league.accounts import SESSION_IDLE, SESSION_MAX_AGE, SESSIONS_KEPT, 
 from arena.league.store import DATABASE, Store
 from arena.serve.connections import BODY_GRACE_SECONDS, HEADER_BYTES, HEADERS_SECONDS
 
-from helpers import C_BOT, FIRST_BOT, arena, new_league, own_bot, submitted, wait_for
+from helpers import C_BOT, arena, new_league, own_bot, submitted, wait_for
 
 sys.path.insert(0, str(Path(__file__).parent))
 from served import (
     decided,
     form_token,
+    house_bot,
     invite,
     logged_in,
     packed,
     python_bot,
     start_server,
-    stop_server,
+    stop_cleanly,
     upload,
 )
 
@@ -49,17 +50,14 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp("serve")
     # Three deals a game: games fast enough to come at once, few enough for quick table fits.
     league = new_league(tmp / "league", options={"deals": "3"})
-    submitted(league, own_bot(tmp, "house-random", C_BOT))
-    submitted(league, own_bot(tmp, "house-first", FIRST_BOT))
+    submitted(league, house_bot(tmp, "house-random"))
+    submitted(league, house_bot(tmp, "house-first"))
     tokens = {name: invite(league, name) for name in ("ada", "bob")}
     server = start_server(league, "--jobs", "1", "--build-jobs", "2", "--max-upload-mb", "1")
     try:
         yield server, tokens, tmp
     finally:
-        code = stop_server(server)
-        said = server.process.stderr.read() if server.process.stderr else ""
-        print(said)  # shown with a failure
-        assert code in (0, 130), said
+        stop_cleanly(server)
 
 
 @pytest.fixture(scope="module")
@@ -354,7 +352,7 @@ def test_behind_a_trusted_proxy_its_forwarded_headers_are_believed(tmp_path: Pat
             assert browser.post("/login", data={"token": token, "csrf": csrf.group(1)},
                                 headers=headers).status_code == 403
     finally:
-        assert stop_server(server) in (0, 130)
+        stop_cleanly(server)
 
 
 def test_a_huge_or_malformed_number_is_a_400_or_a_404_never_a_500(served):

@@ -22,17 +22,14 @@ import pytest
 
 from arena.league.store import DATABASE
 
-from helpers import C_BOT, FIRST_BOT, new_league, own_bot, submitted
+from browser import console_errors, missing, page_wait
+from helpers import C_BOT, new_league, own_bot, submitted
 
 sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
-from browser import chromium, console_errors, missing
-from served import decided, invite, packed, python_bot, start_server, stop_server, upload
+from served import decided, house_bot, invite, packed, python_bot, start_server, stop_cleanly, upload
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(missing() is not None, reason=str(missing())),
               pytest.mark.timeout(300)]
-
-WAIT = 60  # seconds: generous, the machine may be loaded
 
 PAYLOADS = {
     "language": "<script>xss=2</script>",
@@ -49,24 +46,13 @@ RAN = "return [typeof window.xss, document.querySelectorAll('img[onerror], svg[o
 def served(tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp("serve-browser")
     league = new_league(tmp / "league", options={"deals": "1"})
-    submitted(league, own_bot(tmp, "house-random", C_BOT))
-    submitted(league, own_bot(tmp, "house-first", FIRST_BOT))
+    submitted(league, house_bot(tmp, "house-random"))
+    submitted(league, house_bot(tmp, "house-first"))
     server = start_server(league, "--jobs", "1")
     try:
         yield server, invite(league, "ada"), tmp
     finally:
-        assert stop_server(server) in (0, 130)
-
-
-@pytest.fixture(scope="module")
-def driver():
-    with chromium() as browser:
-        yield browser
-
-
-def wait_for(driver: Any, condition: Any) -> Any:
-    from selenium.webdriver.support.ui import WebDriverWait
-    return WebDriverWait(driver, WAIT).until(condition)
+        stop_cleanly(server)
 
 
 def test_log_in_upload_watch_it_accepted_and_open_a_replay(served, driver):
@@ -84,14 +70,14 @@ def test_log_in_upload_watch_it_accepted_and_open_a_replay(served, driver):
     assert len(console_errors(driver)) == 2  # the two 401s, as the browser notes them
     driver.find_element(By.ID, "token").send_keys(token)
     driver.find_element(By.ID, "login").click()
-    wait_for(driver, lambda d: d.current_url.endswith("/my"))
+    page_wait(driver, lambda d: d.current_url.endswith("/my"))
     cookie = driver.get_cookie("arena_session")
     assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
     driver.get(server.url + "/upload")
     driver.find_element(By.ID, "file").send_keys(str(archive))
     driver.find_element(By.ID, "send").click()
     # My submissions reloads itself while one is pending, until it says accepted.
-    wait_for(driver, lambda d: d.current_url.endswith("/my") and d.find_elements(
+    page_wait(driver, lambda d: d.current_url.endswith("/my") and d.find_elements(
         By.CSS_SELECTOR, "#submissions tr[data-status=accepted]"))
     row = driver.find_element(By.CSS_SELECTOR, "#submissions tr[data-status=accepted]")
     assert "mybot v1" in row.text
@@ -99,9 +85,9 @@ def test_log_in_upload_watch_it_accepted_and_open_a_replay(served, driver):
     def has_games(d: Any) -> bool:
         d.get(server.url + "/entrants/mybot")
         return bool(d.find_elements(By.CSS_SELECTOR, "#games a"))
-    wait_for(driver, has_games)
+    page_wait(driver, has_games)
     driver.find_element(By.CSS_SELECTOR, "#games a").click()
-    wait_for(driver, lambda d: d.execute_script(
+    page_wait(driver, lambda d: d.execute_script(
         "return document.getElementById('replay').dataset.step !== undefined"))
     assert "mybot@1" in driver.find_element(By.ID, "replay").text
     assert console_errors(driver) == [], console_errors(driver)
@@ -123,7 +109,7 @@ def test_no_bot_controlled_text_runs_on_any_page(served, driver):
         assert accepted["status"] == "accepted", accepted
         rejected = decided(ada, upload(ada, packed(chatty)).json()["id"])
         assert rejected["status"] == "rejected" and PAYLOADS["reply"] in str(rejected["reason"])
-        wait_for(driver, lambda _: ada.get("/api/games", params={"entrant": "xssbot"}).json()["games"]
+        page_wait(driver, lambda _: ada.get("/api/games", params={"entrant": "xssbot"}).json()["games"]
                  and ada.get("/api/bots/xssbot/logs").json()["logs"])
         game = ada.get("/api/games", params={"entrant": "xssbot", "limit": 1}).json()["games"][0]
     console_errors(driver)
@@ -132,10 +118,10 @@ def test_no_bot_controlled_text_runs_on_any_page(served, driver):
     for page, shown in pages.items():
         driver.get(server.url + page)
         if page.startswith("/games/"):
-            wait_for(driver, lambda d: d.execute_script(
+            page_wait(driver, lambda d: d.execute_script(
                 "return document.getElementById('replay').dataset.step !== undefined"))
         elif page == "/":
-            wait_for(driver, lambda d: d.get(server.url + "/") or "xssbot" in d.page_source)
+            page_wait(driver, lambda d: d.get(server.url + "/") or "xssbot" in d.page_source)
         text = driver.find_element(By.TAG_NAME, "body").text
         for field in shown:
             assert PAYLOADS[field] in text, (page, field)
@@ -195,7 +181,7 @@ def log_in(driver: Any, url: str, token: str) -> None:
     driver.get(url + "/login")
     driver.find_element(By.ID, "token").send_keys(token)
     driver.find_element(By.ID, "login").click()
-    wait_for(driver, lambda d: d.current_url.endswith("/my"))
+    page_wait(driver, lambda d: d.current_url.endswith("/my"))
 
 
 TOSS = "arena_csrf=x; Path=/"  # the Set-Cookie of the hostile site: the same host, so the arena's
@@ -218,7 +204,7 @@ document.getElementById("f").submit();
     log_in(driver, server.url, token)
     uploads = _uploads(server.league)
     driver.get(hostile.url + "/upload")
-    wait_for(driver, lambda d: d.current_url.startswith(server.url))
+    page_wait(driver, lambda d: d.current_url.startswith(server.url))
     assert driver.get_cookie("arena_csrf")["value"] == "x"  # the cookie was tossed
     assert driver.current_url == server.url + "/upload"  # refused: not redirected to /my
     assert "not from this server's pages" in driver.find_element(By.ID, "error").text
@@ -238,7 +224,7 @@ def test_a_tossed_cookie_cannot_log_the_browser_in_as_another(served, driver, ho
     driver.delete_all_cookies()
     driver.get(server.url + "/")  # a visitor of the arena, logged out: it has a pre-session
     driver.get(hostile.url + "/login")
-    wait_for(driver, lambda d: d.current_url.startswith(server.url))
+    page_wait(driver, lambda d: d.current_url.startswith(server.url))
     assert driver.get_cookie("arena_session") is None
     driver.get(server.url + "/")
     assert "mallory" not in driver.find_element(By.TAG_NAME, "nav").text
@@ -257,13 +243,13 @@ def test_another_site_cannot_read_a_replay_with_the_participants_cookies(served,
             found[:] = ada.get("/api/games", params={"entrant": "saysbot", "limit": 1}).json()["games"]
             return bool(found)
 
-        wait_for(driver, lambda _: played())
+        page_wait(driver, lambda _: played())
         game = ada.get(f"/api/games/{found[0]['id']}").json()
     game_id, first_deal = game["id"], game["deals"][0]["deal"]
     log_in(driver, server.url, token)
     # The arena's own replay shows ada what her bot wrote while deciding: the secret exists.
     driver.get(f"{server.url}/games/{game_id}?deal={first_deal}&step=99")
-    wait_for(driver, lambda d: d.execute_script(
+    page_wait(driver, lambda d: d.execute_script(
         "return document.getElementById('replay').dataset.step !== undefined"))
     assert " act 1 plays " in driver.execute_script(
         "return document.getElementById('replay').textContent")
@@ -283,7 +269,8 @@ fetch("{server.url}/replays/{game_id}.json", {{ credentials: "include" }})
   .catch((error) => {{ window.fetched = "refused: " + error; }});
 </script></body>""")
     driver.get(hostile.url + "/include")
-    wait_for(driver, lambda d: d.execute_script("return window.included !== null && window.fetched !== null"))
+    page_wait(driver, lambda d: d.execute_script(
+        "return window.included !== null && window.fetched !== null"))
     stolen, fetched = driver.execute_script("return [window.stolen, window.fetched]")
     assert stolen is None or " act 1 plays " not in stolen, stolen
     assert fetched.startswith("refused: "), fetched[:200]

@@ -12,38 +12,38 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 import sys
 from pathlib import Path
 
 import pytest
 
-from arena.league.defaults import SUSPEND_AFTER
-from arena.league.store import DATABASE
+from arena.settings import SUSPEND_AFTER
 
-from helpers import C_BOT, FIRST_BOT, MISBEHAVING, arena, new_league, own_bot, submitted, wait_for
+from helpers import (
+    C_BOT,
+    MISBEHAVING,
+    arena,
+    new_league,
+    own_bot,
+    query,
+    submitted,
+    wait_for,
+)
 
 sys.path.insert(0, str(Path(__file__).parent))
 from served import (
-    Server,
     decided,
+    house_bot,
     invite,
     logged_in,
     packed,
     python_bot,
     start_server,
-    stop_server,
+    stop_cleanly,
     upload,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
-
-
-def _stop(server: Server) -> None:
-    code = stop_server(server)
-    said = server.process.stderr.read() if server.process.stderr else ""
-    print(said)  # shown with a failure
-    assert code in (0, 130), said
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def building(tmp_path_factory: pytest.TempPathFactory):
     try:
         yield server, tmp
     finally:
-        _stop(server)
+        stop_cleanly(server)
 
 
 @pytest.fixture(scope="module")
@@ -67,19 +67,13 @@ def playing(tmp_path_factory: pytest.TempPathFactory):
     done = arena("league", "init", league, "--players", "3", "--option", "deals=1",
                  "--start-ms", "3000", "--move-ms", "500", "--bank-ms", "1000")
     assert done.returncode == 0, done.stderr
-    for name, program in (("house-random", C_BOT), ("house-first", FIRST_BOT),
-                          ("house-other", C_BOT)):
-        submitted(league, own_bot(tmp, name, program))
+    for name in ("house-random", "house-first", "house-other"):
+        submitted(league, house_bot(tmp, name))
     server = start_server(league, "--jobs", "1")
     try:
         yield server, tmp
     finally:
-        _stop(server)
-
-
-def query(league: Path, sql: str, *values: object) -> list[tuple[object, ...]]:
-    with sqlite3.connect(f"file:{league / DATABASE}?mode=ro", uri=True, timeout=30) as db:
-        return db.execute(sql, values).fetchall()
+        stop_cleanly(server)
 
 
 def archive_of(league: Path, upload_id: int) -> Path:
@@ -161,7 +155,7 @@ def test_a_participants_stalling_bot_is_suspended_they_are_told_why_and_a_new_ve
     server, tmp = playing
     token = invite(server.league, "ada")
     hangs = own_bot(tmp, "hangs", MISBEHAVING / "hangs_in_league.py")
-    reason = f"{SUSPEND_AFTER} games in a row with a start failure, a time-out or a crash"
+    reason = f"{SUSPEND_AFTER.default} games in a row with a start failure, a time-out or a crash"
     with server.client(token) as api, server.client() as anonymous:
         assert decided(api, upload(api, packed(hangs)).json()["id"])["status"] == "accepted"
         page = logged_in(server.url, token)
@@ -180,7 +174,7 @@ def test_a_participants_stalling_bot_is_suspended_they_are_told_why_and_a_new_ve
                      120, "more games")
             seated = query(server.league, "SELECT COUNT(DISTINCT game) FROM seats JOIN bots ON "
                                           "bots.id = seats.bot WHERE bots.name = 'hangs'")[0][0]
-            assert seated == SUSPEND_AFTER
+            assert seated == SUSPEND_AFTER.default
             # A new version lifts it.
             fixed = python_bot(tmp / "v2", "hangs")
             assert decided(api, upload(api, packed(fixed)).json()["id"])["status"] == "accepted"

@@ -14,7 +14,7 @@ from arena.league.store import Bot, PlannedSet
 from arena.plans.match import new_match, unit_games
 from arena.plans.schedule import schedule
 from arena.plans.tournament import load_tournament
-from arena.records.ids import (
+from arena.values.ids import (
     MATCH_GAMES,
     GamePlace,
     league_game_id,

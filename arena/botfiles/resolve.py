@@ -19,11 +19,12 @@ import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from arena.bots.manifest import Manifest, is_bot_target, load_manifest
-from arena.bots.sandbox import Sandbox, bot_directory
+from arena.botfiles.manifest import Manifest, is_bot_target, load_manifest
+from arena.botfiles.view import bot_directory, check_visible
 from arena.configfile import FROM_ARENA, Where, check_program
 from arena.errors import ConfigError
-from arena.work import BotCommand
+from arena.values.sandbox import Sandbox
+from arena.values.work import BotCommand
 
 
 @dataclass(frozen=True)
@@ -49,12 +50,12 @@ class ResolvedBot:
     def check_sandboxed(self, sandbox: Sandbox | None, run_where: str,
                         build_where: str) -> None:
         """ConfigError ``RUN_WHERE: names ...`` (or ``BUILD_WHERE``) when ``sandbox`` would refuse
-        the program of its command or of its build (``Sandbox.check``); nothing without one."""
+        the program of its command or of its build (``check_visible``); nothing without one."""
         if sandbox is None:
             return
         if self.build is not None:
-            sandbox.for_build().check(self.build, self.workdir, build_where, self.bot_dir)
-        sandbox.check(self.argv, self.workdir, run_where, self.bot_dir)
+            check_visible(sandbox.for_build(), self.build, self.workdir, build_where, self.bot_dir)
+        check_visible(sandbox, self.argv, self.workdir, run_where, self.bot_dir)
 
     def command(self, sandbox: Sandbox | None) -> BotCommand:
         """How a worker starts it, in ``sandbox`` (None: unconfined), which shows it its bot

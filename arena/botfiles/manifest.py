@@ -16,22 +16,19 @@ A directory may hold several bots that share files: each then has its own manife
 Errors read ``FILE: KEY: PROBLEM`` like tournament files. Manifests come from strangers (a league's
 submissions) and a league stores and shows their fields, so each has a length limit (``TEXT_LIMITS``,
 ``MAX_WORDS``, ``MAX_WORD_LENGTH``; ``name`` and ``version`` by their patterns).
+
+Reading a manifest starts nothing; its build runs with ``arena.bots.build.build_bot``.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import engine
-from arena.bots.build import run_build
-from arena.bots.sandbox import Sandbox
 from arena.configfile import Where, check_program, command, kind, read_yaml
 from arena.errors import ConfigError
-from arena.settings import DEFAULT_BUILD_LIMITS, BuildLimits
 from engine.errors import OptionError, shown
 
 MANIFEST = "bot.yaml"
@@ -169,23 +166,3 @@ def _games(where: Where, raw: object) -> tuple[str, ...]:
         except OptionError as error:
             raise where.error(f"games[{index}]", str(error)) from None
     return tuple(dict.fromkeys(str(game).strip() for game in raw))
-
-
-def build_bot(manifest: Manifest, directory: Path | None = None,
-              limits: BuildLimits = DEFAULT_BUILD_LIMITS, sandbox: Sandbox | None = None,
-              check: Callable[[Path], None] | None = None) -> None:
-    """Run the manifest's build command in ``directory`` (default: the bot's own directory) with
-    ``arena.bots.build`` under ``limits`` (in ``sandbox``, that directory writable and no
-    network; ``check`` sees what it left, as ``run_build`` says), then check that the program in
-    ``run`` exists. ConfigError naming the manifest, with the output's last lines; before
-    anything runs, when ``sandbox`` refuses the program of ``run`` or ``build``."""
-    where = Where(manifest.path)
-    workdir = os.path.abspath(directory if directory is not None else manifest.directory)
-    if sandbox is not None:  # the build's own program is checked where it runs
-        sandbox.check(manifest.run, workdir, f"{manifest.path}: run", workdir)
-    if manifest.build is not None:
-        run_build(manifest.build, workdir, workdir, f"{manifest.path}: build", sandbox, limits,
-                  check)
-    check_program(where, manifest.run, workdir, "run", base_is=MANIFEST_DIRECTORY,
-                  hint=": build it, or add a `build:` that makes it" if manifest.build is None
-                  else ": does `build:` create it?")

@@ -1,20 +1,18 @@
 """The work items that plans produce and executors consume: a game to play, how to start each bot,
 the settings every worker needs, and a finished game as it comes back.
 
-Plain frozen values. This module sits just above ``arena.settings`` and ``arena.records`` and
-imports nothing else of the arena at run time, so plans (``arena.plans``), executors
-(``arena.executors``) and runs (``arena.runs``) can all share it without importing each other.
+Plain frozen values, below every layer that passes them: plans (``arena.plans``), executors
+(``arena.executors``), runs (``arena.runs``), the bots that resolve a command
+(``arena.botfiles.resolve``) and the records that serialise a finished game
+(``arena.records.writer.finished_of``) share them without importing each other.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import engine
-from arena.records import ids
-from arena.records.reader import parse_rating_input
-from arena.records.writer import serialise, serialise_rating_input
 from arena.settings import (
     DEFAULT_LIMITS,
     DEFAULT_POLICY,
@@ -24,9 +22,8 @@ from arena.settings import (
     Limits,
     TimeControl,
 )
-
-if TYPE_CHECKING:
-    from arena.bots.sandbox import Sandbox
+from arena.values import ids
+from arena.values.sandbox import Sandbox
 
 
 @dataclass(frozen=True)
@@ -58,7 +55,7 @@ class GameSpec:
 
 @dataclass(frozen=True)
 class BotCommand:
-    """How to start one bot, resolved (``arena.bots.resolve``): its argv, its working directory
+    """How to start one bot, resolved (``arena.botfiles.resolve``): its argv, its working directory
     (absolute), its bot directory (absolute: what a sandbox shows it), its sandbox (None:
     unconfined), and its build command, which a cluster runs again on every worker."""
 
@@ -99,18 +96,8 @@ class Finished(NamedTuple):
     line: bytes
     rated: bytes
     """The line's result with its deals' seed and scores (``arena.records.result.rating_input``),
-    as JSON (``arena.records.writer.serialise_rating_input``)."""
+    as JSON (``arena.records.writer.serialise_rating_input``; read back by
+    ``arena.records.reader.parse_rating_input``)."""
     faults: int
     stalls: int = 0
     """Waits for a bot that woke up late because the arena itself did not run (``stalls``)."""
-
-    @property
-    def result(self) -> dict[str, Any]:
-        """The game's rating input (parsed at each call: a few microseconds)."""
-        return parse_rating_input(self.rated)
-
-
-def finished_of(line: dict[str, Any]) -> Finished:
-    """The runner's view of one results line (``arena.records.writer.results_line``)."""
-    return Finished(line["id"], serialise(line), serialise_rating_input(line), len(line["faults"]),
-                    sum(line["stalls"]))

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.manifest import build_bot, load_manifest
+from arena.botfiles.manifest import load_manifest
+from arena.bots.build import build_bot
 from arena.errors import ConfigError
 from arena.plans.tournament import load_tournament
 

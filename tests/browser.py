@@ -1,4 +1,6 @@
-"""Headless Chromium for the report's tests: Debian's chromium and chromedriver, driven by Selenium.
+"""Headless Chromium for the browser tests (the report's pages, the served league's): Debian's
+chromium and chromedriver, driven by Selenium; the tests take it as the ``driver`` fixture
+(tests/conftest.py) and wait on a page with ``page_wait``.
 
 Nothing is downloaded: the driver is given explicitly (Selenium Manager is not asked), and Chromium
 runs with a fresh profile, no sync, no component updates, no background networking.
@@ -68,3 +70,14 @@ def chromium(width: int = 1280, height: int = 900, *, phone: bool = False) -> It
 def console_errors(driver: Any) -> list[str]:
     """The browser console's errors since the last call."""
     return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+WAIT = 60
+"""Seconds a page may take to reach what a test waits for: generous, the machine may be loaded."""
+
+
+def page_wait(driver: Any, condition: Any) -> Any:
+    """What ``condition(driver)`` returns once it is true; a failure after ``WAIT`` seconds."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT).until(condition)
