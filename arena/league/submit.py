@@ -37,7 +37,8 @@ import orjson
 from arena.botfiles.manifest import MANIFEST, Manifest, load_manifest, manifest_file
 from arena.bots.build import build_bot
 from arena.errors import ConfigError, RunInterrupted
-from arena.game.checkbot import StepResult, check_bot, stderr_lines
+from arena.game.checkbot import StepResult, check_bot
+from arena.game.checkbot_text import stderr_lines
 from arena.league.archive import bot_root, copy_tree, is_archive, seal, stored_problems, unpack
 from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
