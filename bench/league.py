@@ -42,7 +42,8 @@ from arena.league.settings import LeagueSettings
 from arena.league.store import Store
 from arena.league.submit import submit
 from arena.plans.schedule import sample_tables
-from arena.ratings.model import ELO_PER_NAT, rate
+from arena.ratings.fit import ELO_PER_NAT
+from arena.ratings.model import rate
 from arena.runs.results import ResultsWriter
 from arena.values.work import Finished
 

@@ -20,7 +20,8 @@ from time import perf_counter
 
 import numpy as np
 
-from arena.ratings.model import ELO_PER_NAT, fit_elo, rate
+from arena.ratings.fit import ELO_PER_NAT, fit_elo
+from arena.ratings.model import rate
 from arena.ratings.table import results_table
 
 GAMES = 100_000

@@ -50,8 +50,10 @@ from itertools import combinations, pairwise
 import numpy as np
 
 from arena.errors import ConfigError, ResultsError
-from arena.ratings import duplicate as duplicate_comparisons
-from arena.records.result import GameResult, check_result, result_fields, value_problem
+from arena.ratings.bootstrap import percentile_interval, resample_fits, superiority
+from arena.ratings.fit import centred, closure, fit_elo, with_prior
+from arena.ratings.tally import GameArrays, points, tally_results
+from arena.records.result import GameResult, check_result
 from arena.settings import DEFAULT_RATING as DEFAULT_MODEL
 from arena.settings import RESAMPLES
 from arena.settings import RatingModel as Model
@@ -68,10 +70,6 @@ a third of a Partnership ladder's resamples had no finite fit and every interval
 Chosen small: on the demo's 1,120 games it moves no `deals` rating by more than 0.01 Elo, and the
 most lopsided pair under `places` (greedy against the random bots, a few losses in 240) by
 1.5 Elo, 3% of that rating's interval half-width (1 draw moved it 14.5 Elo, 0.5 draws 7.4)."""
-DENSE_SUMS = 2_000_000
-"""The bootstrap sums the resamples by a (set x cell) matrix while it and a chunk's draws (sets x
-resamples) hold at most this many numbers each, else record by record (``_bootstrap``)."""
-ELO_PER_NAT = 400.0 / math.log(10.0)  # Elo = ELO_PER_NAT * theta; P(i beats j) = 1/(1+e^(tj-ti))
 
 
 class Flag(StrEnum):
@@ -144,34 +142,10 @@ def pairwise_outcomes(result: GameResult | Mapping[str, object]) -> list[tuple[s
         result = check_result(result)
     seats = range(len(result.entrants))
     return [
-        (result.entrants[a], result.entrants[b], _points(result, a, b))
+        (result.entrants[a], result.entrants[b], points(result, a, b))
         for a, b in combinations(seats, 2)
         if result.entrants[a] != result.entrants[b]
     ]
-
-
-def with_prior(wins: np.ndarray, prior: float) -> np.ndarray:
-    """``wins`` (one matrix, or a batch) with ``prior`` virtual draws added between every two
-    entrants that were compared (``prior / 2`` points each way)."""
-    if not prior:
-        return wins
-    met = (wins + np.swapaxes(wins, -1, -2)) > 0
-    padded: np.ndarray = wins + (prior / 2.0) * met
-    return padded
-
-
-def fit_elo(wins: np.ndarray) -> np.ndarray:
-    """Maximum-likelihood Elo ratings (mean 0) from `wins[i, j]`, the points i scored against j.
-
-    ValueError when no finite maximum exists: some group of entrants never scored against the rest.
-    """
-    wins = np.asarray(wins, dtype=np.float64)
-    if wins.ndim != 2 or wins.shape[0] != wins.shape[1] or (wins < 0).any():
-        raise ValueError("wins must be a square matrix of non-negative points")
-    if len(wins) > 1 and not _strongly_connected(wins[None] > 0)[0]:
-        raise ValueError("no finite ratings: some entrants never scored against the others")
-    theta: np.ndarray = _newton(wins[None], np.zeros((1, len(wins))))[0]
-    return theta * ELO_PER_NAT
 
 
 def rate(
@@ -225,10 +199,10 @@ def rate(
         raise ConfigError(f"prior must be 0 or more virtual draws, got {prior}")
     chosen = DEFAULT_MODEL if model is None else check_model(model)
     results = results if isinstance(results, Sequence) else list(results)
-    tally = _tally(results, chosen)
+    tally = tally_results(results, chosen)
     if model is None and chosen is not Model.PLACES and not tally.record_points.size:
         chosen = Model.PLACES
-        tally = _tally(results, chosen)
+        tally = tally_results(results, chosen)
     model = chosen
     if model is not Model.PLACES and not tally.record_points.size:
         raise ResultsError(f"rating model {model.value!r}: no two games here dealt the same "
@@ -256,7 +230,7 @@ def rate(
     elo = np.zeros(0)
     if members.size:
         elo = fit_elo(fitted[np.ix_(members, members)])
-        ratings[members] = _centred(elo, anchor_position, level)
+        ratings[members] = centred(elo, anchor_position, level)
     order = _table_order(tally, flags, depth, ratings)
 
     intervals: dict[int, tuple[float, float]] = {}
@@ -266,15 +240,15 @@ def rate(
     if resamples and members.size:
         neighbours = [(i, j) for i, j in pairwise(order)
                       if flags[i] is None and flags[j] is None]
-        samples, differences, degenerate = _bootstrap(
+        samples, differences, degenerate = resample_fits(
             tally, members, elo, anchor_position, level,
             [(int(position[i]), int(position[j])) for i, j in neighbours], resamples, seed, prior)
         alpha = (1.0 - confidence) / 2.0
         for column, member in enumerate(members.tolist()):
-            intervals[member] = _interval(samples[:, column], alpha)
+            intervals[member] = percentile_interval(samples[:, column], alpha)
         for column, (upper_row, _) in enumerate(neighbours):
-            los[upper_row] = _los(differences[:, column])
-            gaps[upper_row] = _interval(differences[:, column], alpha)
+            los[upper_row] = superiority(differences[:, column])
+            gaps[upper_row] = percentile_interval(differences[:, column], alpha)
     rows = _standings(tally, order, flags, ratings, intervals, los, gaps)
     return Ratings(
         standings=rows,
@@ -291,222 +265,7 @@ def rate(
     )
 
 
-# Tallying results --------------------------------------------------------------------------------
-
-_LISTS = (list, tuple)
-_NUMBER_TYPES = frozenset((int, float))
-
-
-def _points(result: GameResult, a: int, b: int) -> float:
-    """Points of seat ``a`` against seat ``b``: from the places, which already hold forfeits and
-    the game's tie-break (equal places are a draw)."""
-    if result.ranks[a] == result.ranks[b]:
-        return 0.5
-    return 1.0 if result.ranks[a] < result.ranks[b] else 0.0
-
-
-@dataclass
-class _GameArrays:
-    """All games as arrays. Entrants are numbered in name order, games in a canonical order."""
-
-    names: list[str]
-    games: int
-    wins: np.ndarray
-    record_game: np.ndarray  # records of points: game, cell (scorer * n + other), points
-    record_cell: np.ndarray
-    record_points: np.ndarray
-    games_played: np.ndarray
-    appearances: np.ndarray
-    place_sum: np.ndarray
-    faults: np.ndarray
-    forfeits: np.ndarray
-    set_of_game: np.ndarray  # by canonical game: its duplicate set, numbered 0 .. sets - 1
-    sets: int
-
-
-def _tally(results: Iterable[Mapping[str, object] | GameResult], model: Model) -> _GameArrays:
-    seat_name: list[str] = []
-    seat_score: list[float] = []
-    seat_rank: list[int] = []
-    seat_forfeit: list[bool] = []
-    seat_faults: list[int] = []
-    sizes: list[int] = []
-    set_names: list[object] = []
-    deal_keys: list[object] = []  # by game: what its deals are known by (its seed), or None
-    deal_scores: list[Sequence[Sequence[float]]] = []
-    duplicate = model is not Model.PLACES
-    for count, obj in enumerate(results, 1):
-        try:
-            entrants, scores, ranks, forfeits, faults = result_fields(obj)
-            if duplicate:
-                deal_keys.append(obj.get("seed") if isinstance(obj, Mapping) else None)
-                deal_scores.append(_deal_scores(obj, len(entrants)))
-        except ResultsError as error:
-            raise ResultsError(f"result {count}: {error}") from None
-        named = obj.get("set") if isinstance(obj, Mapping) else None
-        set_names.append(named if isinstance(named, str) else None)
-        seat_name.extend(entrants)
-        seat_score.extend(scores)
-        seat_rank.extend(ranks)
-        seat_forfeit.extend(forfeits)
-        seat_faults.extend(faults)
-        sizes.append(len(entrants))
-    if not sizes:
-        raise ResultsError("no game results to rate")
-
-    rank = np.array(seat_rank, dtype=np.int64)
-    fault = np.array(seat_faults, dtype=np.int64)
-    score = np.array(seat_score, dtype=np.float64)
-    size = np.array(sizes, dtype=np.int64)
-    start = np.cumsum(size) - size
-    game_of_seat = np.repeat(np.arange(len(sizes)), size)
-    bad = ~np.isfinite(score) | (rank < 1) | (rank > size[game_of_seat]) | (fault < 0)
-    if bad.any():
-        bad_game = int(game_of_seat[np.argmax(bad)])
-        where = slice(int(start[bad_game]), int(start[bad_game] + size[bad_game]))
-        problem = value_problem(seat_score[where], seat_rank[where], seat_faults[where])
-        raise ResultsError(f"result {bad_game + 1}: {problem}")
-
-    names = sorted(set(seat_name))
-    n, games = len(names), len(sizes)
-    numbers = {name: i for i, name in enumerate(names)}
-    entrant = np.fromiter(map(numbers.__getitem__, seat_name), dtype=np.int64,
-                          count=len(seat_name))
-    forfeit = np.array(seat_forfeit, dtype=bool)
-
-    canonical = np.empty(games, dtype=np.int64)
-    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    done = 0
-    first_seat = np.ones(len(seat_name), dtype=bool)  # the entrant's first seat in its game
-    for players in np.flatnonzero(np.bincount(size)):
-        group = np.flatnonzero(size == players)
-        seats = start[group][:, None] + np.arange(players)
-        e, s, r = entrant[seats], score[seats], rank[seats]
-        # A canonical order (by table size, then entrants, scores, places seat by seat) makes the
-        # bootstrap's draws depend on the set of games only, not on the order they were given in.
-        keys = [r[:, c] for c in reversed(range(players))] + \
-               [s[:, c] for c in reversed(range(players))] + \
-               [e[:, c] for c in reversed(range(players))]
-        canonical[group[np.lexsort(keys)]] = done + np.arange(group.size)
-        done += group.size
-        game = canonical[group]
-        for a, b in combinations(range(int(players)), 2):
-            met = e[:, a] != e[:, b]
-            first_seat[seats[~met, b]] = False
-            # Outcomes follow the places (forfeits and the game's tie-break are already in them).
-            a_wins = met & (r[:, a] < r[:, b])
-            b_wins = met & (r[:, b] < r[:, a])
-            draw = met & (r[:, a] == r[:, b])
-            if duplicate:
-                continue
-            ab = e[:, a] * n + e[:, b]
-            ba = e[:, b] * n + e[:, a]
-            for mask, cell, points in ((a_wins, ab, 1.0), (b_wins, ba, 1.0), (draw, ab, 0.5),
-                                       (draw, ba, 0.5)):
-                found.append((game[mask], cell[mask], np.full(int(mask.sum()), points)))
-
-    if duplicate:
-        found.append(duplicate_comparisons.records(
-            _positions(set_names, deal_keys, deal_scores if model is Model.DEALS else None, size,
-                       start, canonical, entrant, score, rank, forfeit),
-            n, per_deal=model is Model.DEALS))
-    record_game = np.concatenate([g for g, _, _ in found])
-    record_cell = np.concatenate([c for _, c, _ in found])
-    record_points = np.concatenate([p for _, _, p in found])
-    set_of_game, sets = _sets(set_names, canonical)
-    wins = np.bincount(record_cell, weights=record_points, minlength=n * n).reshape(n, n)
-    return _GameArrays(
-        names=names,
-        games=games,
-        wins=wins.astype(np.float64),
-        record_game=record_game,
-        record_cell=record_cell,
-        record_points=record_points,
-        games_played=np.bincount(entrant[first_seat], minlength=n),
-        appearances=np.bincount(entrant, minlength=n),
-        place_sum=np.bincount(entrant, weights=rank, minlength=n),
-        faults=np.bincount(entrant, weights=fault, minlength=n),
-        forfeits=np.bincount(entrant, weights=forfeit.astype(np.float64), minlength=n),
-        set_of_game=set_of_game,
-        sets=sets,
-    )
-
-
-def _positions(set_names: list[object], deal_keys: list[object],
-               deal_scores: list[Sequence[Sequence[float]]] | None, size: np.ndarray,
-               start: np.ndarray, canonical: np.ndarray, entrant: np.ndarray, score: np.ndarray,
-               rank: np.ndarray, forfeit: np.ndarray) -> duplicate_comparisons.Positions:
-    """The seats of the games in a duplicate set (a set name; a game without one is a set of its
-    own, and nobody else held its cards), keyed by what their cards are known by: set, deals'
-    seed, table size and position. With ``deal_scores``, each seat's score in each deal."""
-    in_set = [game for game, name in enumerate(set_names) if name is not None]
-    sizes = size[in_set]
-    game = np.repeat(np.array(in_set, dtype=np.int64), sizes)
-    position = np.arange(game.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    seat = start[game] + position
-    key = [(set_names[g], deal_keys[g], players, p) for g, players, p
-           in zip(game.tolist(), size[game].tolist(), position.tolist(), strict=True)]
-    dealt = np.zeros(game.size, dtype=np.int64)
-    deals = np.zeros((game.size, 0))
-    if deal_scores is not None and game.size:
-        dealt = np.array([len(deal_scores[g]) for g in game.tolist()], dtype=np.int64)
-        deals = np.zeros((game.size, int(dealt.max())))
-        row = 0
-        for g, players in zip(in_set, sizes.tolist(), strict=True):
-            if deal_scores[g]:
-                deals[row:row + players, :len(deal_scores[g])] = np.array(
-                    deal_scores[g], dtype=np.float64).T
-            row += players
-    return duplicate_comparisons.Positions(
-        key=key, game=canonical[game], entrant=entrant[seat], total=score[seat], rank=rank[seat],
-        forfeit=forfeit[seat], deals=deals, dealt=dealt)
-
-
-def _deal_scores(obj: Mapping[str, object] | GameResult, positions: int
-                 ) -> Sequence[Sequence[float]]:
-    """The result's `deal_scores` (each finished deal's scores, indexed like `scores`); none
-    when it has none. ResultsError when they are not that."""
-    found = obj.get("deal_scores") if isinstance(obj, Mapping) else None
-    if found is None:
-        return ()
-    if type(found) not in _LISTS or not all(
-            type(deal) in _LISTS and len(deal) == positions
-            and _NUMBER_TYPES.issuperset(map(type, deal)) for deal in found):  # type: ignore[attr-defined]
-        raise ResultsError(f"'deal_scores' must be a list of deals, each {positions} numbers")
-    return found  # type: ignore[return-value]
-
-
-def _sets(names: list[object], canonical: np.ndarray) -> tuple[np.ndarray, int]:
-    """(each canonical game's duplicate set, number of sets): games with the same set name share
-    one; a game without a name is a set of its own. Sets are numbered by their first game in the
-    canonical order, so the numbering, like the games', does not depend on the input order (and
-    with no names at all, set i is game i: the same draws as a bootstrap over games)."""
-    first: dict[object, int] = {}
-    for game, name in enumerate(names):
-        index = int(canonical[game])
-        key = ("game", game) if name is None else name
-        first[key] = min(first.get(key, index), index)
-    keys = [("game", game) if name is None else name for game, name in enumerate(names)]
-    order = sorted(set(first.values()))
-    number = {index: position for position, index in enumerate(order)}
-    set_of_game = np.empty(len(names), dtype=np.int64)
-    for game, key in enumerate(keys):
-        set_of_game[canonical[game]] = number[first[key]]
-    return set_of_game, len(order)
-
-
 # Structure: who has a finite rating ----------------------------------------------------------
-
-def _closure(edges: np.ndarray) -> np.ndarray:
-    """reach[i, j]: j can be reached from i along edges (every node reaches itself)."""
-    reach = edges | np.eye(len(edges), dtype=bool)
-    while True:
-        step = reach.astype(np.float32)
-        wider = (step @ step) > 0
-        if (wider == reach).all():
-            return reach
-        reach = wider
-
 
 def _structure(wins: np.ndarray, anchor: int | None
                ) -> tuple[np.ndarray, list[Flag | None], np.ndarray]:
@@ -518,7 +277,7 @@ def _structure(wins: np.ndarray, anchor: int | None
     """
     n = len(wins)
     scored = wins > 0
-    reach = _closure(scored)
+    reach = closure(scored)
     same = reach & reach.T
     counts = wins + wins.T
     if anchor is not None:
@@ -555,7 +314,7 @@ def _structure(wins: np.ndarray, anchor: int | None
 
 
 
-def _table_order(tally: _GameArrays, flags: list[Flag | None], depth: np.ndarray,
+def _table_order(tally: GameArrays, flags: list[Flag | None], depth: np.ndarray,
                  ratings: np.ndarray) -> list[int]:
     """Entrant numbers in table order: +inf, rated (by rating), -inf, then those apart."""
     pairings = (tally.wins + tally.wins.T).sum(axis=1)
@@ -571,7 +330,7 @@ def _table_order(tally: _GameArrays, flags: list[Flag | None], depth: np.ndarray
     return sorted(range(len(pairings)), key=key)
 
 
-def _standings(tally: _GameArrays, order: list[int], flags: list[Flag | None], ratings: np.ndarray,
+def _standings(tally: GameArrays, order: list[int], flags: list[Flag | None], ratings: np.ndarray,
                intervals: dict[int, tuple[float, float]], los: dict[int, float],
                gaps: dict[int, tuple[float, float]]) -> tuple[Standing, ...]:
     pairings = (tally.wins + tally.wins.T).sum(axis=1)
@@ -598,193 +357,3 @@ def _standings(tally: _GameArrays, order: list[int], flags: list[Flag | None], r
             gap_next=gaps.get(i),
         ))
     return tuple(rows)
-
-
-# Fitting ---------------------------------------------------------------------------------------
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    e = np.exp(-np.abs(x))
-    result: np.ndarray = np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-    return result
-
-
-def _log_likelihood(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    diff = theta[:, :, None] - theta[:, None, :]
-    likelihood: np.ndarray = -(wins * np.logaddexp(0.0, -diff)).sum(axis=(1, 2))
-    return likelihood
-
-
-def _newton(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """Maximum-likelihood logits (mean 0) for a batch of strongly connected win matrices.
-
-    Newton's method on the concave log-likelihood, halving a step that would lower it; the
-    Hessian is a weighted graph Laplacian, made invertible by adding the all-ones direction
-    (the gradient is orthogonal to it, so the step keeps the mean).
-    """
-    batch, k = theta.shape
-    counts = wins + wins.transpose(0, 2, 1)
-    scored = wins.sum(axis=2)
-    gauge = np.full((k, k), 1.0 / k)
-    theta = theta - theta.mean(axis=1, keepdims=True)
-    likelihood = _log_likelihood(wins, theta)
-    for _ in range(200):
-        p = _sigmoid(theta[:, :, None] - theta[:, None, :])
-        gradient = scored - (counts * p).sum(axis=2)
-        weight = counts * p * (1.0 - p)
-        hessian = -weight
-        hessian[:, np.arange(k), np.arange(k)] += weight.sum(axis=2)
-        step = np.linalg.solve(hessian + gauge, gradient[:, :, None])[:, :, 0]
-        size = np.ones(batch)
-        for _ in range(60):
-            trial = theta + size[:, None] * step
-            trial_likelihood = _log_likelihood(wins, trial)
-            worse = trial_likelihood < likelihood - 1e-12 * (1.0 + np.abs(likelihood))
-            if not worse.any():
-                break
-            size[worse] /= 2.0
-        theta, likelihood = trial, trial_likelihood
-        if np.abs(size[:, None] * step).max() < 1e-11:
-            break
-    centred: np.ndarray = theta - theta.mean(axis=1, keepdims=True)
-    return centred
-
-
-def _strongly_connected(edges: np.ndarray) -> np.ndarray:
-    """For a batch of directed graphs (B, k, k): whether each is strongly connected."""
-    batch, k = edges.shape[:2]
-    result = np.ones(batch, dtype=bool)
-    graph = edges.astype(np.float32)
-    for direction in (graph, graph.transpose(0, 2, 1)):
-        reach = np.zeros((batch, 1, k), dtype=np.float32)
-        reach[:, 0, 0] = 1.0
-        for _ in range(k):
-            wider = np.minimum(reach + reach @ direction, 1.0)
-            if (wider == reach).all():
-                break
-            reach = wider
-        result &= (reach[:, 0, :] > 0).all(axis=1)
-    return result
-
-
-def _centred(elo: np.ndarray, anchor: int | None, level: float) -> np.ndarray:
-    """Ratings (last axis) on the table's scale: mean `level`, or `level` for entrant `anchor`."""
-    base = elo.mean(axis=-1, keepdims=True) if anchor is None else elo[..., anchor:anchor + 1]
-    centred: np.ndarray = level + (elo - base)  # the anchor's exactly `level`
-    return centred
-
-
-# Bootstrap -------------------------------------------------------------------------------------
-
-def _bootstrap(tally: _GameArrays, members: np.ndarray, elo: np.ndarray, anchor: int | None,
-               level: float, neighbours: list[tuple[int, int]], resamples: int, seed: int,
-               prior: float = 0.0) -> tuple[np.ndarray, np.ndarray, int]:
-    """(ratings of the rated group in each resample, resamples x members; the rating differences
-    of the `neighbours` pairs (positions in `members`) in each resample; number of degenerate
-    resamples). Infinite values are +-inf, undefined ones nan."""
-    n, k = len(tally.names), members.size
-    sets, set_of_game = tally.sets, tally.set_of_game
-    samples = np.full((resamples, k), level)
-    differences = np.zeros((resamples, len(neighbours)))
-    if k == 1:  # an anchor alone in its group: nothing varies
-        return samples, differences, 0
-    position = np.full(n, -1)
-    position[members] = np.arange(k)
-
-    row, col = position[tally.record_cell // n], position[tally.record_cell % n]
-    keep = (row >= 0) & (col >= 0)
-    cell, game = row[keep] * k + col[keep], tally.record_game[keep]
-    points = tally.record_points[keep]
-    first_of, second_of = (np.array([pair[side] for pair in neighbours], dtype=np.int64)
-                           for side in (0, 1))
-    start = elo / ELO_PER_NAT
-    chunk_size = max(1, min(256, 1_000_000 // (k * k)))  # bounds the batch's memory
-    # A resample's sums weigh each record by how often it drew the record's set. Where the sets
-    # are few enough, the records are summed by (set, cell) once, and a chunk's sums are one
-    # matrix product of its set counts with those (the demo's bootstrap, 280 sets: 20 ms of CPU
-    # against 40 ms by the records). Points are whole or half points and the counts whole, so
-    # every sum is exact whatever its order: the same sums, bit for bit, either way.
-    set_cells = None
-    if sets * max(k * k, chunk_size) <= DENSE_SUMS:
-        set_cells = np.bincount(tally.set_of_game[game] * (k * k) + cell, weights=points,
-                                minlength=sets * k * k).reshape(sets, k * k)
-    else:
-        # Records sorted by cell, so that each resample's sums are one gather of its game counts
-        # and one np.add.reduceat: about twice as fast as np.bincount.
-        by_cell = np.lexsort((game, cell))
-        cell, game, points = cell[by_cell], game[by_cell], points[by_cell]
-        cells, starts = np.unique(cell, return_index=True)
-    rng = np.random.default_rng(seed)
-    degenerate = 0
-    for first in range(0, resamples, chunk_size):
-        chunk = min(chunk_size, resamples - first)
-        # Whole duplicate sets are drawn: games on the same deals are correlated. One call for
-        # the chunk draws what one call per resample would, in the same order.
-        if set_cells is not None:
-            drawn = rng.integers(0, sets, size=(chunk, sets)) + sets * np.arange(chunk)[:, None]
-            counts = np.bincount(drawn.ravel(), minlength=chunk * sets).reshape(chunk, sets)
-            # einsum, not @: a product this size wakes BLAS's threads, which spin on after it
-            # (the demo's bootstrap took 47 ms of CPU so, 16 ms with one BLAS thread)
-            sums = np.einsum("rs,sc->rc", counts.astype(np.float64), set_cells)
-        else:
-            sums = np.zeros((chunk, k * k))
-            for r in range(chunk):
-                drawn = np.bincount(rng.integers(0, sets, size=sets), minlength=sets)[set_of_game]
-                sums[r, cells] = np.add.reduceat(drawn.astype(np.float64)[game] * points, starts)
-        wins = with_prior(sums.reshape(chunk, k, k), prior)  # as the point estimate's fit
-        finite = _strongly_connected(wins > 0)
-        block = samples[first:first + chunk]
-        if finite.any():
-            fitted = _newton(wins[finite], np.tile(start, (int(finite.sum()), 1))) * ELO_PER_NAT
-            block[finite] = _centred(fitted, anchor, level)
-            # From the fit itself, not the centred ratings: the same however the table is centred.
-            differences[first:first + chunk][finite] = fitted[:, first_of] - fitted[:, second_of]
-        for r in np.flatnonzero(~finite).tolist():
-            degenerate += 1
-            limits = _limits(wins[r])
-            if anchor is None:  # the pool mean of ratings some of which are infinite: undefined
-                block[r] = np.nan
-            else:
-                block[r] = level + np.array([_difference(limits, i, anchor) for i in range(k)])
-            differences[first + r] = [_difference(limits, i, j) for i, j in neighbours]
-    return samples, differences, degenerate
-
-
-def _limits(wins: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Where a win matrix has no finite fit: (each entrant's strongly connected group, by its
-    first member; reach[i, j]: i scored against j directly or through others; Elo ratings fitted
-    inside each group, which is what the likelihood's supremum fixes)."""
-    reach = _closure(wins > 0)
-    group = np.argmax(reach & reach.T, axis=1)
-    elo = np.zeros(len(wins))
-    for first in sorted(set(group.tolist())):
-        members = np.flatnonzero(group == first)
-        if members.size > 1:
-            elo[members] = fit_elo(wins[np.ix_(members, members)])
-    return group, reach, elo
-
-
-def _difference(limits: tuple[np.ndarray, np.ndarray, np.ndarray], i: int, j: int) -> float:
-    """Rating of i minus rating of j at the likelihood's supremum: finite, +-inf or nan."""
-    group, reach, elo = limits
-    if group[i] == group[j]:
-        return float(elo[i] - elo[j])
-    if reach[i, j] != reach[j, i]:
-        return math.inf if reach[i, j] else -math.inf
-    return math.nan
-
-
-def _interval(values: np.ndarray, alpha: float) -> tuple[float, float]:
-    """Percentile interval, undefined values counting against both ends; no interpolation."""
-    count = len(values)
-    low = np.sort(np.where(np.isnan(values), -np.inf, values))[math.floor(alpha * (count - 1))]
-    high = np.sort(np.where(np.isnan(values), np.inf, values))[math.ceil((1 - alpha)
-                                                                            * (count - 1))]
-    return float(low), float(high)
-
-
-def _los(differences: np.ndarray) -> float:
-    """Share of resamples with a positive difference; equal or undefined ones count half."""
-    # Differences within the fit's convergence tolerance (~1e-9 Elo) are equal ratings.
-    tied = np.isnan(differences) | (np.abs(differences) <= 1e-9)
-    higher = (differences > 0) & ~tied
-    return float((higher.sum() + 0.5 * tied.sum()) / len(differences))

@@ -11,7 +11,7 @@ import pytest
 
 from arena.errors import ConfigError, ResultsError
 from arena.formats import TableFormat
-from arena.ratings import model as model_module
+from arena.ratings import bootstrap as bootstrap_module
 from arena.ratings.model import rate
 from arena.ratings.table import ratings_json, render_table, results_table, table_for_paths
 from arena.records.result import rating_input
@@ -174,7 +174,7 @@ def test_the_bootstrap_sums_by_set_as_it_does_record_by_record(
     results[5] = {**results[5], "deal_scores": results[5]["deal_scores"][:4],  # type: ignore[index]
                   "forfeits": [True, False, False, False], "faults": [1, 0, 0, 0]}
     by_set = rate(results, resamples=300, seed=2, model=model, prior=0)
-    monkeypatch.setattr(model_module, "DENSE_SUMS", 0)
+    monkeypatch.setattr(bootstrap_module, "DENSE_SUMS", 0)
     by_record = rate(results, resamples=300, seed=2, model=model, prior=0)
     assert by_set.standings == by_record.standings
     assert by_set.degenerate_resamples == by_record.degenerate_resamples

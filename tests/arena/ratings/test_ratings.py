@@ -9,17 +9,9 @@ import numpy as np
 import pytest
 
 from arena.errors import ConfigError, ResultsError
-from arena.ratings import model as model_module
-from arena.ratings.model import (
-    ELO_PER_NAT,
-    PRIOR_DRAWS,
-    Flag,
-    Ratings,
-    fit_elo,
-    pairwise_outcomes,
-    rate,
-    with_prior,
-)
+from arena.ratings import bootstrap as bootstrap_module
+from arena.ratings.fit import ELO_PER_NAT, fit_elo, with_prior
+from arena.ratings.model import PRIOR_DRAWS, Flag, Ratings, pairwise_outcomes, rate
 from arena.records.result import GameResult, check_result
 
 EXACT_GAP = 400 * math.log10(3)  # P = 3/4 and P = 9/10 on the Elo curve: 190.849 Elo apart
@@ -445,8 +437,8 @@ def test_the_bootstrap_sums_by_set_as_it_does_record_by_record(
     duel = [{"entrants": ["a", "b"], "scores": [1, 0], "set": "ab"}] * 3 + [
         {"entrants": ["a", "b"], "scores": [0, 1]}]
     tables = []
-    for limit in (model_module.DENSE_SUMS, 0):
-        monkeypatch.setattr(model_module, "DENSE_SUMS", limit)
+    for limit in (bootstrap_module.DENSE_SUMS, 0):
+        monkeypatch.setattr(bootstrap_module, "DENSE_SUMS", limit)
         tables.append([rate(data, resamples=200, seed=5, prior=prior, anchor=anchor)
                        for data, prior, anchor in ((named, PRIOR_DRAWS, None),
                                                    (duel, 0, ("b", 1000.0)))])
