@@ -34,8 +34,8 @@ bots/python/%/.copied: % $$(wildcard %/*.py)
 
 # The compiled build, the one `make` (so `make demo` and `make test`) gives where a C compiler and
 # the Python headers are found: mypyc (it ships with mypy, in the dev extra) compiles the engine's
-# hot modules and the arena's decision path (the referee's loop, the bot process's request, its
-# pipes and its CPU clock: arena.startup.COMPILED_MODULES) into $(COMPILED), a directory named by
+# hot modules and the arena's decision path (the referee's loop, the messages, the bot process's
+# request, its clocks and pipes: arena.startup.COMPILED_MODULES) into $(COMPILED), a directory named by
 # the hash of the engine's and the arena's sources. The build holds a whole copy of both packages
 # (a compiled module must sit in its package); .venv/bin/arena runs it when it is the build of the
 # sources in this tree (arena/startup.py), so a stale build is never imported: after an edit the
@@ -44,8 +44,8 @@ bots/python/%/.copied: % $$(wildcard %/*.py)
 SOURCES_HASH = $(shell cat $$(find engine arena -name '*.py' | LC_ALL=C sort) | sha256sum | cut -c1-16)
 COMPILED = build/compiled/$(SOURCES_HASH)
 MYPYC_MODULES := engine/cards.py engine/trickgame.py engine/trick.py engine/wire.py engine/blackout.py \
-	engine/partnership.py arena/game/referee.py arena/bots/process.py arena/bots/channel.py \
-	arena/bots/cputime.py
+	engine/partnership.py arena/protocol.py arena/game/referee.py arena/bots/process.py \
+	arena/bots/clocks.py arena/bots/channel.py arena/bots/cputime.py
 # What runs against the compiled build too: the engine, the referee (golden, hidden information,
 # faults, check-bot) and the process layer (pipes, clocks, memory, sandbox).
 COMPILED_TESTS := tests/engine tests/arena/game tests/arena/bots

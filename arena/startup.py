@@ -28,8 +28,8 @@ from types import ModuleType
 
 COMPILED_MODULES: tuple[str, ...] = (
     "engine.cards", "engine.trickgame", "engine.trick", "engine.wire", "engine.blackout",
-    "engine.partnership", "arena.game.referee", "arena.bots.process", "arena.bots.channel",
-    "arena.bots.cputime")
+    "engine.partnership", "arena.protocol", "arena.game.referee", "arena.bots.process",
+    "arena.bots.clocks", "arena.bots.channel", "arena.bots.cputime")
 """What mypyc compiles (the Makefile's MYPYC_MODULES; setup.py reads it here)."""
 PACKAGES = ("engine", "arena")
 """The packages the sources' hash covers, and a working tree's build holds a copy of."""

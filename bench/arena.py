@@ -64,7 +64,8 @@ from typing import Any
 
 import orjson
 
-from arena.bots.process import BotProcess, Reply, close_bots
+from arena.bots.process import BotProcess, Reply
+from arena.bots.shutdown import close_bots
 from arena.game.referee import play_game
 from arena.settings import Clock, Limits, TimeControl
 
@@ -231,8 +232,11 @@ class InProcessBot:
     def hold_line(self, data: bytes) -> None:
         self._held += data
 
-    def send(self, message: dict[str, Any]) -> None:
-        self.hold(message)
+    def send(self, message: bytes | dict[str, Any]) -> None:
+        if isinstance(message, bytes):
+            self._held += message
+        else:
+            self.hold(message)
         self._held.clear()
 
     def request(self, message: dict[str, Any] | bytes, timeout: float,
@@ -375,9 +379,9 @@ def measure_games(echo_argv: list[str]) -> tuple[dict[str, Batch], float]:
     for bot in first + python + unclocked:
         bot.start()
     for bot in unclocked:
-        assert bot._tree is not None
-        bot._tree.close()
-        bot._tree = NoClock()  # type: ignore[assignment]
+        assert bot._meter.tree is not None
+        bot._meter.tree.close()
+        bot._meter.tree = NoClock()  # type: ignore[assignment]
     writes = capture_writes(first, seeds)
     first_peers = RawPeers([str(FIRST_BOT)], 4)
     _CLOSERS.append(first_peers.close)

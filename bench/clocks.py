@@ -31,7 +31,8 @@ from pathlib import Path
 
 import orjson
 
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
+from arena.bots.shutdown import close_bots
 from arena.executors.workers import run_tasks
 from arena.game.referee import play_game
 from arena.settings import Clock, TimeControl

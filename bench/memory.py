@@ -23,7 +23,8 @@ from time import perf_counter
 import orjson
 
 from arena.bots import memory
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
+from arena.bots.shutdown import close_bots
 from arena.settings import Limits
 from bench.arena import BATCH, REPEATS, RawPeers, act_message, medians, peer_command
 

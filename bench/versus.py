@@ -73,7 +73,11 @@ os.sched_setaffinity(0, {cpu})
 import orjson
 from engine import blackout
 from arena.game.referee import play_game
-from arena.bots.process import BotProcess, Reply, close_bots
+from arena.bots.process import BotProcess, Reply
+try:  # the layout since closing moved out of the process module (issue 41)
+    from arena.bots.shutdown import close_bots
+except ImportError:  # the baseline's
+    from arena.bots.process import close_bots
 from arena.settings import TimeControl
 assert blackout.__file__.startswith(build or tree), blackout.__file__
 assert blackout.__file__.endswith(".so") == bool(build), blackout.__file__
@@ -106,8 +110,12 @@ class StandIn(BotProcess):
         self.held += orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
     def hold_line(self, data):
         self.held += data
-    def send(self, message):
-        self.hold(message); self.held.clear()
+    def send(self, message):  # a line built by arena.protocol (since issue 41), or a dict
+        if isinstance(message, bytes):
+            self.held += message
+        else:
+            self.hold(message)
+        self.held.clear()
     def request(self, message, timeout, clock=None, cap=None):  # the clock: since issue 19
         rid = self.next_id; self.next_id += 1
         if isinstance(message, bytes):  # rendered by the referee (since issue 22): completed
@@ -214,7 +222,8 @@ class Floor:
     """What the parent measures each round: R, and first_bot's own work W on the arena's bytes."""
 
     def __init__(self, workdir: Path) -> None:
-        from arena.bots.process import BotProcess, close_bots
+        from arena.bots.process import BotProcess
+        from arena.bots.shutdown import close_bots
 
         self.echo_argv, _ = peer_command(workdir)
         bots = [BotProcess(f"first{seat}", [str(FIRST_BOT)]) for seat in range(4)]

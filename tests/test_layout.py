@@ -90,6 +90,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "arena.values": ("arena.errors", "arena.settings"),
     # The results line's one owner.
     "arena.records": ("arena.errors", "arena.settings", "arena.values"),
+    # The bot protocol's messages, which the bots' processes, the referee and check-bot share.
+    "arena.protocol": (),
     # A bot as files, before anything runs: its manifest, its name resolved, what a sandbox
     # would show it. It reads files and starts nothing (no build, no bwrap, no bot).
     "arena.botfiles": ("arena.errors", "arena.configfile", "arena.values"),
@@ -98,9 +100,10 @@ LAYERS: dict[str, tuple[str, ...]] = {
                    "arena.botfiles"),
     # Bot processes, and one game between them.
     "arena.bots": ("arena.errors", "arena.settings", "arena.configfile", "arena.stderrindex",
-                   "arena.values", "arena.botfiles"),
+                   "arena.values", "arena.protocol", "arena.botfiles"),
     "arena.game": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
-                   "arena.values", "arena.records", "arena.botfiles", "arena.bots"),
+                   "arena.values", "arena.records", "arena.protocol", "arena.botfiles",
+                   "arena.bots"),
     # How games get played: nothing of plans or runs.
     "arena.executors": ("arena.errors", "arena.settings", "arena.values", "arena.records",
                         "arena.bots", "arena.game"),
@@ -264,9 +267,9 @@ def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> 
 OTHER_JSON = {
     "arena.bots.exactjson": "a bot reply that orjson refuses, read again exactly",
     "arena.stderrindex": "the index beside a bot's stderr log: which decision wrote what",
-    "arena.bots.process": "the bot protocol's lines",
+    "arena.bots.process": "a bot's replies",
     "arena.cli.league": "league invite --format json's one line",
-    "arena.game.checkbot": "the bot protocol's lines",
+    "arena.protocol": "the bot protocol's messages",
     "arena.game.referee": "a bot's reply, quoted in an illegal-action fault",
     "arena.analysis.cache": "the analyses kept beside the results (analysis.jsonl)",
     "arena.cli.analyse": "arena analyse --format json: one decision a line",

@@ -23,8 +23,9 @@ from __future__ import annotations
 import os
 import select
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from time import perf_counter
+from typing import Protocol
 
 from arena.bots.memory import process_tree
 from arena.bots.stderr import CHUNK, CHUNKS_PER_DRAIN, StderrSink
@@ -56,9 +57,14 @@ class ChannelError(Exception):
         """A timeout because the deadline passed (not a bot that stopped reading its input)."""
 
 
-AtDeadline = Callable[[float, float], float]
-"""Asked when a read's deadline has passed without a reply, with the time now and the deadline:
-the new deadline (a later one: keep waiting), or one not after now (the read times out)."""
+class Deadline(Protocol):
+    """What a read asks when its deadline has passed without a reply: a request's clock
+    (``arena.bots.clocks``)."""
+
+    def at_deadline(self, now: float, deadline: float) -> float:
+        """The new deadline, given the time now and the one that passed: a later one (keep
+        waiting), or one not after now (the read times out)."""
+        ...
 
 
 class Channel:
@@ -136,11 +142,11 @@ class Channel:
         except OSError:
             pass
 
-    def read_line(self, deadline: float, start: float, at_deadline: AtDeadline | None = None) -> bytes:
+    def read_line(self, deadline: float, start: float, clock: Deadline | None = None) -> bytes:
         """The next complete line from stdout (newline removed); ChannelError on any failure.
 
         ``start`` is when the request was written: a timeout names the allowance it had.
-        ``at_deadline`` may move the deadline when it passes (a CPU clock, an arena that stalled).
+        ``clock`` may move the deadline when it passes (a CPU clock, an arena that stalled).
         """
         buf = self.buf
         scan = 0
@@ -186,8 +192,8 @@ class Channel:
                 raise ChannelError(FaultKind.CRASH, "exited", buf)
             now = perf_counter()
             remaining = deadline - now
-            if remaining <= 0 and at_deadline is not None:
-                deadline = at_deadline(now, deadline)
+            if remaining <= 0 and clock is not None:
+                deadline = clock.at_deadline(now, deadline)
                 remaining = deadline - now
             if remaining <= 0:
                 self.buf = buf

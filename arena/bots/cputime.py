@@ -141,7 +141,7 @@ class TreeClock:
         call (the first call starts tracking and returns 0). ``fresh`` looks for new tasks first.
 
         The longest, not the sum: threads wait side by side, and a decision is charged its wall
-        time less this, but never less than its CPU time (``arena.bots.process``), so a thread
+        time less this, but never less than its CPU time (``arena.bots.clocks``), so a thread
         kept waiting beside a sleeping one earns a bot no more than the CPU it burns. The kernel
         adds a wait to a task's delay when the wait ends: ``settle`` bounds a wait going on."""
         if not self.tracking:

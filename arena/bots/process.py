@@ -1,39 +1,24 @@
-"""Bot processes: one bot program, its handshake, timed requests with ids, faults, and shutdown.
+"""Bot processes: one bot program, its handshake, requests with ids, faults, and shutdown.
 
 A ``BotProcess`` runs one bot program (an argv list, never a shell) in its own working directory
 and its own process group, speaks the arena's line protocol (docs/protocol.md) to it, and turns
 every way the bot can fail a request into a ``BotFaultError`` carrying a ``Fault``
-(arena.values.faults). The referee builds messages and decides legality; this layer only moves
-lines and keeps time. It stays usable across games: one process plays game after game until a
-fault or ``restart()``.
+(arena.values.faults). The referee says what the messages hold (``arena.protocol`` builds them) and
+decides legality; this layer only moves lines and has them timed. It stays usable across games:
+one process plays game after game until a fault or ``restart()``.
 
 The jobs are split by module: ``launch`` starts the program and applies its limits, ``stderr``
-drains its stderr into a capped log, ``channel`` does the non-blocking line I/O, ``memory`` watches
-its resident memory, ``registry`` knows every live bot and closes them at exit. This module holds
-what a request means:
+drains its stderr into a capped log, ``channel`` does the non-blocking line I/O, ``clocks`` times
+each request (the wall, fair and CPU clocks: when it is over, what it is charged), ``replies``
+reads a reply line orjson refuses, ``endings`` says how a process ended or failed its handshake,
+``memory`` watches its resident memory, ``registry`` knows every live bot, ``shutdown`` closes
+several at once. This module holds the life cycle (start, handshake, close) and what a request
+means:
 
-- The clock runs from just before the write to just after the read that completed the line; the
-  caller never waits past its allowance (plus poll's 1 ms granularity; collecting a crashed bot's
-  exit status may add up to 0.1 s) in the time of the request's clock. Under ``fair`` and ``cpu``,
-  when the allowance has passed in wall time, what the bot was charged decides: under ``fair`` the
-  wall time less the time it waited for a CPU (``arena.bots.cputime``: the run-queue delay of its
-  threads, and of the arena's own thread), never less than its CPU time; under ``cpu`` its CPU
-  time. Under the allowance, the wait goes on, up to the wall cap. Every reply carries the CPU
-  time the bot's process tree used since its previous reply: read once per request, just after
-  the reply (and at the deadline), not at the write: one reading per decision instead of two,
-  and what a bot does between two requests (the messages in between, pondering) counts toward
-  the next. A wait that woke up much later than its deadline (``STALL``: the arena itself was
-  not running) is counted in ``stalls`` and the bot is given that time again.
 - Ids are the arena's: a reply that arrives after its request timed out is recognised by its id
   and dropped, so a slow bot does not also earn a malformed fault.
 - An over-long reply line is a malformed fault; the caller should restart the bot after it.
-- Replies are read by orjson; only a line it refuses is read again, by the exact reader
-  (``arena.bots.exactjson``), before it is called malformed: valid JSON orjson does not take (a
-  lone surrogate escape, an integer too long for a float) is read, and what is wrong with it said
-  by whoever judges it. Ids compare as exact integers: ``17.0``, ``true`` and an integer beyond 64
-  bits (which orjson reads as a float) are not id 17.
-- A UTF-8 byte-order mark before the first reply (``hello``) is ignored, as ``\\r\\n`` line ends
-  are; it is looked for only when that first line fails to parse, so requests pay nothing for it.
+- Replies are read by orjson; only a line it refuses is read again (``arena.bots.replies``).
 - Shutdown: ``close()`` sends ``quit``, closes stdin, waits the quit grace (``Limits.quit_grace_ms``)
   for the exit while draining stderr, then SIGKILLs the whole process group (so children a bot
   forked die too; while the leader is still unreaped its pid cannot be reused, so the group kill
@@ -51,38 +36,35 @@ import logging
 import os
 import signal
 import subprocess
-import threading
-from collections.abc import Iterable, Mapping, Sequence, Sized
+from collections.abc import Mapping, Sequence, Sized
 from time import perf_counter
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import orjson
 from mypy_extensions import mypyc_attr
 
-import engine
-from arena.bots import launch, memory, registry
-from arena.bots.channel import NOTHING_RECEIVED, Channel, ChannelError, wait_exits
-from arena.bots.cputime import ARENA_MARK_SECONDS, ARENA_WAITS, TreeClock, arena_wait
-from arena.bots.exactjson import NotJson, read_exactly
+from arena.bots import endings, launch, memory, registry
+from arena.bots.channel import Channel, ChannelError, wait_exits
+from arena.bots.clocks import CpuClock, DecisionClock, FairClock, Meter, WallClock
+from arena.bots.exactjson import NotJson
 from arena.bots.memory import MemoryUse
-from arena.bots.registry import install_signal_handlers, signal_name
-from arena.bots.sandbox import signal_of_status, start_hint
+from arena.bots.registry import install_signal_handlers
+from arena.bots.replies import read_again, wrong_id
+from arena.bots.shutdown import close_bots
 from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
 from arena.bots.uids import BOT_UIDS
 from arena.errors import BotStartError, ConfigError
+from arena.protocol import HELLO_GAMES, HELLO_ID, PROTOCOL_VERSION, QUIT, hello, line, with_id
 from arena.settings import DEFAULT_LIMITS, Clock, Limits
-from arena.values.faults import BotFaultError, Fault, FaultKind, TimeLimit, snippet
+from arena.values.faults import BotFaultError, Fault, FaultKind, snippet
 from arena.values.sandbox import Sandbox
 from engine.errors import shown
 
 __all__ = [
-    "CRASH_GRACE", "HELLO_GAMES", "LINE_CAP", "LOG_CAP", "PROTOCOL_VERSION", "QUIT_GRACE", "BotProcess",
-    "Reply", "close_all", "close_bots", "install_signal_handlers", "live_bots",
+    "CRASH_GRACE", "LINE_CAP", "LOG_CAP", "QUIT_GRACE", "BotProcess", "Reply", "close_all",
+    "install_signal_handlers", "live_bots",
 ]
 
-PROTOCOL_VERSION = 1
-HELLO_GAMES = tuple(engine.GAMES)
-"""The games named in ``hello``: every game of the engine."""
 LINE_CAP = 1 << 20
 """Longest reply line accepted, in bytes (without the newline)."""
 LOG_CAP = 1 << 20
@@ -91,49 +73,22 @@ QUIT_GRACE = DEFAULT_LIMITS.quit_grace_ms / 1000
 """Seconds a bot has to exit after ``quit`` by default before its process group is killed."""
 CRASH_GRACE = 0.1
 """Seconds to wait for a bot that closed its stdout to exit, to report its real exit status."""
-STALL = 0.025
-"""Seconds past its deadline after which a wait counts as having woken up late: the arena itself
-was not running (poll's granularity and a busy machine's wake-up latency stay below it)."""
-QUICK = 0.001
-"""Under ``clock: fair``, a reply within this many seconds is charged its wall time (at least its
-CPU time) without reading the waits, as long as they were read under ``FRESH`` seconds before
-the request: a wait read later may then take in at most that much from before the request.
-Below a millisecond the charge moves no bank, and reading the bot's and the arena's waits at
-every reply would cost a microsecond-fast bot's decision a quarter more."""
-FRESH = 0.005
-"""See ``QUICK``; ``arena.bots.cputime.ARENA_MARK_SECONDS`` is the arena's own."""
-CONFIRM = 0.005
-"""Under ``clock: fair``, seconds until a decision that seems over its allowance while a thread of
-the bot is runnable is looked at again (``_at_deadline``): the bot's wait for a CPU, if it is
-waiting, is counted by then, or bounded by this."""
-BLOCKED_HINT = "blocked on input, or the reply is not flushed"
-"""Said with a timeout that used little CPU and received nothing: the bot was waiting, not working."""
-
-_FAIR = Clock.FAIR
-_thread_id = threading.get_ident
-_CPU = Clock.CPU
-_BOM = b"\xef\xbb\xbf"
-_APPEND_NEWLINE = orjson.OPT_APPEND_NEWLINE
-_DEBUG = logging.DEBUG
-_QUIT = b'{"type":"quit"}\n'
+_FAIR: Final = Clock.FAIR
+_WALL: Final = Clock.WALL
+_DEBUG: Final = logging.DEBUG
 
 
 class Reply(NamedTuple):
     """A bot's reply to a request: the decoded JSON object, the wall seconds it took, the CPU
     seconds the bot's process tree used meanwhile, and the seconds charged to the bot by the
-    request's clock: under ``fair`` the wall time less the time the bot waited for a CPU and the
-    time the arena did (never less than the CPU time), under ``cpu`` the CPU time, under
-    ``wall`` the wall time less the time the arena itself stalled."""
+    request's clock (``arena.bots.clocks``): under ``fair`` the wall time less the time the bot
+    waited for a CPU and the time the arena did (never less than the CPU time), under ``cpu`` the
+    CPU time, under ``wall`` the wall time less the time the arena itself stalled."""
 
     message: dict[str, Any]
     elapsed: float
     cpu: float = 0.0
     charged: float = 0.0
-
-
-def wall_cap(allowance: float) -> float:
-    """The default wall cap of a request with ``allowance`` seconds: 10 x, and at least 5 s."""
-    return max(5.0, 10 * allowance)
 
 
 _new_tuple = tuple.__new__
@@ -202,32 +157,13 @@ class BotProcess:
         self._exchange = (b"", b"")  # the last request answered and its reply line
         self._abandoned: set[int] = set()
         self._held = bytearray()  # information messages waiting for the next write
-        self._tree: TreeClock | None = None
-        self.stalls = 0
-        """Waits for this bot that woke up over ``STALL`` late: the arena was not running."""
+        self._meter = Meter()
+        self._wall = WallClock(self._meter)
+        self._fair = FairClock(self._meter)
+        self._cpu = CpuClock(self._meter)
+        """The clocks a request may name (``arena.bots.clocks``), sharing the process's CPU time."""
         self.hello_cpu: float | None = None
         """CPU seconds the process tree used up to its ``hello`` reply."""
-        self._cpu_start = 0.0
-        """The tree's CPU time when the bot last replied: a request's CPU time counts from there."""
-        self._asked: tuple[int, float, float, Clock, float | None, int] = (
-            -1, 0.0, 0.0, Clock.WALL, None, 0)
-        """The request being waited for: its id, when it was written, its allowance, its clock,
-        its wall cap (None: ``wall_cap`` of the allowance), and under ``fair`` the arena thread's
-        run-queue delay (ns) at its start. One tuple, stored once per request: what only a passed
-        deadline reads costs it nothing."""
-        self._judged = -1
-        """The id of the last request whose deadline passed; ``_stalled`` and ``_limit`` are its."""
-        self._stalled = 0.0
-        """Seconds the arena stalled past that request's deadlines."""
-        self._waited = 0.0
-        """Under ``fair``: seconds the bot waited for a CPU during that request, up to its last
-        deadline (``TreeClock.waited``)."""
-        self._arena_mark = 0
-        """Under ``fair``: the arena thread's run-queue delay (ns) at that request's last
-        deadline: what it waits after that is its wait to read the reply."""
-        self._limit: TimeLimit | None = None
-        """The limit that ended that request, if one did."""
-        self._on_deadline = self._at_deadline  # bound once, not at every request
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -240,6 +176,12 @@ class BotProcess:
     def is_running(self) -> bool:
         """True between a successful start and a crash or close (a silent exit shows at next I/O)."""
         return self._running
+
+    @property
+    def stalls(self) -> int:
+        """Waits for this bot that woke up over ``arena.bots.clocks.STALL`` late: the arena itself
+        was not running."""
+        return self._meter.stalls
 
     @property
     def memory_peak(self) -> int:
@@ -290,25 +232,25 @@ class BotProcess:
             raise BotStartError(launch.spawn_failure(self.name, self.argv, self.cwd, error)) from None
         self._proc = proc
         self._channel = Channel(proc, self._sink, self.line_cap)
-        self._tree = TreeClock(proc.pid)
-        self._cpu_start = 0.0  # the process's CPU clocks count from its start
+        self._meter.open(proc.pid)
         self._running = True
         _register(self, proc.pid)
         if self.sandbox is None:  # a sandbox sets them before its bot starts
             launch.apply_limits(proc.pid, self.limits)
         memory.watch(proc.pid, self.memory)
         self._sink.note(f"started {list(self.argv)} as pid {proc.pid}")
-        hello = {"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "games": list(self.games)}
+        self._next_id = HELLO_ID + 1
         try:
             remaining = self.start_timeout - (perf_counter() - started)
-            answer = self.request(hello, remaining)
-            self._cpu_start = self._tree.read(fresh=True)  # a launcher has started the bot by now
+            answer = self._ask(hello(self.games), HELLO_ID, remaining, self._wall, None)
+            self._meter.lap(fresh=True)  # its CPU from here: a launcher has started the bot by now
             self._sink.drain()  # once: a bot that logs as it starts is drained after each reply
             reply = answer.message
             self.hello_cpu = answer.cpu
         except BotFaultError as error:
             self.close(grace=0)
-            raise BotStartError(self._handshake_failure(error.fault),
+            raise BotStartError(endings.handshake_failure(self.name, error.fault,
+                                                          self.start_timeout, self.sandbox is not None),
                                 error.fault.stderr_tail) from None
         protocol = reply.get("protocol", PROTOCOL_VERSION)
         if type(protocol) is not int or protocol != PROTOCOL_VERSION:  # 1.0 and true are not 1
@@ -318,18 +260,6 @@ class BotProcess:
                 f"{PROTOCOL_VERSION}"
             )
         self.hello = reply
-
-    def _handshake_failure(self, fault: Fault) -> str:
-        """Why the handshake failed, in the arena's words: what the bot wrote to stderr is not
-        quoted (it is the fault's ``stderr_tail``); a hint made from it only classifies it."""
-        where = f"bot '{self.name}'"
-        if fault.kind is FaultKind.TIMEOUT:
-            return (f"{where}: no hello reply within {self.start_timeout * 1000:.0f} ms"
-                    f"{_timeout_note(fault)}")
-        if fault.kind is FaultKind.CRASH:
-            hint = start_hint(fault.stderr_tail) if self.sandbox is not None else ""
-            return f"{where}: exited before replying to hello: {fault.detail}{hint}"
-        return f"{where}: bad hello reply: {fault.detail}: {fault.received!r}"
 
     def restart(self) -> None:
         """Close the process (quit, grace, kill) and start a fresh one with a new handshake."""
@@ -357,12 +287,10 @@ class BotProcess:
         channel, proc = self._channel, self._proc
         if channel is None or proc is None:
             return None
-        if self._tree is not None:  # the quit grace counts this bot's waits for a CPU from here
-            with contextlib.suppress(OSError):
-                self._tree.waited(fresh=True)
+        self._meter.waited()  # the quit grace counts this bot's waits for a CPU from here
         if self._running:
-            channel.say_last(_QUIT)
-            self.logger.debug(">> %s", _QUIT[:-1].decode())
+            channel.say_last(QUIT)
+            self.logger.debug(">> %s", QUIT[:-1].decode())
         if proc.stdin is not None and channel.in_fd >= 0:
             channel.in_fd = -1
             with contextlib.suppress(OSError):
@@ -389,9 +317,7 @@ class BotProcess:
             return
         self.returncode = proc.returncode
         self._give_back_uid()
-        if self._tree is not None:
-            self._tree.close()
-            self._tree = None
+        self._meter.close()
         self._sink.drain(limit=CHUNKS_PER_DRAIN * 4)
         # Forget each descriptor before closing it: an interrupted close can be run again.
         channel.close()
@@ -408,24 +334,23 @@ class BotProcess:
             BOT_UIDS.give_back(self._uid)
             self._uid = None
 
+    def waited_for_cpu(self) -> float | None:
+        """The longest a thread of its process tree waited for a CPU since it was last asked (the
+        quit grace gives it that time again); None when no process of it is timed."""
+        return self._meter.waited()
+
     # -- talking ------------------------------------------------------------------------------
 
-    def hold(self, message: dict[str, Any]) -> None:
-        """Queue an information message, to be written with the next request, send or flush.
+    def hold_line(self, data: bytes) -> None:
+        """Queue message lines (``arena.protocol``'s, each ending in a newline), to be written with
+        the next request, send or flush.
 
         One write per decision instead of one per event: every write wakes the bot, and on one
         CPU those wake-ups, not the bytes, are most of the cost of an event.
         """
-        data = orjson.dumps(message, option=_APPEND_NEWLINE)
         if self._is_logging(_DEBUG):
-            self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
-        self._held += data
-
-    def hold_line(self, data: bytes) -> None:
-        """Queue already serialised message lines (each ending in a newline), as ``hold`` does."""
-        if self._is_logging(_DEBUG):
-            for line in data[:-1].split(b"\n"):
-                self.logger.debug(">> %s", line.decode("utf-8", "replace"))
+            for sent in data[:-1].split(b"\n"):
+                self.logger.debug(">> %s", sent.decode("utf-8", "replace"))
         self._held += data
 
     def flush(self) -> None:
@@ -440,8 +365,9 @@ class BotProcess:
             raise self._fault(FaultKind.CRASH, "is not running", b"", b"", None)
         self._write(data, None)
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Write a message that needs no reply (game_start, event, ...); never blocks.
+    def send(self, message: bytes | dict[str, Any]) -> None:
+        """Write a message that needs no reply (game_start, game_end, ...), after the held ones;
+        never blocks. ``message`` is its line (``arena.protocol``), or its fields.
 
         A no-op for a bot whose crash was already reported; raises BotFaultError (crash) if the
         write finds the bot gone, or (timeout) if it has left a line cap of input unread.
@@ -450,7 +376,7 @@ class BotProcess:
             if self.last_fault is not None and self.last_fault.kind is FaultKind.CRASH:
                 return
             raise self._fault(FaultKind.CRASH, "is not running", b"", b"", None)
-        data = orjson.dumps(message, option=_APPEND_NEWLINE)
+        data = message if isinstance(message, bytes) else line(message)
         if self._is_logging(_DEBUG):
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
         if self._held:
@@ -458,33 +384,41 @@ class BotProcess:
             self._held.clear()
         self._write(data, None)
 
-    def request(self, message: dict[str, Any] | bytes, timeout: float,
+    def request(self, message: bytes | dict[str, Any], timeout: float,
                 clock: Clock = Clock.WALL, cap: float | None = None) -> Reply:
         """Write ``message`` with a fresh ``id`` and wait for its reply line.
 
-        ``message`` is a dict (the id is set in it) or, rendered already (the referee's ``act``),
-        the JSON text of an object without its closing brace: the id is written as its last field.
+        ``message`` is an open request (``arena.protocol``: the referee's ``act``), closed here
+        with its id, or its fields (the id is set in them).
 
-        ``timeout`` is this request's allowance in seconds of ``clock``, counted from writing the
-        message to reading the complete reply line. Under ``wall`` that is wall time (less what the
-        arena stalled); under ``fair`` the wall time less the time the bot waited for a CPU and the
-        time the arena did to read the reply, never less than the CPU time of the bot's process
-        tree; under ``cpu`` that CPU time alone. Under ``fair`` and ``cpu`` the wait ends at ``cap``
-        seconds of wall time whatever was charged (default ``wall_cap(timeout)``; it also bounds
-        what a stall of the arena gives back). Returns the reply object, the elapsed seconds, the
-        CPU seconds and the seconds charged; raises BotFaultError for a timeout, a malformed reply
-        (not one JSON object on one line, a missing or wrong id, a line over ``line_cap``) or a
-        crash.
+        ``timeout`` is this request's allowance in seconds of ``clock`` (``arena.bots.clocks``),
+        counted from writing the message to reading the complete reply line. Under ``wall`` that
+        is wall time (less what the arena stalled); under ``fair`` the wall time less the time the
+        bot waited for a CPU and the time the arena did to read the reply, never less than the CPU
+        time of the bot's process tree; under ``cpu`` that CPU time alone. Under ``fair`` and
+        ``cpu`` the wait ends at ``cap`` seconds of wall time whatever was charged (default
+        ``arena.bots.clocks.wall_cap(timeout)``; it also bounds what a stall of the arena gives
+        back). Returns the reply object, the elapsed seconds, the CPU seconds and the seconds
+        charged; raises BotFaultError for a timeout, a malformed reply (not one JSON object on one
+        line, a missing or wrong id, a line over ``line_cap``) or a crash.
         """
         if not self._running:
             raise self._fault(FaultKind.CRASH, "is not running", b"", b"", None)
         rid = self._next_id
         self._next_id = rid + 1
         if isinstance(message, bytes):
-            data = b'%b,"id":%d}\n' % (message, rid)
+            data = with_id(message, rid)
         else:
             message["id"] = rid
-            data = orjson.dumps(message, option=_APPEND_NEWLINE)
+            data = line(message)
+        timer: DecisionClock = self._fair if clock is _FAIR else (
+            self._wall if clock is _WALL else self._cpu)
+        return self._ask(data, rid, timeout, timer, cap)
+
+    def _ask(self, data: bytes, rid: int, timeout: float, timer: DecisionClock,
+             cap: float | None) -> Reply:
+        """Write the request line ``data`` (whose id is ``rid``) after the held messages, and wait
+        for its reply, timed by ``timer``: what ``request`` does once the line is made."""
         debug = self._is_logging(_DEBUG)
         if debug:
             self.logger.debug(">> %s", data[:-1].decode("utf-8", "replace"))
@@ -493,188 +427,48 @@ class BotProcess:
             payload = b"".join((self._held, data))
             self._held.clear()
         channel = self._channel
-        tree = self._tree
-        assert channel is not None and tree is not None
-        cpu_start = self._cpu_start
-        start = perf_counter()
+        assert channel is not None
+        start = timer.begin(timeout, cap)
         deadline = start + timeout
-        arena = None
-        mark = 0
-        if clock is _FAIR:
-            arena = ARENA_WAITS.get(_thread_id()) or arena_wait()
-            mark = arena.delay if start - arena.at <= ARENA_MARK_SECONDS else arena.read()
-            if not tree.tracking or start - tree.waits_read > FRESH:
-                # Its waits from now: not those of the messages it woke for between two requests
-                # (game_end, game_start), which a loaded machine makes tens of milliseconds.
-                tree.waited()
-        self._asked = (rid, start, timeout, clock, cap, mark)
         while True:
             try:
                 if payload:  # written here, not through _write: one Python call less per request
                     channel.write(payload)
                     payload = b""
-                line = channel.read_line(deadline, start, self._on_deadline)
+                received = channel.read_line(deadline, start, timer)
             except ChannelError as error:
-                raise self._channel_fault(error, rid, data, start) from None
+                raise self._channel_fault(error, rid, data, start, timer) from None
             elapsed = perf_counter() - start
             if debug:
-                self.logger.debug("<< %s", line.decode("utf-8", "replace"))
+                self.logger.debug("<< %s", received.decode("utf-8", "replace"))
             try:
-                reply = orjson.loads(line)
+                reply = orjson.loads(received)
             except orjson.JSONDecodeError:
-                reply = self._read_again(line, rid, data, start)
+                try:
+                    reply = read_again(received, rid)
+                except NotJson as refused:  # not `error`: compiled, a name has one type
+                    raise self._fault(FaultKind.MALFORMED, str(refused), data, received,
+                                      start) from None
             if type(reply) is not dict:
                 raise self._fault(
-                    FaultKind.MALFORMED, "reply is not a JSON object", data, line, start
+                    FaultKind.MALFORMED, "reply is not a JSON object", data, received, start
                 )
             got = reply.get("id")
             if type(got) is int:
                 if got == rid:
-                    self._exchange = (data, line)
+                    self._exchange = (data, received)
                     sink = self._sink
                     if sink.eager:  # its stderr of this decision, if read now, marked with it
                         sink.drain(1)
-                    used = self._cpu_start = tree.read()
-                    cpu = used - cpu_start
-                    if arena is not None and elapsed < QUICK and self._judged != rid and \
-                            start - tree.waits_read < FRESH:
-                        # fair, a quick reply: the waits are read now and then, not every time
-                        charged = elapsed if elapsed > cpu else cpu
-                    elif arena is not None:  # fair: the wall time less the waits for a CPU
-                        waited = tree.waited()
-                        mark = self._asked[5]
-                        if self._judged == rid:
-                            waited += self._waited
-                            mark = self._arena_mark
-                        # The arena's wait since it last looked: its wait to read the reply. A
-                        # wait (or a late wake-up) before that fell while the bot slept or
-                        # worked, its own time, and is not taken off.
-                        charged = elapsed - waited - (arena.read() - mark) / 1e9
-                        if charged < cpu:
-                            charged = cpu
-                    elif clock is _CPU:
-                        charged = cpu
-                    elif self._judged == rid:  # a deadline passed: the arena may have stalled
-                        charged = elapsed - self._stalled
-                    else:
-                        charged = elapsed
+                    cpu, charged = timer.charge(elapsed)
                     # Reply(...) minus a Python call
                     return _new_tuple(Reply, (reply, elapsed, cpu, charged))
                 if got in self._abandoned:  # the late answer to a request that timed out
                     self._abandoned.discard(got)
                     self.logger.debug("dropped late reply to request %d", got)
                     continue
-            raise self._id_fault(reply, line, rid, data, start)
-
-    def _at_deadline(self, now: float, deadline: float) -> float:
-        """The request's new deadline when its deadline has passed (not after ``now``: time out).
-
-        A wait that woke up over ``STALL`` late is counted; under ``wall`` the bot is given the
-        time the arena was not running. Under ``fair`` the time charged so far decides (the wall
-        time less the bot's waits for a CPU, at least the CPU time: the arena's own lateness
-        here fell in the bot's time, and the arena's wait to read a reply is taken off at the
-        reply), under
-        ``cpu`` the CPU time: under the allowance, wait for what is left of it (at least 2 ms),
-        up to the cap.
-        """
-        rid, start, timeout, clock, cap, _ = self._asked
-        if self._judged != rid:  # this request's first deadline
-            self._judged, self._stalled, self._waited, self._limit = rid, 0.0, 0.0, None
-        cap_at = start + (cap if cap is not None else wall_cap(timeout))
-        late = now - deadline
-        if late > STALL:
-            self.stalls += 1
-            self._stalled += late
-        if now >= cap_at:
-            self._limit = TimeLimit.WALL if clock is Clock.WALL else TimeLimit.WALL_CAP
-            return now
-        if clock is not Clock.WALL:
-            assert self._tree is not None
-            used = self._tree.read(fresh=True) - self._cpu_start
-            if clock is _FAIR:
-                tree = self._tree
-                waited, unseen = tree.settle()
-                self._waited += waited
-                self._arena_mark = arena_wait().read()  # the arena's wait to here is not the bot's
-                charged = now - start - self._waited
-                if charged >= timeout and used < timeout and (
-                        unseen is None or charged - unseen < timeout):
-                    # Over, unless a wait for a CPU is going on (the kernel counts a wait when it
-                    # ends): judged once what may be unseen cannot bring it under; until then
-                    # looked at again shortly (a runnable task runs within the scheduler's latency).
-                    return min(cap_at, now + CONFIRM)
-                used = max(used, charged)
-            if used >= timeout:
-                self._limit = TimeLimit.FAIR if clock is _FAIR else TimeLimit.CPU
-                return now
-            return min(cap_at, now + max(0.002, timeout - used))
-        if late > STALL:
-            return min(cap_at, now + late)
-        self._limit = TimeLimit.WALL
-        return now
-
-    def _timeout_fault(self, error: ChannelError, sent: bytes, start: float) -> BotFaultError:
-        """The fault of a request whose deadline passed: which limit, the CPU used, and a hint
-        where the bot is waiting rather than working (no thread of its tree runnable): then the
-        reply was not flushed, or not written at all. Under ``fair`` it says how the time charged
-        was spent: CPU, and sleeping or waiting (and the wait for a CPU that was not charged)."""
-        assert self._tree is not None
-        total = self._tree.read(fresh=True)
-        cpu, self._cpu_start = max(0.0, total - self._cpu_start), total
-        rid, _, timeout, clock, cap, _ = self._asked
-        limit = (self._limit if self._judged == rid else None) or TimeLimit.WALL
-        used = f"{cpu * 1000:.0f} ms of CPU"
-        if limit is TimeLimit.CPU:
-            detail = f"used {used}, limit {timeout * 1000:.0f} ms"
-        elif limit is TimeLimit.FAIR:
-            slept = timeout - cpu
-            asleep = f" and {slept * 1000:.0f} ms asleep or waiting" if slept >= 0.0005 else ""
-            detail = f"used {used}{asleep}, limit {timeout * 1000:.0f} ms"
-            if asleep and self._waited >= 0.001:
-                detail += f" (not charged: {self._waited * 1000:.0f} ms waiting for a CPU)"
-        elif limit is TimeLimit.WALL_CAP:
-            wall = cap if cap is not None else wall_cap(timeout)
-            detail = f"no reply in {wall:g} s of wall time while using {used}"
-            if clock is _FAIR:
-                detail += (f" and waiting {self._waited:.1f} s for a CPU (the machine is "
-                           f"overloaded)")
-        else:
-            detail = f"no reply within {timeout * 1000:.0f} ms, using {used}"
-        if limit is not TimeLimit.CPU and not self._tree.is_working():
-            if not error.received:
-                detail += f": {BLOCKED_HINT}" if limit is not TimeLimit.WALL else \
-                    f" ({NOTHING_RECEIVED})"
-            else:
-                detail += ": the reply line has no end yet: is the newline written and flushed?"
-        return self._fault(FaultKind.TIMEOUT, detail, sent, error.received, start, cpu=cpu,
-                           limit=limit)
-
-    def _read_again(self, line: bytes, rid: int, sent: bytes, start: float) -> Any:
-        """A reply line orjson refused, read by the exact reader (``arena.bots.exactjson``), which
-        takes the valid JSON orjson does not (a lone surrogate escape, an integer too long for a
-        float) and skips a byte-order mark before the first reply; the malformed fault, saying
-        why, when it is not JSON the arena reads."""
-        try:
-            return read_exactly(_without_bom(line, rid))
-        except NotJson as error:
-            raise self._fault(FaultKind.MALFORMED, str(error), sent, line, start) from None
-
-    def _id_fault(self, reply: dict[str, Any], line: bytes, rid: int, sent: bytes,
-                  start: float) -> BotFaultError:
-        """The fault of a reply whose id is not the request's, with the id as the bot wrote it:
-        an integer orjson read as a float (beyond 64 bits) is read again exactly."""
-        got = reply.get("id")
-        if type(got) is float:
-            with contextlib.suppress(NotJson):
-                again = read_exactly(_without_bom(line, rid))
-                got = again.get("id") if type(again) is dict else got
-        if "id" not in reply:
-            detail = "reply has no id"
-        elif isinstance(got, int) and not isinstance(got, bool):  # a LongInteger too
-            detail = f"reply has id {shown(got)}"
-        else:  # 17.0, true, "17": not the integer the arena sent
-            detail = f"reply has id {shown(got)} (not an integer)"
-        return self._fault(FaultKind.MALFORMED, f"{detail}, expected {rid}", sent, line, start)
+            raise self._fault(FaultKind.MALFORMED, wrong_id(reply, received, rid), data,
+                              received, start)
 
     @property
     def reply_line(self) -> bytes:
@@ -713,13 +507,15 @@ class BotProcess:
             raise self._channel_fault(error, self._next_id - 1, data, start) from None
 
     def _channel_fault(self, error: ChannelError, rid: int, sent: bytes,
-                       start: float | None) -> BotFaultError:
+                       start: float | None, timer: DecisionClock | None = None) -> BotFaultError:
         if error.kind is FaultKind.CRASH:
             return self._crash(error.detail, sent, error.received, start)
         if error.late:  # its answer may still come: drop it then
             self._abandoned.add(rid)
-        if error.expired and start is not None:
-            return self._timeout_fault(error, sent, start)
+        if error.expired and start is not None and timer is not None:
+            cpu, detail, limit = timer.timed_out(bool(error.received))
+            return self._fault(FaultKind.TIMEOUT, detail, sent, error.received, start, cpu=cpu,
+                               limit=limit)
         return self._fault(error.kind, error.detail, sent, error.received, start)
 
     def _fault(self, kind: FaultKind, detail: str, sent: bytes, received: bytes,
@@ -749,34 +545,9 @@ class BotProcess:
         exited = channel is not None and wait_exits([channel], CRASH_GRACE)[0] is not None
         self.begin_close()
         self.finish_close(None)
-        status = self.returncode
-        killed_inside = signal_of_status(status) if self.sandbox is not None else None
-        if killed_inside is not None:  # bwrap exits with 128 + N for a bot killed by signal N
-            status = -killed_inside
-        ending: dict[str, Any] = {}
-        if status is not None and status >= 0:
-            ending["exit_code"] = status
-        elif status is not None:
-            ending["signal"] = signal_name(-status)
-        if self.memory_exceeded:
-            ending["memory_peak_mb"] = memory.megabytes_over(self.memory_peak)
-            detail = f"memory limit {self.limits.memory_mb} MB exceeded"
-        elif status is None:
-            detail = f"{what} and could not be killed"
-        elif not exited:
-            detail = f"{what} but kept running (killed)"
-        elif status >= 0:
-            detail = f"exited with code {status}"
-        else:
-            detail = f"killed by signal {signal_name(-status)}{self._limit_hint(-status)}"
+        detail, ending = endings.crash(what, self.returncode, exited, self.memory, self.limits,
+                                       self.sandbox is not None)
         return self._fault(FaultKind.CRASH, detail, sent, received, None, elapsed, **ending)
-
-    def _limit_hint(self, signum: int) -> str:
-        if signum == signal.SIGXCPU and self.limits.cpu_seconds is not None:
-            return f" (CPU limit {self.limits.cpu_seconds} s)"
-        if signum == signal.SIGXFSZ and self.limits.file_mb is not None:
-            return f" (file size limit {self.limits.file_mb} MB)"
-        return ""
 
 
 def live_bots() -> list[BotProcess]:
@@ -787,55 +558,6 @@ def live_bots() -> list[BotProcess]:
 def close_all(grace: float | None = None) -> None:
     """Close every live bot of this process at once (see ``close_bots``)."""
     close_bots(live_bots(), grace)
-
-
-def close_bots(bots: Iterable[BotProcess], grace: float | None = None) -> None:
-    """Close several bots at once: ``quit`` to all, one shared grace during which all their stderr
-    pipes keep being drained, then SIGKILL to every process group.
-
-    ``grace`` is in seconds; None gives each bot its own ``quit_grace`` (its limits' setting).
-    """
-    closing = [(bot, channel) for bot in bots if (channel := bot.begin_close()) is not None]
-    if not closing:
-        return
-    timeout = max(bot.quit_grace for bot, _ in closing) if grace is None else grace
-    exits = wait_exits([channel for _, channel in closing], timeout)
-    _give_back_waits(closing, exits, timeout)
-    for (bot, _), seconds in zip(closing, exits, strict=True):
-        bot.finish_close(seconds)
-
-
-QUIT_WAIT_CAP = 10
-"""A quit grace grows by the bot's waits for a CPU up to this many times the grace in all."""
-
-
-def _give_back_waits(closing: Sequence[tuple[BotProcess, Channel]], exits: list[float | None],
-                     timeout: float) -> None:
-    """Bots still running when the grace ends are given the time they waited for a CPU during
-    it, as the fair clock gives a decision, and waited for again (``exits`` is updated): on a
-    loaded machine a bot that exits cleanly must not be killed, and faulted by check-bot, for
-    the CPU it did not get. A bot that does not exit (it ignores ``quit``, it spins) waits no
-    more than its grace, plus its waits, up to ``QUIT_WAIT_CAP`` times the grace."""
-    spent = timeout
-    while spent < QUIT_WAIT_CAP * timeout:
-        late = [index for index, seconds in enumerate(exits)
-                if seconds is None and closing[index][0]._tree is not None]
-        if not late:
-            return
-        owed = 0.0
-        for index in late:
-            tree = closing[index][0]._tree
-            assert tree is not None
-            with contextlib.suppress(OSError):
-                owed = max(owed, tree.waited(fresh=True))
-        if owed < 0.005:  # it had the CPU it needed: the grace was its own
-            return
-        extra = min(owed, QUIT_WAIT_CAP * timeout - spent)
-        more = wait_exits([closing[index][1] for index in late], extra)
-        for index, seconds in zip(late, more, strict=True):
-            if seconds is not None:
-                exits[index] = spent + seconds
-        spent += extra
 
 
 _atexit_installed = False
@@ -859,17 +581,3 @@ def _close_all_at_exit() -> None:
     except ValueError:  # not the main thread
         pass
     close_all()
-
-
-def _without_bom(line: bytes, rid: int) -> bytes:
-    """A reply line without the UTF-8 byte-order mark a first reply (``hello``, id 0) may have."""
-    return line[len(_BOM):] if rid == 0 and line.startswith(_BOM) else line
-
-
-def _timeout_note(fault: Fault) -> str:
-    """`` (used N ms of CPU: HINT)`` for a timed-out hello: the hint where the bot was waiting."""
-    if fault.cpu is None:
-        return ""
-    hint = f": {BLOCKED_HINT}" if "flush" in fault.detail or BLOCKED_HINT in fault.detail else ""
-    return f" (used {fault.cpu * 1000:.0f} ms of CPU{hint})"
-

@@ -150,7 +150,7 @@ def _print_step(result: "StepResult") -> None:
     """``PASS  name (312 ms): detail``, continuation lines of the detail indented, then the end of
     the bot's stderr behind a failure (the author's own, from the step's ``stderr``); all made
     ``printable`` (they quote the bot: its hello, what it sent, its stderr)."""
-    from arena.game.checkbot import stderr_lines
+    from arena.game.checkbot_text import stderr_lines
 
     timing = "" if result.skipped else f" ({_duration(result.seconds)})"
     first, *rest = printable(result.detail, lines=True).splitlines() or [""]

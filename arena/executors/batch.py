@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
+from arena.bots.shutdown import close_bots
 from arena.errors import BotStartError
 from arena.game.referee import play_game
 from arena.records.result import result_of

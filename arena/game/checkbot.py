@@ -45,29 +45,33 @@ from __future__ import annotations
 import dataclasses
 import random
 import shlex
-import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
-import orjson
-
 import engine
+from arena import protocol
 from arena.botfiles.view import check_visible
-from arena.bots.process import BotProcess, Reply, close_bots
+from arena.bots.process import BotProcess, Reply
+from arena.bots.shutdown import close_bots
 from arena.errors import BotStartError, ConfigError
+from arena.game.checkbot_text import (
+    decision_counts,
+    describe_game,
+    fault_report,
+    game_problem,
+    game_stderr,
+    quit_problem,
+    quit_status,
+    slow_decision_note,
+    slowest,
+    start_failure,
+)
 from arena.game.play import seat_names
 from arena.game.referee import GameOutcome, play_game
 from arena.settings import DEFAULT_LIMITS, DEFAULT_TIME, Clock, Limits, TimeControl
-from arena.values.faults import (
-    QUOTED_STDERR_LINES,
-    BotFaultError,
-    Fault,
-    FaultKind,
-    last_lines,
-    snippet,
-)
+from arena.values.faults import BotFaultError, Fault, FaultKind
 from arena.values.sandbox import Sandbox
 from engine.errors import shown
 
@@ -92,8 +96,6 @@ TIME = "time limit and restart"
 QUIT = "quit"
 """The names of the steps (step 2 is ``play GAME``, once per game)."""
 
-_DETAIL_CHARS = 120
-
 Verdict = tuple[bool, str, str]
 """A step's outcome: passed, its detail, the bot's stderr behind a failure (``StepResult``)."""
 
@@ -109,7 +111,7 @@ class StepResult:
 
     ``stderr``: the end of what the bot wrote to stderr before the failure the detail reports
     (the first fault's, or the failed start's). It is the bot's author's to read (check-bot shows
-    it, ``stderr_lines``; a league keeps it in the submission's report, its owner's), and never
+    it, ``checkbot_text.stderr_lines``; a league keeps it in the submission's report, its owner's), and never
     part of ``detail``, which a league's rejection reason is made from."""
 
     name: str
@@ -193,17 +195,6 @@ def check_bot(
     return check.results
 
 
-def slow_decision_note(answers: Sequence[float], move_ms: int) -> str | None:
-    """A warning when the slowest answer (seconds) took over half of ``move_ms``, else None."""
-    if not answers or max(answers) * 1000 <= move_ms / 2:
-        return None
-    slowest_ms = max(answers) * 1000
-    over = sum(1 for t in answers if t * 1000 > move_ms / 2)
-    return (f"warning: the slowest decision took {slowest_ms:.0f} ms, over half of move_ms "
-            f"{move_ms} ({over} of {len(answers)} decisions were): on a busy tournament machine "
-            f"that becomes timeouts; answer faster, or agree on a larger move_ms")
-
-
 def expected_decisions(games: Sequence[str], seed: int) -> int:
     """About how many decisions a check of ``games`` asks for: step 2 plays each game once, step 3
     the other game (or the same), step 4 the first game and step 5 the first game twice; counted
@@ -218,6 +209,11 @@ def expected_decisions(games: Sequence[str], seed: int) -> int:
             state = rules.apply(state, chooser.choice(rules.legal_actions(state)))
             total += 1
     return total
+
+
+def _answers(bots: Sequence[_CheckedBot]) -> list[float]:
+    """The seconds each answer of ``bots`` took in the game they last played."""
+    return [seconds for bot in bots for seconds in bot.answer_seconds]
 
 
 def _minutes(seconds: float) -> str:
@@ -252,33 +248,23 @@ class _CheckedBot(BotProcess):
         self.needs_restart = False
         super().start()
 
-    def send(self, message: dict[str, Any]) -> None:
-        if self.noisy:
-            message = {**message, UNKNOWN_FIELD: UNKNOWN_VALUE}
-        super().send(message)
-
-    def hold(self, message: dict[str, Any]) -> None:
-        if self.noisy:
-            message = {**message, UNKNOWN_FIELD: UNKNOWN_VALUE}
-        super().hold(message)
+    def send(self, message: bytes | dict[str, Any]) -> None:
+        super().send(_noisy(message) if self.noisy else message)
 
     def hold_line(self, data: bytes) -> None:
-        if not self.noisy:
-            super().hold_line(data)
-            return
-        for line in data.splitlines():  # the referee's shared events: one message a line
-            self.hold(orjson.loads(line))
+        if self.noisy:  # the referee's events: one message a line
+            data = b"".join([_noisy(sent) for sent in data.splitlines(keepends=True)])
+        super().hold_line(data)
 
-    def request(self, message: dict[str, Any] | bytes, timeout: float,
+    def request(self, message: bytes | dict[str, Any], timeout: float,
                 clock: Clock = Clock.WALL, cap: float | None = None) -> Reply:
-        # The referee's act comes rendered (its text less the closing brace): parsed here, so
-        # that the check can change its fields
-        fields: dict[str, Any] = orjson.loads(message + b"}") if isinstance(message, bytes) \
-            else message
+        # The referee's act comes open (arena.protocol): read here, so that the check can change
+        # its fields
+        fields = protocol.fields(message) if isinstance(message, bytes) else message
         is_act = fields.get("type") == "act"
         squeeze = is_act and self.squeeze_next_act
         if is_act and self.noisy:
-            self.hold(UNKNOWN_MESSAGE)  # written in the same write as the act, just before it
+            self.hold_line(protocol.line(UNKNOWN_MESSAGE))  # written with the act, just before it
             fields[UNKNOWN_FIELD] = UNKNOWN_VALUE
             fields["view"] = {**fields["view"], UNKNOWN_FIELD: UNKNOWN_VALUE}
         if squeeze:
@@ -299,6 +285,12 @@ class _CheckedBot(BotProcess):
             if self.on_answer is not None:
                 self.on_answer(reply.elapsed)
         return reply
+
+
+def _noisy(message: bytes | dict[str, Any]) -> bytes:
+    """A message's line with a field the protocol does not define (step 4)."""
+    fields = protocol.fields(message) if isinstance(message, bytes) else message
+    return protocol.line({**fields, UNKNOWN_FIELD: UNKNOWN_VALUE})
 
 
 class _NotStarted(Exception):
@@ -401,7 +393,7 @@ class _Check:
         short = engine.game(game).info.short_options
         options = ", ".join(f"{k}={v}" for k, v in short.items())
         self.report(step, True, f"{PLAYERS} processes, {options}: "
-                    f"{describe_game(outcome.record, bots)}", started)
+                    f"{describe_game(outcome.record, _answers(bots))}", started)
         return bots
 
     def step_persistence(self, game: str, bots: list[_CheckedBot]) -> Verdict:
@@ -414,7 +406,7 @@ class _Check:
                     "per-game state there)") if crashed else ""
             return False, problem + hint, game_stderr(outcome)
         return True, (f"the same {PLAYERS} processes played {game}: "
-                      f"{describe_game(outcome.record, bots)}"), ""
+                      f"{describe_game(outcome.record, _answers(bots))}"), ""
 
     def step_unknown(self, game: str, bots: list[_CheckedBot]) -> Verdict:
         """Step 4: a game with an unknown field in every message and an unknown message per act."""
@@ -471,7 +463,7 @@ class _Check:
                            f"time bank (move_ms {move_ms}): {problem}"), game_stderr(outcome)
         return True, (f"{first}; the process was restarted (hello in {restart_ms:.0f} ms) and "
                       f"then played a game with no time bank, every answer within move_ms "
-                      f"{move_ms} ({slowest(bots)})"), ""
+                      f"{move_ms} ({slowest(_answers(bots))})"), ""
 
     def step_quit(self) -> None:
         """Step 6: quit every clean running process; each must exit by itself within the grace."""
@@ -588,104 +580,3 @@ class _Check:
 
     def close_everything(self) -> None:
         close_bots([bot for bot in self.processes if bot.pid is not None], grace=0)
-
-
-# -- describing what happened ------------------------------------------------------------------
-
-
-def start_failure(bot: BotProcess, error: BotStartError) -> str:
-    """The start error, prefixed by the fault kind when the handshake (not the spawn) failed."""
-    fault = bot.last_fault
-    return f"{fault.kind.value}: {error}" if fault is not None else str(error)
-
-
-def decision_counts(record: Mapping[str, Any]) -> dict[str, int]:
-    """How many decisions of each kind a game record holds."""
-    counts = {"bid": 0, "call": 0, "play": 0}
-    for deal in record["deals"]:
-        for kind, key in (("bid", "bids"), ("call", "calls"), ("play", "plays")):
-            counts[kind] += len(deal.get(key, ()))
-    return counts
-
-
-def describe_game(record: Mapping[str, Any], bots: Sequence[_CheckedBot]) -> str:
-    """``3 deals, no faults; answered 12 bids and 24 plays legally; slowest answer 1.2 ms``."""
-    counts = decision_counts(record)
-    answered = " and ".join(f"{n} {kind}s" for kind, n in counts.items() if n)
-    deals = len(record["deals"])
-    return (f"{deals} deal{'s' if deals != 1 else ''}, no faults; answered {answered} legally; "
-            f"{slowest(bots)}")
-
-
-def slowest(bots: Sequence[_CheckedBot]) -> str:
-    times = [t for bot in bots for t in bot.answer_seconds]
-    if not times:
-        return "no answers"
-    ms = max(times) * 1000
-    return f"slowest answer {ms:.2f} ms" if ms < 1 else f"slowest answer {ms:.1f} ms"
-
-
-def game_stderr(outcome: GameOutcome) -> str:
-    """The stderr tail of the game's first fault (what ``game_problem`` reports), or ""."""
-    faults = outcome.record["faults"]
-    return str(faults[0]["stderr_tail"]) if faults else ""
-
-
-def stderr_lines(stderr: str) -> list[str]:
-    """A step's stderr as check-bot shows it after the detail: its last non-blank lines (as many
-    as a failed start shows, ``QUOTED_STDERR_LINES``), each cut to ``_DETAIL_CHARS``, the first
-    labelled ``stderr:``."""
-    lines = last_lines(stderr, QUOTED_STDERR_LINES)
-    return [f"{'stderr:' if index == 0 else '':<10}{snippet(line, _DETAIL_CHARS)}"
-            for index, line in enumerate(lines)]
-
-
-def game_problem(outcome: GameOutcome) -> str | None:
-    """The faults of a game as a report, or None for a clean game."""
-    faults = outcome.record["faults"]
-    if not faults:
-        return None
-    return fault_report(faults)
-
-
-def fault_report(faults: Sequence[Mapping[str, Any]]) -> str:
-    """The first fault in full (kind, where, detail, what was sent and received), then a one-line
-    summary of the others. Its stderr is not in it: the step's ``stderr`` (``game_stderr``)."""
-    first = faults[0]
-    lines = [f"{first['kind']}: {first['detail']} (seat {first['seat']}, deal {first['deal']}, "
-             f"decision {first['decision']})"]
-    if first["sent"]:
-        lines.append(f"sent:     {snippet(first['sent'], _DETAIL_CHARS)}")
-    lines.append(f"received: {snippet(first['received'], _DETAIL_CHARS) or '(nothing)'}")
-    if len(faults) > 1:
-        others = ", ".join(f"seat {f['seat']} {f['kind']}" for f in faults[1:6])
-        more = f", ... ({len(faults) - 6} more)" if len(faults) > 6 else ""
-        lines.append(f"{len(faults) - 1} more fault{'s' if len(faults) > 2 else ''}: {others}{more}")
-    return "\n".join(lines)
-
-
-def quit_problem(returncode: int | None, exit_seconds: float | None,
-                 grace_ms: int) -> str | None:
-    """Why a process's exit after ``quit`` fails the check: only not exiting within the grace.
-
-    ``exit_seconds`` is how long after ``quit`` the exit was seen (None: it was not, and the
-    arena killed the process group). How it exited (its status) is reported, not judged.
-    """
-    if exit_seconds is not None:
-        return None
-    if returncode is None:
-        return "did not exit after quit, and could not be killed"
-    return (f"did not exit within the quit grace of {grace_ms} ms; the arena killed it "
-            "(a bot flushing a large log or a slow runtime may need more: --quit-grace-ms)")
-
-
-def quit_status(returncode: int | None) -> str:
-    """How a process ended, in words: "status 0", "status 3", "signal SIGSEGV"."""
-    if returncode is None:
-        return "status unknown"
-    if returncode < 0:
-        try:
-            return f"signal {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"signal {-returncode}"
-    return f"status {returncode}"

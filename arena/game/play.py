@@ -14,7 +14,8 @@ from arena.botfiles.manifest import Manifest, is_bot_target
 from arena.botfiles.resolve import ResolvedBot, resolve_manifest
 from arena.botfiles.view import check_visible
 from arena.bots.build import build_bot
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
+from arena.bots.shutdown import close_bots
 from arena.errors import ConfigError
 from arena.game.referee import play_game
 from arena.game.seats import game_seats, given_name, log_file_name

@@ -1,8 +1,9 @@
 """The referee: plays one game between bot processes, enforcing legality and time, recording faults.
 
 The engine decides what is legal and keeps the hidden cards; the referee only moves messages between
-the engine and the bots. Each bot gets its own seat's messages: ``game_start``, the ``deal_start``
-with its own hand, the public ``event`` messages, an ``act`` when it is its turn, ``game_end``.
+the engine and the bots. Each bot gets its own seat's messages (``arena.protocol`` builds them):
+``game_start``, the ``deal_start`` with its own hand, the public ``event`` messages, an ``act`` when
+it is its turn, ``game_end``.
 
 Faults (docs/protocol.md): a timeout, a malformed reply, an illegal action or a crash. After a
 fault, every remaining decision of that seat in the game is made by the fallback (a legal action
@@ -28,6 +29,7 @@ import engine
 from arena.bots.exactjson import NotJson, read_exactly
 from arena.bots.process import Reply
 from arena.game.seated import SeatedBot
+from arena.protocol import GameMessages, game_end, with_id
 from arena.records.writer import fault_entry, game_record
 from arena.settings import DEFAULT_POLICY, DEFAULT_TIME, FaultPolicy, TimeControl
 from arena.values.faults import BotFaultError, Fault, FaultKind, TimeLimit
@@ -77,25 +79,21 @@ def play_game(
     players = len(bots)
     state = game.new_game(players, seed, options, preset=preset)
     names = list(names) if names is not None else [bot.name for bot in bots]
-    match = _Bookkeeping(game, bots, seed, time_control, stop_at_fault)
+    messages = GameMessages(game)
+    match = _Bookkeeping(game, messages, bots, seed, time_control, stop_at_fault)
     stalls = [bot.stalls for bot in bots]
-    start: dict[str, Any] = {"type": "game_start", "game": game_name, "options": state.options,
-                             "players": players, "names": names}
-    if game.info.teams is not None:
-        start["teams"] = [list(team) for team in game.info.teams]
     for seat, bot in enumerate(bots):
         bot.mark_stderr(game_id, seat, match.times)  # read only when the bot writes to stderr
         if not bot.is_running:
             match.fault(seat, bot.last_fault or Fault(FaultKind.CRASH, bot.name, "is not running"),
                         state)
             continue
-        match.send(seat, {**start, "seat": seat, "seed": bot_seed(seed, seat)}, state)
+        match.send(seat, messages.game_start(state, names, seat, bot_seed(seed, seat)), state)
     match.broadcast_events(state)
     state = match.play(state)
-    scores = game.totals(state)
-    places = game.places(state)
+    end = game_end(game.totals(state), game.places(state))
     for seat in range(players):
-        match.send(seat, {"type": "game_end", "scores": scores, "ranks": places}, state)
+        match.send(seat, end, state)
     for bot in bots:
         bot.mark_stderr(None, 0, None)
     record = game_record(game.record(state, names), faults=match.faults, times=match.times,
@@ -108,12 +106,10 @@ def play_game(
 class _Bookkeeping:
     """The mutable bookkeeping of one game: time banks, faults, the fallback generator."""
 
-    def __init__(self, game: Game, bots: Sequence[SeatedBot], seed: int,
+    def __init__(self, game: Game, messages: GameMessages, bots: Sequence[SeatedBot], seed: int,
                  time_control: TimeControl, stop_at_fault: bool = False) -> None:
         self.game = game
-        self.views = game.renderer()
-        """This game's views and event lines, rendered by a renderer that remembers what it
-        rendered last (the states are immutable values: the memo is kept here, one per game)."""
+        self.messages = messages
         self.bots = bots
         self.move = time_control.move_ms / 1000
         self.bank = time_control.bank_ms / 1000  # seconds, like self.move
@@ -141,7 +137,7 @@ class _Bookkeeping:
         # Every decision so far has its time recorded: their count is this one's number.
         self.faults.append(fault_entry(fault, seat, state.deal_number, len(self.times)))
 
-    def send(self, seat: int, message: dict[str, Any], state: Any) -> None:
+    def send(self, seat: int, message: bytes, state: Any) -> None:
         """Write an information message to a seat's bot now, unless the seat has faulted."""
         if seat in self.faulted:
             return
@@ -159,16 +155,16 @@ class _Bookkeeping:
         message hands them to its bot in one piece (``catch_up``), instead of to every bot at
         every decision.
         """
-        shared = self.views.shared_events_json(state)
+        messages = self.messages
+        shared = messages.shared_events(state)
         if shared is not None:
-            self.shared.append(shared.encode())
+            self.shared.append(shared)
             return
         faulted = self.faulted
-        events_json = self.views.events_json
         for seat, bot in enumerate(self.bots):  # a deal starts: each seat sees its own hand
             if seat not in faulted:
                 self.catch_up(seat)
-                bot.hold_line(events_json(state, seat).encode())
+                bot.hold_line(messages.events(state, seat))
 
     def with_bank(self, seat: int, fault: Fault) -> Fault:
         """A timeout says what the limit was made of: over the CPU limit, ``move_ms`` and the bank
@@ -208,9 +204,8 @@ class _Bookkeeping:
         fallback's after a fault. The loop keeps what it uses in locals: it runs 400 times a game.
         """
         game = self.game
-        legal_actions, legal_json, apply, parse_action = (
-            game.legal_actions, game.legal_json, game.apply, game.parse_action)
-        view_json, shared_events_json = self.views.view_json, self.views.shared_events_json
+        messages = self.messages
+        legal_actions, apply, parse_action = game.legal_actions, game.apply, game.parse_action
         bots, banks, handed, shared, unasked = (self.bots, self.banks, self.handed, self.shared,
                                                 self.unasked)
         record_time = self.times.append
@@ -233,12 +228,7 @@ class _Bookkeeping:
                     bot.hold_line(b"".join(shared[start:]))
                 bank = banks[seat]
                 allowance = move + bank if bank > 0.0 else move
-                # The act as text from the engine's pieces (the legal actions, the view), the id
-                # left to the process layer: the bytes orjson gives for the act as a dict, for
-                # less than the dict alone costs.
-                message = (f'{{"type":"act","kind":"{state.kind}","legal":{legal_json(state)},'
-                           f'"view":{view_json(state, seat)},"time_ms":{int(allowance * 1000)}'
-                           ).encode()
+                message = messages.act(state, seat, int(allowance * 1000))  # the id: the bot's
                 try:
                     reply = bot.request(message, allowance, clock, cap)
                 except BotFaultError as error:
@@ -257,16 +247,16 @@ class _Bookkeeping:
                     except EngineError as error:
                         self.illegal(seat, bot, error, message, reply, state)
                         state = apply(state, self.fallback.choice(legal_actions(state)))
-            lines = shared_events_json(state)
+            lines = messages.shared_events(state)
             if lines is not None:
-                shared.append(lines.encode())
+                shared.append(lines)
             else:
                 self.broadcast_events(state)
 
     def illegal(self, seat: int, bot: SeatedBot, error: EngineError, message: bytes,
                 reply: Reply, state: Any) -> None:
         """Record an illegal-action fault: the engine's verdict on the bot's reply (to the act
-        ``message``, the text the process layer completed with the reply's id).
+        ``message``, open: the process layer closed it with the reply's id).
 
         A reply orjson could not read as written is quoted as it came: one with a value orjson
         cannot write back (a lone surrogate, a ``LongInteger``), and one whose action orjson
@@ -285,7 +275,7 @@ class _Bookkeeping:
                 received = orjson.dumps(answer if "action" in answer else "(no action)")
             except orjson.JSONEncodeError:
                 received = bot.reply_line
-        sent = b'%b,"id":%d}' % (message, reply.message["id"])
+        sent = with_id(message, reply.message["id"])
         self.fault(seat, Fault.illegal(bot.name, str(error), sent, received, bot.stderr_tail(),
                                        reply.elapsed), state)
 

@@ -7,7 +7,7 @@ members can sit at a table, so a test or a benchmark can hand the referee a scri
 from __future__ import annotations
 
 from collections.abc import Sized
-from typing import Any, Protocol
+from typing import Protocol
 
 from arena.bots.process import Reply
 from arena.settings import Clock
@@ -21,8 +21,11 @@ class SeatedBot(Protocol):
     name: str
     last_fault: Fault | None
     """The most recent fault, kept after a crash so the next game can record it."""
-    stalls: int
-    """Waits for it that woke up late because the arena itself was not running."""
+
+    @property
+    def stalls(self) -> int:
+        """Waits for it that woke up late because the arena itself was not running."""
+        ...
 
     @property
     def is_running(self) -> bool:
@@ -35,16 +38,17 @@ class SeatedBot(Protocol):
         ...
 
     def hold_line(self, data: bytes) -> None:
-        """Queue message lines to go with the next request or send."""
+        """Queue message lines (``arena.protocol``'s) to go with the next request or send."""
         ...
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Write a message that needs no reply."""
+    def send(self, message: bytes) -> None:
+        """Write a message line that needs no reply (``arena.protocol``'s)."""
         ...
 
-    def request(self, message: dict[str, Any] | bytes, timeout: float,
-                clock: Clock = Clock.WALL, cap: float | None = None) -> Reply:
-        """Ask, and wait for the reply within ``timeout`` seconds of ``clock``."""
+    def request(self, message: bytes, timeout: float, clock: Clock = Clock.WALL,
+                cap: float | None = None) -> Reply:
+        """Ask: an open request (``arena.protocol``'s ``act``), closed with the bot's next id;
+        and wait for the reply within ``timeout`` seconds of ``clock``."""
         ...
 
     def stderr_tail(self) -> str:

@@ -37,7 +37,8 @@ import orjson
 from arena.botfiles.manifest import MANIFEST, Manifest, load_manifest, manifest_file
 from arena.bots.build import build_bot
 from arena.errors import ConfigError, RunInterrupted
-from arena.game.checkbot import StepResult, check_bot, stderr_lines
+from arena.game.checkbot import StepResult, check_bot
+from arena.game.checkbot_text import stderr_lines
 from arena.league.archive import bot_root, copy_tree, is_archive, seal, stored_problems, unpack
 from arena.league.config import LeagueSettings
 from arena.league.database import BOTS_DIR, STAGING_DIR, SUBMISSIONS_LOG

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
+from arena.bots.shutdown import close_bots
 from arena.game.referee import play_game
 from arena.settings import TimeControl
 

@@ -15,13 +15,15 @@ from pathlib import Path
 
 import arena
 import engine
-from arena.bots import channel, cputime, process
+from arena import protocol
+from arena.bots import channel, clocks, cputime, process
 from arena.game import referee
 from arena.startup import COMPILED_MODULES, sources_hash
 from engine import blackout, cards, partnership, trick, trickgame, wire
 
 ROOT = Path(__file__).resolve().parents[2]
-HOT_MODULES = (blackout, cards, partnership, trick, trickgame, wire, referee, process, channel, cputime)
+HOT_MODULES = (blackout, cards, partnership, trick, trickgame, wire, protocol, referee, process, clocks,
+               channel, cputime)
 """The modules ``make compiled`` compiles with mypyc (``arena.startup.COMPILED_MODULES``)."""
 
 

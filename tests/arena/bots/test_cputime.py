@@ -14,10 +14,14 @@ from time import perf_counter
 
 import pytest
 
+from arena.bots.clocks import BLOCKED_HINT
 from arena.bots.cputime import TreeClock
-from arena.bots.process import BLOCKED_HINT, BotProcess
+from arena.bots.memory import process_tree
+from arena.bots.process import BotProcess
 from arena.settings import Clock
 from arena.values.faults import BotFaultError, FaultKind, TimeLimit
+
+from helpers import wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -31,10 +35,16 @@ def act() -> dict[str, object]:
 
 
 def test_tree_clock_counts_a_spinning_child_and_never_goes_down():
-    spin = "import time\nend = time.process_time() + 0.2\nwhile time.process_time() < end: pass"
+    """A child's CPU is counted while it runs, and kept once it has left the tree. The child waits
+    for a line after spinning, so its whole 0.2 s can be read before it exits: what it burns after
+    the last reading and before it is reaped is not counted (the module says so), and a loaded
+    machine may not run the test between the two."""
+    spin = ("import sys, time\nend = time.process_time() + 0.2\n"
+            "while time.process_time() < end: pass\nsys.stdin.readline()")
     parent = subprocess.Popen([sys.executable, "-S", "-c",
                                f"import subprocess, sys; subprocess.run([sys.executable, '-S', "
-                               f"'-c', {spin!r}]); import time; time.sleep(30)"])
+                               f"'-c', {spin!r}]); import time; time.sleep(30)"],
+                              stdin=subprocess.PIPE)
     try:
         clock = TreeClock(parent.pid)
         readings = [clock.read(fresh=True)]
@@ -42,6 +52,12 @@ def test_tree_clock_counts_a_spinning_child_and_never_goes_down():
         while perf_counter() - began < 20 and readings[-1] < 0.2:
             readings.append(clock.read(fresh=True))
         assert readings[-1] >= 0.2  # the child's CPU, counted while it ran
+        assert parent.stdin is not None
+        parent.stdin.write(b"exit\n")  # the child reads it, and exits
+        parent.stdin.flush()
+        wait_for(lambda: list(process_tree(parent.pid)) == [parent.pid], timeout=20,
+                 what="the child's exit")
+        readings.append(clock.read(fresh=True))  # the child left the tree: its CPU is kept
         assert readings == sorted(readings)
         clock.close()
     finally:

@@ -18,8 +18,8 @@ from time import perf_counter
 
 import pytest
 
+from arena.bots.clocks import BLOCKED_HINT
 from arena.bots.cputime import TreeClock, arena_wait
-from arena.bots.process import BLOCKED_HINT
 from arena.settings import Clock, TimeControl
 from arena.values.faults import BotFaultError, FaultKind, TimeLimit
 

@@ -22,8 +22,9 @@ from time import perf_counter
 
 import pytest
 
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
 from arena.bots.sandbox import INSTALL_HINT, bwrap_problem, choose_sandbox, process_limit_problem
+from arena.bots.shutdown import close_bots
 from arena.errors import BotStartError, ConfigError
 from arena.game.referee import play_game
 from arena.settings import Clock, Limits, SandboxMode, TimeControl

@@ -30,7 +30,8 @@ of the process at FIRST_PID + APART drew the uid of the second bot at FIRST_PID.
 
 DRIVER = """
 import os, sys
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
+from arena.bots.shutdown import close_bots
 from arena.values.sandbox import Sandbox
 
 mark, misbehaving, first, apart = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])

@@ -26,7 +26,8 @@ from typing import Any
 import orjson
 import pytest
 
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
+from arena.bots.shutdown import close_bots
 from arena.game.referee import play_game
 from arena.records.schema import without_times
 from arena.settings import Clock, TimeControl

@@ -21,7 +21,8 @@ import orjson
 import pytest
 
 import engine
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
+from arena.bots.shutdown import close_bots
 from arena.game.referee import play_game
 from arena.settings import TimeControl
 

@@ -23,7 +23,8 @@ import orjson
 import pytest
 
 import engine
-from arena.bots.process import BotProcess, close_bots
+from arena.bots.process import BotProcess
+from arena.bots.shutdown import close_bots
 from arena.errors import BotStartError
 from arena.game.referee import play_game
 from arena.records.result import result_of

@@ -1,0 +1,130 @@
+"""What check-bot says, in words: a game it played described, its faults reported, a start that
+failed, an exit after ``quit`` judged, the bot's stderr quoted, a warning about slow decisions.
+
+``arena.game.checkbot`` runs the steps and decides what passed; these turn what it saw into the
+lines of its ``StepResult``s, which ``arena check-bot`` prints and a league keeps.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena.bots.process import BotProcess
+from arena.errors import BotStartError
+from arena.game.referee import GameOutcome
+from arena.values.faults import QUOTED_STDERR_LINES, last_lines, snippet
+
+DETAIL_CHARS = 120
+"""The most characters of a line of the bot's (sent, received, stderr) a detail quotes."""
+
+
+def slow_decision_note(answers: Sequence[float], move_ms: int) -> str | None:
+    """A warning when the slowest answer (seconds) took over half of ``move_ms``, else None."""
+    if not answers or max(answers) * 1000 <= move_ms / 2:
+        return None
+    slowest_ms = max(answers) * 1000
+    over = sum(1 for t in answers if t * 1000 > move_ms / 2)
+    return (f"warning: the slowest decision took {slowest_ms:.0f} ms, over half of move_ms "
+            f"{move_ms} ({over} of {len(answers)} decisions were): on a busy tournament machine "
+            f"that becomes timeouts; answer faster, or agree on a larger move_ms")
+
+
+def start_failure(bot: BotProcess, error: BotStartError) -> str:
+    """The start error, prefixed by the fault kind when the handshake (not the spawn) failed."""
+    fault = bot.last_fault
+    return f"{fault.kind.value}: {error}" if fault is not None else str(error)
+
+
+def decision_counts(record: Mapping[str, Any]) -> dict[str, int]:
+    """How many decisions of each kind a game record holds."""
+    counts = {"bid": 0, "call": 0, "play": 0}
+    for deal in record["deals"]:
+        for kind, key in (("bid", "bids"), ("call", "calls"), ("play", "plays")):
+            counts[kind] += len(deal.get(key, ()))
+    return counts
+
+
+def describe_game(record: Mapping[str, Any], answers: Sequence[float]) -> str:
+    """``3 deals, no faults; answered 12 bids and 24 plays legally; slowest answer 1.2 ms``
+    (``answers``: the seconds each answer of the game took)."""
+    counts = decision_counts(record)
+    answered = " and ".join(f"{n} {kind}s" for kind, n in counts.items() if n)
+    deals = len(record["deals"])
+    return (f"{deals} deal{'s' if deals != 1 else ''}, no faults; answered {answered} legally; "
+            f"{slowest(answers)}")
+
+
+def slowest(answers: Sequence[float]) -> str:
+    """``slowest answer 1.2 ms`` of the seconds ``answers`` took, or ``no answers``."""
+    if not answers:
+        return "no answers"
+    ms = max(answers) * 1000
+    return f"slowest answer {ms:.2f} ms" if ms < 1 else f"slowest answer {ms:.1f} ms"
+
+
+def game_stderr(outcome: GameOutcome) -> str:
+    """The stderr tail of the game's first fault (what ``game_problem`` reports), or ""."""
+    faults = outcome.record["faults"]
+    return str(faults[0]["stderr_tail"]) if faults else ""
+
+
+def stderr_lines(stderr: str) -> list[str]:
+    """A step's stderr as check-bot shows it after the detail: its last non-blank lines (as many
+    as a failed start shows, ``QUOTED_STDERR_LINES``), each cut to ``DETAIL_CHARS``, the first
+    labelled ``stderr:``."""
+    lines = last_lines(stderr, QUOTED_STDERR_LINES)
+    return [f"{'stderr:' if index == 0 else '':<10}{snippet(line, DETAIL_CHARS)}"
+            for index, line in enumerate(lines)]
+
+
+def game_problem(outcome: GameOutcome) -> str | None:
+    """The faults of a game as a report, or None for a clean game."""
+    faults = outcome.record["faults"]
+    if not faults:
+        return None
+    return fault_report(faults)
+
+
+def fault_report(faults: Sequence[Mapping[str, Any]]) -> str:
+    """The first fault in full (kind, where, detail, what was sent and received), then a one-line
+    summary of the others. Its stderr is not in it: the step's ``stderr`` (``game_stderr``)."""
+    first = faults[0]
+    lines = [f"{first['kind']}: {first['detail']} (seat {first['seat']}, deal {first['deal']}, "
+             f"decision {first['decision']})"]
+    if first["sent"]:
+        lines.append(f"sent:     {snippet(first['sent'], DETAIL_CHARS)}")
+    lines.append(f"received: {snippet(first['received'], DETAIL_CHARS) or '(nothing)'}")
+    if len(faults) > 1:
+        others = ", ".join(f"seat {f['seat']} {f['kind']}" for f in faults[1:6])
+        more = f", ... ({len(faults) - 6} more)" if len(faults) > 6 else ""
+        lines.append(f"{len(faults) - 1} more fault{'s' if len(faults) > 2 else ''}: {others}{more}")
+    return "\n".join(lines)
+
+
+def quit_problem(returncode: int | None, exit_seconds: float | None,
+                 grace_ms: int) -> str | None:
+    """Why a process's exit after ``quit`` fails the check: only not exiting within the grace.
+
+    ``exit_seconds`` is how long after ``quit`` the exit was seen (None: it was not, and the
+    arena killed the process group). How it exited (its status) is reported, not judged.
+    """
+    if exit_seconds is not None:
+        return None
+    if returncode is None:
+        return "did not exit after quit, and could not be killed"
+    return (f"did not exit within the quit grace of {grace_ms} ms; the arena killed it "
+            "(a bot flushing a large log or a slow runtime may need more: --quit-grace-ms)")
+
+
+def quit_status(returncode: int | None) -> str:
+    """How a process ended, in words: "status 0", "status 3", "signal SIGSEGV"."""
+    if returncode is None:
+        return "status unknown"
+    if returncode < 0:
+        try:
+            return f"signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"status {returncode}"
