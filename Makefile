@@ -44,11 +44,11 @@ bots/python/%/.copied: % $$(wildcard %/*.py)
 SOURCES_HASH = $(shell cat $$(find engine arena -name '*.py' | LC_ALL=C sort) | sha256sum | cut -c1-16)
 COMPILED = build/compiled/$(SOURCES_HASH)
 MYPYC_MODULES := engine/cards.py engine/trickgame.py engine/trick.py engine/wire.py engine/blackout.py \
-	engine/partnership.py arena/protocol.py arena/game/referee.py arena/bots/process.py \
+	engine/partnership.py arena/protocol.py arena/referee/referee.py arena/bots/process.py \
 	arena/bots/clocks.py arena/bots/channel.py arena/bots/cputime.py
 # What runs against the compiled build too: the engine, the referee (golden, hidden information,
 # faults, check-bot) and the process layer (pipes, clocks, memory, sandbox).
-COMPILED_TESTS := tests/engine tests/arena/game tests/arena/bots
+COMPILED_TESTS := tests/engine tests/arena/referee tests/arena/checkbot tests/arena/bots
 
 # Test processes (pytest-xdist): two more than the CPUs this process may use, since many
 # real-process tests spend seconds waiting (lock waits, a Dask connect timeout, bots that sleep).

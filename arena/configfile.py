@@ -34,8 +34,9 @@ MAX_CHARACTERS = 2_000_000
 """The most characters in all scalars of a file once its aliases are expanded."""
 
 
-class Where:
-    """Builds ``FILE: KEY: PROBLEM`` errors."""
+class FileChecker:
+    """The values of one configuration file checked, key by key: each problem a ``ConfigError``
+    that names the file, the key and the problem (``FILE: KEY: PROBLEM``)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -242,7 +243,7 @@ class _Measure:
         return values, characters, levels
 
 
-def command(where: Where, raw: object, key: str) -> tuple[str, ...]:
+def command(where: FileChecker, raw: object, key: str) -> tuple[str, ...]:
     """A command given as a string (split like a shell) or a list of words."""
     if isinstance(raw, list) and raw and all(isinstance(a, str | int | float) for a in raw):
         return tuple(str(a) for a in raw)
@@ -266,7 +267,7 @@ def resolved_from(path: str, base: str | Path, what: str = FROM_ARENA) -> str:
     return "" if Path(path).is_absolute() else f" (resolved from {what}, {base})"
 
 
-def check_program(where: Where, argv: tuple[str, ...], workdir: str | None, key: str, *,
+def check_program(where: FileChecker, argv: tuple[str, ...], workdir: str | None, key: str, *,
                   base_is: str = FROM_ARENA, hint: str = "") -> None:
     """The program and any script path in ``argv`` must exist, so a typo fails before any game.
 

@@ -54,7 +54,7 @@ from arena.settings import (
 )
 
 if TYPE_CHECKING:
-    from arena.configfile import Where
+    from arena.configfile import FileChecker
     from arena.values.work import BotCommand, RunSettings
 
 # The tournament file's reader (yaml), the installations and the work items are imported where
@@ -85,7 +85,7 @@ class Setting:
     """docs/tournaments.md's default column where the default is not a plain value."""
     shown_type: str | None = None
     """docs/tournaments.md's type column where it says more than the type."""
-    reader: Callable[[Where, object], Any] | None = None
+    reader: Callable[[FileChecker, object], Any] | None = None
     """Reads and checks a file's value where the type's own rule does not (paths, models)."""
 
     @property
@@ -143,7 +143,7 @@ class Setting:
         """This setting's row of docs/tournaments.md's table."""
         return f"| `{self.key}` | {self.type_text()} | {self.default_text()} | {self.doc} |"
 
-    def read(self, where: Where, raw: object) -> Any:
+    def read(self, where: FileChecker, raw: object) -> Any:
         """A tournament file's value for this setting, checked; ConfigError ``FILE: KEY: ...``."""
         from arena.configfile import kind as kind_of
 
@@ -319,7 +319,7 @@ def build_limits(values: Mapping[str, Any], base: BuildLimits = DEFAULT_BUILD_LI
     return replace(base, **given)
 
 
-def _interpreters(where: Where, raw: object) -> tuple[str, ...]:
+def _interpreters(where: FileChecker, raw: object) -> tuple[str, ...]:
     """``sandbox_interpreters``: a list of directories (relative ones from the current directory,
     like a bot's ``workdir``)."""
     from arena.botfiles.installations import check_interpreters
@@ -415,7 +415,7 @@ def limits(values: Mapping[str, Any], base: Limits = DEFAULT_LIMITS) -> Limits:
     return Limits(**{**{f.name: getattr(base, f.name) for f in fields(Limits)}, **given})
 
 
-def read_settings(where: Where, top: Mapping[str, Any]) -> dict[str, Any]:
+def read_settings(where: FileChecker, top: Mapping[str, Any]) -> dict[str, Any]:
     """The play settings a tournament file gives (``top`` is its top mapping, whose ``time`` and
     ``limits`` sections are mappings already checked for unknown keys), by key, checked."""
     values: dict[str, Any] = {}

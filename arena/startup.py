@@ -28,7 +28,7 @@ from types import ModuleType
 
 COMPILED_MODULES: tuple[str, ...] = (
     "engine.cards", "engine.trickgame", "engine.trick", "engine.wire", "engine.blackout",
-    "engine.partnership", "arena.protocol", "arena.game.referee", "arena.bots.process",
+    "engine.partnership", "arena.protocol", "arena.referee.referee", "arena.bots.process",
     "arena.bots.clocks", "arena.bots.channel", "arena.bots.cputime")
 """What mypyc compiles (the Makefile's MYPYC_MODULES; setup.py reads it here)."""
 PACKAGES = ("engine", "arena")

@@ -66,7 +66,7 @@ import orjson
 
 from arena.bots.process import BotProcess, Reply
 from arena.bots.shutdown import close_bots
-from arena.game.referee import play_game
+from arena.referee.referee import play_game
 from arena.settings import Clock, Limits, TimeControl
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -34,7 +34,7 @@ import orjson
 from arena.bots.process import BotProcess
 from arena.bots.shutdown import close_bots
 from arena.executors.workers import run_tasks
-from arena.game.referee import play_game
+from arena.referee.referee import play_game
 from arena.settings import Clock, TimeControl
 from arena.values.work import BotCommand, GameSpec, RunSettings
 

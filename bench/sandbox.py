@@ -26,7 +26,7 @@ from arena.botfiles.view import layout_of
 from arena.bots.process import BotProcess
 from arena.bots.sandbox import bwrap_problem, process_limit_problem
 from arena.bots.shutdown import close_bots
-from arena.game.referee import play_game
+from arena.referee.referee import play_game
 from arena.settings import TimeControl
 from arena.values.sandbox import Sandbox
 

@@ -72,7 +72,10 @@ if build:
 os.sched_setaffinity(0, {cpu})
 import orjson
 from engine import blackout
-from arena.game.referee import play_game
+try:  # the referee's own folder since issue 41
+    from arena.referee.referee import play_game
+except ImportError:  # the baseline's
+    from arena.game.referee import play_game
 from arena.bots.process import BotProcess, Reply
 try:  # the layout since closing moved out of the process module (issue 41)
     from arena.bots.shutdown import close_bots

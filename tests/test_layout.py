@@ -101,12 +101,17 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # Bot processes, and one game between them.
     "arena.bots": ("arena.errors", "arena.settings", "arena.configfile", "arena.stderrindex",
                    "arena.values", "arena.protocol", "arena.botfiles"),
-    "arena.game": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
-                   "arena.values", "arena.records", "arena.protocol", "arena.botfiles",
-                   "arena.bots"),
+    # One game between bot processes: the referee, and a game between commands (``arena play``).
+    "arena.referee": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
+                      "arena.values", "arena.records", "arena.protocol", "arena.botfiles",
+                      "arena.bots"),
+    # The compliance check of one bot program: games through the real referee, step by step.
+    "arena.checkbot": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
+                       "arena.values", "arena.records", "arena.protocol", "arena.botfiles",
+                       "arena.bots", "arena.referee"),
     # How games get played: nothing of plans or runs.
     "arena.executors": ("arena.errors", "arena.settings", "arena.values", "arena.records",
-                        "arena.bots", "arena.game"),
+                        "arena.bots", "arena.referee"),
     # What to play: pure data and planning, starting nothing (a bot's files resolved, but no
     # bot, no build, no bwrap).
     "arena.plans": ("arena.errors", "arena.names", "arena.settings", "arena.configfile",
@@ -123,8 +128,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
                    "arena.plans", "arena.ratings"),
     "arena.league": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
                      "arena.formats", "arena.values", "arena.records", "arena.spec",
-                     "arena.botfiles", "arena.bots",
-                     "arena.game", "arena.executors", "arena.plans", "arena.ratings", "arena.runs"),
+                     "arena.botfiles", "arena.bots", "arena.referee", "arena.checkbot",
+                     "arena.executors", "arena.plans", "arena.ratings", "arena.runs"),
     # Decisions analysed against the reference search: records replayed on the engine, nothing
     # started (no bot, no run).
     "arena.analysis": ("arena.errors", "arena.printable", "arena.statusline", "arena.settings",
@@ -133,20 +138,20 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # league's games (``arena.report.game_records.LeagueGames``).
     "arena.report": ("arena.errors", "arena.names", "arena.printable", "arena.stderrindex",
                      "arena.settings", "arena.configfile", "arena.values", "arena.records",
-                     "arena.game", "arena.ratings", "arena.analysis"),
+                     "arena.ratings", "arena.analysis"),
     # The league served over HTTP: a view over the league's library (its store, the submit
     # pipeline, the standings), the ratings, the records and the report's plots and viewer. It
     # plays and builds through the league's own commands in child processes, never a loop of its
     # own (so nothing of runs or executors); bots only for the signal handlers of its build child.
     "arena.serve": ("arena.errors", "arena.names", "arena.printable", "arena.stderrindex",
-                    "arena.settings", "arena.formats", "arena.records", "arena.bots", "arena.game",
-                    "arena.ratings", "arena.league", "arena.report"),
+                    "arena.settings", "arena.formats", "arena.records", "arena.bots",
+                    "arena.checkbot", "arena.ratings", "arena.league", "arena.report"),
     # The commands, on top of everything.
     "arena.cli": ("arena", "arena.errors", "arena.names", "arena.printable", "arena.connectivity",
                   "arena.formats", "arena.settings", "arena.configfile", "arena.values",
-                  "arena.records", "arena.botfiles", "arena.spec", "arena.bots", "arena.game",
-                  "arena.executors", "arena.plans", "arena.ratings", "arena.runs", "arena.league",
-                  "arena.report", "arena.analysis", "arena.serve", "arena.startup"),
+                  "arena.records", "arena.botfiles", "arena.spec", "arena.bots", "arena.referee",
+                  "arena.checkbot", "arena.executors", "arena.plans", "arena.ratings", "arena.runs",
+                  "arena.league", "arena.report", "arena.analysis", "arena.serve", "arena.startup"),
     # The command's entry point: the build chosen, then the command line.
     "arena.__main__": ("arena.startup", "arena.cli"),
 }
@@ -236,7 +241,7 @@ def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> 
                Import("arena.plans.match_plan", "arena.bots.process.BotProcess", 1),
                Import("arena.plans.schedule", "arena.bots.sandbox", 1),
                Import("arena.plans.match_plan", "arena.ratings.sprt.unit_score", 1),
-               Import("arena.plans.match_plan", "arena.game.seats.free_name", 1),
+               Import("arena.plans.match_plan", "arena.referee.seats.free_name", 1),
                Import("arena.plans.schedule", "arena.runs.runner.run", 1),
                Import("arena.executors.batch", "arena.plans.match_plan.Match", 1),
                Import("arena.report.site", "arena.league.database.DATABASE", 1),
@@ -270,7 +275,7 @@ OTHER_JSON = {
     "arena.bots.process": "a bot's replies",
     "arena.cli.league": "league invite --format json's one line",
     "arena.protocol": "the bot protocol's messages",
-    "arena.game.referee": "a bot's reply, quoted in an illegal-action fault",
+    "arena.referee.referee": "a bot's reply, quoted in an illegal-action fault",
     "arena.analysis.cache": "the analyses kept beside the results (analysis.jsonl)",
     "arena.cli.analyse": "arena analyse --format json: one decision a line",
     "arena.league.accounts": "an upload's check-bot steps",

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import engine
-from arena.configfile import Where, check_program, command, kind, read_yaml
+from arena.configfile import FileChecker, check_program, command, kind, read_yaml
 from arena.errors import ConfigError
 from engine.errors import OptionError, shown
 
@@ -100,7 +100,7 @@ def load_manifest(target: str | Path) -> Manifest:
     """Read and validate the manifest of a bot directory or manifest file; ConfigError naming
     file, key and problem. Without a build command, the program in ``run`` must exist."""
     path = manifest_file(target)
-    where = Where(path)
+    where = FileChecker(path)
     raw = where.mapping(read_yaml(path, "bot manifest"), "", KEYS)
     for required in ("name", "run"):
         if required not in raw:
@@ -121,7 +121,7 @@ def load_manifest(target: str | Path) -> Manifest:
     return manifest
 
 
-def _version(where: Where, value: object) -> str:
+def _version(where: FileChecker, value: object) -> str:
     """``version`` as text: YAML reads an unquoted ``1.10`` as the number 1.1 (and ``2`` as 2,
     ``1_0`` as 10, ``yes`` as true), which would be stored as another version than the author
     wrote; so anything but a string is refused, with the hint to quote it."""
@@ -138,11 +138,11 @@ def _version(where: Where, value: object) -> str:
     return version
 
 
-def _optional_text(where: Where, raw: dict[str, object], key: str) -> str | None:
+def _optional_text(where: FileChecker, raw: dict[str, object], key: str) -> str | None:
     return None if raw.get(key) is None else where.text(raw[key], key, TEXT_LIMITS[key])
 
 
-def _command(where: Where, raw: object, key: str) -> tuple[str, ...]:
+def _command(where: FileChecker, raw: object, key: str) -> tuple[str, ...]:
     argv = command(where, raw, key)
     if len(argv) > MAX_WORDS:
         raise where.error(key, f"{len(argv):,} words (at most {MAX_WORDS})")
@@ -153,7 +153,7 @@ def _command(where: Where, raw: object, key: str) -> tuple[str, ...]:
     return argv
 
 
-def _games(where: Where, raw: object) -> tuple[str, ...]:
+def _games(where: FileChecker, raw: object) -> tuple[str, ...]:
     if raw is None:
         return ()
     if isinstance(raw, str):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from arena.botfiles.manifest import Manifest, is_bot_target, load_manifest
 from arena.botfiles.view import bot_directory, check_visible
-from arena.configfile import FROM_ARENA, Where, check_program
+from arena.configfile import FROM_ARENA, FileChecker, check_program
 from arena.errors import ConfigError
 from arena.values.sandbox import Sandbox
 from arena.values.work import BotCommand
@@ -85,7 +85,7 @@ def resolve_copy(argv: tuple[str, ...], directory: str | os.PathLike[str]) -> Re
 
 
 def resolve_command(argv: tuple[str, ...], workdir: str | None = None, *, base: str | None = None,
-                    check: Where | None = None, key: str = "cmd") -> ResolvedBot:
+                    check: FileChecker | None = None, key: str = "cmd") -> ResolvedBot:
     """A command run in ``workdir`` (relative to ``base``; default: ``base`` itself, the current
     directory). With ``check``, a missing program or script is that file's error at ``key``."""
     if not argv:
@@ -117,7 +117,7 @@ def split_command(text: str, key: str) -> tuple[str, ...]:
     return argv
 
 
-class _Plain(Where):
+class _Plain(FileChecker):
     """Errors for command-line values: ``KEY: PROBLEM`` (there is no file to name)."""
 
     def __init__(self, key: str) -> None:

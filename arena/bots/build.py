@@ -52,7 +52,7 @@ from arena.bots.memory import MemoryUse
 from arena.bots.registry import signal_name
 from arena.bots.sandbox import PRLIMIT, hidden_hint, limit_options, signal_of_status, wrap
 from arena.bots.uids import BOT_UIDS
-from arena.configfile import Where, check_program
+from arena.configfile import FileChecker, check_program
 from arena.errors import ConfigError
 from arena.settings import DEFAULT_BUILD_LIMITS, BuildLimits
 from arena.values.sandbox import Sandbox, is_root_mode
@@ -198,7 +198,7 @@ def build_bot(manifest: Manifest, directory: Path | None = None,
     network; ``check`` sees what it left, as ``run_build`` says), then check that the program in
     ``run`` exists. ConfigError naming the manifest, with the output's last lines; before
     anything runs, when ``sandbox`` refuses the program of ``run`` or ``build``."""
-    where = Where(manifest.path)
+    where = FileChecker(manifest.path)
     workdir = os.path.abspath(directory if directory is not None else manifest.directory)
     if sandbox is not None:  # the build's own program is checked where it runs
         check_visible(sandbox, manifest.run, workdir, f"{manifest.path}: run", workdir)

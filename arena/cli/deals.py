@@ -34,8 +34,8 @@ def deals_command(
       arena deals blackout --players 4 --count 50 --seed 7 > my-deals.jsonl
       arena deals partnership-blackout --count 20 --game-deals 40 > partnership.jsonl
     """
-    from arena.game.play import parse_option_pairs
     from arena.plans.deals import suite_text
+    from arena.referee.play import parse_option_pairs
 
     options = parse_option_pairs(option_pairs or [])
     seats, _ = spec.game_settings(game, players, options, game_key="GAME")

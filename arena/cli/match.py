@@ -89,9 +89,9 @@ def match_command(
     """
     from arena.botfiles.installations import check_interpreters
     from arena.bots.sandbox import choose_sandbox
-    from arena.game.play import parse_option_pairs
     from arena.plans.match_plan import new_match
     from arena.ratings.sprt import parse_sprt
+    from arena.referee.play import parse_option_pairs
     from arena.runs.match_play import MatchProgress, play_match, summary
     from arena.values.sandbox import Sandbox
 

@@ -10,8 +10,8 @@ import typer
 import engine
 from arena import spec
 from arena.cli.options import option
+from arena.cli.options_text import option_defaults
 from arena.errors import ConfigError
-from arena.game.options_text import option_defaults
 from arena.settings import (
     Clock,
     FaultPolicy,
@@ -66,9 +66,9 @@ def play_command(
     """
     from arena.botfiles.installations import check_interpreters
     from arena.bots.sandbox import choose_sandbox
-    from arena.game.play import parse_option_pairs, play_one
-    from arena.game.transcript import game_report
     from arena.records.writer import indented
+    from arena.referee.play import parse_option_pairs, play_one
+    from arena.report.transcript import game_report
     from arena.values.sandbox import Sandbox
 
     allowed = Sandbox(interpreters=check_interpreters(interpreter or [], "--interpreter"))

@@ -5,7 +5,7 @@ from typing import Annotated
 import typer
 
 import engine
-from arena.game.options_text import rules_report
+from arena.cli.options_text import rules_report
 
 
 def rules_command(

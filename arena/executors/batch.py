@@ -19,9 +19,9 @@ from typing import Any
 from arena.bots.process import BotProcess
 from arena.bots.shutdown import close_bots
 from arena.errors import BotStartError
-from arena.game.referee import play_game
 from arena.records.result import result_of
 from arena.records.writer import results_line
+from arena.referee.referee import play_game
 from arena.values.faults import Fault, FaultKind
 from arena.values.work import BotCommand, GameSpec, RunSettings
 

@@ -18,7 +18,7 @@ from typing import Any
 import engine
 from arena import spec
 from arena.botfiles.resolve import ResolvedBot, resolve_command, resolve_manifest
-from arena.configfile import Where as _Where
+from arena.configfile import FileChecker as _FileChecker
 from arena.configfile import command as _command
 from arena.configfile import kind as _kind
 from arena.configfile import read_yaml, resolved_from
@@ -162,7 +162,7 @@ LIMIT_KEYS = spec.section_keys("limits")
 def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     """Read and validate a tournament file; ConfigError naming file, key and problem."""
     path = Path(path)
-    where = _Where(path)
+    where = _FileChecker(path)
     raw = read_yaml(path, "tournament file")
     top = where.mapping(raw, "", TOP_KEYS)
     for required in ("name", "game", "bots"):
@@ -229,7 +229,7 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
     )
 
 
-def _deals(where: _Where, top: dict[str, Any], game: str, players: int,
+def _deals(where: _FileChecker, top: dict[str, Any], game: str, players: int,
            options: dict[str, Any]) -> DealSuite | None:
     """``deals: FILE``, read and checked against the game (``arena.plans.deals``), and the
     ``deals_sha256`` that pins its content (a run's saved copy has it: a resumed run refuses a
@@ -247,12 +247,12 @@ def _deals(where: _Where, top: dict[str, Any], game: str, players: int,
                       f"{where.path}: deals", sha256=pinned)
 
 
-def _in(where: _Where, value: object, bounds: Range[int], low: int | None = None) -> int:
+def _in(where: _FileChecker, value: object, bounds: Range[int], low: int | None = None) -> int:
     """``value`` as an integer in ``bounds`` (from ``low`` instead, when given)."""
     return where.integer(value, bounds.key, bounds.low if low is None else low, bounds.high)
 
 
-def _optional_key(where: _Where, top: dict[str, Any], bounds: Range[int], default: int | None,
+def _optional_key(where: _FileChecker, top: dict[str, Any], bounds: Range[int], default: int | None,
                   low: int) -> int | None:
     """A top-level integer that ``null`` turns off."""
     if bounds.key not in top:
@@ -260,13 +260,13 @@ def _optional_key(where: _Where, top: dict[str, Any], bounds: Range[int], defaul
     return None if top[bounds.key] is None else _in(where, top[bounds.key], bounds, low)
 
 
-def _cluster(where: _Where, raw: object) -> str:
+def _cluster(where: _FileChecker, raw: object) -> str:
     return check_cluster_address(where.text(raw, "cluster"), where=f"{where.path}: cluster")
 
 
 
 
-def _check_connectable(where: _Where, max_tables: int, bots: int, players: int) -> None:
+def _check_connectable(where: _FileChecker, max_tables: int, bots: int, players: int) -> None:
     """Fewer tables than it takes to link every bot would split the ratings: refuse them."""
     minimum = minimum_tables(bots, players)
     if max_tables < minimum:
@@ -274,7 +274,7 @@ def _check_connectable(where: _Where, max_tables: int, bots: int, players: int) 
                                         f"{players}-player tables: at least {minimum} needed")
 
 
-def _format(where: _Where, raw: object) -> Format:
+def _format(where: _FileChecker, raw: object) -> Format:
     text = where.text(raw, "format")
     try:
         return Format(text)
@@ -282,7 +282,7 @@ def _format(where: _Where, raw: object) -> Format:
         raise where.error("format", f"{text!r} is not one of {', '.join(Format)}") from None
 
 
-def _challengers(where: _Where, fmt: Format, raw: object,
+def _challengers(where: _FileChecker, fmt: Format, raw: object,
                  bots: tuple[BotSpec, ...]) -> tuple[BotSpec, ...]:
     if not fmt.has_challengers:
         if raw is not None:
@@ -305,7 +305,7 @@ def _taken(name: str, taken: str, whose: str) -> str:
     return f"{name!r} is the name of {whose}, {taken!r}, written differently"
 
 
-def _bots(where: _Where, raw: object, section: str = "bots") -> tuple[BotSpec, ...]:
+def _bots(where: _FileChecker, raw: object, section: str = "bots") -> tuple[BotSpec, ...]:
     if not isinstance(raw, list) or not raw:
         raise where.error(section, f"expected a list of bots, got {_kind(raw)}")
     bots: list[BotSpec] = []
@@ -340,7 +340,7 @@ def _bots(where: _Where, raw: object, section: str = "bots") -> tuple[BotSpec, .
     return tuple(bots)
 
 
-def _missing(where: _Where, entry: dict[str, Any], key: str) -> list[str]:
+def _missing(where: _FileChecker, entry: dict[str, Any], key: str) -> list[str]:
     """The programs a bot's ``requires`` names (one, or a list) that are not on PATH."""
     raw = entry.get("requires")
     if raw is None:
@@ -353,7 +353,7 @@ def _missing(where: _Where, entry: dict[str, Any], key: str) -> list[str]:
     return [name for name in names if shutil.which(name.strip()) is None]
 
 
-def _available(where: _Where, bots: tuple[BotSpec, ...],
+def _available(where: _FileChecker, bots: tuple[BotSpec, ...],
                raw: list[Any]) -> tuple[tuple[BotSpec, ...], dict[str, str]]:
     """The bots whose required programs are all on PATH, and a note per bot left out (by name)."""
     kept: list[BotSpec] = []
@@ -368,7 +368,7 @@ def _available(where: _Where, bots: tuple[BotSpec, ...],
     return tuple(kept), left_out
 
 
-def _dir_bot(where: _Where, entry: dict[str, Any], key: str, bots: list[BotSpec]) -> BotSpec:
+def _dir_bot(where: _FileChecker, entry: dict[str, Any], key: str, bots: list[BotSpec]) -> BotSpec:
     """A bot given as a directory with a manifest (``dir:``), run and built in that directory."""
     for other in ("cmd", "workdir", "build"):
         if other in entry:
@@ -385,7 +385,7 @@ def _dir_bot(where: _Where, entry: dict[str, Any], key: str, bots: list[BotSpec]
     return BotSpec(name, resolved, sandbox)
 
 
-def _teams(where: _Where, raw: object, bots: tuple[BotSpec, ...], info: GameInfo,
+def _teams(where: _FileChecker, raw: object, bots: tuple[BotSpec, ...], info: GameInfo,
            left_out: dict[str, str]) -> tuple[tuple[str, str], ...]:
     if raw is None:
         return ()

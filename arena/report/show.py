@@ -2,7 +2,7 @@
 
 Each deal: the dealer, the turned card and trump, the hands (all of them, or one seat's only), the
 bids or calls and every trick with each decision's time, the faults where they happened; then the
-deal-by-deal table and places that `arena play` prints (`arena.game.transcript.game_report`).
+deal-by-deal table and places that `arena play` prints (`arena.report.transcript.game_report`).
 Like that report, it is made from a copy of the record whose every string is printable (bots'
 names and fault details, or whatever a results file from elsewhere holds). What each bot wrote to
 stderr while deciding (``arena.report.replay_stderr``, escaped there) follows the line of its decision.
@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.game.transcript import BLOCKS, game_report
 from arena.printable import printable_data
+from arena.report.transcript import BLOCKS, game_report
 
 
 def show_game(record: Mapping[str, Any], seat: int | None = None,

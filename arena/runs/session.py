@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 
 from arena.bots.build import run_build
-from arena.configfile import FROM_ARENA, Where, check_program
+from arena.configfile import FROM_ARENA, FileChecker, check_program
 from arena.errors import ConfigError, RunInterrupted
 from arena.executors.choose import Executor, executor_for
 from arena.runs.results import ResultsWriter, results_dir
@@ -52,8 +52,8 @@ class LoopCount:
     seconds: float = 0.0
 
 
-class _Program(Where):
-    """``check_program``'s ``Where`` for a bot's program: errors headed by its ``BotPlace``."""
+class _Program(FileChecker):
+    """``check_program``'s ``FileChecker`` for a bot's program: errors headed by its ``BotPlace``."""
 
     def __init__(self, place: BotPlace) -> None:
         super().__init__(Path())

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from arena.bots.registry import install_signal_handlers
+from arena.checkbot.check import StepResult
 from arena.errors import ArenaError, RunInterrupted
-from arena.game.checkbot import StepResult
 from arena.league.accounts import UploadStatus
 from arena.league.store import Store
 from arena.league.submit import submit

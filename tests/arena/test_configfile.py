@@ -11,7 +11,7 @@ from arena.configfile import (
     MAX_DEPTH,
     MAX_FILE_BYTES,
     MAX_STRING,
-    Where,
+    FileChecker,
     kind,
     read_yaml,
 )
@@ -101,7 +101,7 @@ def test_a_value_python_cannot_build_is_one_line(tmp_path: Path, text: str, prob
 
 
 def test_messages_quote_a_short_prefix_of_a_value(tmp_path: Path) -> None:
-    where = Where(tmp_path / "t.yaml")
+    where = FileChecker(tmp_path / "t.yaml")
     huge = "x" * 10_000_000
     looped: list[object] = []
     looped.append(looped)
@@ -135,7 +135,7 @@ def test_run_dry_run_of_a_tournament_alias_bomb_is_one_line_at_once(tmp_path: Pa
     ("r" * 5000, "unknown key (allowed: name, rounds, seed)"),
 ])
 def test_an_unknown_key_suggests_the_allowed_key_it_is_a_typo_of(key: str, problem: str) -> None:
-    where = Where(Path("t.yaml"))
+    where = FileChecker(Path("t.yaml"))
     with pytest.raises(ConfigError) as caught:
         where.mapping({key: 1}, "", {"name", "rounds", "seed"})
     assert str(caught.value) == f"t.yaml: {key}: {problem}"

@@ -19,7 +19,7 @@ import pytest
 from arena import protocol
 from arena.bots.process import BotProcess
 from arena.bots.shutdown import close_bots
-from arena.game.referee import play_game
+from arena.referee.referee import play_game
 from arena.settings import TimeControl
 
 ROOT = Path(__file__).resolve().parents[2]

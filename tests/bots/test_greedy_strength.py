@@ -17,7 +17,7 @@ import pytest
 
 from arena.bots.process import BotProcess
 from arena.bots.shutdown import close_bots
-from arena.game.referee import play_game
+from arena.referee.referee import play_game
 from arena.settings import TimeControl
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]

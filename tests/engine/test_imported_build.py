@@ -17,7 +17,7 @@ import arena
 import engine
 from arena import protocol
 from arena.bots import channel, clocks, cputime, process
-from arena.game import referee
+from arena.referee import referee
 from arena.startup import COMPILED_MODULES, sources_hash
 from engine import blackout, cards, partnership, trick, trickgame, wire
 

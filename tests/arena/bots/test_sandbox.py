@@ -26,7 +26,7 @@ from arena.bots.process import BotProcess
 from arena.bots.sandbox import INSTALL_HINT, bwrap_problem, choose_sandbox, process_limit_problem
 from arena.bots.shutdown import close_bots
 from arena.errors import BotStartError, ConfigError
-from arena.game.referee import play_game
+from arena.referee.referee import play_game
 from arena.settings import Clock, Limits, SandboxMode, TimeControl
 from arena.values.faults import BotFaultError, FaultKind, TimeLimit
 from arena.values.sandbox import Sandbox

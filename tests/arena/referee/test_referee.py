@@ -26,9 +26,9 @@ import engine
 from arena.bots.process import BotProcess
 from arena.bots.shutdown import close_bots
 from arena.errors import BotStartError
-from arena.game.referee import play_game
 from arena.records.result import result_of
 from arena.records.writer import milliseconds
+from arena.referee.referee import play_game
 from arena.settings import Clock, FaultPolicy, Limits, TimeControl
 from arena.values.faults import FaultKind
 

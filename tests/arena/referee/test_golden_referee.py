@@ -8,7 +8,7 @@ the same code gives the same bytes; a faster referee must too.
 
 The digests in ``tests/engine/golden/referee.json`` were written before the referee was tuned
 (issue 22). Regenerate only for an intended change of the protocol or the record:
-``python tests/arena/game/test_golden_referee.py --write``.
+``python tests/arena/referee/test_golden_referee.py --write``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ import pytest
 
 from arena.bots.process import BotProcess
 from arena.bots.shutdown import close_bots
-from arena.game.referee import play_game
 from arena.records.schema import without_times
+from arena.referee.referee import play_game
 from arena.settings import Clock, TimeControl
 
 from helpers import build_c_bots
@@ -150,7 +150,7 @@ def test_every_golden_case_is_played() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python tests/arena/game/test_golden_referee.py --write")
+        sys.exit("usage: python tests/arena/referee/test_golden_referee.py --write")
     subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "bots" / "c")], check=True)
     GOLDEN.parent.mkdir(exist_ok=True)
     values = {case: digest(*spec) for case, spec in cases().items()}

@@ -17,11 +17,11 @@ from arena.bots.build import build_bot
 from arena.bots.process import BotProcess
 from arena.bots.shutdown import close_bots
 from arena.errors import ConfigError
-from arena.game.referee import play_game
-from arena.game.seats import game_seats, given_name, log_file_name
 from arena.names import command_label, free_name
 from arena.records.result import result_of
 from arena.records.writer import logged_record
+from arena.referee.referee import play_game
+from arena.referee.seats import game_seats, given_name, log_file_name
 from arena.settings import DEFAULT_LIMITS, DEFAULT_POLICY, DEFAULT_TIME, FaultPolicy, Limits, TimeControl
 from arena.values.sandbox import Sandbox
 
@@ -63,7 +63,7 @@ def play_one(game_name: str, commands: Sequence[str], *, seed: int,
     """Start the bots, play one game, stop the bots; the record with its ``result``
     (``arena.records.writer.logged_record``).
 
-    Seats are ``NAME=COMMAND``, bare commands (``arena.game.seats``) or bot directories (built
+    Seats are ``NAME=COMMAND``, bare commands (``arena.referee.seats``) or bot directories (built
     first, then run from their directory under their manifest's name).
     """
     game = engine.game(game_name)
@@ -115,7 +115,7 @@ def _bot_target(text: str) -> tuple[str | None, ResolvedBot | None]:
 
 
 def _seat_text(given: str | None, bot: ResolvedBot) -> str:
-    """The seat as ``arena.game.seats`` parses it: the bot's command, with its given name."""
+    """The seat as ``arena.referee.seats`` parses it: the bot's command, with its given name."""
     command = shlex.join(bot.argv)
     return command if given is None else f"{given}={command}"
 

@@ -55,8 +55,7 @@ from arena import protocol
 from arena.botfiles.view import check_visible
 from arena.bots.process import BotProcess, Reply
 from arena.bots.shutdown import close_bots
-from arena.errors import BotStartError, ConfigError
-from arena.game.checkbot_text import (
+from arena.checkbot.text import (
     decision_counts,
     describe_game,
     fault_report,
@@ -68,8 +67,9 @@ from arena.game.checkbot_text import (
     slowest,
     start_failure,
 )
-from arena.game.play import seat_names
-from arena.game.referee import GameOutcome, play_game
+from arena.errors import BotStartError, ConfigError
+from arena.referee.play import seat_names
+from arena.referee.referee import GameOutcome, play_game
 from arena.settings import DEFAULT_LIMITS, DEFAULT_TIME, Clock, Limits, TimeControl
 from arena.values.faults import BotFaultError, Fault, FaultKind
 from arena.values.sandbox import Sandbox

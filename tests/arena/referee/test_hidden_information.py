@@ -23,7 +23,7 @@ import pytest
 import engine
 from arena.bots.process import BotProcess
 from arena.bots.shutdown import close_bots
-from arena.game.referee import play_game
+from arena.referee.referee import play_game
 from arena.settings import TimeControl
 
 pytestmark = pytest.mark.timeout(180)

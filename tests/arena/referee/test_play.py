@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from arena.errors import ConfigError
-from arena.game.seats import game_seats, log_file_name
+from arena.referee.seats import game_seats, log_file_name
 
 from helpers import arena
 

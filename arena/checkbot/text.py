@@ -1,7 +1,7 @@
 """What check-bot says, in words: a game it played described, its faults reported, a start that
 failed, an exit after ``quit`` judged, the bot's stderr quoted, a warning about slow decisions.
 
-``arena.game.checkbot`` runs the steps and decides what passed; these turn what it saw into the
+``arena.checkbot.check`` runs the steps and decides what passed; these turn what it saw into the
 lines of its ``StepResult``s, which ``arena check-bot`` prints and a league keeps.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from arena.bots.process import BotProcess
 from arena.errors import BotStartError
-from arena.game.referee import GameOutcome
+from arena.referee.referee import GameOutcome
 from arena.values.faults import QUOTED_STDERR_LINES, last_lines, snippet
 
 DETAIL_CHARS = 120

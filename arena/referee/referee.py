@@ -28,9 +28,9 @@ import orjson
 import engine
 from arena.bots.exactjson import NotJson, read_exactly
 from arena.bots.process import Reply
-from arena.game.seated import SeatedBot
 from arena.protocol import GameMessages, game_end, with_id
 from arena.records.writer import fault_entry, game_record
+from arena.referee.seated import SeatedBot
 from arena.settings import DEFAULT_POLICY, DEFAULT_TIME, FaultPolicy, TimeControl
 from arena.values.faults import BotFaultError, Fault, FaultKind, TimeLimit
 from engine.chance import Preset
@@ -80,31 +80,33 @@ def play_game(
     state = game.new_game(players, seed, options, preset=preset)
     names = list(names) if names is not None else [bot.name for bot in bots]
     messages = GameMessages(game)
-    match = _Bookkeeping(game, messages, bots, seed, time_control, stop_at_fault)
+    referee = Referee(game, messages, bots, seed, time_control, stop_at_fault)
     stalls = [bot.stalls for bot in bots]
     for seat, bot in enumerate(bots):
-        bot.mark_stderr(game_id, seat, match.times)  # read only when the bot writes to stderr
+        bot.mark_stderr(game_id, seat, referee.times)  # read only when the bot writes to stderr
         if not bot.is_running:
-            match.fault(seat, bot.last_fault or Fault(FaultKind.CRASH, bot.name, "is not running"),
+            referee.fault(seat, bot.last_fault or Fault(FaultKind.CRASH, bot.name, "is not running"),
                         state)
             continue
-        match.send(seat, messages.game_start(state, names, seat, bot_seed(seed, seat)), state)
-    match.broadcast_events(state)
-    state = match.play(state)
+        referee.send(seat, messages.game_start(state, names, seat, bot_seed(seed, seat)), state)
+    referee.broadcast_events(state)
+    state = referee.play(state)
     end = game_end(game.totals(state), game.places(state))
     for seat in range(players):
-        match.send(seat, end, state)
+        referee.send(seat, end, state)
     for bot in bots:
         bot.mark_stderr(None, 0, None)
-    record = game_record(game.record(state, names), faults=match.faults, times=match.times,
-                         cpu_times=match.cpu_times, time_control=time_control,
-                         banks_left=match.banks,
+    record = game_record(game.record(state, names), faults=referee.faults, times=referee.times,
+                         cpu_times=referee.cpu_times, time_control=time_control,
+                         banks_left=referee.banks,
                          stalls=[bot.stalls - before for bot, before in zip(bots, stalls, strict=True)])
-    return GameOutcome(record, frozenset(match.faulted))
+    return GameOutcome(record, frozenset(referee.faulted))
 
 
-class _Bookkeeping:
-    """The mutable bookkeeping of one game: time banks, faults, the fallback generator."""
+class Referee:
+    """The referee of one game: it hands each seat its messages, asks the seat to act for its
+    decision (``play``, the game's loop) and keeps the game's books: time banks, faults, the
+    fallback generator."""
 
     def __init__(self, game: Game, messages: GameMessages, bots: Sequence[SeatedBot], seed: int,
                  time_control: TimeControl, stop_at_fault: bool = False) -> None:

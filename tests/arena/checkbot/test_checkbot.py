@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 import engine
+from arena.checkbot.check import StepResult, bot_argv, check_bot
 from arena.errors import ConfigError
-from arena.game.checkbot import StepResult, bot_argv, check_bot
 from arena.settings import TimeControl
 
 from helpers import arena, build_c_bots, start_arena
