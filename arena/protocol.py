@@ -3,7 +3,7 @@
 Every line the arena writes to a bot comes from this module, as bytes: ``hello``, ``game_start``,
 a deal's events, ``act``, ``game_end`` and ``quit``. The process layer (``arena.bots.process``)
 writes them and numbers the requests, the referee (``arena.referee.referee``) says what goes in them,
-check-bot (``arena.checkbot.check``) adds to them what the protocol does not define, and
+check-bot (``arena.checkbot.steps``) adds to them what the protocol does not define, and
 docs/protocol.md's examples are checked against them (``tests/arena/test_protocol.py``).
 
 - A message is one line of compact JSON (what orjson gives for its fields, in their order) ending

@@ -1,7 +1,7 @@
 """The one status line of long work: redrawn in place on a terminal, a line at each step elsewhere.
 
 A run's progress (``arena.runs.progress``), a match's (``arena.runs.match_play``) and an analysis's
-(``arena.analysis.analyse``) are drawn by it, so every long command reports alike."""
+(``arena.analysis.entrant``) are drawn by it, so every long command reports alike."""
 
 from __future__ import annotations
 

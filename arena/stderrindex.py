@@ -1,6 +1,6 @@
 """Which decision each byte of a bot's stderr log was written under: the log's side index.
 
-A bot controls every byte of its log (``arena.bots.stderr``), so a marker in the log itself could
+A bot controls every byte of its log (``arena.bots.stderr_sink``), so a marker in the log itself could
 be forged by a line that looks like one. The arena keeps the marks in a file of its own beside the
 log instead, ``<log>.idx``, which the bot never writes: one JSON array a line,
 

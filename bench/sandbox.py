@@ -28,7 +28,7 @@ from arena.bots.sandbox import bwrap_problem, process_limit_problem
 from arena.bots.shutdown import close_bots
 from arena.referee.referee import play_game
 from arena.settings import TimeControl
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 REPEATS = 5

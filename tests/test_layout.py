@@ -246,7 +246,7 @@ def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> 
                Import("arena.executors.batch", "arena.plans.match_plan.Match", 1),
                Import("arena.report.site", "arena.league.database.DATABASE", 1),
                Import("arena.report.game_records", "arena.league.status.league_games", 1),
-               Import("arena.analysis.analyse", "arena.runs.progress.Progress", 1),
+               Import("arena.analysis.entrant", "arena.runs.progress.Progress", 1),
                Import("arena.records.writer", "arena.bots.process.BotProcess", 1),
                Import("arena.botfiles.resolve", "arena.bots.build.run_build", 1),
                Import("arena.values.work", "arena.bots.sandbox.wrap", 1),
@@ -258,10 +258,10 @@ def test_the_table_refuses_a_plans_to_bots_import_and_every_other_crossing() -> 
                Import("arena.newpackage.x", "arena.errors.ConfigError", 1)]
     assert [len(violations([found])) for found in refused] == [1] * len(refused)
     allowed = [Import("arena.plans.match_plan", "arena.botfiles.resolve.resolve_bot", 1),
-               Import("arena.values.work", "arena.values.sandbox.Sandbox", 1),
+               Import("arena.values.work", "arena.values.sandbox_settings.Sandbox", 1),
                Import("arena.records.writer", "arena.values.faults.Fault", 1),
                Import("arena.report.replay_stderr", "arena.stderrindex.DecisionLogs", 1),
-               Import("arena.analysis.analyse", "arena.statusline.StatusLine", 1),
+               Import("arena.analysis.entrant", "arena.statusline.StatusLine", 1),
                Import("arena.runs.session", "arena.bots.build.run_build", 1),
                Import("arena.plans.schedule", "engine.seeding.derive_seed", 1),
                Import("strategy.sampling", "engine.cards.CARD_BY_NAME", 1),

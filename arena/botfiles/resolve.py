@@ -23,7 +23,7 @@ from arena.botfiles.manifest import Manifest, is_bot_target, load_manifest
 from arena.botfiles.view import bot_directory, check_visible
 from arena.configfile import FROM_ARENA, FileChecker, check_program
 from arena.errors import ConfigError
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 from arena.values.work import BotCommand
 
 

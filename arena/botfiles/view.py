@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from arena.botfiles.installations import allowed_installations, path_inside, program_inside
 from arena.errors import ConfigError
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 
 
 @dataclass(frozen=True)

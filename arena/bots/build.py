@@ -55,7 +55,7 @@ from arena.bots.uids import BOT_UIDS
 from arena.configfile import FileChecker, check_program
 from arena.errors import ConfigError
 from arena.settings import DEFAULT_BUILD_LIMITS, BuildLimits
-from arena.values.sandbox import Sandbox, is_root_mode
+from arena.values.sandbox_settings import Sandbox, is_root_mode
 
 TAIL_LINES = 20
 """How many of a failed build's last output lines its error shows (a compiler's error needs several)."""

@@ -28,7 +28,7 @@ from time import perf_counter
 from typing import Protocol
 
 from arena.bots.memory import process_tree
-from arena.bots.stderr import CHUNK, CHUNKS_PER_DRAIN, StderrSink
+from arena.bots.stderr_sink import CHUNK, CHUNKS_PER_DRAIN, StderrSink
 from arena.values.faults import FaultKind
 
 NOTHING_RECEIVED = "nothing received: did the bot flush stdout after writing?"

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from arena.bots.sandbox import wrap
 from arena.configfile import FROM_ARENA, resolved_from
 from arena.settings import DEFAULT_LIMITS, Limits
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 
 
 def spawn(

@@ -51,13 +51,13 @@ from arena.bots.memory import MemoryUse
 from arena.bots.registry import install_signal_handlers
 from arena.bots.replies import read_again, wrong_id
 from arena.bots.shutdown import close_bots
-from arena.bots.stderr import CHUNKS_PER_DRAIN, StderrSink
+from arena.bots.stderr_sink import CHUNKS_PER_DRAIN, StderrSink
 from arena.bots.uids import BOT_UIDS
 from arena.errors import BotStartError, ConfigError
 from arena.protocol import HELLO_GAMES, HELLO_ID, PROTOCOL_VERSION, QUIT, hello, line, with_id
 from arena.settings import DEFAULT_LIMITS, Clock, Limits
 from arena.values.faults import BotFaultError, Fault, FaultKind, snippet
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 from engine.errors import shown
 
 __all__ = [

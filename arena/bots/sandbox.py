@@ -1,6 +1,6 @@
 """Bubblewrap sandboxes for bot processes: a bot's argv in, the argv that runs it confined out.
 
-The sandbox's settings are a value (``arena.values.sandbox.Sandbox``) and what they show a
+The sandbox's settings are a value (``arena.values.sandbox_settings.Sandbox``) and what they show a
 program is found before anything runs (``arena.botfiles.view``); this module runs bwrap with them.
 
 A sandboxed bot is still just a process with three pipes to the process layer: ``wrap``
@@ -66,7 +66,7 @@ from arena.botfiles.view import Layout, layout_of
 from arena.bots.uids import UID_FIRST, UID_LAST
 from arena.errors import ConfigError
 from arena.settings import DEFAULT_BUILD_LIMITS, BuildLimits, Limits, SandboxMode
-from arena.values.sandbox import Sandbox, is_root_mode
+from arena.values.sandbox_settings import Sandbox, is_root_mode
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
 ETC_PATHS = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", "/etc/passwd", "/etc/group",

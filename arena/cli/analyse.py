@@ -13,7 +13,7 @@ from arena.formats import TextOrJson
 from arena.settings import ANALYSED_GAMES, JOBS, SAMPLES
 
 if TYPE_CHECKING:
-    from arena.analysis.analyse import Analysed
+    from arena.analysis.entrant import Analysed
 
 SAMPLES_HELP = "Samples of the unseen cards per decision (more: a smaller standard error, slower)."
 
@@ -45,7 +45,7 @@ def analyse_command(
     (docs/analysis.md). Results are kept beside the games (analysis.jsonl), so a second run, and
     `arena report`, cost nothing more.
     """
-    from arena.analysis.analyse import analyse_results
+    from arena.analysis.entrant import analyse_results
     from arena.errors import ConfigError
 
     if not entrant:

@@ -19,8 +19,8 @@ from arena.settings import (
 
 if TYPE_CHECKING:
     from arena.botfiles.manifest import Manifest
-    from arena.checkbot.check import StepResult
-    from arena.values.sandbox import Sandbox
+    from arena.checkbot.steps import StepResult
+    from arena.values.sandbox_settings import Sandbox
 
 
 def check_bot_command(
@@ -87,8 +87,8 @@ def check_bot_command(
     from arena.botfiles.manifest import is_bot_target
     from arena.botfiles.resolve import resolve_manifest
     from arena.bots.sandbox import bwrap_problem, choose_sandbox, visibility_report
-    from arena.checkbot.check import bot_argv, check_bot
-    from arena.values.sandbox import Sandbox
+    from arena.checkbot.steps import bot_argv, check_bot
+    from arena.values.sandbox_settings import Sandbox
 
     words = bot_command or []
     bot = resolve_manifest(words[0]) if len(words) == 1 and is_bot_target(words[0]) else None
@@ -129,7 +129,7 @@ def _build(manifest: "Manifest", box: "Sandbox | None") -> None:
     """Build the bot as a league would, saying how long it took; a failed build is the check's
     first failure (its output's tail shown), exit status 1: the bot, not the input, is at fault."""
     from arena.bots.build import build_bot
-    from arena.checkbot.check import StepResult
+    from arena.checkbot.steps import StepResult
     from arena.errors import ConfigError
 
     if manifest.build is None:
@@ -150,7 +150,7 @@ def _print_step(result: "StepResult") -> None:
     """``PASS  name (312 ms): detail``, continuation lines of the detail indented, then the end of
     the bot's stderr behind a failure (the author's own, from the step's ``stderr``); all made
     ``printable`` (they quote the bot: its hello, what it sent, its stderr)."""
-    from arena.checkbot.text import stderr_lines
+    from arena.checkbot.words import stderr_lines
 
     timing = "" if result.skipped else f" ({_duration(result.seconds)})"
     first, *rest = printable(result.detail, lines=True).splitlines() or [""]

@@ -35,7 +35,7 @@ def deals_command(
       arena deals partnership-blackout --count 20 --game-deals 40 > partnership.jsonl
     """
     from arena.plans.deals import suite_text
-    from arena.referee.play import parse_option_pairs
+    from arena.referee.command_game import parse_option_pairs
 
     options = parse_option_pairs(option_pairs or [])
     seats, _ = spec.game_settings(game, players, options, game_key="GAME")

@@ -80,7 +80,7 @@ def init_command(
     """Create a league in a new directory: its settings, a bots/ directory and league.db."""
     from arena.league.config import LeagueSettings
     from arena.league.store import Store
-    from arena.referee.play import parse_option_pairs
+    from arena.referee.command_game import parse_option_pairs
 
     play = spec.PlaySettings(
         TimeControl(start_ms, move_ms, bank_ms, clock, wall_ms),

@@ -91,9 +91,9 @@ def match_command(
     from arena.bots.sandbox import choose_sandbox
     from arena.plans.match_plan import new_match
     from arena.ratings.sprt import parse_sprt
-    from arena.referee.play import parse_option_pairs
+    from arena.referee.command_game import parse_option_pairs
     from arena.runs.match_play import MatchProgress, play_match, summary
-    from arena.values.sandbox import Sandbox
+    from arena.values.sandbox_settings import Sandbox
 
     allowed = Sandbox(interpreters=check_interpreters(interpreter or [], "--interpreter"))
     box, note = choose_sandbox(sandbox, "--sandbox", allowed)

@@ -67,9 +67,9 @@ def play_command(
     from arena.botfiles.installations import check_interpreters
     from arena.bots.sandbox import choose_sandbox
     from arena.records.writer import indented
-    from arena.referee.play import parse_option_pairs, play_one
+    from arena.referee.command_game import parse_option_pairs, play_one
     from arena.report.transcript import game_report
-    from arena.values.sandbox import Sandbox
+    from arena.values.sandbox_settings import Sandbox
 
     allowed = Sandbox(interpreters=check_interpreters(interpreter or [], "--interpreter"))
     box, note = choose_sandbox(sandbox, "--sandbox", allowed)

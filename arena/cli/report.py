@@ -49,7 +49,7 @@ def report_command(
     from arena.report.site import write_report
 
     for entrant in analyse or ():
-        from arena.analysis.analyse import analyse_results
+        from arena.analysis.entrant import analyse_results
 
         for path in paths:
             analysed = analyse_results(path, entrant, games=ANALYSED_GAMES.default,
@@ -97,7 +97,7 @@ def show_command(
     said = StderrShown.beside([results], logs or ()).of(str(record["id"]))
     typer.echo(show_game(record, seat, said))
     if analyse:
-        from arena.analysis.analyse import analyse_results
+        from arena.analysis.entrant import analyse_results
         from arena.analysis.text import analysis_text
 
         names = list(record["names"])

@@ -30,7 +30,7 @@ from arena.settings import (
     sandbox_mode,
 )
 from arena.spec import BUILD_SETTINGS, PlaySettings, build_limits, game_settings
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 
 if TYPE_CHECKING:
     from arena.league.store import Store

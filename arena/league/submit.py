@@ -36,8 +36,8 @@ import orjson
 
 from arena.botfiles.manifest import MANIFEST, Manifest, load_manifest, manifest_file
 from arena.bots.build import build_bot
-from arena.checkbot.check import StepResult, check_bot
-from arena.checkbot.text import stderr_lines
+from arena.checkbot.steps import StepResult, check_bot
+from arena.checkbot.words import stderr_lines
 from arena.errors import ConfigError, RunInterrupted
 from arena.league.archive import bot_root, copy_tree, is_archive, seal, stored_problems, unpack
 from arena.league.config import LeagueSettings
@@ -181,7 +181,7 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
         lines.append(f"{result.status}  {result.name}: {first}")
         if result.status == "FAIL":  # what was sent and came back, the stderr: as check-bot shows
             # The report is its submitter's (and the organiser's) to read; the reason, made from
-            # the detail alone, holds no stderr (arena.checkbot.check.StepResult).
+            # the detail alone, holds no stderr (arena.checkbot.steps.StepResult).
             lines.extend(f"      {line}" for line in [*more, *stderr_lines(result.stderr)])
         if on_step is not None:
             on_step(result)

@@ -35,7 +35,7 @@ from arena.plans.deals import DealSuite, load_suite
 from arena.settings import SprtBounds
 from arena.spec import PlaySettings, game_settings
 from arena.values.ids import MATCH_GAMES, MATCH_ROUND, match_game_id
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 from arena.values.work import BotCommand, GameSpec, RunSettings
 from engine.seeding import derive_seed
 

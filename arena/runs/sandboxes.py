@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 from arena.bots.sandbox import choose_sandbox
 from arena.plans.tournament import Tournament
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from arena.bots.registry import install_signal_handlers
-from arena.checkbot.check import StepResult
+from arena.checkbot.steps import StepResult
 from arena.errors import ArenaError, RunInterrupted
 from arena.league.accounts import UploadStatus
 from arena.league.store import Store

@@ -23,7 +23,7 @@ from arena.settings import (
     TimeControl,
 )
 from arena.values import ids
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 
 
 @dataclass(frozen=True)

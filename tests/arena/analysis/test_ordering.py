@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.analysis.analyse import analyse_results
+from arena.analysis.entrant import analyse_results
 from arena.analysis.summary import Summary, summarise
 
 pytestmark = pytest.mark.timeout(300)  # real games, then their analysis: a loaded machine

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from arena.botfiles.view import layout_of
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -18,7 +18,7 @@ from arena.bots.build import TAIL_LINES, BuildError, BuildLimit, run_build
 from arena.bots.sandbox import bwrap_problem
 from arena.bots.uids import UID_FIRST, UID_LAST
 from arena.settings import BuildLimits
-from arena.values.sandbox import Sandbox, is_root_mode
+from arena.values.sandbox_settings import Sandbox, is_root_mode
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "tests" / "bots" / "hostile" / "builds"

@@ -20,7 +20,7 @@ from arena.bots.uids import UID_FIRST, UID_LAST
 from arena.errors import BotStartError, ConfigError
 from arena.plans.tournament import load_tournament
 from arena.runs.sandboxes import tournament_sandboxes
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 
 from helpers import arena
 

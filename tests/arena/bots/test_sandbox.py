@@ -29,7 +29,7 @@ from arena.errors import BotStartError, ConfigError
 from arena.referee.referee import play_game
 from arena.settings import Clock, Limits, SandboxMode, TimeControl
 from arena.values.faults import BotFaultError, FaultKind, TimeLimit
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 
 from helpers import arena, wait_for
 
@@ -253,7 +253,7 @@ def test_a_sandboxed_bot_that_ignores_quit_is_killed() -> None:
 RUNNER = """
 import sys, time
 from arena.bots.process import BotProcess
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 bot = BotProcess("forks", ["python3", "forks_child.py", sys.argv[1]], cwd=sys.argv[2],
                  sandbox=Sandbox())
 bot.start()
@@ -340,7 +340,7 @@ try:
     sys.path.insert(0, sys.argv[1])
     from arena.bots.sandbox import wrap
     from arena.settings import Limits
-    from arena.values.sandbox import Sandbox
+    from arena.values.sandbox_settings import Sandbox
 except Exception as error:
     print("cannot import the arena:", error)
     sys.exit(0)

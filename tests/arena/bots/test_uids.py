@@ -32,7 +32,7 @@ DRIVER = """
 import os, sys
 from arena.bots.process import BotProcess
 from arena.bots.shutdown import close_bots
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 
 mark, misbehaving, first, apart = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import engine
-from arena.checkbot.check import StepResult, bot_argv, check_bot
+from arena.checkbot.steps import StepResult, bot_argv, check_bot
 from arena.errors import ConfigError
 from arena.settings import TimeControl
 

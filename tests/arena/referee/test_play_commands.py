@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.errors import ConfigError
-from arena.referee.play import seat_commands
+from arena.referee.command_game import seat_commands
 
 
 def test_a_team_game_takes_one_command_per_team_each_in_all_its_seats() -> None:

@@ -1,7 +1,7 @@
 """What check-bot says, in words: a game it played described, its faults reported, a start that
 failed, an exit after ``quit`` judged, the bot's stderr quoted, a warning about slow decisions.
 
-``arena.checkbot.check`` runs the steps and decides what passed; these turn what it saw into the
+``arena.checkbot.steps`` runs the steps and decides what passed; these turn what it saw into the
 lines of its ``StepResult``s, which ``arena check-bot`` prints and a league keeps.
 """
 

@@ -23,7 +23,7 @@ from arena.records.writer import logged_record
 from arena.referee.referee import play_game
 from arena.referee.seats import game_seats, given_name, log_file_name
 from arena.settings import DEFAULT_LIMITS, DEFAULT_POLICY, DEFAULT_TIME, FaultPolicy, Limits, TimeControl
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 
 
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:

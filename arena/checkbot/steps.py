@@ -55,7 +55,7 @@ from arena import protocol
 from arena.botfiles.view import check_visible
 from arena.bots.process import BotProcess, Reply
 from arena.bots.shutdown import close_bots
-from arena.checkbot.text import (
+from arena.checkbot.words import (
     decision_counts,
     describe_game,
     fault_report,
@@ -68,11 +68,11 @@ from arena.checkbot.text import (
     start_failure,
 )
 from arena.errors import BotStartError, ConfigError
-from arena.referee.play import seat_names
+from arena.referee.command_game import seat_names
 from arena.referee.referee import GameOutcome, play_game
 from arena.settings import DEFAULT_LIMITS, DEFAULT_TIME, Clock, Limits, TimeControl
 from arena.values.faults import BotFaultError, Fault, FaultKind
-from arena.values.sandbox import Sandbox
+from arena.values.sandbox_settings import Sandbox
 from engine.errors import shown
 
 PLAYERS = 4
