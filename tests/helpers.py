@@ -7,12 +7,14 @@ Importable from every test module as ``helpers`` (pyproject's ``pythonpath``).
 
 from __future__ import annotations
 
+import logging
 import shutil
 import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -149,3 +151,33 @@ def option_range(param: Any) -> tuple[Any, Any]:
     if hasattr(param, "min"):
         return param.min, param.max
     return getattr(param.type, "min", None), getattr(param.type, "max", None)
+
+
+class SentLines(logging.Handler):
+    """Every line the process layer logs as written (``>> line``), by bot name."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: dict[str, list[str]] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg == ">> %s":
+            name = record.name.removeprefix("arena.bot.")
+            self.lines.setdefault(name, []).append(str(record.args[0]))  # type: ignore[index]
+
+
+@contextmanager
+def sent_lines() -> Iterator[SentLines]:
+    """The lines written to each bot meanwhile, from the process layer's debug log."""
+    logger = logging.getLogger("arena.bot")
+    handler = SentLines()
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate

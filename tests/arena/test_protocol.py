@@ -5,11 +5,8 @@ sent line for line as the page shows them."""
 from __future__ import annotations
 
 import json
-import logging
 import re
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +18,8 @@ from arena.bots.process import BotProcess
 from arena.bots.shutdown import close_bots
 from arena.referee.referee import play_game
 from arena.settings import TimeControl
+
+from helpers import sent_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "protocol.md"
@@ -97,36 +96,6 @@ def actions_by_seat(lines: list[str], players: int) -> list[list[Any]]:
                 actions[seat].append(action)
             plays = []
     return actions
-
-
-class _Sent(logging.Handler):
-    """Every line the process layer logs as written (``>> line``), by bot name."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: dict[str, list[str]] = {}
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.msg == ">> %s":
-            name = record.name.removeprefix("arena.bot.")
-            self.lines.setdefault(name, []).append(str(record.args[0]))  # type: ignore[index]
-
-
-@contextmanager
-def sent_lines() -> Iterator[_Sent]:
-    """The lines written to each bot meanwhile, from the process layer's debug log."""
-    logger = logging.getLogger("arena.bot")
-    handler = _Sent()
-    level, propagate = logger.level, logger.propagate
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    logger.propagate = False
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
-        logger.propagate = propagate
 
 
 def blocks(lines: list[str]) -> list[list[str]]:

@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +29,7 @@ from arena.records.schema import without_times
 from arena.referee.referee import play_game
 from arena.settings import Clock, TimeControl
 
-from helpers import build_c_bots
+from helpers import build_c_bots, sent_lines
 
 ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "tests" / "engine" / "golden" / "referee.json"
@@ -69,35 +66,6 @@ def cases() -> dict[str, Case]:
     }
 
 
-class _Sent(logging.Handler):
-    """Every line the process layer logs as written (``>> line``), by bot name."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: dict[str, list[str]] = {}
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.msg == ">> %s":
-            name = record.name.removeprefix("arena.bot.")
-            self.lines.setdefault(name, []).append(str(record.args[0]))  # type: ignore[index]
-
-
-@contextmanager
-def _sent_lines() -> Iterator[_Sent]:
-    logger = logging.getLogger("arena.bot")
-    handler = _Sent()
-    level, propagate = logger.level, logger.propagate
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    logger.propagate = False
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
-        logger.propagate = propagate
-
-
 def _timeless(record: dict[str, Any]) -> dict[str, Any]:
     """The record less what is measured: decision times, banks, a fault's elapsed and CPU time."""
     out = without_times(record)
@@ -118,7 +86,7 @@ def digest(game: str, players: int, options: dict[str, object], seed: int,
         bots.append(BotProcess(f"seat{seat}", argv, start_timeout=30.0))
     out = hashlib.sha256()
     try:
-        with _sent_lines() as sent:
+        with sent_lines() as sent:
             for bot in bots:
                 bot.start()
             for game_seed in (seed, seed + 1000):
