@@ -61,17 +61,19 @@ PYTEST := $(PY) -m pytest -q -n $(TEST_PROCESSES) --dist worksteal
 # runs (the compiled one where `make` built it: its directory first on the path, ahead of the
 # working directory's sources, by the plugin compiled_first, loaded in every test process before
 # any test module; ARENA_COMPILED=1 makes tests/engine/test_imported_build.py check that the
-# compiled modules, of these very sources, are the ones imported), and the engine, referee and
-# process tests against the other, pure Python. The pure pass needs no build: it starts at once, in
-# the background, while lint and types and the compiled build run (side by side), and much of its time is spent
-# waiting on bots that hang or sleep, so the passes share the CPUs with few idle moments. Its
+# compiled modules, of these very sources, are the ones imported), and the engine, referee,
+# check-bot and process tests not marked slow against the other, pure Python: the compiled modules'
+# own tests, where a difference between the two builds would show. The slow ones (real bots that
+# hang, sleep or build, a few hundred games) test the same code through processes and run once,
+# compiled: twice they cost a tenth of the suite's CPU. The pure pass needs no build: it starts at
+# once, in the background, while lint and types and the compiled build run (side by side). Its
 # output goes to build/test-pure.log, shown when both are done (all of it when it failed).
 # Without a compiled build, the whole suite runs against pure Python alone.
 test: $(STAMP) bots test-bytecode
 	@if $(CAN_COMPILE); then \
 		mkdir -p build; \
-		echo "$(COMPILED_TESTS), against pure Python: in the background, to build/test-pure.log"; \
-		( ARENA_PURE=1 $(PYTEST) -p no:cacheprovider $(COMPILED_TESTS) >build/test-pure.log 2>&1; \
+		echo "$(COMPILED_TESTS) (not slow), against pure Python: in the background, to build/test-pure.log"; \
+		( ARENA_PURE=1 $(PYTEST) -p no:cacheprovider -m "not slow" $(COMPILED_TESTS) >build/test-pure.log 2>&1; \
 		  echo $$? >build/test-pure.status ) & \
 		pure=$$!; \
 		$(MAKE) --no-print-directory -j2 lint compiled && \
@@ -79,7 +81,7 @@ test: $(STAMP) bots test-bytecode
 		echo "the whole suite, against the compiled build $(COMPILED)" && \
 		ARENA_COMPILED=1 PYTHONPATH=$(CURDIR)/$(COMPILED) $(PYTEST) -p compiled_first; \
 		status=$$?; wait $$pure; \
-		echo "$(COMPILED_TESTS), against pure Python (build/test-pure.log):"; \
+		echo "$(COMPILED_TESTS) (not slow), against pure Python (build/test-pure.log):"; \
 		if [ "$$(cat build/test-pure.status)" = 0 ]; then tail -1 build/test-pure.log; \
 		else cat build/test-pure.log; status=1; fi; \
 		exit $$status; \
