@@ -138,8 +138,9 @@ def _status_text(status: LeagueStatus) -> str:
     games, faults, rated = status.games, status.faults, status.rated
     lines = [f"league {directory}: {settings.game}, {settings.players} players, "
              f"sandbox {settings.play.sandbox.value}, builds up to {settings.build.seconds} s "
-             f"({settings.build.cpu_seconds} s of CPU a process); {status.total} games stored, "
-             f"{status.open_sets} sets open", ""]
+             f"({settings.build.cpu_seconds} s of CPU a process); {status.total} "
+             f"game{'' if status.total == 1 else 's'} stored, "
+             f"{status.open_sets} set{'' if status.open_sets == 1 else 's'} open", ""]
     rows = [[*map(printable, (bot.name, bot.version, shown_state(bot), bot.language or "",
                               bot.author or "")),
              games.get(bot.id, 0), faults.get(bot.id, 0), _when(bot.submitted)]

@@ -382,7 +382,8 @@ def _groups_note(grouped: GroupedRatings) -> str:
 def _notes(ratings: Ratings) -> list[str]:
     scale = (f"Elo anchored at {printable(ratings.anchor[0])} = {ratings.anchor[1]:g}" if ratings.anchor
              else f"Elo centred on a pool mean of {ratings.pool_mean:g}")
-    notes = [f"{ratings.games} games, {ratings.pairings} {COMPARED[ratings.model]} "
+    notes = [f"{ratings.games} game{'s' * (ratings.games != 1)}, {ratings.pairings} "
+             f"{COMPARED[ratings.model]} "
              f"(draw = 1/2); {scale}"
              + (f"; each fit adds {ratings.prior:g} virtual draw{'s' * (ratings.prior != 1)} "
                 f"between every two entrants compared (a weak prior: finite ratings)."

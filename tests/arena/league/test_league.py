@@ -101,6 +101,27 @@ def test_submit_run_table_status_and_export(league: Path, tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
+def test_status_counts_one_open_set_in_the_singular(league: Path) -> None:
+    done = arena("league", "run", league, "--games", "3", "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    status = arena("league", "status", league)
+    assert status.returncode == 0, status.stderr
+    # the matchmaker opened more sets than 3 games finish: one of them stays open
+    assert "; 3 games stored, 1 set open\n" in status.stdout, status.stdout
+
+
+def test_league_init_help_for_the_sandbox_reads_as_one_text() -> None:
+    shown = arena("league", "init", "--help")
+    assert shown.returncode == 0, shown.stderr
+    words = " ".join(shown.stdout.split())
+    text = words[words.index("--sandbox"):words.index("--seed")]
+    assert "isolated: Run" not in text  # two help texts joined mid-sentence
+    assert ("Run the bots in a bubblewrap sandbox (docs/sandbox.md): none, bwrap (an error where "
+            "it cannot run), or auto (bwrap where it can run, else none with a warning). The "
+            "league's builds and submission checks run in it too.") in text, text
+
+
+@pytest.mark.slow
 def test_a_new_version_replaces_the_old_one_whose_games_stay(league: Path, tmp_path: Path) -> None:
     assert run_league(league, games=6, jobs=1).played == 6  # in process: the games to keep
     (tmp_path / "v2").mkdir()
