@@ -8,11 +8,14 @@ from typing import Any
 from arena.analysis.marks import MARKS, NOISE_Z
 from arena.analysis.summary import Summary, summarise
 from arena.printable import printable
+from arena.records.reader import is_play_log_id
 
 
 def decision_line(decision: Mapping[str, Any]) -> str:
-    """``game r1-t0000-s0 deal 7 #43 seat 2 bid: chose 3, best 1, loss 9.4 +- 2.1  blunder``."""
-    where = (f"{printable(str(decision['game']))} deal {decision['deal']} "
+    """``r1-t0000-s0 deal 7 #43 seat 2 bid: chose 3, best 1, loss 9.4 +- 2.1  blunder`` (without
+    the id for the lone game of an ``arena play --log`` file)."""
+    game = "" if is_play_log_id(decision["game"]) else f"{printable(str(decision['game']))} "
+    where = (f"{game}deal {decision['deal']} "
              f"#{decision['decision']} seat {decision['seat']} {decision['kind']}")
     if decision["best"] is None:
         return f"{where}: chose {_action(decision['chosen'])} (not analysed: no deal fits the view)"
@@ -44,7 +47,8 @@ def summary_lines(entrant: str, summary: Summary) -> list[str]:
         return f"{part.mean:.2f} +- {NOISE_Z * part.stderr:.2f} ({part.decisions} decisions)"
 
     marks = ", ".join(_count(summary.marks.get(name, 0), name) for name, _ in MARKS)
-    return [f"{printable(entrant)}: {summary.games} games, mean expected loss per decision "
+    games = f"{summary.games} game{'s' * (summary.games != 1)}"
+    return [f"{printable(entrant)}: {games}, mean expected loss per decision "
             f"{mean(summary.every)}",
             f"  bids or calls: {mean(summary.bids)}   plays: {mean(summary.plays)}",
             f"  {marks}"]

@@ -20,8 +20,9 @@ The steps, and what each one proves:
    both and keep answering correctly. It runs after step 3 so that a failure here is not a
    persistence failure in disguise.
 5. **time limit and restart**: one ``act`` to the first process says ``time_ms`` 1 and is waited
-   for 1 ms. The bot either answers it in time (legally) or the arena records a timeout and plays
-   that seat's remaining decisions itself; any other outcome (a crash, a garbled reply) fails.
+   for 1 ms of the wall clock (``SQUEEZE_CLOCK``), whose charge the step prints. The bot either
+   answers it in time (legally) or the arena records a timeout and plays that seat's remaining
+   decisions itself; any other outcome (a crash, a garbled reply) fails.
    Then the arena recovers as a tournament does after a fault: it stops that process (quit, grace,
    kill of its process group) and starts a fresh one, which must answer ``hello`` again and play a
    whole game with no time bank, every decision within ``move_ms``. So the step proves that time
@@ -65,6 +66,7 @@ from arena.checkbot.words import (
     quit_status,
     slow_decision_note,
     slowest,
+    squeezed_outcome,
     start_failure,
 )
 from arena.errors import BotStartError, ConfigError
@@ -80,6 +82,9 @@ PLAYERS = 4
 
 SQUEEZE_MS = 1
 """The allowance of the one tiny ``act`` in step 5, in milliseconds."""
+SQUEEZE_CLOCK = Clock.WALL
+"""The clock that times the tiny ``act``, whatever the check's: 1 ms of CPU would let a bot that
+sleeps answer late."""
 
 UNKNOWN_FIELD = "x_check_bot"
 UNKNOWN_VALUE: dict[str, object] = {
@@ -270,8 +275,8 @@ class _CheckedBot(BotProcess):
         if squeeze:
             self.squeeze_next_act = False
             fields["time_ms"] = SQUEEZE_MS
-            timeout = cap = SQUEEZE_MS / 1000  # in wall time, whatever the clock
-            clock = Clock.WALL
+            timeout = cap = SQUEEZE_MS / 1000
+            clock = SQUEEZE_CLOCK
         try:
             reply = super().request(fields, timeout, clock, cap)
         except BotFaultError as error:
@@ -441,12 +446,7 @@ class _Check:
                     others[0]["stderr_tail"])
         if squeezed is None:
             return False, f"seat 0 was never asked to act in {game}", ""
-        if isinstance(squeezed, Fault):
-            first = (f"an act with time_ms {SQUEEZE_MS} got no reply in time: recorded as a "
-                     "timeout, the arena played the seat's remaining decisions")
-        else:
-            first = (f"an act with time_ms {SQUEEZE_MS} was answered in time "
-                     f"({squeezed.elapsed * 1000:.3f} ms), legally")
+        first = squeezed_outcome(squeezed, SQUEEZE_MS, SQUEEZE_CLOCK)
         started = perf_counter()
         try:
             bot.restart()

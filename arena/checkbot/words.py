@@ -11,10 +11,11 @@ import signal
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.bots.process import BotProcess
+from arena.bots.process import BotProcess, Reply
 from arena.errors import BotStartError
 from arena.referee.referee import GameOutcome
-from arena.values.faults import QUOTED_STDERR_LINES, last_lines, snippet
+from arena.settings import Clock
+from arena.values.faults import QUOTED_STDERR_LINES, Fault, last_lines, snippet
 
 DETAIL_CHARS = 120
 """The most characters of a line of the bot's (sent, received, stderr) a detail quotes."""
@@ -29,6 +30,27 @@ def slow_decision_note(answers: Sequence[float], move_ms: int) -> str | None:
     return (f"warning: the slowest decision took {slowest_ms:.0f} ms, over half of move_ms "
             f"{move_ms} ({over} of {len(answers)} decisions were): on a busy tournament machine "
             f"that becomes timeouts; answer faster, or agree on a larger move_ms")
+
+
+CLOCK_CHARGES = {
+    Clock.FAIR: "the fair clock (the bot's own time: its wall time less its waits for a CPU and "
+                "the arena's stalls)",
+    Clock.CPU: "the CPU clock (its process tree's CPU time)",
+    Clock.WALL: "the wall clock (its wall time less the arena's own stalls)",
+}
+"""What each clock charges a decision, said where a figure it charged is shown."""
+
+
+def squeezed_outcome(outcome: Reply | Fault, allowance_ms: int, clock: Clock) -> str:
+    """How the one ``act`` of ``allowance_ms`` went, with the figure ``clock`` judged it by:
+    ``an act with time_ms 1 was answered in time and legally: charged 0.412 ms by the wall clock
+    (...), 6.606 ms from request to reply``."""
+    act = f"an act with time_ms {allowance_ms}"
+    if isinstance(outcome, Fault):
+        return (f"{act} got no reply within {allowance_ms} ms by {CLOCK_CHARGES[clock]}: recorded "
+                "as a timeout, the arena played the seat's remaining decisions")
+    return (f"{act} was answered in time and legally: charged {outcome.charged * 1000:.3f} ms by "
+            f"{CLOCK_CHARGES[clock]}, {outcome.elapsed * 1000:.3f} ms from request to reply")
 
 
 def start_failure(bot: BotProcess, error: BotStartError) -> str:

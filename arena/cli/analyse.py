@@ -65,7 +65,8 @@ def _write_text(analysed: "Analysed") -> None:
                                    every=analysed.games == 1))
     cache = "from the cache" if analysed.from_cache == analysed.games else (
         f"{analysed.from_cache} from the cache" if analysed.from_cache else "")
-    print(f"arena: analysed {analysed.games} games{' (' + cache + ')' if cache else ''}; "
+    games = f"{analysed.games} game{'s' * (analysed.games != 1)}"
+    print(f"arena: analysed {games}{' (' + cache + ')' if cache else ''}; "
           f"kept in {analysed.file}", file=sys.stderr)
 
 

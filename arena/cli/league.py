@@ -47,7 +47,8 @@ def init_command(
     players: Annotated[int, setting_option(spec.PLAYERS)] = spec.PLAYERS.default,
     option: Annotated[list[str] | None, setting_option(spec.OPTIONS, "-o")] = None,
     sandbox: Annotated[SandboxMode, setting_option(
-        spec.SANDBOX, help=f"How builds, checks and games are isolated: {spec.SANDBOX.help}")] = \
+        spec.SANDBOX,
+        help=f"{spec.SANDBOX.help} The league's builds and submission checks run in it too.")] = \
         spec.SANDBOX.default,
     seed: Annotated[int, setting_option(spec.SEED_SETTING)] = spec.SEED_SETTING.default,
     cluster: Annotated[str | None, typer.Option(

@@ -69,6 +69,7 @@ def play_command(
     from arena.records.writer import indented
     from arena.referee.command_game import parse_option_pairs, play_one
     from arena.report.transcript import game_report
+    from arena.runs.sandboxes import sandbox_line
     from arena.values.sandbox_settings import Sandbox
 
     allowed = Sandbox(interpreters=check_interpreters(interpreter or [], "--interpreter"))
@@ -89,6 +90,7 @@ def play_command(
                           limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
                           log_dir=stderr_dir, sandbox=box)
         typer.echo(game_report(record))
+        typer.echo(f"\n{sandbox_line(dict.fromkeys(record['names'], box))}")
         if handle is not None:
             try:
                 handle.write(indented(record))

@@ -54,15 +54,16 @@ def report_command(
         for path in paths:
             analysed = analyse_results(path, entrant, games=ANALYSED_GAMES.default,
                                        samples=SAMPLES.default, jobs=len(os.sched_getaffinity(0)))
-            print(f"arena: analysed {analysed.games} games of {printable(entrant)} in {path}",
-                  file=sys.stderr)
+            games = f"{analysed.games} game{'s' * (analysed.games != 1)}"
+            print(f"arena: analysed {games} of {printable(entrant)} in {path}", file=sys.stderr)
 
     _check_log_dirs(logs)
     written = write_report(paths, out, resamples=resamples, seed=seed, model=rating,
                            logs=logs or (), league_games=league_games)
     for note in written.notes:
         print(f"arena: note: {note}", file=sys.stderr)
-    typer.echo(f"report of {written.games} games written; open {written.index.resolve()}")
+    games = f"{written.games} game{'' if written.games == 1 else 's'}"
+    typer.echo(f"report of {games} written; open {written.index.resolve()}")
 
 
 def show_command(

@@ -34,6 +34,12 @@ from arena.records.reader import EXPORT_DIR, RESULTS_FILE
 from arena.records.visible import ANYONE, ORGANISER, visible_detail
 from arena.settings import RESAMPLES
 
+GAMES_PLAYED = "games played"
+"""What ``league status`` counts of each version: every stored game it played."""
+GAMES_RATED = "games rated"
+"""What ``league table`` counts of each version: the games its table rates, among the active
+versions only (a game that seated a replaced or retired version is not rated there)."""
+
 RECENT_SUBMISSIONS = 10
 RECENT_FAULTS = 3
 
@@ -54,7 +60,8 @@ def league_table(directory: Path, *, fmt: TableFormat = TableFormat.PLAIN,
         raise ResultsError(f"{directory}: no games among the active entrants yet "
                            f"(arena league run plays some)")
     note = rated.left_out.note(directory)
-    return render_table(rated.rated, fmt, crosstable=crosstable, notes=() if note is None else (note,))
+    return render_table(rated.rated, fmt, crosstable=crosstable, notes=() if note is None else (note,),
+                        games_column=GAMES_RATED)
 
 
 def shown_state(bot: Bot) -> str:
@@ -127,7 +134,8 @@ def _status_json(status: LeagueStatus) -> str:
                       "suspended": None if bot.suspended is None else
                       {"reason": bot.suspended, "since": bot.suspended_at},
                       "language": bot.language, "author": bot.author,
-                      "games": games.get(bot.id, 0), "faults": faults.get(bot.id, 0),
+                      GAMES_PLAYED.replace(" ", "_"): games.get(bot.id, 0),
+                      "faults": faults.get(bot.id, 0),
                       "submitted": bot.submitted} for bot in status.bots]},
         option=orjson.OPT_INDENT_2).decode()) + "\n"
 
@@ -138,13 +146,14 @@ def _status_text(status: LeagueStatus) -> str:
     games, faults, rated = status.games, status.faults, status.rated
     lines = [f"league {directory}: {settings.game}, {settings.players} players, "
              f"sandbox {settings.play.sandbox.value}, builds up to {settings.build.seconds} s "
-             f"({settings.build.cpu_seconds} s of CPU a process); {status.total} games stored, "
-             f"{status.open_sets} sets open", ""]
+             f"({settings.build.cpu_seconds} s of CPU a process); {status.total} "
+             f"game{'' if status.total == 1 else 's'} stored, "
+             f"{status.open_sets} set{'' if status.open_sets == 1 else 's'} open", ""]
     rows = [[*map(printable, (bot.name, bot.version, shown_state(bot), bot.language or "",
                               bot.author or "")),
              games.get(bot.id, 0), faults.get(bot.id, 0), _when(bot.submitted)]
             for bot in bots]
-    lines.append(tabulate(rows, ["entrant", "version", "state", "language", "author", "games",
+    lines.append(tabulate(rows, ["entrant", "version", "state", "language", "author", GAMES_PLAYED,
                                  "faults", "submitted"]) if rows else "no entrants yet")
     suspended = [bot for bot in bots if shown_state(bot) == "suspended"]
     if suspended:

@@ -99,26 +99,31 @@ class Table(NamedTuple):
     notes: tuple[str, ...] = ()
     """Said after the table's own notes, in the formats that print notes (CSV and JSON are data:
     what a note says is in no row)."""
+    games_column: str = "games"
+    """The name of each entrant's count of games (``games rated`` in a league's table, whose
+    status counts every game a version played); its JSON key has ``_`` for the spaces."""
 
 
 def render_table(rated: Ratings | GroupedRatings, fmt: TableFormat = TableFormat.PLAIN, *,
-                 crosstable: bool = False, notes: Sequence[str] = ()) -> str:
+                 crosstable: bool = False, notes: Sequence[str] = (),
+                 games_column: str = "games") -> str:
     """The ratings table in format `fmt`, with the head-to-head matrix if asked, and ``notes``
-    after its own.
+    after its own; ``games_column`` names the entrants' counts of games (``Table``).
 
     Ratings of several groups that never met get a group column and a note saying so.
     """
-    return WRITERS[fmt](Table(rated, crosstable, tuple(notes)))
+    return WRITERS[fmt](Table(rated, crosstable, tuple(notes), games_column))
 
 
 def _json(table: Table) -> str:
-    return printable_json(orjson.dumps(ratings_json(table.rated, crosstable=table.crosstable),
-                                       option=orjson.OPT_INDENT_2).decode()) + "\n"
+    data = ratings_json(table.rated, crosstable=table.crosstable,
+                        games_key=table.games_column.replace(" ", "_"))
+    return printable_json(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()) + "\n"
 
 
 def _csv(table: Table) -> str:
     ratings = _ratings_of(table.rated)
-    headers, rows, _ = _grouped_rows(table.rated)
+    headers, rows, _ = _grouped_rows(table.rated, table.games_column)
     blocks = [_csv_text([*headers, "flag"], [row + [_flag_text(s)] for row, s in
                                             zip(rows, ratings.standings, strict=True)])]
     if table.crosstable:
@@ -159,9 +164,10 @@ def _ratings_of(rated: Ratings | GroupedRatings) -> Ratings:
     return rated.ratings if isinstance(rated, GroupedRatings) else rated
 
 
-def _grouped_rows(rated: Ratings | GroupedRatings) -> tuple[list[str], list[list[str]], list[str]]:
+def _grouped_rows(rated: Ratings | GroupedRatings, games_column: str = "games",
+                  ) -> tuple[list[str], list[list[str]], list[str]]:
     """The table's headers, rows and alignment, with a group column when groups never met."""
-    headers, rows, align = _table_rows(_ratings_of(rated))
+    headers, rows, align = _table_rows(_ratings_of(rated), games_column)
     if isinstance(rated, GroupedRatings) and rated.groups > 1:
         headers.insert(1, "group")
         align.insert(1, "right")
@@ -173,7 +179,7 @@ def _grouped_rows(rated: Ratings | GroupedRatings) -> tuple[list[str], list[list
 def _tabulated(table: Table, tablefmt: str) -> list[str]:
     """The table, and the crosstable if asked, as tabulate's ``tablefmt``."""
     ratings = _ratings_of(table.rated)
-    headers, rows, align = _grouped_rows(table.rated)
+    headers, rows, align = _grouped_rows(table.rated, table.games_column)
     blocks = [tabulate(rows, headers, tablefmt=tablefmt, colalign=align, disable_numparse=True)]
     if table.crosstable:
         cross_headers, cross_rows = _crosstable_rows(ratings)
@@ -191,8 +197,10 @@ def _all_notes(table: Table) -> list[str]:
     return notes + list(table.notes)
 
 
-def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False) -> dict[str, object]:
+def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False,
+                 games_key: str = "games") -> dict[str, object]:
     """The table as JSON-able data. Non-finite numbers (unbounded interval ends) become null.
+    Each entrant's count of games is under ``games_key``.
 
     Entrants carry their `group` (1 when every entrant is linked to every other), and `groups`
     counts the groups that never met."""
@@ -221,7 +229,7 @@ def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False) -
                 "flag": None if s.flag is None else str(s.flag),
                 "lower": _finite(s.lower),
                 "upper": _finite(s.upper),
-                "games": s.games,
+                games_key: s.games,
                 "pairings": s.pairings,
                 "pairwise_score": s.pairwise_score,
                 "average_place": s.average_place,
@@ -306,7 +314,8 @@ def _number(value: float | None, digits: int = 1) -> str:
     return f"{value:.{digits}f}"
 
 
-def _table_rows(ratings: Ratings) -> tuple[list[str], list[list[str]], list[str]]:
+def _table_rows(ratings: Ratings, games_column: str = "games",
+                ) -> tuple[list[str], list[list[str]], list[str]]:
     shown = {None: "", Flag.TOP: "+inf", Flag.BOTTOM: "-inf", Flag.APART: "n/a"}
     rows = []
     for s in ratings.standings:
@@ -325,7 +334,7 @@ def _table_rows(ratings: Ratings) -> tuple[list[str], list[list[str]], list[str]
             str(s.faults),
             _number(None if s.los_next is None else 100 * s.los_next),
         ])
-    headers = ["#", "entrant", "Elo", "-", "+", "games", "score %", "avg place", "faults",
+    headers = ["#", "entrant", "Elo", "-", "+", games_column, "score %", "avg place", "faults",
                "LOS %"]
     align = ["right", "left"] + ["right"] * (len(headers) - 2)
     return headers, rows, align
@@ -382,7 +391,8 @@ def _groups_note(grouped: GroupedRatings) -> str:
 def _notes(ratings: Ratings) -> list[str]:
     scale = (f"Elo anchored at {printable(ratings.anchor[0])} = {ratings.anchor[1]:g}" if ratings.anchor
              else f"Elo centred on a pool mean of {ratings.pool_mean:g}")
-    notes = [f"{ratings.games} games, {ratings.pairings} {COMPARED[ratings.model]} "
+    notes = [f"{ratings.games} game{'s' * (ratings.games != 1)}, {ratings.pairings} "
+             f"{COMPARED[ratings.model]} "
              f"(draw = 1/2); {scale}"
              + (f"; each fit adds {ratings.prior:g} virtual draw{'s' * (ratings.prior != 1)} "
                 f"between every two entrants compared (a weak prior: finite ratings)."

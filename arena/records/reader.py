@@ -219,6 +219,12 @@ PLAY_LOG_ID = "game"
 around it to number it."""
 
 
+def is_play_log_id(game_id: object) -> bool:
+    """Whether ``game_id`` is ``PLAY_LOG_ID``: a game played alone, which text names by its game
+    (``blackout``), not by this id (``game game: blackout`` said nothing twice)."""
+    return game_id == PLAY_LOG_ID
+
+
 def _one_game_file(path: Path, data: bytes) -> bytes:
     """``data`` as results lines: an ``arena play --log`` file (one record, indented over many
     lines, without an ``id``) becomes one line with the id ``PLAY_LOG_ID``; anything else is

@@ -15,6 +15,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.printable import printable_data
+from arena.records.reader import is_play_log_id
 from arena.report.transcript import BLOCKS, game_report
 
 
@@ -37,7 +38,8 @@ def show_game(record: Mapping[str, Any], seat: int | None = None,
                 [f"    seat {writer} stderr at decision {number}:",
                  *(f"    | {line}" for line in str(text).splitlines())])
     who = "every hand" if seat is None else f"seat {seat} ({names[seat]})'s view"
-    lines = [f"game {record['id']}: {record['game']}, seats: "
+    named = "" if is_play_log_id(record["id"]) else f"game {record['id']}: "
+    lines = [f"{named}{record['game']}, seats: "
              + ", ".join(f"{s} {name}" for s, name in enumerate(names)) + f"; showing {who}"]
     for fault in faults.get(0, ()):
         lines.append(_fault_line(fault))
@@ -46,7 +48,8 @@ def show_game(record: Mapping[str, Any], seat: int | None = None,
         lines.append("")
         trump = deal["trump"] or "none"
         turned = deal["trump_card"] or "-"
-        size = f", {deal['hand_size']} cards" if "hand_size" in deal else ""
+        cards = deal.get("hand_size")
+        size = f", {cards} card{'' if cards == 1 else 's'}" if cards is not None else ""
         lines.append(f"deal {deal['deal']}{size}: dealer seat {deal['dealer']}, turned {turned}, "
                      f"trump {trump}")
         for s, hand in enumerate(deal["hands"]):
@@ -119,7 +122,7 @@ def _ms(times: list[float | None], index: int) -> str:
     if index >= len(times):
         return ""
     value = times[index]
-    return " (fb)" if value is None else f" ({value:.1f})"
+    return " (fb)" if value is None else f" ({value:.1f} ms)"
 
 
 def _fault_line(fault: Mapping[str, Any]) -> str:

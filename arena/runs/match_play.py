@@ -32,6 +32,7 @@ from arena.ratings.sprt import (
     verdict,
 )
 from arena.records.reader import MATCH_FILE, RESULTS_FILE, parse_rating_input, read_finished
+from arena.runs.sandboxes import sandbox_line
 from arena.settings import Clock, TimeControl
 from arena.statusline import StatusLine
 from arena.values.ids import MATCH_GAMES, match_game_id, match_unit
@@ -228,6 +229,7 @@ def summary(report: MatchReport) -> str:
     interval = (f" (95%: {signed(stats.elo_lower)} .. {signed(stats.elo_upper)})"
                 if math.isfinite(stats.margin) else "")
     candidate, baseline = match.shown_labels
+    field = match.field_names or legacy_field_names(len(match.field))
     saved = report.played + report.resumed
     # Games end in any order: when the test decides, games of later units may be saved already.
     beyond = (f"; {saved - games} more saved of units left unfinished, not counted"
@@ -238,6 +240,8 @@ def summary(report: MatchReport) -> str:
              f"{stats.units} units ({games} games{beyond}; {report.played} played now, "
              f"{report.resumed} from before) in {report.seconds:.1f} s, {report.faults} faults; "
              f"results in {report.out_dir}/",
+             sandbox_line({candidate: match.candidate.sandbox, baseline: match.baseline.sandbox,
+                           **dict(zip(field, (bot.sandbox for bot in match.field), strict=True))}),
              f"Elo {estimate(stats)}{interval}, LOS {100 * stats.los:.1f}%, mean unit score "
              f"{stats.mean:.4f}"]
     if stats.all_drawn:

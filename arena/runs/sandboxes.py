@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from arena.bots.sandbox import choose_sandbox
@@ -17,15 +18,21 @@ class TournamentSandboxes:
     notes: tuple[str, ...]
 
     def describe(self) -> str:
-        """Whether the bots ran sandboxed, for a run's closing lines: ``sandbox: bwrap, every
-        bot``, ``sandbox: none ...`` or which bots ran in which."""
-        boxed = [name for name, box in self.by_bot.items() if box is not None]
-        bare = [name for name, box in self.by_bot.items() if box is None]
-        if not bare:
-            return "sandbox: bwrap, every bot (docs/sandbox.md)"
-        if not boxed:
-            return "sandbox: none; the bots ran as your user, unconfined"
-        return f"sandbox: bwrap for {', '.join(boxed)}; none for {', '.join(bare)}"
+        """Whether the bots ran sandboxed, for a run's closing lines (``sandbox_line``)."""
+        return sandbox_line(self.by_bot)
+
+
+def sandbox_line(by_bot: Mapping[str, Sandbox | None]) -> str:
+    """Whether the bots (by name: their sandbox, None for none) ran sandboxed, for the closing
+    lines of ``run``, ``match`` and ``play`` alike: ``sandbox: bwrap, every bot``, ``sandbox:
+    none ...`` or which bots ran in which."""
+    boxed = [name for name, box in by_bot.items() if box is not None]
+    bare = [name for name, box in by_bot.items() if box is None]
+    if not bare:
+        return "sandbox: bwrap, every bot (docs/sandbox.md)"
+    if not boxed:
+        return "sandbox: none; the bots ran as your user, unconfined"
+    return f"sandbox: bwrap for {', '.join(boxed)}; none for {', '.join(bare)}"
 
 
 def tournament_sandboxes(tournament: Tournament) -> TournamentSandboxes:

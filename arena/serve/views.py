@@ -270,6 +270,20 @@ class Log:
     tail: str
 
 
+def _log_tail(path: Path, size: int) -> str:
+    """The last ``LOG_TAIL`` bytes of the log at ``path`` (``size`` bytes), from the first line
+    that begins in them: a line cut at its start would read as something the bot never wrote. A
+    tail within one line is shown from the cut, as there is no line start to begin at."""
+    start = max(0, size - LOG_TAIL)
+    with path.open("rb") as handle:
+        handle.seek(max(0, start - 1))  # the byte before: is the tail's first byte a line start?
+        data = handle.read(size - start + (1 if start else 0))
+    if start:
+        cut = data.find(b"\n")
+        data = data[cut + 1:] if 0 <= cut < len(data) - 1 else data[1:]
+    return data.decode("utf-8", "replace")
+
+
 def logs_of(store: Store, name: str) -> list[Log]:
     """The stderr logs of the entrant ``name``'s versions (the league's ``logs/``, files named by
     ``NAME@VERSION``), each cut to its last ``LOG_TAIL`` bytes; newest first."""
@@ -283,8 +297,6 @@ def logs_of(store: Store, name: str) -> list[Log]:
             entries = []
         for path in entries:
             size = path.stat().st_size
-            with path.open("rb") as handle:
-                handle.seek(max(0, size - LOG_TAIL))
-                tail = handle.read().decode("utf-8", "replace")
-            found.append((path.stat().st_mtime, Log(path.name, bot.version, size, tail)))
+            found.append((path.stat().st_mtime, Log(path.name, bot.version, size,
+                                                     _log_tail(path, size))))
     return [log for _, log in sorted(found, key=lambda pair: -pair[0])]

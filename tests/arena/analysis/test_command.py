@@ -43,7 +43,7 @@ def test_analyse_prints_each_decision_and_caches_them(noise_results: Path, tmp_p
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert any(" bid: chose " in line and ", best " in line for line in lines)
-    assert any(line.startswith("random: 1 games, mean expected loss per decision") for line in lines)
+    assert any(line.startswith("random: 1 game, mean expected loss per decision") for line in lines)
     assert "bids or calls: " in done.stdout and "plays: " in done.stdout
     cache = analysis_file(results)
     assert cache == results / "analysis.jsonl"
@@ -170,7 +170,7 @@ def test_report_analyse_analyses_first(tmp_path: Path) -> None:
     assert played.returncode == 0, played.stderr
     done = arena("report", log, "-o", tmp_path / "site", "--resamples", "0", "--analyse", "mine")
     assert done.returncode == 0, done.stderr
-    assert "analysed 1 games of mine" in done.stderr
+    assert "analysed 1 game of mine" in done.stderr
     assert analysis_file(log) == tmp_path / "game.json.analysis.jsonl"
     assert analysis_file(log).read_bytes().count(b"\n") == 1
     pages = {path.name: path.read_text() for path in (tmp_path / "site").glob("entrant-*.html")}

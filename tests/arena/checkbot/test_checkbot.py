@@ -153,6 +153,23 @@ def test_an_act_that_misses_its_one_millisecond_is_recorded_and_the_bot_restarte
 
 
 @pytest.mark.slow
+def test_the_time_step_prints_the_figure_it_judged_by_the_clock_it_names(c_bot: str) -> None:
+    # A fast bot's act of time_ms 1: answered in time (the figure shown is the wall clock's
+    # charge, never more than the time from request to reply) or, on a loaded machine, a timeout.
+    result = arena("check-bot", "--game", "blackout", "--move-ms", "5000", "--start-ms", "30000",
+                   c_bot)
+    assert result.returncode == 0, result.stdout + result.stderr
+    status, text = steps(result.stdout)["time limit and restart"]
+    assert status == "PASS", result.stdout
+    answered = re.search(r"answered in time and legally: charged ([0-9.]+) ms by the wall clock "
+                         r"\(.*\), ([0-9.]+) ms from request to reply", text)
+    if answered is None:
+        assert "got no reply within 1 ms by the wall clock (" in text, result.stdout
+    else:
+        assert float(answered[1]) <= float(answered[2]), result.stdout
+
+
+@pytest.mark.slow
 def test_a_decision_over_half_of_move_ms_is_warned_about() -> None:
     # Each process sleeps 0.7 s before its first act: within move_ms 1000, but without a margin.
     result = arena("check-bot", "--game", "blackout", "--move-ms", "1000",

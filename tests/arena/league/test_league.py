@@ -4,6 +4,8 @@ submissions accepted and rejected, runs, the table and status, and a SIGKILL mid
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import itertools
 import os
 import shutil
@@ -101,6 +103,27 @@ def test_submit_run_table_status_and_export(league: Path, tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
+def test_status_counts_one_open_set_in_the_singular(league: Path) -> None:
+    done = arena("league", "run", league, "--games", "3", "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    status = arena("league", "status", league)
+    assert status.returncode == 0, status.stderr
+    # the matchmaker opened more sets than 3 games finish: one of them stays open
+    assert "; 3 games stored, 1 set open\n" in status.stdout, status.stdout
+
+
+def test_league_init_help_for_the_sandbox_reads_as_one_text() -> None:
+    shown = arena("league", "init", "--help")
+    assert shown.returncode == 0, shown.stderr
+    words = " ".join(shown.stdout.split())
+    text = words[words.index("--sandbox"):words.index("--seed")]
+    assert "isolated: Run" not in text  # two help texts joined mid-sentence
+    assert ("Run the bots in a bubblewrap sandbox (docs/sandbox.md): none, bwrap (an error where "
+            "it cannot run), or auto (bwrap where it can run, else none with a warning). The "
+            "league's builds and submission checks run in it too.") in text, text
+
+
+@pytest.mark.slow
 def test_a_new_version_replaces_the_old_one_whose_games_stay(league: Path, tmp_path: Path) -> None:
     assert run_league(league, games=6, jobs=1).played == 6  # in process: the games to keep
     (tmp_path / "v2").mkdir()
@@ -137,6 +160,33 @@ def test_the_table_names_versions_and_says_which_games_it_leaves_out(league: Pat
     assert "6 of the 9 games stored are not rated here" in status
     csv_table = arena("league", "table", league, "--format", "csv", "--resamples", "20").stdout
     assert "not rated" not in csv_table  # data: rows only
+
+
+@pytest.mark.slow
+def test_status_counts_games_played_and_the_table_games_rated(league: Path,
+                                                              tmp_path: Path) -> None:
+    # 5,381 against 4,040 for one entrant, neither saying which games it counted.
+    assert run_league(league, games=6, jobs=1).played == 6
+    (tmp_path / "v2").mkdir()
+    assert submit(league, own_bot(tmp_path / "v2", "mine")).accepted
+    assert run_league(league, games=3, jobs=1).played == 3  # the only games random-c@1 is rated in
+    table = arena("league", "table", league, "--resamples", "0")
+    assert table.returncode == 0, table.stderr
+    assert "games rated" in table.stdout.splitlines()[0], table.stdout
+    csv_table = arena("league", "table", league, "--format", "csv", "--resamples", "0").stdout
+    rows = {row["entrant"]: row for row in csv.DictReader(io.StringIO(csv_table))}
+    assert rows["random-c@1"]["games rated"] == "3", csv_table
+    rated = orjson.loads(arena("league", "table", league, "--format", "json",
+                               "--resamples", "0").stdout)
+    [entrant] = [e for e in rated["entrants"] if e["name"] == "random-c@1"]
+    assert entrant["games_rated"] == 3 and "games" not in entrant
+    status = arena("league", "status", league, "--format", "json")
+    assert status.returncode == 0, status.stderr
+    versions = {(e["name"], e["version"]): e for e in orjson.loads(status.stdout)["entrants"]}
+    assert versions[("random-c", "1")]["games_played"] == 9
+    assert "games" not in versions[("random-c", "1")]
+    text = arena("league", "status", league).stdout
+    assert " games played " in text and "games rated" not in text.split("\n\n")[1]
 
 
 @pytest.mark.slow

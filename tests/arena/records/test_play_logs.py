@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import orjson
@@ -38,14 +39,23 @@ def test_a_play_log_reads_as_one_game_with_its_own_id(play_log: Path, tmp_path: 
 def test_show_table_and_report_open_a_play_log(play_log: Path, tmp_path: Path) -> None:
     shown = arena("show", play_log)  # no game id: the file holds one game
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.startswith("game game: blackout, seats: 0 ")
+    # named by its game, not by the id no run gave it ("game game: blackout")
+    assert shown.stdout.startswith("blackout, seats: 0 ")
+    assert "\ndeal 1, 1 card: " in shown.stdout and "\ndeal 2, 2 cards: " in shown.stdout
+    assert re.search(r"bids: \d:\d \(\d+\.\d ms\) ", shown.stdout), shown.stdout  # with a unit
     assert arena("show", play_log, "game").stdout == shown.stdout
     table = arena("table", play_log, "--resamples", "0")
     assert table.returncode == 0, table.stderr
-    assert "1 games" in table.stdout
+    assert "\n1 game, " in table.stdout
     report = arena("report", play_log, "-o", tmp_path / "report")
     assert report.returncode == 0, report.stderr
+    assert report.stdout.startswith("report of 1 game written; ")
     assert (tmp_path / "report" / "index.html").is_file()
+    analysed = arena("analyse", play_log, "--entrant", "c/random_bot", "--samples", "4",
+                     "--jobs", "1")
+    assert analysed.returncode == 0, analysed.stderr
+    decisions = [line for line in analysed.stdout.splitlines() if " seat 0 " in line]
+    assert decisions and all(line.startswith("deal ") for line in decisions), analysed.stdout
 
 
 def test_show_without_a_game_id_names_some_when_a_file_holds_many(tmp_path: Path) -> None:

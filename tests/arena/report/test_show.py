@@ -25,7 +25,7 @@ def first_record(results, with_fault: bool = False) -> dict:
 def test_every_decision_is_shown_with_its_time_or_as_the_fallback(blackout_results):
     record = first_record(blackout_results, with_fault=True)
     text = show_game(record)
-    shown = re.findall(r"\d:(?:\w{2}|\d+) \((fb|\d+\.\d)\)", text)
+    shown = re.findall(r"\d:(?:\w{2}|\d+) \((fb|\d+\.\d ms)\)", text)
     times = [ms for d in record["deals"] for ms in d["bid_ms"] + d["play_ms"]]
     assert len(shown) == len(times)
     assert shown.count("fb") == times.count(None) > 0

@@ -11,7 +11,10 @@ import pytest
 from arena.bots.sandbox import bwrap_problem
 from arena.plans.tournament import load_tournament
 from arena.runs.runner import run_tournament
-from arena.runs.sandboxes import tournament_sandboxes
+from arena.runs.sandboxes import sandbox_line, tournament_sandboxes
+from arena.values.sandbox_settings import Sandbox
+
+from helpers import arena
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -86,3 +89,19 @@ def test_a_run_without_a_sandbox_says_so(tmp_path: Path) -> None:
                     + "".join(f"  - {{name: b{n}, cmd: {bot}}}\n" for n in range(3)))
     summary = run_tournament(file, out=tmp_path / "out", jobs=1, resamples=0)
     assert summary.splitlines()[1] == "sandbox: none; the bots ran as your user, unconfined"
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_play_and_match_end_with_the_sandbox_line_a_run_ends_with(tmp_path: Path,
+                                                                   sandbox: str) -> None:
+    # `run` said whether its bots ran sandboxed; `play` and `match` said nothing either way.
+    bot = str(ROOT / "bots" / "c" / "random_bot")
+    said = sandbox_line(dict.fromkeys("ab", None if sandbox == "none" else Sandbox()))
+    played = arena("play", "blackout", "-o", "deals=1", "--sandbox", sandbox, bot, bot, bot)
+    assert played.returncode == 0, played.stderr
+    assert played.stdout.splitlines()[-1] == said, played.stdout
+    matched = arena("match", "--sandbox", sandbox, "--games", "2", "--jobs", "1",
+                    "--out", tmp_path / "m", "-o", "deals=1", bot,
+                    str(ROOT / "bots" / "c" / "first_bot"), "--field", bot)
+    assert matched.returncode == 0, matched.stderr
+    assert said in matched.stdout.splitlines(), matched.stdout

@@ -227,6 +227,11 @@ def test_the_table_and_the_games(served, ada_bot):
         # The pages are named by entrant, the table by version: the entrant's page finds its row.
         assert 'href="/entrants/adabot"' in anonymous.get("/").text
         assert re.search(r"<tr><th>Elo</th><td>\d+</td>", anonymous.get("/entrants/adabot").text)
+        # The table counts the games it rates (league status counts every game played)
+        assert all(isinstance(e["games_rated"], int) for e in table["entrants"])
+        assert "<th>games rated</th>" in anonymous.get("/").text
+        assert re.search(r"<tr><th>games rated</th><td>\d+</td>",
+                         anonymous.get("/entrants/adabot").text)
         games = anonymous.get("/api/games", params={"entrant": "adabot", "limit": 2}).json()["games"]
         assert 1 <= len(games) <= 2
         assert all(any(e.startswith("adabot@") for e in g["entrants"]) for g in games)
