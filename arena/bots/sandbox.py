@@ -79,9 +79,6 @@ certificates (there is no network), no ``ld.so.conf`` (read by ldconfig, not by 
 DEVICES = ("null", "zero", "full", "random", "urandom")
 """The whole of /dev besides the fd links and ``/dev/shm`` (a link to the scratch directory): no
 terminal, no pseudo-terminals."""
-SANDBOX_HELP = ("Run the bots in a bubblewrap sandbox (docs/sandbox.md): none, bwrap (an error "
-                "where it cannot run), or auto (bwrap where it can run, else none with a warning).")
-"""The ``--sandbox`` option's help, shared by the commands that have it."""
 SCRATCH = "/tmp"
 """The sandbox's writable, size-capped directory (also $TMPDIR and $HOME)."""
 SETPRIV = "/usr/bin/setpriv"
