@@ -86,7 +86,9 @@ class LeagueStatus:
     open_sets: int
     sets: dict[int, int]
     rated: LeagueRatings | None
-    """The table's fit, for its neighbours (None: no games yet, or not shown)."""
+    """The table's fit, for its neighbours (None: no games yet, not ratable yet, or not shown)."""
+    unrated: str | None
+    """Why the games stored cannot be rated yet (one game of a duplicate set, say), or None."""
     removed: list[str]
     """What interrupted submissions left, removed now."""
 
@@ -108,14 +110,19 @@ def league_status(directory: Path, fmt: PlainOrJson = PlainOrJson.PLAIN) -> str:
     try:
         removed = _tidy(store)
         settings = LeagueSettings.of(store)
+        rated, unrated = None, None
+        if writer.rated:
+            try:
+                rated = league_ratings(store, model=settings.rating)
+            except ResultsError as error:  # e.g. one game of a set: the status is shown all the same
+                unrated = str(error)
         status = LeagueStatus(
             directory=directory, settings=settings,
             bots=store.entrants.bots(("active", "replaced", "retired")),
             games=store.games.counts(), faults=store.games.fault_counts(),
             recent=store.games.recent_faults(RECENT_FAULTS), total=store.games.total(),
             open_sets=len(store.games.open_sets()),
-            rated=league_ratings(store, model=settings.rating) if writer.rated else None,
-            sets=store.games.set_counts(), removed=removed)
+            rated=rated, unrated=unrated, sets=store.games.set_counts(), removed=removed)
     finally:
         store.close()
     status.bots.sort(key=lambda b: (b.state != "active", b.name, -b.submitted))
@@ -168,6 +175,8 @@ def _status_text(status: LeagueStatus) -> str:
                       f"shows them; settled: LOS >= {100 * SETTLED_LOS:g}%, tie: difference surely "
                       f"within +-{settings.delta:g} Elo; the matchmaker plays open pairs):",
                   *pair_lines]
+    if status.unrated is not None:
+        lines += ["", f"not rated yet: {printable(status.unrated)}"]
     note = None if rated is None else rated.left_out.note(directory)
     if note is not None:
         lines += ["", printable(note)]

@@ -103,6 +103,23 @@ def test_submit_run_table_status_and_export(league: Path, tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
+def test_status_of_a_league_with_one_game_says_it_is_not_rated_yet(league: Path) -> None:
+    """One game of a duplicate set: the league's deals model has no two games on the same cards
+    to compare. The status is shown all the same (it failed as a whole), and says why there are no
+    neighbours; the table says the same in one line."""
+    done = arena("league", "run", league, "--games", "1", "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    status = arena("league", "status", league)
+    assert status.returncode == 0, status.stderr
+    assert "; 1 game stored, " in status.stdout, status.stdout
+    assert "not rated yet: rating model 'deals': no two games here dealt the same cards" \
+        in status.stdout
+    table = arena("league", "table", league)
+    assert table.returncode == 2 and table.stderr.count("\n") == 1, table.stderr
+    assert "no two games here dealt the same cards" in table.stderr
+
+
+@pytest.mark.slow
 def test_status_counts_one_open_set_in_the_singular(league: Path) -> None:
     done = arena("league", "run", league, "--games", "3", "--jobs", "1")
     assert done.returncode == 0, done.stderr
