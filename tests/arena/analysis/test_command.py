@@ -170,6 +170,7 @@ def test_report_analyse_analyses_first(tmp_path: Path) -> None:
     assert played.returncode == 0, played.stderr
     done = arena("report", log, "-o", tmp_path / "site", "--resamples", "0", "--analyse", "mine")
     assert done.returncode == 0, done.stderr
+    assert f"arena: analysing 1 game of mine in {log}" in done.stderr  # before it starts
     assert "analysed 1 game of mine" in done.stderr
     assert analysis_file(log) == tmp_path / "game.json.analysis.jsonl"
     assert analysis_file(log).read_bytes().count(b"\n") == 1
