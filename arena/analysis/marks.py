@@ -12,6 +12,8 @@ MARKS: tuple[tuple[str, float], ...] = (("blunder", 6.0), ("mistake", 3.0), ("in
 """Each mark and the least expected loss, in points of the deal's score, that earns it (the worst
 first). With the default scoring a missed bid costs its bonus (10) and its tricks: a blunder costs
 more than half of that, a mistake a fair part of it, an inaccuracy about a trick's point."""
+MARKED = frozenset(name for name, _ in MARKS)
+"""Every mark: the decisions that earned one."""
 NOISE_Z = 2.0
 """A loss counts only above this many standard errors (about 95% one-sided confidence that it is
 a loss at all)."""

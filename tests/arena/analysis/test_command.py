@@ -4,6 +4,7 @@ decisions, the summary, JSON, the cache beside the games, Ctrl-C, and bad input 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import sys
@@ -230,7 +231,8 @@ def test_top_lists_the_costliest_decisions_worst_first(random_log: Path) -> None
 
 
 @pytest.mark.slow
-def test_marks_keeps_only_those_marks_and_composes_with_top(random_log: Path) -> None:
+def test_marks_keeps_only_those_marks_and_composes_with_top(random_log: Path,
+                                                           tmp_path: Path) -> None:
     every = _decisions(random_log)
     severe = [d for d in _worst_first(every) if d["mark"] in ("mistake", "blunder")]
     assert _decisions(random_log, "--marks", "mistake,blunder") == severe
@@ -245,6 +247,14 @@ def test_marks_keeps_only_those_marks_and_composes_with_top(random_log: Path) ->
     assert heading == {0: "no decision marked mistake or blunder",
                        1: "the costliest decision marked mistake or blunder:"}.get(
         len(severe[:2]), "the 2 costliest decisions marked mistake or blunder, worst first:")
+    site = tmp_path / "site"  # the entrant's page links its marked decisions in the same order
+    write_report([random_log], site, resamples=0)
+    page = next(html for html in (path.read_text() for path in site.glob("entrant-*.html"))
+                if "Decisions analysed" in html)
+    table = page.partition('id="worst"')[2].partition("</table>")[0]
+    linked = re.findall(r"deal=(\d+)&amp;decision=(\d+)", table)
+    assert linked == [(str(d["deal"]), str(d["decision"])) for d in
+                      [d for d in _worst_first(every) if d["mark"]][:10]]
 
 
 def test_an_unknown_mark_is_one_line(tmp_path: Path) -> None:
