@@ -76,6 +76,8 @@ GAME_COUNT = Range("games", 1, MAX_GAMES)
 """Games a command plays (``match --games``, ``league run --games``)."""
 ANALYSED_GAMES = Number(GAME_COUNT.key, GAME_COUNT.low, GAME_COUNT.high, 10)
 """Games of the entrant ``arena analyse`` analyses (``--games``; ``arena report --analyse``)."""
+TOP = Range("top", 1, 10_000_000)
+"""``arena analyse --top N``: the N costliest decisions."""
 SAMPLES = Number("samples", 1, 10_000, 64)
 """Samples of the unseen cards per decision an analysis takes: see docs/analysis.md (the bench's
 standard error against samples, and the time of one seat of a 4-player Blackout game)."""

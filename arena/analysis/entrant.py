@@ -75,7 +75,14 @@ def analyse_results(path: Path, entrant: str, *, game_id: str | None = None, gam
             todo.append((record, seats, samples))
     from_cache = len(results)
     if todo:
-        _analyse_all(todo, entrant, samples, jobs, file, results, stream or sys.stderr)
+        stream = stream or sys.stderr
+        # The first game can take a minute: say what is coming before the status line's first step.
+        more = f" ({from_cache} more from the cache)" if from_cache else ""
+        stream.write(f"arena: analysing {len(todo)} game{'s' * (len(todo) != 1)} of "
+                     f"{printable(entrant)} in {results_file(path)}{more}, {samples} samples "
+                     f"a decision\n")
+        stream.flush()
+        _analyse_all(todo, entrant, samples, jobs, file, results, stream)
     decisions = [d for record, _ in chosen for d in results[str(record["id"])]]
     return Analysed(entrant, decisions, len(chosen), from_cache, file, notes.messages())
 

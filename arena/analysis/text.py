@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.analysis.marks import MARKS, NOISE_Z
+from arena.analysis.selection import Selection
 from arena.analysis.summary import Summary, summarise
 from arena.printable import printable
 from arena.records.reader import is_play_log_id
@@ -54,9 +55,19 @@ def summary_lines(entrant: str, summary: Summary) -> list[str]:
             f"  {marks}"]
 
 
-def analysis_text(entrant: str, decisions: Sequence[Mapping[str, Any]], *, every: bool) -> str:
-    """The decisions (every one with a choice when ``every``, else only the marked ones) and the
-    summary; each decision's action values under it when ``every``."""
+def analysis_text(entrant: str, decisions: Sequence[Mapping[str, Any]], *, every: bool,
+                  selection: Selection | None = None) -> str:
+    """The decisions (every one with a choice when ``every``, else only the marked ones; those of
+    ``selection``, worst first, when it selects) and the summary of them all; each decision's
+    action values under it when ``every``."""
+    if selection is not None and not selection.is_whole():
+        shown = selection.of(decisions)
+        lines = [selection.heading(len(shown))]
+        for decision in shown:
+            lines.append(decision_line(decision))
+            if every:
+                lines.append(values_line(decision))
+        return "\n".join([*lines, "", *summary_lines(entrant, summarise(decisions))]) + "\n"
     lines = []
     for decision in decisions:
         if len(decision["values"]) < 2 and decision["best"] is not None:

@@ -10,10 +10,11 @@ import typer
 
 from arena.cli.options import format_option
 from arena.formats import TextOrJson
-from arena.settings import ANALYSED_GAMES, JOBS, SAMPLES
+from arena.settings import ANALYSED_GAMES, JOBS, SAMPLES, TOP
 
 if TYPE_CHECKING:
     from arena.analysis.entrant import Analysed
+    from arena.analysis.selection import Selection
 
 SAMPLES_HELP = "Samples of the unseen cards per decision (more: a smaller standard error, slower)."
 
@@ -36,6 +37,12 @@ def analyse_command(
     jobs: Annotated[int | None, typer.Option(
         help="Games analysed at once, each in its own process (default: one per CPU).",
         min=JOBS.low, max=JOBS.high, show_default=False)] = None,
+    top: Annotated[int | None, typer.Option(
+        help="Only the N costliest decisions (by expected loss), worst first.",
+        min=TOP.low, max=TOP.high, show_default=False)] = None,
+    marks: Annotated[str | None, typer.Option(
+        help="Only decisions with these marks, worst first: a comma-separated list of "
+             "inaccuracy, mistake, blunder.", metavar="MARKS", show_default=False)] = None,
     fmt: Annotated[TextOrJson, format_option(
         TextOrJson, "Output format: {} (json: one object per decision, a line each).")] = \
         TextOrJson.TEXT,
@@ -46,23 +53,27 @@ def analyse_command(
     `arena report`, cost nothing more.
     """
     from arena.analysis.entrant import analyse_results
+    from arena.analysis.marks import marks_named
+    from arena.analysis.selection import Selection
     from arena.errors import ConfigError
 
     if not entrant:
         raise ConfigError("--entrant: name the entrant whose decisions to analyse")
+    selection = Selection(top, None if marks is None else marks_named(marks))
     analysed = analyse_results(results, entrant, game_id=game_id, games=games, samples=samples,
                                jobs=jobs or len(os.sched_getaffinity(0)))
     for note in analysed.notes:
         print(f"arena: note: {note}", file=sys.stderr)
-    WRITERS[fmt](analysed)
+    WRITERS[fmt](analysed, selection)
 
 
-def _write_text(analysed: "Analysed") -> None:
-    """The decisions and the summary; then, on stderr, how many games and where they are kept."""
+def _write_text(analysed: "Analysed", selection: "Selection") -> None:
+    """The decisions (those selected, worst first, when ``selection`` selects) and the summary;
+    then, on stderr, how many games and where they are kept."""
     from arena.analysis.text import analysis_text
 
     sys.stdout.write(analysis_text(analysed.entrant, analysed.decisions,
-                                   every=analysed.games == 1))
+                                   every=analysed.games == 1, selection=selection))
     cache = "from the cache" if analysed.from_cache == analysed.games else (
         f"{analysed.from_cache} from the cache" if analysed.from_cache else "")
     games = f"{analysed.games} game{'s' * (analysed.games != 1)}"
@@ -70,17 +81,19 @@ def _write_text(analysed: "Analysed") -> None:
           f"kept in {analysed.file}", file=sys.stderr)
 
 
-def _write_json(analysed: "Analysed") -> None:
-    """One JSON object a decision, a line each."""
+def _write_json(analysed: "Analysed", selection: "Selection") -> None:
+    """One JSON object a decision, a line each (those selected, worst first, when ``selection``
+    selects)."""
     import orjson
 
     keys = ("game", "deal", "decision", "seat", "kind", "chosen", "best", "loss", "stderr",
             "mark", "values")
-    for decision in analysed.decisions:
+    shown = analysed.decisions if selection.is_whole() else selection.of(analysed.decisions)
+    for decision in shown:
         sys.stdout.write(orjson.dumps({key: decision[key] for key in keys}).decode() + "\n")
 
 
-WRITERS: dict[TextOrJson, Callable[["Analysed"], None]] = {
+WRITERS: dict[TextOrJson, Callable[["Analysed", "Selection"], None]] = {
     TextOrJson.TEXT: _write_text,
     TextOrJson.JSON: _write_json,
 }

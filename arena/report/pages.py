@@ -17,7 +17,8 @@ from urllib.parse import quote
 from jinja2 import Environment
 from markupsafe import Markup
 
-from arena.analysis.marks import NOISE_Z
+from arena.analysis.marks import MARKED, NOISE_Z
+from arena.analysis.selection import Selection
 from arena.analysis.summary import MeanLoss, summarise
 from arena.errors import ResultsError
 from arena.ratings.model import Ratings, rate
@@ -195,7 +196,7 @@ def _analysed(stats: EntrantStats) -> Analysed | None:
              ("bids or calls", mean(summary.bids)), ("plays", mean(summary.plays)),
              *((f"{name}s" if not name.endswith("y") else f"{name[:-1]}ies", str(count))
                for name, count in summary.marks.items())]
-    worst = sorted((d for d in stats.analysed if d["mark"]), key=lambda d: -d["loss"])[:WORST]
+    worst = Selection(WORST, MARKED).of(stats.analysed)
     return Analysed(facts, worst)
 
 

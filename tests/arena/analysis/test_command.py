@@ -4,10 +4,12 @@ decisions, the summary, JSON, the cache beside the games, Ctrl-C, and bad input 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -170,8 +172,95 @@ def test_report_analyse_analyses_first(tmp_path: Path) -> None:
     assert played.returncode == 0, played.stderr
     done = arena("report", log, "-o", tmp_path / "site", "--resamples", "0", "--analyse", "mine")
     assert done.returncode == 0, done.stderr
+    assert f"arena: analysing 1 game of mine in {log}" in done.stderr  # before it starts
     assert "analysed 1 game of mine" in done.stderr
     assert analysis_file(log) == tmp_path / "game.json.analysis.jsonl"
     assert analysis_file(log).read_bytes().count(b"\n") == 1
     pages = {path.name: path.read_text() for path in (tmp_path / "site").glob("entrant-*.html")}
     assert sum("Decisions analysed" in page for page in pages.values()) == 1
+
+
+RANDOM = f"{sys.executable} -S {Path(__file__).parents[3] / 'bots' / 'python' / 'random_bot.py'}"
+
+
+@pytest.fixture(scope="module")
+def random_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One `arena play --log` game of 5 deals whose seat `mine` plays at random (marks to find;
+    the same game each run: the default seed, and the bots seeded by it), analysed once at 8
+    samples: the commands below read it from the cache."""
+    log = tmp_path_factory.mktemp("top") / "game.json"
+    played = arena("play", "blackout", f"mine={RANDOM}", f"other={GREEDY}", f"third={GREEDY}",
+                   "-o", "deals=5", "--log", log)
+    assert played.returncode == 0, played.stderr
+    done = arena("analyse", log, "--entrant", "mine", "--samples", "8")
+    assert done.returncode == 0, done.stderr
+    assert "arena: analysing 1 game of mine in " in done.stderr
+    return log
+
+
+def _decisions(log: Path, *options: str) -> list[dict[str, Any]]:
+    done = arena("analyse", log, "--entrant", "mine", "--samples", "8", "--format", "json",
+                 *options)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def _worst_first(decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The decisions with a choice, the largest loss first, equal ones in game order."""
+    chosen = [d for d in decisions if d["best"] is not None and len(d["values"]) > 1]
+    return sorted(chosen, key=lambda d: -d["loss"])
+
+
+@pytest.mark.slow
+def test_top_lists_the_costliest_decisions_worst_first(random_log: Path) -> None:
+    every = _decisions(random_log)
+    expected = _worst_first(every)[:3]
+    assert len(expected) == 3 and expected[0]["loss"] > 0
+    assert _decisions(random_log, "--top", "3") == expected
+    text = arena("analyse", random_log, "--entrant", "mine", "--samples", "8", "--top", "3")
+    assert text.returncode == 0, text.stderr
+    whole = arena("analyse", random_log, "--entrant", "mine", "--samples", "8").stdout
+    lines = text.stdout.splitlines()
+    assert lines[0] == "the 3 costliest decisions, worst first:"
+    listed = [line for line in lines if " chose " in line]
+    assert [line.split(": chose")[0] for line in listed] == \
+        [f"deal {d['deal']} #{d['decision']} seat {d['seat']} {d['kind']}" for d in expected]
+    assert "from the cache" in text.stderr and "analysing" not in text.stderr
+    # the summary stays that of every decision
+    assert text.stdout.split("\n\n")[-1] == whole.split("\n\n")[-1]
+
+
+@pytest.mark.slow
+def test_marks_keeps_only_those_marks_and_composes_with_top(random_log: Path,
+                                                           tmp_path: Path) -> None:
+    every = _decisions(random_log)
+    severe = [d for d in _worst_first(every) if d["mark"] in ("mistake", "blunder")]
+    assert _decisions(random_log, "--marks", "mistake,blunder") == severe
+    assert _decisions(random_log, "--marks", "blunder, mistake", "--top", "1") == severe[:1]
+    inaccurate = [d for d in _worst_first(every) if d["mark"] == "inaccuracy"]
+    assert _decisions(random_log, "--marks", "inaccuracy") == inaccurate
+    assert severe or inaccurate  # a random bidder earns some mark in 5 deals
+    text = arena("analyse", random_log, "--entrant", "mine", "--samples", "8", "--marks",
+                 "mistake,blunder", "--top", "2")
+    assert text.returncode == 0, text.stderr
+    heading = text.stdout.splitlines()[0]
+    assert heading == {0: "no decision marked mistake or blunder",
+                       1: "the costliest decision marked mistake or blunder:"}.get(
+        len(severe[:2]), "the 2 costliest decisions marked mistake or blunder, worst first:")
+    site = tmp_path / "site"  # the entrant's page links its marked decisions in the same order
+    write_report([random_log], site, resamples=0)
+    page = next(html for html in (path.read_text() for path in site.glob("entrant-*.html"))
+                if "Decisions analysed" in html)
+    table = page.partition('id="worst"')[2].partition("</table>")[0]
+    linked = re.findall(r"deal=(\d+)&amp;decision=(\d+)", table)
+    assert linked == [(str(d["deal"]), str(d["decision"])) for d in
+                      [d for d in _worst_first(every) if d["mark"]][:10]]
+
+
+def test_an_unknown_mark_is_one_line(tmp_path: Path) -> None:
+    done = arena("analyse", tmp_path, "--entrant", "x", "--marks", "mistake,blundr")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "--marks: 'blundr' is not a mark (marks: inaccuracy, mistake, blunder)" in done.stderr
+    zero = arena("analyse", tmp_path, "--entrant", "x", "--top", "0")
+    assert zero.returncode == 2 and "--top" in zero.stderr
