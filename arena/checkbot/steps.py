@@ -137,6 +137,18 @@ class StepResult:
         return "PASS" if self.passed else "FAIL"
 
 
+@dataclass(frozen=True)
+class StderrWritten:
+    """What the bot's processes wrote to stderr over the whole check: ``size`` bytes in ``lines``
+    lines from ``processes`` of them, and ``tail`` the end of what the one that wrote most wrote.
+    A bot's author reads it (check-bot shows it, passing or not), as ``StepResult.stderr``."""
+
+    size: int
+    lines: int
+    processes: int
+    tail: str
+
+
 def bot_argv(words: Sequence[str]) -> list[str]:
     """The bot's argv from the command-line words: one word is split like a shell, several are kept.
 
@@ -169,6 +181,7 @@ def check_bot(
     on_note: Callable[[str], None] | None = None,
     players: int | None = None,
     options: Mapping[str, object] | None = None,
+    on_stderr: Callable[[StderrWritten], None] | None = None,
 ) -> list[StepResult]:
     """Take the bot ``argv`` through every step of the check; the results in order.
 
@@ -184,7 +197,8 @@ def check_bot(
     ``on_note`` gets what is worth knowing beyond PASS and FAIL: early, that the check will take
     minutes (the bot's answers so far times the decisions the check asks for); at the end, that
     the slowest decision took over half of ``move_ms`` (a loaded machine turns that into
-    timeouts).
+    timeouts). ``on_stderr`` gets, once every process is closed, what they wrote to stderr
+    (``StderrWritten``).
     """
     argv = list(argv)
     if not argv:
@@ -199,6 +213,8 @@ def check_bot(
         check.run()
     finally:
         check.close_everything()
+    if on_stderr is not None:
+        on_stderr(check.stderr_written())
     slow = slow_decision_note(check.answered, time_control.move_ms)
     if slow is not None and on_note is not None:
         on_note(slow)
@@ -623,6 +639,16 @@ class _Check:
         self.results.append(result)
         if self.on_step is not None:
             self.on_step(result)
+
+    def stderr_written(self) -> StderrWritten:
+        """What every process of the check wrote to stderr, with the end of the most's."""
+        wrote = {bot: bot.stderr_written for bot in self.processes if bot.stderr_written[0]}
+        if not wrote:
+            return StderrWritten(0, 0, 0, "")
+        most = max(wrote, key=lambda bot: wrote[bot][0])
+        return StderrWritten(sum(size for size, _ in wrote.values()),
+                             sum(lines for _, lines in wrote.values()), len(wrote),
+                             most.stderr_tail())
 
     def close_everything(self) -> None:
         close_bots([bot for bot in self.processes if bot.pid is not None], grace=0)

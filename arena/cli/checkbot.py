@@ -19,7 +19,7 @@ from arena.settings import (
 
 if TYPE_CHECKING:
     from arena.botfiles.manifest import Manifest
-    from arena.checkbot.steps import StepResult
+    from arena.checkbot.steps import StderrWritten, StepResult
     from arena.values.sandbox_settings import Sandbox
 
 
@@ -76,6 +76,7 @@ def check_bot_command(
       and plays a game with no bank, each answer within --move-ms.
     6 quit: each process exits by itself within --quit-grace-ms
       (how long it took is reported).
+    Then how much the bot wrote to stderr, with its last lines.
 
     \b
     The command is one quoted string or several words; put -- before
@@ -129,7 +130,7 @@ def check_bot_command(
                         time_control=TimeControl(start_ms, move_ms, bank_ms, clock, wall_ms),
                         limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
                         on_step=_print_step, workdir=workdir, sandbox=box, on_note=typer.echo,
-                        players=players, options=options)
+                        players=players, options=options, on_stderr=_print_stderr)
     passed = sum(result.passed for result in results)
     typer.echo(f"{passed} of {len(results)} steps passed")
     if passed < len(results):
@@ -168,6 +169,15 @@ def _print_step(result: "StepResult") -> None:
     typer.echo(f"{result.status}  {result.name}{timing}: {first}")
     for line in [*rest, *(printable(said) for said in stderr_lines(result.stderr))]:
         typer.echo(f"      {line}")
+
+
+def _print_stderr(written: "StderrWritten") -> None:
+    """How much the bot wrote to stderr over the check, and its last lines (``printable``: the
+    bot's own text), so that a bot logging errors on every move does not pass unnoticed."""
+    from arena.checkbot.words import stderr_summary
+
+    for line in stderr_summary(written.size, written.lines, written.processes, written.tail):
+        typer.echo(printable(line))
 
 
 def _duration(seconds: float) -> str:

@@ -303,3 +303,23 @@ def test_a_bad_table_size_or_option_is_one_error_line_and_exit_2_before_any_bot_
     assert named in result.stderr and "Traceback" not in result.stderr
     assert result.stdout == "" and not log.exists()
 
+
+@pytest.mark.slow
+def test_a_passing_check_says_how_much_the_bot_wrote_to_stderr_and_its_last_lines(
+        c_bot: str) -> None:
+    result = arena("check-bot", "-g", "blackout", "--move-ms", "5000", "--start-ms", "30000",
+                   "--", PYTHON, "tests/bots/says_each_decision.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    said = next(index for index, line in enumerate(lines) if line.startswith("stderr: "))
+    # two lines an act and "ready" per start, in four processes and one restart
+    assert re.fullmatch(r"stderr: \d+ lines \(\d+\.\d KiB\) from 4 processes; the last lines "
+                        r"of the one that wrote most:", lines[said]), lines[said]
+    assert int(lines[said].split()[1]) > 100
+    tail = lines[said + 1:said + 6]
+    assert len(tail) == 5 and all(line.startswith("  ") for line in tail), lines
+    assert any(re.search(r"seat \d act \d+ plays", line) for line in tail), tail
+    assert "\x1b" not in result.stdout and "\\x1b[31m" in result.stdout
+    assert lines[-1] == "6 of 6 steps passed"
+    quiet = arena("check-bot", "-g", "blackout", "--move-ms", "5000", c_bot)
+    assert quiet.returncode == 0 and "stderr: nothing written" in quiet.stdout.splitlines()
