@@ -105,10 +105,11 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "arena.referee": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
                       "arena.values", "arena.records", "arena.protocol", "arena.botfiles",
                       "arena.bots"),
-    # The compliance check of one bot program: games through the real referee, step by step.
+    # The compliance check of one bot program: games through the real referee, step by step
+    # (at a table whose players and options the key table's ``game_settings`` checks).
     "arena.checkbot": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
                        "arena.values", "arena.records", "arena.protocol", "arena.botfiles",
-                       "arena.bots", "arena.referee"),
+                       "arena.bots", "arena.referee", "arena.spec"),
     # How games get played: nothing of plans or runs.
     "arena.executors": ("arena.errors", "arena.settings", "arena.values", "arena.records",
                         "arena.bots", "arena.referee"),

@@ -485,6 +485,12 @@ class BotProcess:
         self.last_fault = Fault.illegal(self.name, detail, sent, line, self.stderr_tail(), elapsed)
         return self.last_fault
 
+    @property
+    def stderr_written(self) -> tuple[int, int]:
+        """Bytes and lines the bot has written to stderr so far, over its restarts (what was read
+        of it: the pipe is drained while the arena waits, and when the process is closed)."""
+        return self._sink.written, self._sink.lines_written
+
     def stderr_tail(self) -> str:
         """The last ~2 KB the bot wrote to stderr (also after its log file was capped)."""
         return self._sink.text()

@@ -48,7 +48,8 @@ class StderrSink:
 
     __slots__ = ("_decisions", "_game", "_index_fd", "_index_full", "_index_size", "_log_failed",
                  "_log_started", "_log_wanted", "_marked", "_pending_notes", "_seat", "eager", "fd",
-                 "log_cap", "log_fd", "log_path", "log_size", "name", "silent_log", "tail")
+                 "log_cap", "log_fd", "log_path", "log_size", "name", "newlines", "open_line",
+                 "silent_log", "tail", "written")
 
     def __init__(self, name: str, log_path: str | os.PathLike[str] | None, log_cap: int,
                  silent_log: bool = True) -> None:
@@ -64,6 +65,11 @@ class StderrSink:
         self.log_fd = -1
         self.log_size = 0
         self.tail = b""
+        self.written = 0
+        """Bytes the bot has written to stderr, all of them (the log's cap does not stop the count)."""
+        self.newlines = 0
+        self.open_line = False
+        """Whether its last byte so far ended no line (``lines_written`` counts that line too)."""
         self._log_started = False
         self._log_failed = False
         self._decisions: Sized | None = None
@@ -165,6 +171,9 @@ class StderrSink:
                 return False
             if self._log_wanted:
                 self._open_on_first_bytes()
+            self.written += len(data)
+            self.newlines += data.count(b"\n")
+            self.open_line = not data.endswith(b"\n")
             if len(data) >= STDERR_TAIL_BYTES:
                 self.tail = data[-STDERR_TAIL_BYTES:]
             else:
@@ -226,6 +235,11 @@ class StderrSink:
         except OSError:
             self.close_log()
             self._log_failed = True  # not reopened when the bot restarts either
+
+    @property
+    def lines_written(self) -> int:
+        """Lines the bot has written to stderr, a last one without its newline included."""
+        return self.newlines + self.open_line
 
     def text(self) -> str:
         """The last ~2 KB the bot wrote to stderr, decoded (undecodable bytes replaced)."""

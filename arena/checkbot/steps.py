@@ -7,10 +7,12 @@ The steps, and what each one proves:
 1. **start and hello**: the program starts and answers ``hello`` within ``start_ms`` with the same
    id and protocol 1 (its name and the time taken are reported).
 2. **play GAME**, once per game checked (both by default; the protocol has no way for a bot to say
-   which games it plays): four processes of the bot (the one from step 1 and three more) play a
-   small game (Blackout with 3 deals; Partnership Blackout with target 20, at most 3 deals) under
-   the normal time control. It passes when the game ends without a fault and the bot was asked
-   for, and legally answered, every kind of decision the game has (bid and play; call and play).
+   which games it plays): as many processes of the bot as the table has seats (the one from step
+   1 and more; 4 unless ``players`` says otherwise) play a small game (Blackout with 3 deals;
+   Partnership Blackout with target 20, at most 3 deals; ``options`` given override these, so a
+   league checks the very game it plays) under the normal time control. It passes when the game
+   ends without a fault and the bot was asked for, and legally answered, every kind of decision
+   the game has (bid and play; call and play).
 3. **second game in the same processes**: the processes of the first clean game in step 2 play
    another game (the other game when both passed, so a bot that keeps per-game state across
    ``game_end`` or cannot switch games is caught): a bot must stay for the next ``game_start``.
@@ -52,7 +54,7 @@ from time import perf_counter
 from typing import Any
 
 import engine
-from arena import protocol
+from arena import protocol, spec
 from arena.botfiles.view import check_visible
 from arena.bots.process import BotProcess, Reply
 from arena.bots.shutdown import close_bots
@@ -77,8 +79,9 @@ from arena.values.faults import BotFaultError, Fault, FaultKind
 from arena.values.sandbox_settings import Sandbox
 from engine.errors import shown
 
-PLAYERS = 4
-"""Seats in every game of the check (both games allow 4)."""
+PLAYERS: int = spec.PLAYERS.default
+"""Seats in every game of the check unless it is given ``players``: the commands' default (4,
+which both games allow)."""
 
 SQUEEZE_MS = 1
 """The allowance of the one tiny ``act`` in step 5, in milliseconds."""
@@ -134,6 +137,18 @@ class StepResult:
         return "PASS" if self.passed else "FAIL"
 
 
+@dataclass(frozen=True)
+class StderrWritten:
+    """What the bot's processes wrote to stderr over the whole check: ``size`` bytes in ``lines``
+    lines from ``processes`` of them, and ``tail`` the end of what the one that wrote most wrote.
+    A bot's author reads it (check-bot shows it, passing or not), as ``StepResult.stderr``."""
+
+    size: int
+    lines: int
+    processes: int
+    tail: str
+
+
 def bot_argv(words: Sequence[str]) -> list[str]:
     """The bot's argv from the command-line words: one word is split like a shell, several are kept.
 
@@ -164,10 +179,16 @@ def check_bot(
     workdir: str | None = None,
     sandbox: Sandbox | None = None,
     on_note: Callable[[str], None] | None = None,
+    players: int | None = None,
+    options: Mapping[str, object] | None = None,
+    on_stderr: Callable[[StderrWritten], None] | None = None,
 ) -> list[StepResult]:
     """Take the bot ``argv`` through every step of the check; the results in order.
 
-    ``games`` limits step 2 to those games (default: all). ``on_step`` is called with each result
+    ``games`` limits step 2 to those games (default: all). ``players`` seats every game's table
+    (default ``PLAYERS``) and ``options`` (a game option by name, the values as given on a command
+    line) override the short game's (``GameInfo.short_options``), checked by each game's own
+    rules: a bad one is a ConfigError naming it. ``on_step`` is called with each result
     as soon as its step ends. ``workdir``: the bot's working directory (a bot
     directory's). Raises ConfigError / OptionError for bad input before starting
     anything (also when ``sandbox`` refuses its program); nothing the bot does raises. With
@@ -176,44 +197,84 @@ def check_bot(
     ``on_note`` gets what is worth knowing beyond PASS and FAIL: early, that the check will take
     minutes (the bot's answers so far times the decisions the check asks for); at the end, that
     the slowest decision took over half of ``move_ms`` (a loaded machine turns that into
-    timeouts).
+    timeouts). ``on_stderr`` gets, once every process is closed, what they wrote to stderr
+    (``StderrWritten``).
     """
     argv = list(argv)
     if not argv:
         raise ConfigError("check-bot: no bot command given")
-    chosen = list(dict.fromkeys(games)) if games else list(engine.GAMES)
-    for name in chosen:
-        if PLAYERS not in engine.game(name).info.player_counts:  # UnknownGameError names the games
-            raise ConfigError(f"check-bot: no check for game {name!r} (it is not for {PLAYERS} players)")
+    tables = checked_tables(games, players, options or {})
     if sandbox is not None:  # a program the sandbox hides is bad input, not a failed step
         check_visible(sandbox, argv, workdir, "check-bot")
-    check = _Check(argv, chosen, seed, time_control, limits, on_step, sandbox)
+    check = _Check(argv, tables, seed, time_control, limits, on_step, sandbox)
     check.workdir = workdir
     check.on_note = on_note
     try:
         check.run()
     finally:
         check.close_everything()
+    if on_stderr is not None:
+        on_stderr(check.stderr_written())
     slow = slow_decision_note(check.answered, time_control.move_ms)
     if slow is not None and on_note is not None:
         on_note(slow)
     return check.results
 
 
-def expected_decisions(games: Sequence[str], seed: int) -> int:
-    """About how many decisions a check of ``games`` asks for: step 2 plays each game once, step 3
-    the other game (or the same), step 4 the first game and step 5 the first game twice; counted
-    by playing those games with random legal actions in the engine (milliseconds)."""
+@dataclass(frozen=True)
+class Table:
+    """How the check plays one game: its seats and its options (all of them, resolved)."""
+
+    players: int
+    options: Mapping[str, Any]
+
+
+def checked_tables(games: Sequence[str] | None, players: int | None,
+                   options: Mapping[str, object]) -> dict[str, Table]:
+    """The table the check plays each of ``games`` at (None: every game), in order: ``players``
+    seats (None: ``PLAYERS``), the short game's options overridden by ``options``, checked by the
+    game's rules; ConfigError naming the option at fault (``--players``, ``--option NAME``), and
+    the game when several are checked."""
+    chosen = list(dict.fromkeys(games)) if games else list(engine.GAMES)
+    tables: dict[str, Table] = {}
+    for game in chosen:
+        rules = engine.game(game)  # UnknownGameError names the games
+        try:
+            seats, resolved = spec.game_settings(game, PLAYERS if players is None else players,
+                                                 {**rules.info.short_options, **options})
+        except ConfigError as error:
+            hint = f" (checking {game}; --game checks one game)" if len(chosen) > 1 else ""
+            raise ConfigError(f"check-bot: {error}{hint}") from None
+        tables[game] = Table(seats, resolved)
+    return tables
+
+
+def expected_decisions(tables: Mapping[str, Table], seed: int) -> int:
+    """About how many decisions a check of the games of ``tables`` asks for: step 2 plays each
+    game once, step 3 the other game (or the same), step 4 the first game and step 5 the first
+    game twice; counted by playing those games with random legal actions in the engine
+    (milliseconds)."""
+    games = list(tables)
     order = [*games, games[-1] if len(games) == 1 else games[1], *[games[0]] * 3]
     total = 0
     for index, name in enumerate(order):
         rules = engine.game(name)
-        state = rules.new_game(PLAYERS, seed + index, rules.info.short_options)
+        table = tables[name]
+        state = rules.new_game(table.players, seed + index, table.options)
         chooser = random.Random(seed + index)
         while not state.is_over:
             state = rules.apply(state, chooser.choice(rules.legal_actions(state)))
             total += 1
     return total
+
+
+def _options_said(game: str, table: Table) -> str:
+    """The options of ``table`` that differ from the game's defaults at its size, ``deals=3``
+    (``default options`` when none do)."""
+    defaults = engine.game(game).resolve_options(table.players, {})
+    changed = [f"{name}={str(value).lower() if isinstance(value, bool) else value}"
+               for name, value in table.options.items() if defaults.get(name) != value]
+    return ", ".join(changed) or "default options"
 
 
 def _answers(bots: Sequence[_CheckedBot]) -> list[float]:
@@ -310,11 +371,13 @@ class _NotStarted(Exception):
 class _Check:
     """The state of one check: the bot's processes, the seeds used so far, the results."""
 
-    def __init__(self, argv: list[str], games: list[str], seed: int, time_control: TimeControl,
-                 limits: Limits, on_step: Callable[[StepResult], None] | None,
+    def __init__(self, argv: list[str], tables: Mapping[str, Table], seed: int,
+                 time_control: TimeControl, limits: Limits,
+                 on_step: Callable[[StepResult], None] | None,
                  sandbox: Sandbox | None = None) -> None:
         self.argv = argv
-        self.games = games
+        self.tables = tables
+        self.games = list(tables)
         self.seed = seed
         self.time_control = time_control
         self.limits = limits
@@ -378,12 +441,13 @@ class _Check:
         return bot
 
     def step_game(self, game: str, first: _CheckedBot | None) -> list[_CheckedBot] | None:
-        """Step 2: four processes play one game; the processes when it was clean, else None."""
+        """Step 2: a process per seat plays one game; the processes when it was clean, else None."""
         step = f"play {game}"
         started = perf_counter()
         bots = [first] if first is not None else []
+        table = self.tables[game]
         try:
-            while len(bots) < PLAYERS:
+            while len(bots) < table.players:
                 bots.append(self.started_bot(f"seat {len(bots)}"))
         except _NotStarted as error:
             self.report(step, False, str(error), started, error.stderr_tail)
@@ -395,9 +459,7 @@ class _Check:
         if problem is not None:
             self.report(step, False, problem, started, game_stderr(outcome))
             return None
-        short = engine.game(game).info.short_options
-        options = ", ".join(f"{k}={v}" for k, v in short.items())
-        self.report(step, True, f"{PLAYERS} processes, {options}: "
+        self.report(step, True, f"{table.players} processes, {_options_said(game, table)}: "
                     f"{describe_game(outcome.record, _answers(bots))}", started)
         return bots
 
@@ -410,7 +472,7 @@ class _Check:
             hint = ("\n(a bot must stay for the next game_start after game_end, and reset its "
                     "per-game state there)") if crashed else ""
             return False, problem + hint, game_stderr(outcome)
-        return True, (f"the same {PLAYERS} processes played {game}: "
+        return True, (f"the same {len(bots)} processes played {game}: "
                       f"{describe_game(outcome.record, _answers(bots))}"), ""
 
     def step_unknown(self, game: str, bots: list[_CheckedBot]) -> Verdict:
@@ -525,7 +587,7 @@ class _Check:
             return
         self.estimated = True
         mean = sum(self.answered) / len(self.answered)
-        decisions = expected_decisions(self.games, self.seed)
+        decisions = expected_decisions(self.tables, self.seed)
         left = mean * max(0, decisions - len(self.answered))
         if left > SLOW_CHECK_SECONDS and self.on_note is not None:
             hint = "--game checks one game; " if len(self.games) > 1 else ""
@@ -550,7 +612,7 @@ class _Check:
             bot.answer_seconds = []
         seed = self.seed + self.games_played
         self.games_played += 1
-        outcome = play_game(game, bots, seed, engine.game(game).info.short_options,
+        outcome = play_game(game, bots, seed, dict(self.tables[game].options),
                             time_control=time_control or self.time_control, stop_at_fault=True)
         for seat in outcome.faulted_seats:
             bots[seat].needs_restart = True
@@ -577,6 +639,16 @@ class _Check:
         self.results.append(result)
         if self.on_step is not None:
             self.on_step(result)
+
+    def stderr_written(self) -> StderrWritten:
+        """What every process of the check wrote to stderr, with the end of the most's."""
+        wrote = {bot: bot.stderr_written for bot in self.processes if bot.stderr_written[0]}
+        if not wrote:
+            return StderrWritten(0, 0, 0, "")
+        most = max(wrote, key=lambda bot: wrote[bot][0])
+        return StderrWritten(sum(size for size, _ in wrote.values()),
+                             sum(lines for _, lines in wrote.values()), len(wrote),
+                             most.stderr_tail())
 
     def close_everything(self) -> None:
         close_bots([bot for bot in self.processes if bot.pid is not None], grace=0)

@@ -101,6 +101,22 @@ def stderr_lines(stderr: str) -> list[str]:
             for index, line in enumerate(lines)]
 
 
+def stderr_summary(size: int, lines: int, processes: int, tail: str) -> list[str]:
+    """What the bot wrote to stderr over a check, said whether it passed or not: ``stderr: 200
+    lines (9.8 KiB) from 4 processes; the last lines of the one that wrote most:`` then those
+    lines (the last ``QUOTED_STDERR_LINES``, each cut as ``stderr_lines`` cuts them);
+    ``stderr: nothing written`` when it wrote nothing."""
+    if not size:
+        return ["stderr: nothing written"]
+    amount = f"{size} bytes" if size < 1024 else (
+        f"{size / 1024:.1f} KiB" if size < 1024 * 1024 else f"{size / 1024 / 1024:.1f} MiB")
+    whose = "the process" if processes == 1 else f"{processes} processes"
+    last = "its last lines" if processes == 1 else "the last lines of the one that wrote most"
+    head = f"stderr: {lines} line{'s' if lines != 1 else ''} ({amount}) from {whose}; {last}:"
+    return [head, *(f"  {snippet(line, DETAIL_CHARS)}"
+                    for line in last_lines(tail, QUOTED_STDERR_LINES))]
+
+
 def game_problem(outcome: GameOutcome) -> str | None:
     """The faults of a game as a report, or None for a clean game."""
     faults = outcome.record["faults"]

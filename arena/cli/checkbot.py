@@ -19,7 +19,7 @@ from arena.settings import (
 
 if TYPE_CHECKING:
     from arena.botfiles.manifest import Manifest
-    from arena.checkbot.steps import StepResult
+    from arena.checkbot.steps import StderrWritten, StepResult
     from arena.values.sandbox_settings import Sandbox
 
 
@@ -34,6 +34,10 @@ def check_bot_command(
     game: Annotated[list[str] | None, typer.Option(
         "--game", "-g", help=f"Check only this game. {spec.GAME.help} Repeatable; default: "
                              f"every game.", show_default=False)] = None,
+    players: Annotated[int, option(spec.PLAYERS)] = spec.PLAYERS.default,
+    option: Annotated[list[str] | None, option(
+        spec.OPTIONS, "-o", help=f"{spec.OPTIONS.help} Each game is checked short (a few deals: "
+                                 f"blackout deals=3) unless an option says otherwise.")] = None,
     # each game adds 1 to the seed: the last must still be a 64-bit seed
     seed: Annotated[int, option(spec.SEED_SETTING, help=f"{spec.SEED_SETTING.help} Each game "
                                                         f"of the check adds 1.",
@@ -60,9 +64,10 @@ def check_bot_command(
     \b
     Steps (docs/protocol.md, "Checking a bot with arena check-bot"):
     1 start and hello: answers hello within --start-ms.
-    2 play GAME: 4 copies of the bot play a small game of each game
-      (or of --game) through the real referee: no faults, and every
-      kind of decision (bid, call, play) answered legally.
+    2 play GAME: 4 copies of the bot (or --players) play a small game
+      of each game (or of --game, with any --option) through the real
+      referee: no faults, and every kind of decision (bid, call, play)
+      answered legally.
     3 second game in the same processes: a process plays on after
       game_end.
     4 unknown message types and fields: ignored; answers stay right.
@@ -71,6 +76,7 @@ def check_bot_command(
       and plays a game with no bank, each answer within --move-ms.
     6 quit: each process exits by itself within --quit-grace-ms
       (how long it took is reported).
+    Then how much the bot wrote to stderr, with its last lines.
 
     \b
     The command is one quoted string or several words; put -- before
@@ -78,6 +84,7 @@ def check_bot_command(
       arena check-bot python3 bots/python/random_bot.py
       arena check-bot bots/js          (a directory with a bot.yaml)
       arena check-bot "node bots/js/random_bot.js" --game blackout
+      arena check-bot -g blackout --players 3 -o deals=5 -o hook=true bots/js
       arena check-bot --move-ms 200 -- python3 -u my_bot.py --depth 3
       arena check-bot --sandbox bwrap python3 my_bot.py
       arena check-bot --sandbox bwrap --interpreter /opt/pypy3 -- /opt/pypy3/bin/pypy3 my_bot.py
@@ -87,9 +94,11 @@ def check_bot_command(
     from arena.botfiles.manifest import is_bot_target
     from arena.botfiles.resolve import resolve_manifest
     from arena.bots.sandbox import bwrap_problem, choose_sandbox, visibility_report
-    from arena.checkbot.steps import bot_argv, check_bot
+    from arena.checkbot.steps import bot_argv, check_bot, checked_tables
+    from arena.referee.command_game import parse_option_pairs
     from arena.values.sandbox_settings import Sandbox
 
+    options = parse_option_pairs(option or [])
     words = bot_command or []
     bot = resolve_manifest(words[0]) if len(words) == 1 and is_bot_target(words[0]) else None
     manifest = None if bot is None else bot.manifest
@@ -113,12 +122,15 @@ def check_bot_command(
     if box is not None and workdir is not None:  # the manifest's directory is the bot's
         box = replace(box, bot_dir=workdir)
     if manifest is not None:
-        _build(manifest, box)
         game = game or list(manifest.games) or None
+    checked_tables(game, players, options)  # a bad --option is bad input: before the build
+    if manifest is not None:
+        _build(manifest, box)
     results = check_bot(argv, games=game, seed=seed,
                         time_control=TimeControl(start_ms, move_ms, bank_ms, clock, wall_ms),
                         limits=Limits(memory_mb=memory_mb, quit_grace_ms=quit_grace_ms),
-                        on_step=_print_step, workdir=workdir, sandbox=box, on_note=typer.echo)
+                        on_step=_print_step, workdir=workdir, sandbox=box, on_note=typer.echo,
+                        players=players, options=options, on_stderr=_print_stderr)
     passed = sum(result.passed for result in results)
     typer.echo(f"{passed} of {len(results)} steps passed")
     if passed < len(results):
@@ -157,6 +169,15 @@ def _print_step(result: "StepResult") -> None:
     typer.echo(f"{result.status}  {result.name}{timing}: {first}")
     for line in [*rest, *(printable(said) for said in stderr_lines(result.stderr))]:
         typer.echo(f"      {line}")
+
+
+def _print_stderr(written: "StderrWritten") -> None:
+    """How much the bot wrote to stderr over the check, and its last lines (``printable``: the
+    bot's own text), so that a bot logging errors on every move does not pass unnoticed."""
+    from arena.checkbot.words import stderr_summary
+
+    for line in stderr_summary(written.size, written.lines, written.processes, written.tail):
+        typer.echo(printable(line))
 
 
 def _duration(seconds: float) -> str:

@@ -7,11 +7,12 @@ The bot (a directory, a manifest file, or a ``.zip`` / ``.tar.gz``) is copied or
 the league's build limits), the copy is checked again as it was when it came in (no link leading
 out, no FIFO, device or socket; nor a set-uid or set-gid file, file capabilities, a hard link to
 a file outside or more than the archive cap) and made the arena's with plain modes,
-and it goes through every ``arena check-bot`` step for the league's game. Only then, holding
-the league's ``submit.lock`` (so two submissions of one name take turns for the version number), is
-it moved to ``bots/NAME/VERSION`` and recorded, in one transaction. A rejected submission changes
-nothing in the league but the submissions log (``submissions.jsonl``, every attempt with its
-reason, which ``league status`` shows): the staged copy is dropped, the database is not written.
+and it goes through every ``arena check-bot`` step for the league's game, at its table size with
+its options. Only then, holding the league's ``submit.lock`` (so two submissions of one name take
+turns for the version number), is it moved to ``bots/NAME/VERSION`` and recorded, in one
+transaction. A rejected submission changes nothing in the league but the submissions log
+(``submissions.jsonl``, every attempt with its reason, which ``league status`` shows): the
+staged copy is dropped, the database is not written.
 
 Atomic at every point: the database is the truth. Ctrl-C or SIGTERM removes what this submission
 made (its staging directory; a version directory not yet recorded) and ends it with one line;
@@ -186,9 +187,11 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
         if on_step is not None:
             on_step(result)
 
+    # The game the league plays, not check-bot's short one: its table size and every deal size,
+    # the last no-trump deal and its options (hook...) included.
     results = check_bot(manifest.run, games=[settings.game], time_control=settings.play.time,
                         limits=settings.play.limits, on_step=step, workdir=str(copy),
-                        sandbox=sandbox)
+                        sandbox=sandbox, players=settings.players, options=settings.options)
     submission.report = lines
     failed = [r for r in results if not r.passed and not r.skipped]
     if failed or not all(r.passed for r in results):

@@ -6,6 +6,7 @@ time: the small --move-ms values only make the timeouts of the slow bot quick to
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -266,3 +267,59 @@ def test_quit_grace_is_an_option_of_check_bot_and_play_and_must_not_be_negative(
         assert "--quit-grace-ms" in arena(command, "--help").stdout
     result = arena("check-bot", "--quit-grace-ms", "-5", "--", PYTHON, "bots/python/random_bot.py")
     assert result.returncode == 2 and "--quit-grace-ms" in result.stderr
+
+
+@pytest.mark.slow
+def test_players_and_options_set_the_table_every_game_of_the_check_is_played_at(
+        tmp_path: Path) -> None:
+    log = tmp_path / "received.jsonl"
+    result = arena("check-bot", "-g", "blackout", "--players", "3", "-o", "deals=5",
+                   "--option", "hook=true", "--move-ms", "5000", "--start-ms", "30000",
+                   "--", PYTHON, "tests/bots/spy_bot.py", str(log))
+    assert result.returncode == 0, result.stdout + result.stderr
+    status, text = steps(result.stdout)["play blackout"]
+    assert status == "PASS" and "3 processes, deals=5, hook=true: 5 deals, no faults" in text, text
+    starts = [json.loads(line) for line in log.read_text().splitlines() if '"game_start"' in line]
+    assert len(starts) == 5 * 3  # steps 2 to 5 play five games, each at a table of 3 processes
+    assert all(start["players"] == 3 and start["options"]["deals"] == 5
+               and start["options"]["hook"] is True for start in starts)
+
+
+@pytest.mark.parametrize(("given", "named"), [
+    (["-g", "blackout", "-o", "deals=99"], "--option deals: "),
+    (["-g", "blackout", "-o", "hook=perhaps"], "--option hook: "),
+    (["-g", "blackout", "--players", "9"], "--players: blackout is for 3, 4, 5, 6, 7 players, not 9"),
+    (["-g", "partnership-blackout", "--players", "3"], "--players: partnership-blackout is for 4"),
+    (["-o", "deals"], "--option 'deals': expected name=value"),
+    (["-o", "deals=5"], "(checking partnership-blackout; --game checks one game)"),
+])
+@pytest.mark.slow
+def test_a_bad_table_size_or_option_is_one_error_line_and_exit_2_before_any_bot_runs(
+        given: list[str], named: str, tmp_path: Path) -> None:
+    log = tmp_path / "received.jsonl"
+    result = arena("check-bot", *given, "--", PYTHON, "tests/bots/spy_bot.py", str(log))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith("arena: error: ") and result.stderr.count("\n") == 1
+    assert named in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == "" and not log.exists()
+
+
+@pytest.mark.slow
+def test_a_passing_check_says_how_much_the_bot_wrote_to_stderr_and_its_last_lines(
+        c_bot: str) -> None:
+    result = arena("check-bot", "-g", "blackout", "--move-ms", "5000", "--start-ms", "30000",
+                   "--", PYTHON, "tests/bots/says_each_decision.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    said = next(index for index, line in enumerate(lines) if line.startswith("stderr: "))
+    # two lines an act and "ready" per start, in four processes and one restart
+    assert re.fullmatch(r"stderr: \d+ lines \(\d+\.\d KiB\) from 4 processes; the last lines "
+                        r"of the one that wrote most:", lines[said]), lines[said]
+    assert int(lines[said].split()[1]) > 100
+    tail = lines[said + 1:said + 6]
+    assert len(tail) == 5 and all(line.startswith("  ") for line in tail), lines
+    assert any(re.search(r"seat \d act \d+ plays", line) for line in tail), tail
+    assert "\x1b" not in result.stdout and "\\x1b[31m" in result.stdout
+    assert lines[-1] == "6 of 6 steps passed"
+    quiet = arena("check-bot", "-g", "blackout", "--move-ms", "5000", c_bot)
+    assert quiet.returncode == 0 and "stderr: nothing written" in quiet.stdout.splitlines()

@@ -433,3 +433,20 @@ def test_rollback_makes_an_earlier_version_active_again(tmp_path: Path) -> None:
     assert active_versions(league) == {}
     done = arena("league", "rollback", league, "mine", "2")  # a retired entrant back in the pool
     assert done.stdout == "active: mine v2\n" and active_versions(league) == {"mine": "2"}
+
+
+@pytest.mark.slow
+def test_the_submission_check_plays_the_leagues_table_size_and_options(tmp_path: Path) -> None:
+    # A 3-player league of 5 deals with the hook: the check plays that game, not check-bot's
+    # short 4-player one of 3 deals
+    league = helpers.new_league(tmp_path / "league", players=3,
+                                options={"deals": "5", "hook": "true"})
+    done = arena("league", "submit", league, own_bot(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = last_submission(league)["report"]
+    assert isinstance(report, list)
+    played = [line for line in report if line.startswith("PASS  play blackout: ")]
+    assert played and played[0].startswith("PASS  play blackout: 3 processes, deals=5, hook=true: "
+                                           "5 deals, no faults"), report
+    persisted = [line for line in report if line.startswith("PASS  second game")]
+    assert "the same 3 processes" in persisted[0], report
