@@ -119,7 +119,7 @@ class StepResult:
 
     ``stderr``: the end of what the bot wrote to stderr before the failure the detail reports
     (the first fault's, or the failed start's). It is the bot's author's to read (check-bot shows
-    it, ``checkbot_text.stderr_lines``; a league keeps it in the submission's report, its owner's), and never
+    it, ``arena.checkbot.words.stderr_lines``; a league keeps it in the submission's report, its owner's), and never
     part of ``detail``, which a league's rejection reason is made from."""
 
     name: str
