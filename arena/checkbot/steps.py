@@ -119,8 +119,8 @@ class StepResult:
 
     ``stderr``: the end of what the bot wrote to stderr before the failure the detail reports
     (the first fault's, or the failed start's). It is the bot's author's to read (check-bot shows
-    it, ``arena.checkbot.words.stderr_lines``; a league keeps it in the submission's report, its owner's), and never
-    part of ``detail``, which a league's rejection reason is made from."""
+    it, ``arena.checkbot.words.stderr_lines``; a league keeps it in the submission's report, its
+    owner's), and never part of ``detail``, which a league's rejection reason is made from."""
 
     name: str
     passed: bool

@@ -1,5 +1,5 @@
-"""Start the server: check the options, hold ``serve.lock``, start the builders and the player,
-and serve the app with uvicorn until Ctrl-C or SIGTERM."""
+"""Start the server: check the options, hold ``serve.lock``, start the builders and the supervisor
+of the league's run, and serve the app with uvicorn until Ctrl-C or SIGTERM."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from arena.league.store import Store
 from arena.serve.app import create_app
 from arena.serve.build_queue import Builders
 from arena.serve.connections import BACKLOG, uvicorn_config
-from arena.serve.supervisor import Player
+from arena.serve.supervisor import Supervisor
 from arena.settings import SandboxMode
 
 SERVE_LOCK = "serve.lock"
@@ -90,21 +90,21 @@ def serve(options: ServeOptions) -> None:
         if requeued:
             print(f"queued again {requeued} uploads a stopped server was checking", flush=True)
         builders = Builders(league, options.build_jobs)
-        player = Player(league, options.jobs, options.cluster) if options.play else None
+        supervisor = Supervisor(league, options.jobs, options.cluster) if options.play else None
         app = create_app(league, max_upload_bytes=options.max_upload_bytes,
                          max_pending=options.max_pending, on_upload=builders.wake,
                          max_stored_bytes=options.max_stored_bytes)
-        builders.on_accepted = player.wake if player is not None else None
+        builders.on_accepted = supervisor.wake if supervisor is not None else None
         builders.start()
-        if player is not None:
-            player.start()
+        if supervisor is not None:
+            supervisor.start()
         server = uvicorn.Server(uvicorn_config(app, options.forwarded_allow_ips))
         try:
             server.run(sockets=[listener])
         finally:
             builders.stop()
-            if player is not None:
-                player.stop()
+            if supervisor is not None:
+                supervisor.stop()
             listener.close()
         print("stopped", file=sys.stderr, flush=True)
 

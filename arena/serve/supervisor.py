@@ -21,7 +21,7 @@ from arena.settings import MINUTES
 RETRY_SECONDS = 10.0
 
 
-class Player:
+class Supervisor:
     """The thread that keeps ``arena league run LEAGUE`` going."""
 
     def __init__(self, league: Path, jobs: int | None, cluster: str | None) -> None:
@@ -34,7 +34,7 @@ class Player:
         self._wake = threading.Condition()
         self._stopping = False
         self._child: subprocess.Popen[bytes] | None = None
-        self._thread = threading.Thread(target=self._loop, name="arena-player", daemon=True)
+        self._thread = threading.Thread(target=self._loop, name="arena-supervisor", daemon=True)
 
     def start(self) -> None:
         """Start playing."""
