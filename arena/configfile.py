@@ -284,3 +284,21 @@ def check_program(where: FileChecker, argv: tuple[str, ...], workdir: str | None
     for arg in argv[1:]:
         if not arg.startswith("-") and arg.endswith(SCRIPT_SUFFIXES) and not (base / arg).exists():
             raise where.error(key, f"no such file '{arg}'{resolved_from(arg, base, base_is)}")
+
+
+def with_key_added(content: bytes, key: str, value: str, why: str) -> bytes:
+    """A YAML file's text with ``key: value`` added as its last key, after a comment saying
+    ``why`` (for a run's saved copy of its tournament file, which ``--resume`` reads again). A file
+    the line cannot be added to (a flow-style mapping) is written out again as YAML with the key;
+    either way the rest of the file reads as before."""
+    text = content.decode(errors="replace")
+    added = (text if text.endswith("\n") or not text else text + "\n") + (
+        f"# Added by arena run: {why}.\n{key}: {value}\n")
+    try:
+        parsed = yaml.safe_load(added)
+    except yaml.YAMLError:
+        parsed = None
+    if isinstance(parsed, dict) and parsed.get(key) == value:
+        return added.encode()
+    raw = yaml.safe_load(text)
+    return yaml.safe_dump({**raw, key: value}, sort_keys=False).encode()

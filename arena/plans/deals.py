@@ -166,17 +166,11 @@ def pinned_copy(content: bytes, suite: DealSuite | None) -> bytes:
     mapping) is written out again as YAML with the key."""
     import yaml
 
+    from arena.configfile import with_key_added
+
     text = content.decode(errors="replace")
     raw = yaml.safe_load(text)
     if suite is None or not isinstance(raw, dict) or raw.get("deals_sha256") is not None:
         return content
-    added = (text if text.endswith("\n") or not text else text + "\n") + (
-        f"# Added by arena run: the content of the deals file these games are dealt from.\n"
-        f"deals_sha256: {suite.sha256}\n")
-    try:
-        parsed = yaml.safe_load(added)
-    except yaml.YAMLError:
-        parsed = None
-    if isinstance(parsed, dict) and parsed.get("deals_sha256") == suite.sha256:
-        return added.encode()
-    return yaml.safe_dump({**raw, "deals_sha256": suite.sha256}, sort_keys=False).encode()
+    return with_key_added(content, "deals_sha256", suite.sha256,
+                          "the content of the deals file these games are dealt from")

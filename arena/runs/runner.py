@@ -16,10 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from arena.botfiles.manifest import MANIFEST_DIRECTORY
-from arena.configfile import read_yaml
+from arena.configfile import read_yaml, with_key_added
 from arena.errors import ConfigError, ResultsError
 from arena.plans.deals import pinned_copy
 from arena.plans.extension import check_extension
@@ -159,18 +157,8 @@ def recorded_seating(content: bytes, seating: Seating) -> bytes:
     """A tournament file's text with its seat-order design added as the last key, for the run's
     saved copy: a later ``--resume`` reads the design from there. A file the line cannot be added
     to (a flow-style mapping) is written out again as YAML with the key."""
-    text = content.decode(errors="replace")
-    added = (text if text.endswith("\n") or not text else text + "\n") + (
-        f"# Added by arena run: the seat-order design these games are played with.\n"
-        f"seating: {seating.value}\n")
-    try:
-        parsed = yaml.safe_load(added)
-    except yaml.YAMLError:
-        parsed = None
-    if isinstance(parsed, dict) and parsed.get("seating") == seating.value:
-        return added.encode()
-    raw = yaml.safe_load(text)
-    return yaml.safe_dump({**raw, "seating": seating.value}, sort_keys=False).encode()
+    return with_key_added(content, "seating", seating.value,
+                          "the seat-order design these games are played with")
 
 
 def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = None,
