@@ -63,6 +63,22 @@ class _Program(FileChecker):
         return ConfigError(f"{self.program}: {problem}")
 
 
+def _handed_too_much(bot_dir: str, kept: Mapping[str, Path | None]) -> str | None:
+    """Why a sandboxed build may not be given ``bot_dir``, or None. It owns its bot's directory
+    while it runs (as the build's own uid, the one place it may write), so that directory must
+    not hold what the run keeps for itself (``kept``: what it is called, its path): a command
+    that names no file of its own (``java -cp bots/java Main``) has the arena's directory as its
+    bot directory. Unconfined, a build runs with the organiser's rights anyway: nothing is
+    handed over."""
+    mine = Path(bot_dir).resolve()
+    for what, path in kept.items():
+        if path is not None and mine in (Path(path).resolve(), *Path(path).resolve().parents):
+            return (f"its bot directory {str(mine)!r} holds {what}, which a sandboxed build may not own "
+                    "(the command names no file of the bot's own): give the bot a directory of "
+                    "its own, as `dir:` with a bot.yaml or as `workdir:`")
+    return None
+
+
 class Session(contextlib.AbstractContextManager["Session"]):
     """A claim, an executor and a results file, held until the ``with`` block ends.
 
@@ -82,6 +98,7 @@ class Session(contextlib.AbstractContextManager["Session"]):
         self._writer: ResultsWriter | None = None
         self.games: Path | None = None
         """The claimed results file (``claim_results``)."""
+        self._source: Path | None = None
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> bool | None:
@@ -96,6 +113,7 @@ class Session(contextlib.AbstractContextManager["Session"]):
         """Claim ``out_dir`` for the session (``arena.runs.results.results_dir``: one writer, a
         resumed run checked by ``check(saved_description)``); the path of its games.jsonl, to
         which ``append`` writes."""
+        self._source = source
         self.games = self._stack.enter_context(results_dir(
             out_dir, description=description, content=content, resume=resume, restart=restart,
             force=force, check=check, source=source))
@@ -119,8 +137,18 @@ class Session(contextlib.AbstractContextManager["Session"]):
         """Run each distinct build of the bots in ``places`` (by name) once, in its bot's
         sandbox, then check each such bot's program exists; ConfigError naming the bot's place
         with the build's output tail when a build fails, and ``: does `build:` create it?``
-        when its program is still missing."""
+        when its program is still missing; ConfigError before any build runs when a sandboxed
+        bot's directory holds the run's own files (``_handed_too_much``)."""
         built: set[tuple[tuple[str, ...], str | None]] = set()
+        kept = {"the directory the arena runs in": Path.cwd(), "the run's results": self.games,
+                "the tournament file": self._source}
+        for name, place in places.items():
+            command = settings.bots[name]
+            if command.build is None or command.sandbox is None:
+                continue
+            workdir = command.workdir or str(Path.cwd())
+            if (problem := _handed_too_much(command.bot_dir or workdir, kept)) is not None:
+                raise ConfigError(f"{place.build}: {problem}")
         for name, place in places.items():
             command = settings.bots[name]
             if command.build is None:

@@ -105,3 +105,28 @@ def test_play_and_match_end_with_the_sandbox_line_a_run_ends_with(tmp_path: Path
                     str(ROOT / "bots" / "c" / "first_bot"), "--field", bot)
     assert matched.returncode == 0, matched.stderr
     assert said in matched.stdout.splitlines(), matched.stdout
+
+
+def test_a_sandboxed_build_is_never_handed_the_runs_own_directory(tmp_path: Path) -> None:
+    """A command that names no file of its own (as ``java -cp c Main`` would) has the directory
+    the arena runs in as its bot directory: a sandboxed build would own the tournament file and
+    the results while it ran. The run refuses before any build, in one line, and nothing changes
+    hands (the directory is its owner's alone, as ``mktemp -d`` makes it)."""
+    (tmp_path / "c").mkdir()
+    shutil.copy(ROOT / "bots" / "c" / "random_bot.c", tmp_path / "c")
+    tmp_path.chmod(0o700)
+    file = tmp_path / "t.yaml"
+    file.write_text(
+        "name: t\ngame: blackout\nplayers: 3\nsandbox: bwrap\nbots:\n"
+        + "".join(f"  - {{name: b{n}, cmd: \"sh -c 'exec c/random_bot'\", "
+                  f"build: cc -o c/random_bot c/random_bot.c}}\n" for n in range(3)))
+    owners = {path: path.stat().st_uid for path in (tmp_path, file, tmp_path / "c")}
+    done = arena("run", "t.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        f"arena: error: t.yaml: bots[0].build: its bot directory {str(tmp_path)!r} holds the "
+        "directory the arena runs in, which a sandboxed build may not own (the command names no "
+        "file of the bot's own): give the bot a directory of its own, as `dir:` with a bot.yaml "
+        "or as `workdir:`"]
+    assert not (tmp_path / "c" / "random_bot").exists()
+    assert {path: path.stat().st_uid for path in owners} == owners
