@@ -310,6 +310,23 @@ DEFAULT_SEATING = Seating.BALANCED
 ``seating`` existed, which reads as ``cyclic`` (``arena.runs.runner``)."""
 
 
+class NamesShown(enum.StrEnum):
+    """What ``game_start.names`` tells the bots (the records always keep the real names)."""
+
+    SHOWN = "shown"
+    """The entrants' names by seat."""
+    HIDDEN = "hidden"
+    """Seat labels only (``seat 0``, ``seat 1``...): a bot cannot find a partner by name."""
+
+    def labels(self, names: list[str]) -> list[str]:
+        """What the bots are sent for ``names``, by seat."""
+        return names if self is NamesShown.SHOWN else [f"seat {i}" for i in range(len(names))]
+
+
+DEFAULT_NAMES = NamesShown.SHOWN
+"""Bots are told the entrants' names unless a tournament or league hides them."""
+
+
 class RatingModel(enum.StrEnum):
     """What the ratings compare (``arena.ratings.model``; docs/ratings.md says which to use when)."""
 

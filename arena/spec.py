@@ -6,7 +6,8 @@ command-line option (``--move-ms``), its type, its range, its default, a one-lin
 (``read_settings``), the commands' options (``arena.cli.options``), ``league init`` and the docs'
 table all come from here, and a test keeps docs/tournaments.md's rows equal to ``doc_row``.
 ``PlaySettings`` is what a tournament, a match and a league compose: the time control, the
-limits, the fault policy, the sandbox and the installations it allows.
+limits, the fault policy, the sandbox and the installations it allows, and what the bots are told
+of each other's names.
 
 The game's own settings (``game``, ``players``, ``options``) are in the table for their names,
 help and docs; their values are checked together, by the engine's rules for the game
@@ -28,6 +29,7 @@ from arena.settings import (
     CPU_SECONDS,
     DEFAULT_BUILD_LIMITS,
     DEFAULT_LIMITS,
+    DEFAULT_NAMES,
     DEFAULT_POLICY,
     DEFAULT_RATING,
     DEFAULT_SANDBOX,
@@ -44,6 +46,7 @@ from arena.settings import (
     Clock,
     FaultPolicy,
     Limits,
+    NamesShown,
     Range,
     RatingModel,
     SandboxMode,
@@ -290,6 +293,14 @@ SEATING = Setting(
     "records it in its copy of the file (`results/<name>/tournament.yaml`); a copy without it, "
     "from a run begun before the key existed, reads as `cyclic`, and such a run resumes with "
     "that. Changing it for a run that has games is refused.", nullable=True)
+NAMES = Setting(
+    "names", NamesShown, DEFAULT_NAMES,
+    "What game_start tells the bots of who sits where: shown (the entrants' names) or hidden "
+    "(seat labels only: seat 0, seat 1...).",
+    "What `game_start.names` tells the bots (docs/protocol.md). `shown`: the entrants' names by "
+    "seat. `hidden`: seat labels only (`seat 0`, `seat 1`...), so that a bot cannot find a "
+    "partner by its name; the records keep the real names either way. It changes what the bots "
+    "are told, not which games are played.")
 SEED_SETTING = Setting(
     "seed", int, 1, "Seed of the deals (and of the bots' own seeds).",
     "Every deal seed is derived from this one. Change it to get different deals.", SEED,
@@ -333,7 +344,7 @@ def _interpreters(where: FileChecker, raw: object) -> tuple[str, ...]:
 
 SETTINGS: tuple[Setting, ...] = (
     GAME, PLAYERS, OPTIONS, SEED_SETTING, START, MOVE, BANK, CLOCK, WALL, MEMORY, CPU_LIMIT,
-    FILE_SIZE, QUIT_GRACE, POLICY, SANDBOX, INTERPRETERS, RATING, SEATING)
+    FILE_SIZE, QUIT_GRACE, POLICY, SANDBOX, INTERPRETERS, RATING, SEATING, NAMES)
 """Every play setting."""
 GAME_SETTINGS = (GAME, PLAYERS, OPTIONS)
 """The game's own: checked together by its rules (``engine.game(NAME).resolve_options``), not
@@ -357,6 +368,7 @@ class PlaySettings:
     sandbox: SandboxMode = field(default=SANDBOX.default, metadata={"key": SANDBOX.key})
     interpreters: tuple[str, ...] = field(default=INTERPRETERS.default,
                                           metadata={"key": INTERPRETERS.key})
+    names: NamesShown = field(default=NAMES.default, metadata={"key": NAMES.key})
 
     @classmethod
     def of(cls, values: Mapping[str, Any]) -> PlaySettings:
@@ -364,7 +376,8 @@ class PlaySettings:
         default for each one missing."""
         return cls(time_control(values), limits(values), values.get(POLICY.key, POLICY.default),
                    values.get(SANDBOX.key, SANDBOX.default),
-                   values.get(INTERPRETERS.key, INTERPRETERS.default))
+                   values.get(INTERPRETERS.key, INTERPRETERS.default),
+                   values.get(NAMES.key, NAMES.default))
 
     @staticmethod
     def file_keys() -> dict[str, str]:
@@ -377,7 +390,7 @@ class PlaySettings:
         from arena.values.work import RunSettings
 
         return RunSettings(bots=bots, time_control=self.time, limits=self.limits,
-                           policy=self.policy, **rest)
+                           policy=self.policy, names=self.names, **rest)
 
 
 def game_settings(game: str, players: int | None, options: Mapping[str, object],

@@ -24,6 +24,7 @@ from arena.settings import (
     Clock,
     FaultPolicy,
     Limits,
+    NamesShown,
     RatingModel,
     SandboxMode,
     TimeControl,
@@ -72,6 +73,7 @@ def init_command(
     interpreter: Annotated[list[str] | None, setting_option(spec.INTERPRETERS)] = None,
     build_seconds: Annotated[int, setting_option(spec.BUILD_WALL)] = spec.BUILD_WALL.default,
     build_cpu_seconds: Annotated[int, setting_option(spec.BUILD_CPU)] = spec.BUILD_CPU.default,
+    names: Annotated[NamesShown, setting_option(spec.NAMES)] = spec.NAMES.default,
     suspend_after: Annotated[int, typer.Option(
         help="Suspend an entrant that failed to start, timed out or crashed in this many games "
              "in a row (0: never): the matchmaker stops seating it until a new version, or "
@@ -87,7 +89,7 @@ def init_command(
         TimeControl(start_ms, move_ms, bank_ms, clock, wall_ms),
         Limits(memory_mb=memory_mb, cpu_seconds=cpu_seconds, file_mb=file_mb,
                quit_grace_ms=quit_grace_ms),
-        policy, sandbox, tuple(interpreter or ()))
+        policy, sandbox, tuple(interpreter or ()), names)
     settings = LeagueSettings.checked(game, players, parse_option_pairs(option or []), play, seed,
                                       cluster, rating, delta,
                                       {spec.BUILD_WALL.key: build_seconds,

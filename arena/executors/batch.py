@@ -169,12 +169,13 @@ def play_batch(tasks: Sequence[GameSpec], settings: RunSettings) -> list[dict[st
         bots = pool.seat_bots(task.seats)
         outcome = play_game(task.game, bots, task.seed, task.options, names=list(task.seats),
                             time_control=settings.time_control, policy=settings.policy,
-                            preset=task.preset, game_id=task.id)
+                            preset=task.preset, game_id=task.id,
+                            shown=settings.names)
         for seat in outcome.faulted_seats:
             _start(bots[seat])
         record = outcome.record
         lines.append(results_line(task.id, record, result_of(record, task.entrants, settings.policy),
-                                  task.set_id))
+                                  task.set_id, settings.owners))
     return lines
 
 

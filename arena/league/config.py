@@ -15,6 +15,7 @@ from arena.bots.sandbox import choose_sandbox
 from arena.errors import ConfigError
 from arena.settings import (
     DEFAULT_BUILD_LIMITS,
+    DEFAULT_NAMES,
     DEFAULT_RATING,
     DELTA,
     SUSPEND_AFTER,
@@ -22,6 +23,7 @@ from arena.settings import (
     Clock,
     FaultPolicy,
     Limits,
+    NamesShown,
     RatingModel,
     SandboxMode,
     TimeControl,
@@ -124,7 +126,7 @@ class LeagueSettings:
                 "policy": play.policy.value, "cluster": self.cluster, "rating": self.rating.value,
                 "delta": self.delta, "interpreters": list(play.interpreters),
                 "build": {s.field: getattr(self.build, s.field) for s in BUILD_SETTINGS},
-                "suspend_after": self.suspend_after}
+                "suspend_after": self.suspend_after, "names": play.names.value}
 
     @classmethod
     def of(cls, store: Store) -> LeagueSettings:
@@ -139,7 +141,8 @@ class LeagueSettings:
         time = {"clock": Clock.WALL.value, **raw["time_control"]}
         time_control = TimeControl(**{**time, "clock": Clock(time["clock"])})
         play = PlaySettings(time_control, Limits(**raw["limits"]), FaultPolicy(raw["policy"]),
-                            SandboxMode(raw["sandbox"]), tuple(raw.get("interpreters", ())))
+                            SandboxMode(raw["sandbox"]), tuple(raw.get("interpreters", ())),
+                            NamesShown(raw.get("names", DEFAULT_NAMES.value)))
         return cls(game=raw["game"], players=raw["players"], options=raw["options"], play=play,
                    seed=raw["seed"], cluster=raw.get("cluster"),
                    rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"),

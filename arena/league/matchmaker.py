@@ -22,6 +22,11 @@ more than its **share** of one call's tables: ``ceil(count * size / len(entrants
 call that spread ``count`` tables of ``size`` seats evenly over the field would give each
 entrant. A bot that stalls every game it sits in then holds up that share of a batch, not all of
 it. (Only where the others cannot fill a table does it sit at more.)
+**Owners apart**: no table seats two entrants of one owner (``Entrant.owner``; compared as names
+are, ``arena.names.name_key``) when the field allows it: the uncertainty table is the best window
+of neighbours of different owners, and the other tables take their opponents from owners not yet
+at the table. Only where too few other owners are left (fewer owners than seats) does a table
+seat one owner twice.
 Everything is decided by the arguments (and ``seed``, for ties and the newcomers' opponents).
 """
 
@@ -34,6 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from arena.names import name_key
 from arena.settings import DELTA
 
 NEWCOMER_SETS = 3
@@ -71,6 +77,13 @@ class Entrant:
     has_finished_a_game: bool = True
     """Whether it has played a game to its end (without a start failure, time-out or crash); one
     that has not sits at no more than its share of the tables of a call (``share``)."""
+    owner: str | None = None
+    """Who entered it; None: it is its own owner (it shares one with no other entrant)."""
+
+    @property
+    def owner_key(self) -> str:
+        """Its owner as compared: ``owner``'s name key, else a key of its own."""
+        return name_key(self.owner) if self.owner is not None else f"\0{self.key}"
 
     @property
     def width(self) -> float:
@@ -146,7 +159,7 @@ def next_tables(entrants: Sequence[Entrant], size: int, count: int,
             others = [e for e in order if e.key != focus.key]
             rng.shuffle(others)  # spread over the field: random opponents, least played first
             others.sort(key=lambda e: sets[e.key])
-            table = [focus.key] + [e.key for e in others[:size - 1]]
+            table = [focus.key] + [e.key for e in _apart(focus, others, size - 1)]
         for key in table:
             planned[key] += 1
         tables.append(tuple(table))
@@ -173,18 +186,37 @@ def _uncertain_table(order: Sequence[Entrant], planned: dict[str, int], size: in
 
     if size < 2:  # a table of one has no order to test: the least certain entrant
         return [max(order, key=half_width).key]
+    apart = [len({e.owner_key for e in order[start:start + size]}) == size
+             for start in range(len(order) - size + 1)]
     shares = [0.0 if upper.key in closed else
               _overlap(upper, lower, half_width(upper) + half_width(lower))
               for upper, lower in itertools.pairwise(order)]
     if not any(shares):
         return None
+    if not any(apart):  # no run of neighbours of different owners: spread the tables instead
+        return None
     best, best_score = 0, -math.inf
     for start in range(len(order) - size + 1):
+        if not apart[start]:
+            continue
         window = shares[start:start + size - 1]
         score = max(window) + 0.5 * sum(window)
         if score > best_score:
             best, best_score = start, score
     return [e.key for e in order[best:best + size]]
+
+
+def _apart(focus: Entrant, others: Sequence[Entrant], count: int) -> list[Entrant]:
+    """The first ``count`` of ``others`` whose owners are not yet at the table (``focus``'s,
+    then each taken one's); where too few owners are left, the first of the rest after them."""
+    taken: list[Entrant] = []
+    owners = {focus.owner_key}
+    for other in others:
+        if len(taken) < count and other.owner_key not in owners:
+            taken.append(other)
+            owners.add(other.owner_key)
+    rest = [other for other in others if other not in taken]
+    return taken + rest[:count - len(taken)]
 
 
 def _overlap(upper: Entrant, lower: Entrant, reach: float) -> float:

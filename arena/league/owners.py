@@ -36,6 +36,11 @@ class Owners:
         """Whether the entrant ``name`` is ``participant``'s."""
         return self.owner_of(name) == participant
 
+    def participants(self) -> dict[str, int]:
+        """Every owned name's key, with the participant who owns it."""
+        return {row[0]: int(row[1]) for row in self.db.execute(
+            "SELECT name_key, participant FROM owners")}
+
     def keys_of(self, participant: int) -> list[str]:
         """The name keys of the entrants ``participant`` owns."""
         return [row[0] for row in self.db.execute(

@@ -33,6 +33,7 @@ from arena.league.lock import league_lock
 from arena.league.matchmaker import next_tables
 from arena.league.standings import StandingsCache
 from arena.league.store import Store
+from arena.names import name_key
 from arena.plans.seating import add_order, best_order
 from arena.records.reader import parse_line
 from arena.runs.session import Session
@@ -142,7 +143,8 @@ def _plan_and_play_batch(store: Store, settings: LeagueSettings, session: Sessio
     run_settings = settings.play.run_settings(
         bots={key: resolve_copy(run, directory).command(settings.bot_sandbox(directory))
               for key, (run, directory) in directories.items()},
-        log_dir=str(store.directory / LOGS_DIR), silent_bot_logs=False)
+        log_dir=str(store.directory / LOGS_DIR), silent_bot_logs=False,
+        owners=_owners(store, [bots[b] for b in {b for ids in seats.values() for b in ids}]))
 
     def record(game: Finished) -> bool:
         suspended = _record(store, game, seats, places, bots, settings.suspend_after)
@@ -158,6 +160,13 @@ def _plan_and_play_batch(store: Store, settings: LeagueSettings, session: Sessio
         return report.finished(games) or bool(suspended)
 
     session.play(tasks, run_settings, record)
+
+
+def _owners(store: Store, bots: list[Bot]) -> dict[str, str]:
+    """The records' owners of ``bots`` by the name they play under: the participant who owns the
+    entrant; the organiser's are their own (``arena.records.writer.with_owners``)."""
+    owners = store.owner_names()
+    return {bot.key: owners[name_key(bot.name)] for bot in bots if name_key(bot.name) in owners}
 
 
 def _next_batch(store: Store, settings: LeagueSettings, bots: dict[int, Bot], workers: int,

@@ -11,6 +11,7 @@ from arena.errors import ArenaError
 from arena.league.entrants import Bot
 from arena.league.matchmaker import Entrant
 from arena.league.store import Store
+from arena.names import name_key
 from arena.plans.seating import neighbour_counts
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import Flag, Ratings, Standing, rate
@@ -123,16 +124,19 @@ class StandingsCache:
         return self._neighbours
 
     def entrants(self, seed: int = 0) -> list[Entrant]:
-        """The active entrants with the sets planned for them, their rating intervals and whether
-        each has finished a game."""
+        """The active entrants with the sets planned for them, their rating intervals, whether
+        each has finished a game, and their owners (a participant's; the organiser's entrants
+        each their own)."""
         self._fit_if_due(seed)
         self._read_sets()
         entrants = []
+        owners = self.store.owner_names()
         for bot in self.store.entrants.bots():
             row = self._rows.get(bot.key)
             entrant = (Entrant(bot.key, self._set_counts[bot.id]) if row is None
                        else table_entrant(row, self._set_counts[bot.id]))
-            entrants.append(replace(entrant, has_finished_a_game=bot.has_finished_a_game))
+            entrants.append(replace(entrant, has_finished_a_game=bot.has_finished_a_game,
+                                    owner=owners.get(name_key(bot.name))))
         return entrants
 
     def leader(self, *, fresh: bool = False) -> str | None:

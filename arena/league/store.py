@@ -46,6 +46,12 @@ class Store:
         """Open an existing league (``Database.open``)."""
         return cls(Database.open(directory, across_threads=across_threads))
 
+    def owner_names(self) -> dict[str, str]:
+        """Each participant-owned entrant's owner (the participant's name), by the entrant's
+        name key; the organiser's entrants are not in it (each its own owner)."""
+        return {key: self.accounts.name_of(participant)
+                for key, participant in self.owners.participants().items()}
+
     def close(self) -> None:
         """Close the connection."""
         self.database.close()

@@ -14,7 +14,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ import orjson
 import engine
 from arena.connectivity import groups
 from arena.formats import PlainOrJson
+from arena.plans.apart import is_apart, owner_keys, shared_owners
 from arena.plans.estimate import Estimate, estimate
 from arena.plans.schedule import schedule, scheduler_for
 from arena.plans.seating import neighbour_counts
@@ -64,6 +65,16 @@ class SchedulePreview:
     """The deals file (``deals: FILE``), if any."""
     deals_lines: int = 0
     """Its lines (each set plays one, in order, wrapping round)."""
+    shared_owners: dict[str, list[str]] = field(default_factory=dict)
+    """The owners of two or more bots, with their bots (``arena.plans.apart``); empty: every
+    bot is its own owner's."""
+    together: str | None = None
+    """Why the schedule cannot keep one owner's bots apart (the run refuses it unless the file
+    says ``same_owner_tables: allow``); None when it keeps them apart."""
+    together_sets: int = 0
+    """Duplicate sets that seat two bots of one owner (only with ``together``)."""
+    same_owner_tables: bool = False
+    """Whether the file says ``same_owner_tables: allow``."""
 
     @property
     def is_connected(self) -> bool:
@@ -75,8 +86,11 @@ def preview(tournament: Tournament, jobs: int | None = None,
             history: Sequence[str | os.PathLike[str]] = ()) -> SchedulePreview:
     """The summary of ``tournament``'s schedule; ``jobs`` as ``arena run`` would use them;
     ``history``: results of earlier games the run-time estimate reads the bots' times from."""
-    specs = schedule(tournament)
-    entrants = scheduler_for(tournament).entrants()
+    specs = schedule(tournament, refuse_together=False)  # shown, then refused by the run
+    scheduler = scheduler_for(tournament)
+    entrants = scheduler.entrants()
+    owners = tournament.owners
+    keys = owner_keys(list(owners), owners)
     sets = {spec.set_id: spec for spec in specs}  # one game per duplicate set: its entrants
     first_round = [spec.entrants for spec in sets.values() if spec.round == 1]
     per_entrant = Counter(name for spec in specs for name in set(spec.entrants))
@@ -102,7 +116,11 @@ def preview(tournament: Tournament, jobs: int | None = None,
         neighbours=sat, neighbour_pairs=pairs,
         move_ms=tournament.play.time.move_ms, jobs=workers, worst_case_seconds=worst,
         estimate=estimate(specs, bots, decisions, workers, history), sets=len(sets),
-        deals=None if suite is None else suite.path, deals_lines=0 if suite is None else len(suite))
+        deals=None if suite is None else suite.path, deals_lines=0 if suite is None else len(suite),
+        shared_owners=shared_owners(list(owners), owners), together=scheduler.together(),
+        together_sets=sum(1 for spec in sets.values()
+                          if not is_apart(list(dict.fromkeys(spec.seats)), keys)),
+        same_owner_tables=tournament.same_owner_tables)
 
 
 def preview_file(file: Path, *, jobs: int | None = None, fmt: PlainOrJson = PlainOrJson.PLAIN,
@@ -139,6 +157,7 @@ def render(summary: SchedulePreview) -> str:
         f"tables shared by a pair: {_span((low, high))}; pairs never meeting: "
         f"{summary.pairs_never_meeting}",
         linked,
+        *_owners_line(summary),
         _neighbour_line(summary),
         *_deals_line(summary),
         _estimate_line(summary),
@@ -153,6 +172,23 @@ WRITERS: dict[PlainOrJson, Callable[[SchedulePreview], str]] = {
     PlainOrJson.JSON: render_json,
 }
 """One writer for each format of the preview."""
+
+
+def _owners_line(summary: SchedulePreview) -> list[str]:
+    """Whether one owner's bots are kept apart (nothing when no two bots share an owner). Owners
+    and bots are names (``arena.names.NAME``): printable as they are."""
+    if not summary.shared_owners:
+        return []
+    shared = "; ".join(f"{owner}: {', '.join(bots)}"
+                       for owner, bots in summary.shared_owners.items())
+    if summary.together is None:
+        return [f"owners: no table seats two bots of one owner ({shared})"]
+    problem = summary.together
+    if summary.same_owner_tables:
+        return [f"owners: CANNOT be kept apart: {problem}; same_owner_tables: allow: "
+                f"{summary.together_sets} of {summary.sets} sets seat two bots of one owner"]
+    return [f"owners: CANNOT be kept apart: {problem}; the run refuses this schedule unless the "
+            f"file says same_owner_tables: allow"]
 
 
 def _deals_line(summary: SchedulePreview) -> list[str]:

@@ -11,6 +11,10 @@ Fairness in a luck-heavy card game comes from the schedule:
   ``bots``, or their teams): for each challenger the field's tables as a round-robin of
   ``players - 1`` seats would choose them (up to ``max_tables`` per challenger), in every seat
   rotation on one deal seed, as above. Challengers never meet: they are rated through the field.
+- Owners (a bot's ``owner:``): no table seats two entrants of one owner when the field allows it
+  (``arena.plans.apart``); when it does not, the run is refused unless the file says
+  ``same_owner_tables: allow``, and then the tables are the plain design's. A field in which no
+  two bots share an owner gets the schedule it always had.
 - ``deals: FILE`` gives the sets their deals instead of their seeds, the file's lines in set order
   (``arena.plans.deals``).
 - ``rounds`` repeats the whole schedule with new deal seeds; under ``seating: balanced`` (the
@@ -33,12 +37,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import cached_property
 from typing import Protocol
 
 import engine
 from arena.errors import ConfigError
+from arena.plans.apart import Seated, apart_pairs, apart_tables, owner_keys, shared_owners
 from arena.plans.seating import Seating, balanced_orders, rotations
-from arena.plans.tables import sample_tables, stable_combinations, table_count
+from arena.plans.tables import sample_tables, table_count
 from arena.plans.tournament import Format, Tournament
 from arena.settings import MAX_GAMES
 from arena.values.ids import tournament_game_id
@@ -65,30 +71,49 @@ class Scheduler(Protocol):
         """Every entrant the format seats, as results name it (a bot, or a team)."""
         ...
 
+    def together(self) -> str | None:
+        """Why its tables seat two entrants of one owner together (the field does not allow
+        otherwise); None when they keep owners apart."""
+        ...
+
 
 class RoundRobin:
     """``format: round-robin``: every table of ``players`` bots (a balanced sample of them when
     there are more than ``max_tables``: ``sample_tables``); in a team game, every pair of teams,
-    each in the game's first team seats and then in its second."""
+    each in the game's first team seats and then in its second. Owners apart
+    (``arena.plans.apart``) where the field allows it."""
 
     def __init__(self, tournament: Tournament) -> None:
         self.tournament = tournament
 
-    def tables(self) -> Tables:
-        """Every table of the field (or its sample), or every pair of teams."""
+    @cached_property
+    def _seated(self) -> Seated:
         tournament = self.tournament
         seats_of = engine.game(tournament.game).info.teams
         if seats_of is None:
             names = [bot.name for bot in tournament.bots]
-            return sample_tables(names, tournament.players, tournament.max_tables, tournament.seed)
+            return apart_tables(names, tournament.owners, tournament.players,
+                                tournament.max_tables, tournament.seed)
         assert len(seats_of) == 2
         teams = list(tournament.teams) or [(bot.name, bot.name) for bot in tournament.bots]
-        return [[_seated(seats_of, (a, b)), _seated(seats_of, (b, a))]
-                for a, b in stable_combinations(teams, 2)]
+        pairs, problem = apart_pairs(teams, tournament.owners)
+        return Seated([[_seated(seats_of, (a, b)), _seated(seats_of, (b, a))] for a, b in pairs],
+                      problem)
+
+    def tables(self) -> Tables:
+        """Every table of the field (or its sample), or every pair of teams."""
+        return self._seated.tables
+
+    def together(self) -> str | None:
+        """Why its tables cannot keep owners apart (``arena.plans.apart``), or None."""
+        return self._seated.problem
 
     def games_per_round(self) -> int:
         """Tables times seat rotations (two sides for a pair of teams)."""
         tournament = self.tournament
+        if shared_owners([bot.name for bot in tournament.bots], tournament.owners):
+            # tables of different owners: at most every combination or the sample's count
+            return sum(len(table) for table in self.tables())
         if tournament.has_teams:
             return math.comb(len(tournament.teams) or len(tournament.bots), 2) * 2
         return table_count(len(tournament.bots), tournament.players, tournament.max_tables) \
@@ -102,36 +127,75 @@ class RoundRobin:
 class Gauntlet:
     """``format: gauntlet``: every challenger at every field table, in its own seat (or team) with
     the field's tables as a round-robin of ``players - 1`` seats would choose them; challengers
-    never meet."""
+    never meet. With owners, a challenger's field is the bots of other owners, at tables of
+    different owners (``arena.plans.apart``) where the field allows it."""
 
     def __init__(self, tournament: Tournament) -> None:
         self.tournament = tournament
 
-    def tables(self) -> Tables:
+    @cached_property
+    def _seated(self) -> Seated:
         """Each challenger's tables, challenger by challenger: with a team of its copies against
         each field team, or in one seat with ``players - 1`` of the field's."""
         tournament = self.tournament
         challengers = [bot.name for bot in tournament.challengers]
+        owners = tournament.owners
+        keys = owner_keys([bot.name for bot in tournament.programs], owners)
         seats_of = engine.game(tournament.game).info.teams
         if seats_of is not None:
-            field = list(tournament.teams) or [(bot.name, bot.name) for bot in tournament.bots]
-            return [[_seated(seats_of, ((c, c), b)), _seated(seats_of, (b, (c, c)))]
-                    for c in challengers for b in field]
+            teams = list(tournament.teams) or [(bot.name, bot.name) for bot in tournament.bots]
+            met = [(c, b) for c in challengers for b in teams
+                   if all(keys[member] != keys[c] for member in b)]
+            problem = next((f"every field team has a bot of {owners[c]!r}, the owner of "
+                            f"challenger {c}" for c in challengers
+                            if not any(m == c for m, _ in met)), None)
+            if problem is not None:
+                met = [(c, b) for c in challengers for b in teams]
+            return Seated([[_seated(seats_of, ((c, c), b)), _seated(seats_of, (b, (c, c)))]
+                           for c, b in met], problem)
         size = tournament.players
         names = [bot.name for bot in tournament.bots]
-        field_tables = [rotations[0] for rotations in
-                        sample_tables(names, size - 1, tournament.max_tables, tournament.seed)]
-        tables = []
+        plain: list[tuple[str, ...]] | None = None
+        tables: Tables = []
+        problems = []
         for challenger in challengers:
-            for members in field_tables:
+            field = [name for name in names if keys[name] != keys[challenger]]
+            if field == names and not shared_owners(names, owners):
+                if plain is None:  # the schedule a field without owners always had
+                    plain = [rotations[0] for rotations in
+                             sample_tables(names, size - 1, tournament.max_tables,
+                                           tournament.seed)]
+                members_of = plain
+            else:
+                seated = (apart_tables(field, owners, size - 1, tournament.max_tables,
+                                       tournament.seed) if len(field) >= size - 1 else
+                          Seated([], f"{len(field)} field bots are not of challenger "
+                                     f"{challenger}'s owner {owners[challenger]!r}: "
+                                     f"{size}-player tables need {size - 1}"))
+                if seated.problem is not None:
+                    problems.append(seated.problem)
+                    seated = apart_tables(names, {}, size - 1, tournament.max_tables,
+                                          tournament.seed)
+                members_of = [rotations[0] for rotations in seated.tables]
+            for members in members_of:
                 seats = (challenger, *members)
                 tables.append([tuple(seats[(seat + r) % size] for seat in range(size))
                                for r in range(size)])
-        return tables
+        return Seated(tables, problems[0] if problems else None)
+
+    def tables(self) -> Tables:
+        """Each challenger's tables, challenger by challenger."""
+        return self._seated.tables
+
+    def together(self) -> str | None:
+        """Why its tables cannot keep owners apart (``arena.plans.apart``), or None."""
+        return self._seated.problem
 
     def games_per_round(self) -> int:
         """Challengers times field tables (or teams) times seat rotations."""
         tournament = self.tournament
+        if shared_owners([bot.name for bot in tournament.programs], tournament.owners):
+            return sum(len(table) for table in self.tables())
         challengers = len(tournament.challengers)
         if tournament.has_teams:
             return challengers * (len(tournament.teams) or len(tournament.bots)) * 2
@@ -159,12 +223,18 @@ def scheduler_for(tournament: Tournament) -> Scheduler:
     return SCHEDULERS[tournament.format](tournament)
 
 
-def schedule(tournament: Tournament) -> list[GameSpec]:
+def schedule(tournament: Tournament, *, refuse_together: bool = True) -> list[GameSpec]:
     """Every game of the tournament, in a stable order; ConfigError, before anything is built,
-    for a schedule of more than ``MAX_GAMES`` games."""
+    for a schedule of more than ``MAX_GAMES`` games, and (``refuse_together``: a run's, not a
+    dry run's) for one that seats two entrants of one owner at a table when the file does not
+    say ``same_owner_tables: allow``."""
     scheduler = scheduler_for(tournament)
     check_size(tournament, scheduler.games_per_round())
     tables = scheduler.tables()
+    problem = scheduler.together()
+    if refuse_together and problem is not None and not tournament.same_owner_tables:
+        raise ConfigError(f"{tournament.path}: same_owner_tables: {problem}; 'same_owner_tables: "
+                          f"allow' would seat them together")
     games = []
     # Team games swap sides (two entrants): only tables of three or more have an order to vary.
     seating = Seating.CYCLIC if tournament.has_teams else tournament.seating_design

@@ -68,6 +68,13 @@ class BotSpec:
     resolved: ResolvedBot
     sandbox: SandboxMode | None = None
     """This bot's own ``sandbox`` setting; None: the tournament's."""
+    owner: str | None = None
+    """Who entered it (``owner:``), as written; None: nobody said, the bot is its own owner."""
+
+    @property
+    def owner_name(self) -> str:
+        """Its owner: the file's ``owner``, else its own name (it shares an owner with no bot)."""
+        return self.name if self.owner is None else self.owner
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -123,6 +130,14 @@ class Tournament:
     deals: DealSuite | None = None
     """The deals file the sets play in order (``arena.plans.deals``); None: deals drawn from the
     seed. Compared by content: a resumed run refuses another."""
+    same_owner_tables: bool = False
+    """``same_owner_tables: allow``: where the schedule cannot keep one owner's entrants apart
+    (``arena.plans.apart``), it seats them together instead of refusing the run."""
+
+    @property
+    def owners(self) -> dict[str, str]:
+        """Each program's owner (``BotSpec.owner_name``), by bot name."""
+        return {bot.name: bot.owner_name for bot in self.programs}
 
     @property
     def seating_design(self) -> Seating:
@@ -153,8 +168,11 @@ class Tournament:
 TOP_KEYS = {"name", "game", "players", "options", "bots", "teams", "schedule", "rounds",
             "max_tables", "seed", "time", "limits", "fault_policy", "jobs", "format",
             "challengers", "max_live_bots", "cluster", "sandbox", "sandbox_interpreters", "rating",
-            "seating", "deals", "deals_sha256"}
-BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires", "sandbox"}
+            "seating", "deals", "deals_sha256", "same_owner_tables", "names"}
+BOT_KEYS = {"name", "cmd", "dir", "workdir", "build", "requires", "sandbox", "owner"}
+SAME_OWNER_TABLES = ("apart", "allow")
+"""``same_owner_tables``' words: ``apart`` (the default: a schedule that cannot keep one owner's
+entrants apart is refused) or ``allow`` (it seats them together)."""
 TIME_KEYS = spec.section_keys("time")
 LIMIT_KEYS = spec.section_keys("limits")
 
@@ -226,7 +244,24 @@ def load_tournament(path: str | os.PathLike[str]) -> Tournament:
         rating=values.get(spec.RATING.key, spec.RATING.default),
         seating=values.get(spec.SEATING.key),
         deals=_deals(where, top, game_name, players, options),
+        same_owner_tables=_same_owner_tables(where, top.get("same_owner_tables", "apart")),
     )
+
+
+def _same_owner_tables(where: _FileChecker, raw: object) -> bool:
+    """``same_owner_tables``: whether it says ``allow``."""
+    word = where.text(raw, "same_owner_tables")
+    if word not in SAME_OWNER_TABLES:
+        raise where.error("same_owner_tables",
+                          f"{word!r} is not one of {', '.join(SAME_OWNER_TABLES)}")
+    return word == "allow"
+
+
+def _owner(where: _FileChecker, entry: dict[str, Any], key: str) -> str | None:
+    """A bot's ``owner``: a name (``arena.names``), or None when it gives none."""
+    if entry.get("owner") is None:
+        return None
+    return where.name(entry["owner"], f"{key}.owner")
 
 
 def _deals(where: _FileChecker, top: dict[str, Any], game: str, players: int,
@@ -336,7 +371,7 @@ def _bots(where: _FileChecker, raw: object, section: str = "bots") -> tuple[BotS
                                            key=f"{key}.cmd"), build=build)
         sandbox = None if "sandbox" not in entry else sandbox_mode(
             entry["sandbox"], f"{where.path}: {key}.sandbox")
-        bots.append(BotSpec(name, resolved, sandbox))
+        bots.append(BotSpec(name, resolved, sandbox, _owner(where, entry, key)))
     return tuple(bots)
 
 
@@ -382,7 +417,7 @@ def _dir_bot(where: _FileChecker, entry: dict[str, Any], key: str, bots: list[Bo
         raise where.error(f"{key}.name", _taken(name, taken, "another bot"))
     sandbox = None if "sandbox" not in entry else sandbox_mode(
         entry["sandbox"], f"{where.path}: {key}.sandbox")
-    return BotSpec(name, resolved, sandbox)
+    return BotSpec(name, resolved, sandbox, _owner(where, entry, key))
 
 
 def _teams(where: _FileChecker, raw: object, bots: tuple[BotSpec, ...], info: GameInfo,

@@ -30,7 +30,7 @@ from arena.settings import Clock
 from arena.values.faults import FaultKind, TimeLimit
 from arena.values.ids import set_of_game
 
-FORMAT = 2
+FORMAT = 3
 """The format this arena writes, and the newest it reads."""
 
 
@@ -303,6 +303,12 @@ GAME = Part("The game", "", (
           "The chance steps given instead of drawn (`{\"dealer\", \"deals\"}`: the engine's "
           "preset deals).", when="games played from preset deals"),
     Field("names", list_of(STRING), "The bot in each seat, by seat."),
+    Field("owners", nullable(list_of(STRING)),
+          "Who entered the bot in each seat, by seat, like `names`: a tournament bot's `owner` "
+          "(its own name when it has none), a league entrant's owner (the participant who "
+          "uploaded it, the `--owner` of `league submit`, else the organiser's name). Two seats "
+          "of one owner are two bots of one owner at one table.",
+          since=3, older=NOT_RECORDED),
     Field("teams", list_of(list_of(INT), "list of seat lists"),
           "The seats of each team, team 0 first: `[[0, 2], [1, 3]]`.", when="Partnership Blackout"),
     Field("deals", list_of(OBJECT, "list of deals"), "Every finished deal, in order (below)."),
@@ -354,7 +360,8 @@ def markdown_table(part: Part) -> str:
         if field.when is not None:
             meaning = f"Only for {field.when}. {meaning}"
         if field.older is not None:
-            meaning += f" Lines without it (format 1): {field.older.text}."
+            formats = "format 1" if field.since == 2 else f"formats 1 to {field.since - 1}"
+            meaning += f" Lines without it ({formats}): {field.older.text}."
         if field.private:
             meaning += (" Private: a served league shows it to the bot's owner alone, and `league "
                         "export` empties it unless given `--with-stderr` (docs/serve.md).")

@@ -59,16 +59,29 @@ def fault_entry(fault: Fault, seat: int, deal: int, decision: int) -> dict[str, 
 
 
 def results_line(game_id: str, record: Mapping[str, Any], result: Mapping[str, Any],
-                 set_id: str) -> dict[str, Any]:
-    """A game's results line: its format, ``game_id``, ``record`` and ``result`` with its
-    duplicate set ``set_id`` (``arena.values.ids``)."""
-    return {"format": FORMAT, "id": game_id, **record, "result": {**result, "set": set_id}}
+                 set_id: str, owners: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A game's results line: its format, ``game_id``, ``record`` with each seat's owner
+    (``owners`` by bot name; a bot it lacks is its own owner) and ``result`` with its duplicate
+    set ``set_id`` (``arena.values.ids``)."""
+    return {"format": FORMAT, "id": game_id, **with_owners(record, owners or {}),
+            "result": {**result, "set": set_id}}
 
 
 def logged_record(record: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, Any]:
     """The record ``arena play --log`` writes: a results line without ``id`` or set (one game,
-    no run around it)."""
-    return {"format": FORMAT, **record, "result": dict(result)}
+    no run around it), each bot its own owner."""
+    return {"format": FORMAT, **with_owners(record, {}), "result": dict(result)}
+
+
+def with_owners(record: Mapping[str, Any], owners: Mapping[str, str]) -> dict[str, Any]:
+    """``record`` with ``owners`` after ``names``, where the schema has it: each seat's bot's
+    owner in ``owners``, else the bot's own name."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        out[key] = value
+        if key == "names":
+            out["owners"] = [owners.get(name, name) for name in value]
+    return out
 
 
 def indented(record: Mapping[str, Any]) -> bytes:

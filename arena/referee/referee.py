@@ -31,7 +31,7 @@ from arena.bots.process import Reply
 from arena.protocol import GameMessages, game_end, with_id
 from arena.records.writer import fault_entry, game_record
 from arena.referee.seated import SeatedBot
-from arena.settings import DEFAULT_POLICY, DEFAULT_TIME, FaultPolicy, TimeControl
+from arena.settings import DEFAULT_NAMES, DEFAULT_POLICY, DEFAULT_TIME, FaultPolicy, NamesShown, TimeControl
 from arena.values.faults import BotFaultError, Fault, FaultKind, TimeLimit
 from engine.chance import Preset
 from engine.errors import EngineError
@@ -67,6 +67,7 @@ def play_game(
     stop_at_fault: bool = False,
     preset: Preset | None = None,
     game_id: str | None = None,
+    shown: NamesShown = DEFAULT_NAMES,
 ) -> GameOutcome:
     """Play one game with ``bots[seat]`` in each seat; never raises for anything a bot does.
 
@@ -74,11 +75,13 @@ def play_game(
     fallback's (check-bot: the other seats are copies of the bot, which would repeat the fault,
     and a copy that hangs costs its whole allowance). ``preset``: deals given instead of drawn
     from ``seed`` (a deals file's; the record keeps them). ``game_id``: the game's id, which
-    marks each decision's stderr in the bots' logs (``arena.stderrindex``)."""
+    marks each decision's stderr in the bots' logs (``arena.stderrindex``). ``shown``: what
+    ``game_start.names`` tells the bots (the record keeps ``names``)."""
     game = engine.game(game_name)
     players = len(bots)
     state = game.new_game(players, seed, options, preset=preset)
     names = list(names) if names is not None else [bot.name for bot in bots]
+    labels = shown.labels(names)
     messages = GameMessages(game)
     referee = Referee(game, messages, bots, seed, time_control, stop_at_fault)
     stalls = [bot.stalls for bot in bots]
@@ -88,7 +91,7 @@ def play_game(
             referee.fault(seat, bot.last_fault or Fault(FaultKind.CRASH, bot.name, "is not running"),
                         state)
             continue
-        referee.send(seat, messages.game_start(state, names, seat, bot_seed(seed, seat)), state)
+        referee.send(seat, messages.game_start(state, labels, seat, bot_seed(seed, seat)), state)
     referee.broadcast_events(state)
     state = referee.play(state)
     end = game_end(game.totals(state), game.places(state))

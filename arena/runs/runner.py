@@ -222,7 +222,8 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
                 bots={bot.name: bot.resolved.command(sandboxes.by_bot[bot.name])
                       for bot in tournament.programs},
                 log_dir=str(out_dir.absolute() / "logs"),
-                max_live_bots=max_live_bots if max_live_bots is not None else tournament.max_live_bots)
+                max_live_bots=max_live_bots if max_live_bots is not None else tournament.max_live_bots,
+                owners=tournament.owners)
             session.build(settings, places)
             tasks = locality_order(specs, settings.max_live_bots)
             todo = [task for task in tasks if task.id not in finished]

@@ -9,17 +9,19 @@ Plain frozen values, below every layer that passes them: plans (``arena.plans``)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import engine
 from arena.settings import (
     DEFAULT_LIMITS,
+    DEFAULT_NAMES,
     DEFAULT_POLICY,
     DEFAULT_TIME,
     MAX_LIVE_BOTS,
     FaultPolicy,
     Limits,
+    NamesShown,
     TimeControl,
 )
 from arena.values import ids
@@ -69,7 +71,8 @@ class BotCommand:
 @dataclass(frozen=True)
 class RunSettings:
     """Everything a worker needs besides the games: bot commands, limits, policy, log directory,
-    and how many bot processes it may keep alive (None: all)."""
+    how many bot processes it may keep alive (None: all), the bots' owners and what the bots are
+    told of each other's names."""
 
     bots: dict[str, BotCommand]
     time_control: TimeControl = DEFAULT_TIME
@@ -80,6 +83,11 @@ class RunSettings:
     silent_bot_logs: bool = True
     """Whether a bot process that writes nothing to stderr gets a log file all the same (the
     league's runs say no: thousands of files of one "[arena] started" line)."""
+    owners: dict[str, str] = field(default_factory=dict)
+    """Each bot's owner by name, as the records write it (``owners``); a bot it lacks is its
+    own owner."""
+    names: NamesShown = DEFAULT_NAMES
+    """What ``game_start.names`` tells the bots."""
 
 
 class Finished(NamedTuple):

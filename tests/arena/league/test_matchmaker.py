@@ -165,3 +165,31 @@ def test_ratings_or_intervals_the_model_could_not_give_are_uncertain_not_an_erro
     for size in (1, 2, 3, 4):
         tables = next_tables(field, size, 4, seed=size)
         assert all(len(set(t)) == size for t in tables)
+
+
+def owners_at(tables: list[tuple[str, ...]], owner: dict[str, str]) -> list[tuple[str, ...]]:
+    """The tables that seat two entrants of one owner."""
+    return [t for t in tables if len({owner.get(k, k) for k in t}) < len(t)]
+
+
+def test_owners_are_kept_apart_when_the_field_allows_it() -> None:
+    from dataclasses import replace
+
+    owner = {"e00": "ann", "e01": "ANN", "e02": "ann", "e03": "bob", "e04": "bob"}
+    for field in (settled(9), settled(9, sets=1), settled(9, width=400.0)):
+        owned = [replace(e, owner=owner.get(e.key)) for e in field]
+        for size in (3, 4):
+            tables = next_tables(owned, size, 30, seed=5)
+            assert len(tables) == 30
+            assert owners_at(tables, {k: v.lower() for k, v in owner.items()}) == []
+            # the neighbours e00..e02 (one owner) are the most uncertain without owners
+            plain = next_tables(field, size, 30, seed=5)
+            assert owners_at(plain, {k: v.lower() for k, v in owner.items()})
+
+
+def test_too_few_owners_still_fill_the_tables() -> None:
+    from dataclasses import replace
+
+    field = [replace(e, owner="ann" if i < 4 else None) for i, e in enumerate(settled(5))]
+    tables = next_tables(field, 3, 10, seed=2)  # two owners for three seats
+    assert len(tables) == 10 and all(len(set(t)) == 3 for t in tables)

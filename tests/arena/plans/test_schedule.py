@@ -300,6 +300,9 @@ def test_a_format_is_its_scheduler(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         def games_per_round(self) -> int:
             return 3
 
+        def together(self) -> str | None:
+            return None
+
     monkeypatch.setitem(SCHEDULERS, Format.ROUND_ROBIN, TwoTables)
     t = tournament(tmp_path, 5, 3, rounds=2, seating="cyclic")
     games = schedule(t)
