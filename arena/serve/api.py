@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from arena.league.accounts import Participant, Upload
 from arena.league.store import Store
 from arena.serve.auth import bearer_participant, league_store
-from arena.serve.upload import queue_bot, read_upload
+from arena.serve.upload import queue_bot, read_upload, refuse_if_closed
 from arena.serve.views import game_json, game_line, game_rows, logs_of, row_id, viewer_of
 
 router = APIRouter(prefix="/api")
@@ -27,7 +27,9 @@ def upload_json(upload: Upload) -> dict[str, Any]:
 
 @router.post("/submissions", status_code=202)
 async def post_submission(request: Request, caller: Caller) -> dict[str, Any]:
-    """Queue the archive in the multipart field ``file``: 202 ``{"id", "status": "queued"}``."""
+    """Queue the archive in the multipart field ``file``: 202 ``{"id", "status": "queued"}``;
+    403 with the reason once the league has closed for submissions."""
+    await refuse_if_closed(request)
     upload, _ = await read_upload(request, request.app.state.max_upload_bytes)
     upload_id = await queue_bot(request, caller.id, upload)
     return {"id": upload_id, "status": "queued"}
