@@ -12,7 +12,7 @@ from arena.league.accounts import Participant, Upload
 from arena.league.store import Store
 from arena.serve.auth import bearer_participant, league_store
 from arena.serve.upload import queue_bot, read_upload, refuse_if_closed
-from arena.serve.views import game_json, game_line, game_rows, logs_of, row_id, viewer_of
+from arena.serve.views import final_data, game_json, game_line, game_rows, logs_of, row_id, viewer_of
 
 router = APIRouter(prefix="/api")
 StoreDep = Annotated[Store, Depends(league_store)]
@@ -57,6 +57,15 @@ def get_table(request: Request) -> Any:
     if table is None:
         raise HTTPException(404, "no games among the active entrants yet")
     return table
+
+
+@router.get("/final")
+def get_final(store: StoreDep) -> dict[str, Any]:
+    """The final's table: ``arena league table --final --format json`` (404 before a final)."""
+    data = final_data(store)
+    if data is None:
+        raise HTTPException(404, "no final yet: the organiser closes the league, then plays it")
+    return data
 
 
 @router.get("/games")

@@ -43,6 +43,7 @@ from arena.serve.views import (
     ROW_ID_MAX,
     decision_stderr,
     fault_rows,
+    final_data,
     game_line,
     game_rows,
     logs_of,
@@ -114,6 +115,14 @@ def table_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
     return render(request, "table.html", viewer=viewer, table=_table(request), authors=authors,
                   game=settings.game, players=settings.players, total=store.games.total(),
                   computing=not request.app.state.table.is_ready, suspended=suspended,
+                  deadline=deadline_of(store))
+
+
+@router.get("/final", response_class=HTMLResponse)
+def final_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
+    """The final's table (``league final``): ratings, intervals, LOS, the versions that played,
+    the audit's flags; a note until a final has started."""
+    return render(request, "final.html", viewer=viewer, final=final_data(store),
                   deadline=deadline_of(store))
 
 
