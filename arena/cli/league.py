@@ -227,8 +227,10 @@ def close_command(
              "2027-01-31T18:00+00:00); default: now. Given again, it replaces the time before.",
         show_default=False)] = None,
 ) -> None:
-    """Close the league for submissions, now or at a time: later `league submit`s and served
-    uploads are refused (an upload received before the close is still built and accepted)."""
+    """Close the league for submissions, now or at --at TIME.
+
+    Later `league submit`s and served uploads are refused (an upload received before the close
+    is still built and accepted); `league final` then ranks the field."""
     import time
 
     from arena.league.deadline import parse_time, shown
@@ -266,7 +268,7 @@ def final_command(
         help="Play on the Dask cluster whose scheduler is at this address (default: the league's "
              "cluster setting, else local workers).", show_default=False)] = None,
 ) -> None:
-    """Play the final of a closed league: its active versions on fresh duplicate deals.
+    """Play a closed league's final: its active versions on fresh duplicate deals.
 
     Its games are stored apart from the ladder's (`league table --final` rates them); the same
     seed gives the same deals and tables. Ctrl-C keeps every finished game: --resume continues.
