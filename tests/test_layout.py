@@ -127,8 +127,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
                    "arena.stderrindex", "arena.settings", "arena.configfile", "arena.values",
                    "arena.records", "arena.botfiles", "arena.bots", "arena.executors",
                    "arena.plans", "arena.ratings"),
+    # The final's tables need as many tables as link the field (``arena.connectivity``).
     "arena.league": ("arena.errors", "arena.names", "arena.printable", "arena.settings",
-                     "arena.formats", "arena.values", "arena.records", "arena.spec",
+                     "arena.connectivity", "arena.formats", "arena.values", "arena.records", "arena.spec",
                      "arena.botfiles", "arena.bots", "arena.referee", "arena.checkbot",
                      "arena.executors", "arena.plans", "arena.ratings", "arena.runs"),
     # Decisions analysed against the reference search: records replayed on the engine, nothing
@@ -285,6 +286,8 @@ OTHER_JSON = {
     "arena.league.database": "the league's settings",
     "arena.league.entrants": "a bot version's command",
     "arena.league.games": "a planned set's rotations",
+    "arena.league.finals": "the versions a final seats",
+    "arena.league.final_table": "the final's table",
     "arena.plans.deals": "a deals file (deal suite): one game's preset deals per line",
     "arena.plans.preview": "arena run --dry-run's JSON",
     "arena.ratings.table": "the ratings table as JSON",

@@ -208,12 +208,100 @@ def table_command(
         max=RESAMPLES.high)] = RESAMPLES.default,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.", min=SEED.low,
                                       max=SEED.high)] = 0,
+    final: Annotated[bool, typer.Option(
+        "--final", help="The final's table (`league final`): its games alone, the versions that "
+                        "played, its seed.")] = False,
 ) -> None:
     """The ratings of the active entrants, from their games together (as arena table rates)."""
+    from arena.league.final_table import final_table
     from arena.league.status import league_table
 
-    typer.echo(league_table(league, fmt=fmt, resamples=resamples, seed=seed,
-                            crosstable=crosstable), nl=False)
+    table = final_table if final else league_table
+    typer.echo(table(league, fmt=fmt, resamples=resamples, seed=seed, crosstable=crosstable),
+               nl=False)
+
+
+@app.command("close")
+def close_command(
+    league: League,
+    at: Annotated[str | None, typer.Option(
+        help="When submissions close, ISO 8601 (2027-01-31T18:00, local time without a zone; "
+             "2027-01-31T18:00+00:00); default: now. Given again, it replaces the time before.",
+        show_default=False)] = None,
+) -> None:
+    """Close the league for submissions, now or at --at TIME.
+
+    Later `league submit`s and served uploads are refused (an upload received before the close
+    is still built and accepted); `league final` then ranks the field."""
+    import time
+
+    from arena.league.deadline import parse_time, shown
+    from arena.league.store import Store
+
+    when = time.time() if at is None else parse_time(at)
+    store = Store.open(league)
+    try:
+        before = store.deadline.closes()
+        store.deadline.close(when)
+    finally:
+        store.close()
+    said = "closed for submissions" if when <= time.time() else "closes for submissions at"
+    was = "" if before is None else f" (was {shown(before)})"
+    typer.echo(f"{league}: {said} {shown(when)}{was}")
+
+
+@app.command("final")
+def final_command(
+    league: League,
+    games: Annotated[int | None, typer.Option(
+        help="The final's games, at least: whole duplicate sets in which every entrant plays "
+             "every seat equally often.", min=GAME_COUNT.low, max=GAME_COUNT.high,
+        show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="The final's deal seed (default: a random one, printed and stored).", min=SEED.low,
+        max=SEED.high, show_default=False)] = None,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Continue the final after Ctrl-C: the games missing from its plan.")] = \
+        False,
+    jobs: Annotated[int | None, typer.Option(
+        help="Games played in parallel (default: the number of CPUs).", min=JOBS.low,
+        max=JOBS.high, show_default=False)] = None,
+    cluster: Annotated[str | None, typer.Option(
+        help="Play on the Dask cluster whose scheduler is at this address (default: the league's "
+             "cluster setting, else local workers).", show_default=False)] = None,
+) -> None:
+    """Play a closed league's final: its active versions on fresh duplicate deals.
+
+    Its games are stored apart from the ladder's (`league table --final` rates them); the same
+    seed gives the same deals and tables. Ctrl-C keeps every finished game: --resume continues.
+    """
+    from arena.league.final import FinalReport, play_final
+    from arena.runs.progress import Progress
+    from arena.values.work import Finished
+
+    progress = Progress(0)
+
+    def begin(report: FinalReport) -> None:
+        typer.echo(f"final of {league}: {report.scheduled} games, deal seed {report.seed}"
+                   f"{f' ({report.stored} stored already)' if report.stored else ''}", err=True)
+        progress.total, progress.done, progress.already = (report.scheduled, report.stored,
+                                                           report.stored)
+
+    def show(game: Finished, report: FinalReport) -> None:
+        progress.update(game.faults, report.stored, report.scheduled)
+
+    try:
+        report = play_final(league, games=games, seed=seed, resume=resume, jobs=jobs,
+                            cluster=None if cluster is None else check_cluster_address(cluster),
+                            on_start=begin, on_game=show)
+    except KeyboardInterrupt:  # outside play (in play the session says the same)
+        raise RunInterrupted(f"interrupted: every finished game of the final is saved in {league}; "
+                             f"arena league final {league} --resume continues") from None
+    finally:
+        progress.finish()
+    typer.echo(f"{report.played} games of the final played in {report.seconds:.1f} s "
+               f"({report.faults} faults); {report.stored} of {report.scheduled} stored "
+               f"(deal seed {report.seed}); arena league table {league} --final")
 
 
 @app.command("status")

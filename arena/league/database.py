@@ -15,7 +15,9 @@ opened or written is one line (``storage_error``), a file that is no league a Co
 The schema is written here, whole, and each table is read and written by one repository alone
 (``arena.league.store`` opens them together): the bot versions, their conduct and suspension
 (``entrants``), the games with their seats, sets and faults (``games``), the owners of names
-(``owners``), the participants with their sessions and uploads (``accounts``). The ``settings``
+(``owners``), the participants with their sessions and uploads (``accounts``), the time
+submissions close (``deadline``; schema 6) and the final's games, kept apart from the ladder's
+(``finals``; schema 6). The ``settings``
 table is this module's: written once with the league, read by ``arena.league.config``.
 """
 
@@ -144,6 +146,31 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE bots ADD COLUMN suspended_at REAL;
     UPDATE bots SET finished_a_game = 1 WHERE id IN (SELECT bot FROM seats);
     ALTER TABLE uploads ADD COLUMN started REAL;
+    """,
+    """
+    CREATE TABLE deadline (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        closes REAL NOT NULL,
+        set_at REAL NOT NULL
+    );
+    CREATE TABLE finals (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        seed INTEGER NOT NULL,
+        games INTEGER NOT NULL,
+        bots TEXT NOT NULL,
+        started REAL NOT NULL
+    );
+    CREATE TABLE final_games (
+        id TEXT PRIMARY KEY,
+        finished REAL NOT NULL,
+        line BLOB NOT NULL
+    );
+    CREATE TABLE final_seats (
+        game TEXT NOT NULL REFERENCES final_games (id),
+        seat INTEGER NOT NULL,
+        bot INTEGER NOT NULL REFERENCES bots (id),
+        PRIMARY KEY (game, seat)
+    );
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

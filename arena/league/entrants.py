@@ -26,6 +26,7 @@ import orjson
 
 from arena.errors import ConfigError
 from arena.league.database import Database, marks
+from arena.league.deadline import Deadline
 from arena.league.owners import Owners
 from arena.names import name_key
 from arena.values.faults import FaultKind
@@ -81,11 +82,12 @@ in the one statement, without reading this table itself."""
 class Entrants:
     """The bot versions of an open league, and their conduct."""
 
-    def __init__(self, database: Database, owners: Owners) -> None:
+    def __init__(self, database: Database, owners: Owners, deadline: Deadline) -> None:
         self.database = database
         self.db = database.db
         """The connection (``database``'s), for this module's queries."""
         self.owners = owners
+        self.deadline = deadline
 
     def bots(self, states: Sequence[str] = ("active",)) -> list[Bot]:
         """The bot versions in ``states``, oldest submission first."""
@@ -99,16 +101,20 @@ class Entrants:
         return {row[0]: _bot(row) for row in self.db.execute(f"SELECT {BOT_COLUMNS} FROM bots")}
 
     def add(self, name: str, version: str, directory: str, run: Sequence[str],
-            language: str | None, author: str | None, owner: int | None = None) -> Bot:
+            language: str | None, author: str | None, owner: int | None = None,
+            received: float | None = None) -> Bot:
         """Accept a version: it becomes the active one of its name (the previous is replaced).
 
-        ConfigError, nothing written, when ``name`` is another entrant's written differently or
-        the entrant has ``version`` already (``taken_name``, ``taken_version``), or when
-        ``owner`` (a participant's id; None: the organiser) may not submit it (``owner_problem``):
-        checked in the transaction that writes, so no two writers can both pass it. A
-        participant's first version of a new name makes the name theirs."""
+        ConfigError, nothing written, when the league closed before the submission was
+        ``received`` (a Unix time; None: now; ``arena.league.deadline``), when ``name`` is
+        another entrant's written differently or the entrant has ``version`` already
+        (``taken_name``, ``taken_version``), or when ``owner`` (a participant's id; None: the
+        organiser) may not submit it (``owner_problem``): checked in the transaction that writes,
+        so no two writers can both pass it, and no close can come between the check and the
+        write. A participant's first version of a new name makes the name theirs."""
         with self.database.transaction():
-            problem = (taken_name(name, self.spellings(name))
+            problem = (self.deadline.refusal(time.time() if received is None else received)
+                       or taken_name(name, self.spellings(name))
                        or taken_version(name, version, self.same_version(name, version))
                        or self.owner_problem(name, owner))
             if problem is not None:

@@ -101,7 +101,7 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
         with Session(workers, cluster if cluster is not None else settings.cluster,
                      advice=lambda: f"every finished game is saved in {directory}; "
                                     f"arena league run {directory} continues") as session:
-            session.claim(_only_run(store.directory))
+            session.claim(only_run(store.directory))
             standings = StandingsCache(store, settings.rating)  # each game read once per run
             # The session's local workers keep their bots alive from batch to batch.
             while not report.finished(games):
@@ -272,9 +272,11 @@ def _record(store: Store, game: Finished, seats: dict[str, tuple[int, ...]],
     return store.games.record(set_id, rotation, ids, game.line, faults, suspend_after)
 
 
-def _only_run(directory: Path) -> AbstractContextManager[None]:
-    """Hold the league's run lock: two runs would play the same open sets. The kernel drops the
-    lock with the process, however it ends; one who finds it held is told the holder's pid."""
-    return league_lock(directory / RUN_LOCK, what="another arena league run on this league",
+def only_run(directory: Path) -> AbstractContextManager[None]:
+    """Hold the league's run lock: two runs would play the same open sets, and a run beside the
+    final (``arena.league.final``) would share its CPUs. The kernel drops the lock with the
+    process, however it ends; one who finds it held is told the holder's pid."""
+    return league_lock(directory / RUN_LOCK,
+                       what="another arena league run or final on this league",
                        advice="wait for it to end, or stop it (kill -INT {pid}: the games it "
                               "finished are kept), then run again")

@@ -22,7 +22,9 @@ from arena.errors import ConfigError, ResultsError
 from arena.formats import PlainOrJson, TableFormat
 from arena.league.config import LeagueSettings
 from arena.league.database import DATABASE, SUBMISSIONS_LOG
+from arena.league.deadline import shown
 from arena.league.entrants import Bot
+from arena.league.finals import Final
 from arena.league.leftovers import SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
@@ -91,6 +93,10 @@ class LeagueStatus:
     """Why the games stored cannot be rated yet (one game of a duplicate set, say), or None."""
     removed: list[str]
     """What interrupted submissions left, removed now."""
+    closes: float | None = None
+    """When submissions close or closed (``arena.league.deadline``); None: never."""
+    final: Final | None = None
+    """The league's final (``arena.league.finals``), or None before one started."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +128,8 @@ def league_status(directory: Path, fmt: PlainOrJson = PlainOrJson.PLAIN) -> str:
             games=store.games.counts(), faults=store.games.fault_counts(),
             recent=store.games.recent_faults(RECENT_FAULTS), total=store.games.total(),
             open_sets=len(store.games.open_sets()),
-            rated=rated, unrated=unrated, sets=store.games.set_counts(), removed=removed)
+            rated=rated, unrated=unrated, sets=store.games.set_counts(), removed=removed,
+            closes=store.deadline.closes(), final=store.finals.current())
     finally:
         store.close()
     status.bots.sort(key=lambda b: (b.state != "active", b.name, -b.submitted))
@@ -137,6 +144,11 @@ def _status_json(status: LeagueStatus) -> str:
         "sandbox": settings.play.sandbox.value, "games": status.total,
         "open_sets": status.open_sets, "suspend_after": settings.suspend_after,
         "build": {"seconds": settings.build.seconds, "cpu_seconds": settings.build.cpu_seconds},
+        "closes": None if status.closes is None else shown(status.closes),
+        "closed": status.closes is not None and time.time() >= status.closes,
+        "final": None if status.final is None else {
+            "seed": status.final.seed, "games_asked": status.final.games,
+            "games_stored": status.final.played, "started": shown(status.final.started)},
         "entrants": [{"name": bot.name, "version": bot.version, "state": shown_state(bot),
                       "suspended": None if bot.suspended is None else
                       {"reason": bot.suspended, "since": bot.suspended_at},
@@ -155,7 +167,8 @@ def _status_text(status: LeagueStatus) -> str:
              f"sandbox {settings.play.sandbox.value}, builds up to {settings.build.seconds} s "
              f"({settings.build.cpu_seconds} s of CPU a process); {status.total} "
              f"game{'' if status.total == 1 else 's'} stored, "
-             f"{status.open_sets} set{'' if status.open_sets == 1 else 's'} open", ""]
+             f"{status.open_sets} set{'' if status.open_sets == 1 else 's'} open",
+             _deadline_line(status), *_final_lines(status), ""]
     rows = [[*map(printable, (bot.name, bot.version, shown_state(bot), bot.language or "",
                               bot.author or "")),
              games.get(bot.id, 0), faults.get(bot.id, 0), _when(bot.submitted)]
@@ -191,6 +204,25 @@ def _status_text(status: LeagueStatus) -> str:
     lines += ["", "recent submissions:"]
     lines += [f"  {line}" for line in _submissions(directory)] or ["  none"]
     return "\n".join(lines) + "\n"
+
+
+def _deadline_line(status: LeagueStatus) -> str:
+    """When submissions close, or that they have (``league close``)."""
+    closes = status.closes
+    if closes is None:
+        return "submissions: open (no close set: arena league close sets one)"
+    if time.time() >= closes:
+        return f"submissions: closed since {shown(closes)}"
+    return f"submissions: open until {shown(closes)}"
+
+
+def _final_lines(status: LeagueStatus) -> list[str]:
+    """The final's progress (``league final``), when one has started."""
+    final = status.final
+    if final is None:
+        return []
+    return [f"final: {final.played} games stored ({final.games} asked, deal seed {final.seed}, "
+            f"started {shown(final.started)}): arena league table {status.directory} --final"]
 
 
 STATUS_WRITERS: dict[PlainOrJson, StatusWriter] = {

@@ -6,7 +6,10 @@ its tables:
 - ``games``: the duplicate sets, and each finished game with its seats and faults
   (``arena.league.games``);
 - ``owners``: who owns each entrant's name (``arena.league.owners``);
-- ``accounts``: the participants, their sessions and their uploads (``arena.league.accounts``).
+- ``accounts``: the participants, their sessions and their uploads (``arena.league.accounts``);
+- ``deadline``: when submissions close (``arena.league.deadline``);
+- ``finals``: the final, its games and their seats, apart from the ladder's
+  (``arena.league.finals``).
 
 A repository that needs another's rows asks it (a game recorded counts in its versions'
 conduct through ``entrants``), in the same transaction where it must.
@@ -19,7 +22,9 @@ from typing import Any
 
 from arena.league.accounts import Accounts
 from arena.league.database import Database
+from arena.league.deadline import Deadline
 from arena.league.entrants import Entrants
+from arena.league.finals import Finals
 from arena.league.games import Games
 from arena.league.owners import Owners
 
@@ -32,8 +37,10 @@ class Store:
         self.directory = database.directory
         """The league's directory, absolute (``Database.directory``)."""
         self.owners = Owners(database)
-        self.entrants = Entrants(database, self.owners)
+        self.deadline = Deadline(database)
+        self.entrants = Entrants(database, self.owners, self.deadline)
         self.games = Games(database, self.entrants)
+        self.finals = Finals(database, self.entrants)
         self.accounts = Accounts(database)
 
     @classmethod

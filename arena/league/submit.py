@@ -73,7 +73,8 @@ class Rejected(Exception):
 def submit(directory: Path, source: Path,
            on_step: Callable[[StepResult], None] | None = None, *, wait: float = LOCK_WAIT.default,
            on_wait: Callable[[int | None], None] | None = None,
-           name: str | None = None, owner: int | None = None) -> Submission:
+           name: str | None = None, owner: int | None = None,
+           received: float | None = None) -> Submission:
     """Submit the bot at ``source`` to the league in ``directory``; never raises for a bad bot
     (the Submission says why it was rejected), ConfigError when ``directory`` is not a league or
     ``name`` is not a name.
@@ -84,11 +85,16 @@ def submit(directory: Path, source: Path,
     ``owner``: the participant submitting it (``arena.league.accounts``), who may submit only a
     new name or one of their own; None (the organiser's ``league submit``) may submit any.
 
+    ``received``: when the submission came (a served upload's arrival; None: now). One received
+    once the league had closed (``arena.league.deadline``) is rejected before anything is
+    copied, and checked again in the transaction that accepts it.
+
     LeagueBusy when another submission held ``submit.lock`` for ``wait`` seconds (``on_wait`` is
     told its pid when the wait begins); RunInterrupted on Ctrl-C or SIGTERM, the league unchanged.
     """
     if name is not None and not NAME.fullmatch(name):
         raise ConfigError(f"--name: {name!r}: {NAME_RULE}")
+    received = time.time() if received is None else received
     store = Store.open(directory)
     try:
         settings = LeagueSettings.of(store)
@@ -98,7 +104,7 @@ def submit(directory: Path, source: Path,
             with _staging(store, wait, on_wait) as staging:
                 try:
                     _submit(store, settings, source, staging, submission, on_step, wait, on_wait,
-                            name, owner)
+                            name, owner, received)
                 except (Rejected, ConfigError) as error:
                     submission.accepted = False
                     submission.reason = _named_as_submitted(str(error), staging, source)
@@ -156,7 +162,11 @@ def _named_as_submitted(reason: str, staging: Path, source: Path) -> str:
 def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
             submission: Submission, on_step: Callable[[StepResult], None] | None,
             wait: float, on_wait: Callable[[int | None], None] | None,
-            name: str | None = None, owner: int | None = None) -> None:
+            name: str | None = None, owner: int | None = None,
+            received: float | None = None) -> None:
+    late = store.deadline.refusal(time.time() if received is None else received)
+    if late is not None:
+        raise Rejected(f"{store.directory}: {late}")
     copy = _stage(source, staging)
     manifest = load_manifest(copy)
     if name is not None:  # entered under another name than the manifest's: a variant
@@ -198,7 +208,7 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
         first = (failed or [r for r in results if not r.passed])[0]
         raise Rejected(f"check-bot step '{first.name}' failed: {_reason(first.detail)}")
     with _submit_lock(store, wait, on_wait):
-        _store(store, manifest, copy, submission, owner)
+        _store(store, manifest, copy, submission, owner, received)
 
 
 def _refuse_what_it_left(copy: Path) -> None:
@@ -217,7 +227,7 @@ def _reason(detail: str) -> str:
 
 
 def _store(store: Store, manifest: Manifest, copy: Path, submission: Submission,
-           owner: int | None) -> None:
+           owner: int | None, received: float | None = None) -> None:
     """Move the checked copy to ``bots/NAME/VERSION`` and record it: under ``submit.lock``, so the
     version is still free, and no other submission is between its own rename and commit."""
     remove_leftovers(store)  # a directory the database does not know is an interrupted one's
@@ -232,7 +242,7 @@ def _store(store: Store, manifest: Manifest, copy: Path, submission: Submission,
     try:
         _pause_for_tests()
         store.entrants.add(manifest.name, version, str(target.relative_to(store.directory)),
-                           manifest.run, manifest.language, manifest.author, owner)
+                           manifest.run, manifest.language, manifest.author, owner, received)
         submission.accepted = True
     except BaseException:
         # Committed before the exception (an interrupt just after COMMIT): the version stands.

@@ -11,8 +11,8 @@ from fastapi.responses import JSONResponse, Response
 from arena.league.accounts import Participant, Upload
 from arena.league.store import Store
 from arena.serve.auth import bearer_participant, league_store
-from arena.serve.upload import queue_bot, read_upload
-from arena.serve.views import game_json, game_line, game_rows, logs_of, row_id, viewer_of
+from arena.serve.upload import queue_bot, read_upload, refuse_if_closed
+from arena.serve.views import final_data, game_json, game_line, game_rows, logs_of, row_id, viewer_of
 
 router = APIRouter(prefix="/api")
 StoreDep = Annotated[Store, Depends(league_store)]
@@ -27,7 +27,9 @@ def upload_json(upload: Upload) -> dict[str, Any]:
 
 @router.post("/submissions", status_code=202)
 async def post_submission(request: Request, caller: Caller) -> dict[str, Any]:
-    """Queue the archive in the multipart field ``file``: 202 ``{"id", "status": "queued"}``."""
+    """Queue the archive in the multipart field ``file``: 202 ``{"id", "status": "queued"}``;
+    403 with the reason once the league has closed for submissions."""
+    await refuse_if_closed(request)
     upload, _ = await read_upload(request, request.app.state.max_upload_bytes)
     upload_id = await queue_bot(request, caller.id, upload)
     return {"id": upload_id, "status": "queued"}
@@ -55,6 +57,15 @@ def get_table(request: Request) -> Any:
     if table is None:
         raise HTTPException(404, "no games among the active entrants yet")
     return table
+
+
+@router.get("/final")
+def get_final(store: StoreDep) -> dict[str, Any]:
+    """The final's table: ``arena league table --final --format json`` (404 before a final)."""
+    data = final_data(store)
+    if data is None:
+        raise HTTPException(404, "no final yet: the organiser closes the league, then plays it")
+    return data
 
 
 @router.get("/games")

@@ -37,7 +37,9 @@ def build_upload(league: Path, upload_id: int) -> UploadStatus:
             steps.append(f"{result.status}  {result.name}: {first}")
             accounts.mark(upload_id, UploadStatus.CHECKING, steps=tuple(steps))
 
-        submission = submit(league, league / upload.file, step, owner=upload.participant)
+        # In time if it arrived before the close, however long it waited for its build.
+        submission = submit(league, league / upload.file, step, owner=upload.participant,
+                            received=upload.created)
         status = UploadStatus.ACCEPTED if submission.accepted else UploadStatus.REJECTED
         prefix = f"{store.directory}/"
         accounts.decide(upload_id, status, reason=submission.reason.replace(prefix, ""),

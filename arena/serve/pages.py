@@ -6,6 +6,7 @@ without JavaScript, but for the replay, which is the report's viewer, fetching i
 
 from __future__ import annotations
 
+import time
 from functools import cache
 from typing import Annotated, Any
 
@@ -16,6 +17,7 @@ from jinja2 import Environment
 
 from arena.league.accounts import Participant
 from arena.league.config import LeagueSettings
+from arena.league.deadline import shown
 from arena.league.store import Store
 from arena.names import name_key
 from arena.records.reader import parse_line
@@ -35,12 +37,13 @@ from arena.serve.auth import (
     session_participant,
     set_cookie,
 )
-from arena.serve.upload import queue_bot, read_upload
+from arena.serve.upload import queue_bot, read_upload, refuse_if_closed
 from arena.serve.views import (
     GAME_ID,
     ROW_ID_MAX,
     decision_stderr,
     fault_rows,
+    final_data,
     game_line,
     game_rows,
     logs_of,
@@ -78,11 +81,19 @@ def _active_key(store: Store, name: str) -> str:
 
 
 def render(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
-    """The page ``template`` with ``values``, the viewer and the CSRF token."""
+    """The page ``template`` with ``values``, the viewer, the CSRF token and (``deadline``, from
+    ``deadline_of``) when submissions close."""
     text = templates().get_template(template).render(
         league=request.app.state.league.name, csrf=csrf_token(request),
-        viewer=values.pop("viewer", None), **values)
+        viewer=values.pop("viewer", None), deadline=values.pop("deadline", None), **values)
     return HTMLResponse(text, status_code=status)
+
+
+def deadline_of(store: Store) -> dict[str, Any] | None:
+    """When the league's submissions close (``at``, ISO 8601 in UTC) and whether they have
+    (``closed``); None: they never close."""
+    closes = store.deadline.closes()
+    return None if closes is None else {"at": shown(closes), "closed": time.time() >= closes}
 
 
 def error_page(request: Request, status: int, message: str) -> Response:
@@ -103,7 +114,16 @@ def table_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
     suspended = {bot.key for bot in store.entrants.bots() if bot.suspended is not None}
     return render(request, "table.html", viewer=viewer, table=_table(request), authors=authors,
                   game=settings.game, players=settings.players, total=store.games.total(),
-                  computing=not request.app.state.table.is_ready, suspended=suspended)
+                  computing=not request.app.state.table.is_ready, suspended=suspended,
+                  deadline=deadline_of(store))
+
+
+@router.get("/final", response_class=HTMLResponse)
+def final_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
+    """The final's table (``league final``): ratings, intervals, LOS, the versions that played,
+    the audit's flags; a note until a final has started."""
+    return render(request, "final.html", viewer=viewer, final=final_data(store),
+                  deadline=deadline_of(store))
 
 
 @router.get("/entrants/{name}", response_class=HTMLResponse)
@@ -239,7 +259,8 @@ def my_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
     suspended = {bot.name: bot for bot in store.entrants.bots() if bot.suspended is not None
                  and name_key(bot.name) in mine}
     return render(request, "my.html", viewer=participant, uploads=uploads, bots=bots,
-                  pending=any(u.status.is_pending for u in uploads), suspended=suspended)
+                  pending=any(u.status.is_pending for u in uploads), suspended=suspended,
+                  deadline=deadline_of(store))
 
 
 @router.get("/my/logs/{name}", response_class=HTMLResponse)
@@ -252,16 +273,18 @@ def my_logs_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -
 
 
 @router.get("/upload", response_class=HTMLResponse)
-def upload_page(request: Request, viewer: Viewer) -> Response:
-    """The upload form."""
+def upload_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
+    """The upload form (none once the league has closed for submissions)."""
     return render(request, "upload.html", viewer=_logged_in(viewer),
-                  limit_mb=request.app.state.max_upload_bytes / (1024 * 1024))
+                  limit_mb=request.app.state.max_upload_bytes / (1024 * 1024),
+                  deadline=deadline_of(store))
 
 
 @router.post("/upload")
 async def upload(request: Request) -> Response:
     """Queue the bot sent from the form, then show my submissions."""
     participant = _logged_in(session_participant(request))
+    await refuse_if_closed(request)
     file, fields = await read_upload(request, request.app.state.max_upload_bytes)
     try:
         check_csrf(request, fields.get("csrf", ""))

@@ -22,6 +22,34 @@ class TooLarge(Exception):
     """The body went past the limit."""
 
 
+class Closed(Exception):
+    """The league takes no more submissions; the message says since when."""
+
+
+def closed_reason(league: Path, now: float | None = None) -> str | None:
+    """Why the league refuses an upload arriving ``now`` (default: now): it is closed; None:
+    it takes submissions (``arena.league.deadline``)."""
+    import time
+
+    from arena.league.store import Store
+
+    store = Store.open(league)
+    try:
+        return store.deadline.refusal(time.time() if now is None else now)
+    finally:
+        store.close()
+
+
+async def refuse_if_closed(request: Request) -> None:
+    """HTTPException 403 with the reason when the league is closed for submissions: before the
+    body is read (``queue_bot`` checks again as it queues the upload)."""
+    from fastapi.concurrency import run_in_threadpool
+
+    reason = await run_in_threadpool(closed_reason, request.app.state.league)
+    if reason is not None:
+        raise HTTPException(403, reason)
+
+
 def archive_suffix(filename: str) -> str | None:
     """The archive suffix ``filename`` ends with (``.tar.gz``...), or None."""
     lowered = filename.lower()
@@ -82,9 +110,11 @@ def _mb(size: int) -> str:
 
 async def queue_bot(request: Request, participant: int, upload: UploadFile) -> int:
     """Write ``upload`` into the league's ``uploads/`` and queue it as ``participant``'s: its id.
-    HTTPException 400 for a file that is no archive, 429 when they have enough uploads pending,
-    413 when it would take their storage past their quota (``arena.league.quota``)."""
+    HTTPException 400 for a file that is no archive, 403 when the league has closed for
+    submissions, 429 when they have enough uploads pending, 413 when it would take their storage
+    past their quota (``arena.league.quota``)."""
     import secrets
+    import time
 
     from fastapi.concurrency import run_in_threadpool
 
@@ -106,6 +136,9 @@ async def queue_bot(request: Request, participant: int, upload: UploadFile) -> i
         store = Store.open(league)
         try:
             accounts = store.accounts
+            late = store.deadline.refusal(time.time())
+            if late is not None:  # the upload's arrival (its row's time) is checked at acceptance
+                raise Closed(late)
             if accounts.pending(participant) >= max_pending:
                 raise TooManyPending(max_pending)
             stored = 0 if quota is None else stored_bytes(store, participant)
@@ -123,6 +156,8 @@ async def queue_bot(request: Request, participant: int, upload: UploadFile) -> i
 
     try:
         upload_id = await run_in_threadpool(store_it)
+    except Closed as closed:
+        raise HTTPException(403, str(closed)) from None
     except TooManyPending:
         raise HTTPException(429, f"you have {max_pending} uploads waiting already: wait for "
                                  f"one to be decided") from None

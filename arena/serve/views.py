@@ -10,6 +10,7 @@ game, or a fault of one, shows it as ``arena.records.visible`` lets the viewer s
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import sqlite3
@@ -27,6 +28,7 @@ from arena.formats import TableFormat
 from arena.league.config import LeagueSettings
 from arena.league.database import LOGS_DIR
 from arena.league.entrants import Bot
+from arena.league.final_table import final_standing
 from arena.league.standings import active_results
 from arena.league.status import league_table
 from arena.league.store import Store
@@ -300,3 +302,24 @@ def logs_of(store: Store, name: str) -> list[Log]:
             found.append((path.stat().st_mtime, Log(path.name, bot.version, size,
                                                      _log_tail(path, size))))
     return [log for _, log in sorted(found, key=lambda pair: -pair[0])]
+
+
+def final_data(store: Store) -> dict[str, Any] | None:
+    """The final's table as ``league table --final --format json`` gives it (``FinalStanding``),
+    or None before a final has started; fitted once per game stored (``_final_fitted``)."""
+    final = store.finals.current()
+    if final is None:
+        return None
+    return _final_fitted(store.directory, final.started, final.played)
+
+
+@functools.lru_cache(maxsize=4)
+def _final_fitted(league: Path, started: float, played: int) -> dict[str, Any] | None:
+    """The final's table of ``league`` when it had ``played`` games stored: a final changes
+    only by its games, so one fit serves every request until the next game."""
+    store = Store.open(league)
+    try:
+        standing = final_standing(store)
+    finally:
+        store.close()
+    return None if standing is None else standing.data()

@@ -56,6 +56,13 @@ def _league_of_schema(directory: Path, version: int) -> Path:
         db.execute("INSERT INTO sessions (id_hash, participant, created) VALUES ('id', 1, 4.0)")
         db.execute("INSERT INTO uploads (participant, file, status, created, updated) "
                    "VALUES (1, 'uploads/a.tar', 'queued', 5.0, 5.0)")
+    if version >= 5:  # a version that has played: as the arena counts it from schema 5
+        db.execute("UPDATE bots SET finished_a_game = 1")
+    if version >= 6:
+        db.execute("INSERT INTO deadline VALUES (1, 6.0, 5.5)")
+        db.execute("INSERT INTO finals VALUES (1, 9, 3, '[1]', 7.0)")
+        db.execute("INSERT INTO final_games VALUES ('r1-t0000-s0', 8.0, X'7b7d')")
+        db.execute("INSERT INTO final_seats VALUES ('r1-t0000-s0', 0, 1)")
     db.execute(f"PRAGMA user_version = {version}")
     db.close()
     return directory
@@ -91,7 +98,9 @@ OWNERS = {"arena.league.database": {"settings"},
           "arena.league.entrants": {"bots"},
           "arena.league.games": {"sets", "games", "seats", "faults"},
           "arena.league.owners": {"owners"},
-          "arena.league.accounts": {"participants", "sessions", "uploads"}}
+          "arena.league.accounts": {"participants", "sessions", "uploads"},
+          "arena.league.deadline": {"deadline"},
+          "arena.league.finals": {"finals", "final_games", "final_seats"}}
 """The one module that reads and writes each table: its repository."""
 
 SQL_TABLE = re.compile(r"\b(?:FROM|INTO|UPDATE|JOIN)\s+([a-z_]+)\b")

@@ -470,8 +470,8 @@ def test_a_second_run_is_told_which_process_holds_the_league(league: Path) -> No
         done = arena("league", "run", league, "--games", "1")
         assert (done.returncode, done.stdout) == (2, "")
         assert done.stderr == (
-            f"arena: error: {league}/run.lock: held by pid {run.pid} (another arena league run on "
-            f"this league): wait for it to end, or stop it (kill -INT {run.pid}: the games it "
+            f"arena: error: {league}/run.lock: held by pid {run.pid} (another arena league run or "
+            f"final on this league): wait for it to end, or stop it (kill -INT {run.pid}: the games it "
             f"finished are kept), then run again\n")
     finally:
         run.send_signal(signal.SIGINT)

@@ -1,0 +1,121 @@
+"""``league table --final``: the final's table, from its games alone (``arena.league.finals``),
+rated as ``league table`` rates the ladder (``arena.ratings``: Elo, 95% intervals, LOS), with the
+final's seed, its games and the versions that played, and a place for the audit's flags.
+
+``FinalStanding.data`` is the JSON of ``--format json`` and of the served league's
+``/api/final``; the served page ``/final`` shows the same data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from arena.errors import ResultsError
+from arena.formats import TableFormat
+from arena.league.config import LeagueSettings
+from arena.league.deadline import shown
+from arena.league.entrants import Bot
+from arena.league.final import final_schedule
+from arena.league.finals import Final
+from arena.league.store import Store
+from arena.printable import printable, printable_json
+from arena.ratings.groups import GroupedRatings, rate_groups
+from arena.ratings.table import ratings_json, render_table
+from arena.records.reader import parse_line
+from arena.records.result import rating_input
+from arena.settings import RESAMPLES
+
+GAMES_RATED = "games rated"
+
+AuditHook = Callable[[Sequence[dict[str, Any]]], list[dict[str, Any]]]
+"""What the audit (issue 39, part 2: ``arena audit``) gives the final's table: from the final's
+games (their parsed lines) the pairs it checked, each as its JSON pair (``beneficiary``,
+``helper``, ``effect``, ``low``, ``high``, ``p``, ``flagged``, ``deals``)."""
+
+AUDIT: AuditHook | None = None
+"""The audit the final's table shows: None until ``arena audit`` exists; wire it here (and its
+pairs appear under ``audit`` in the JSON, as lines after the text table and on ``/final``)."""
+
+
+@dataclass(frozen=True)
+class FinalStanding:
+    """The final as its table shows it: the plan, the ratings of its games (None before any can
+    be rated), the versions that play it with their games, and the audit's pairs (None: no
+    audit ran)."""
+
+    final: Final
+    scheduled: int
+    rated: GroupedRatings | None
+    versions: tuple[tuple[Bot, int], ...]
+    audit: list[dict[str, Any]] | None
+
+    def data(self) -> dict[str, Any]:
+        """The JSON of the final's table (``ratings_json`` and the final's own keys)."""
+        table: dict[str, Any] = {} if self.rated is None else ratings_json(
+            self.rated, games_key=GAMES_RATED.replace(" ", "_"))
+        return {**table,
+                "final": {"seed": self.final.seed, "games_asked": self.final.games,
+                          "games_scheduled": self.scheduled, "games_stored": self.final.played,
+                          "started": shown(self.final.started)},
+                "versions": [{"name": bot.name, "version": bot.version, "key": bot.key,
+                              "games": games} for bot, games in self.versions],
+                "audit": self.audit}
+
+    def notes(self) -> list[str]:
+        """What the text table says after its rows: the final's plan, its versions, the audit."""
+        final = self.final
+        versions = ", ".join(f"{bot.key} ({games} games)" for bot, games in self.versions)
+        audit = ("audit: not run (arena audit does not exist yet)" if self.audit is None else
+                 "audit: " + ("; ".join(f"{p['beneficiary']} helped by {p['helper']}"
+                                        for p in self.audit if p.get("flagged")) or "no pair flagged"))
+        return [f"final: {final.played} of {self.scheduled} games played ({final.games} asked), "
+                f"deal seed {final.seed}, started {shown(final.started)}",
+                f"versions that played: {versions}", audit]
+
+
+def final_standing(store: Store, *, resamples: int = RESAMPLES.default,
+                   seed: int = 0) -> FinalStanding | None:
+    """The final's table (None: no final has started)."""
+    final = store.finals.current()
+    if final is None:
+        return None
+    settings = LeagueSettings.of(store)
+    versions = tuple(store.finals.versions())
+    scheduled = len(final_schedule(store.directory, settings, [bot for bot, _ in versions], final))
+    lines = [parse_line(line) for line in store.finals.lines()]
+    rated = None
+    if lines:
+        try:
+            rated = rate_groups([rating_input(line) for line in lines], resamples=resamples,
+                                seed=seed, model=settings.rating)
+        except ResultsError:  # e.g. one game of a set so far: the plan is shown all the same
+            rated = None
+    audit = None if AUDIT is None else AUDIT(lines)
+    return FinalStanding(final, scheduled, rated, versions, audit)
+
+
+def final_table(directory: Path, *, fmt: TableFormat = TableFormat.PLAIN,
+                resamples: int = RESAMPLES.default, seed: int = 0,
+                crosstable: bool = False) -> str:
+    """``league table --final`` in ``fmt``; ResultsError before a final has started."""
+    store = Store.open(directory)
+    try:
+        standing = final_standing(store, resamples=resamples, seed=seed)
+    finally:
+        store.close()
+    if standing is None:
+        raise ResultsError(f"{directory}: no final yet (arena league close, then arena league "
+                           f"final {directory} --games N)")
+    if fmt is TableFormat.JSON:
+        return printable_json(orjson.dumps(standing.data(), option=orjson.OPT_INDENT_2).decode()) \
+            + "\n"
+    if standing.rated is None:
+        return "\n".join(["no game of the final can be rated yet",
+                          *map(printable, standing.notes())]) + "\n"
+    return render_table(standing.rated, fmt, crosstable=crosstable, notes=standing.notes(),
+                        games_column=GAMES_RATED)

@@ -1,0 +1,70 @@
+"""A closed league served by a real ``arena league serve``: an upload is refused with 403 and the
+reason, the pages say the league is closed, and the final's table is a page and JSON."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.league.final import play_final
+from arena.league.store import Store
+
+from helpers import ROOT, new_league, own_bot, submitted
+
+sys.path.insert(0, str(Path(__file__).parent))
+from served import invite, logged_in, packed, python_bot, start_server, stop_cleanly, upload
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory):
+    """A league of three C bots, closed, with a final of 6 games, served without play."""
+    tmp = tmp_path_factory.mktemp("serve-final")
+    league = new_league(tmp / "league", options={"deals": "2"})
+    for bot in (ROOT / "bots/c/random.bot.yaml", ROOT / "bots/c/first.bot.yaml",
+                own_bot(tmp, "mine")):
+        submitted(league, bot)
+    store = Store.open(league)
+    try:
+        store.deadline.close(time.time())
+    finally:
+        store.close()
+    play_final(league, games=6, seed=11, jobs=1)
+    token = invite(league, "ada")
+    server = start_server(league, "--no-play")
+    try:
+        yield server, token, tmp
+    finally:
+        stop_cleanly(server)
+
+
+def test_an_upload_to_a_closed_league_is_refused_with_the_reason(served) -> None:
+    server, token, tmp = served
+    with server.client(token) as ada:
+        answer = upload(ada, packed(python_bot(tmp / "ada", "latebot")))
+        assert answer.status_code == 403, answer.text
+        assert "the league is closed for submissions (since " in answer.json()["error"]
+    browser = logged_in(server.url, token)
+    try:
+        page = browser.get("/upload").text
+        assert 'id="closed"' in page and 'id="file"' not in page
+        assert "The league is closed for submissions (since " in browser.get("/").text
+    finally:
+        browser.close()
+
+
+def test_the_final_is_a_page_and_json(served) -> None:
+    server, _, _ = served
+    field = {"random-c@1", "first-legal-c@1", "mine@1"}
+    with server.client() as anyone:
+        data = anyone.get("/api/final").json()
+        assert {row["name"] for row in data["entrants"]} == field
+        assert {v["key"]: v["games"] for v in data["versions"]} == dict.fromkeys(field, 6)
+        assert data["final"]["seed"] == 11 and data["audit"] is None
+        page = anyone.get("/final").text
+        assert 'id="final-ranking"' in page and 'id="audit"' in page
+        assert all(f"<li>{key}: 6 games</li>" in page for key in field)
