@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +37,7 @@ from arena.league.database import LOGS_DIR
 from arena.league.deadline import shown
 from arena.league.entrants import Bot
 from arena.league.finals import Final
-from arena.league.playing import only_run
+from arena.league.playing import league_owners, only_run
 from arena.league.store import Store
 from arena.plans.schedule import schedule
 from arena.plans.seating import Seating
@@ -65,9 +65,11 @@ class FinalReport:
 
 
 def final_tournament(directory: Path, settings: LeagueSettings, bots: Sequence[Bot], seed: int,
-                     games: int) -> Tournament:
+                     games: int, owners: Mapping[str, str]) -> Tournament:
     """The final as a round-robin tournament of ``bots`` with deal seed ``seed``: rounds (and, for
-    less than a round of the field's tables, a sample of them) to play at least ``games``."""
+    less than a round of the field's tables, a sample of them) to play at least ``games``, two
+    entrants of one owner (``owners``: by the name they play under) never at one table where
+    the field allows it, as in a tournament (``arena.plans.apart``)."""
     names = [bot.key for bot in bots]
     size = settings.table_size
     if settings.teams is not None:  # every pair of entrants, each side once: 2 games a pair
@@ -79,18 +81,21 @@ def final_tournament(directory: Path, settings: LeagueSettings, bots: Sequence[B
             rounds, max_tables = math.ceil(wanted / full), full
         else:
             rounds, max_tables = 1, max(wanted, minimum_tables(len(names), size))
-    # Owners (issue 39, part 1): give each BotSpec its owner here; the schedule keeps them apart.
-    specs = tuple(BotSpec(bot.key, resolve_copy(bot.run, directory / bot.dir)) for bot in bots)
+    specs = tuple(BotSpec(bot.key, resolve_copy(bot.run, directory / bot.dir),
+                          owner=owners.get(bot.key)) for bot in bots)
+    # Where one owner's entrants cannot all be kept apart, the final is still played (the close
+    # has fixed the field); the tables then are the plain round-robin's.
     return Tournament(path=directory, name="final", game=settings.game, players=settings.players,
                       options=settings.options, bots=specs, rounds=rounds, max_tables=max_tables,
                       seed=seed, play=settings.play, rating=settings.rating,
-                      seating=Seating.BALANCED)
+                      seating=Seating.BALANCED, same_owner_tables=True)
 
 
 def final_schedule(directory: Path, settings: LeagueSettings, bots: Sequence[Bot],
-                   final: Final) -> list[GameSpec]:
-    """Every game of ``final``, in a stable order: the same for the same seed, games and field."""
-    return schedule(final_tournament(directory, settings, bots, final.seed, final.games))
+                   final: Final, owners: Mapping[str, str]) -> list[GameSpec]:
+    """Every game of ``final``, in a stable order: the same for the same seed, games, field and
+    owners."""
+    return schedule(final_tournament(directory, settings, bots, final.seed, final.games, owners))
 
 
 def play_final(directory: Path, *, games: int | None = None, seed: int | None = None,
@@ -107,7 +112,8 @@ def play_final(directory: Path, *, games: int | None = None, seed: int | None = 
         final = _final(store, settings, games, seed, resume)
         by_id = store.entrants.by_id()
         bots = [by_id[bot] for bot in final.bot_ids]
-        specs = final_schedule(store.directory, settings, bots, final)
+        owners = league_owners(store, bots)
+        specs = final_schedule(store.directory, settings, bots, final, owners)
         played = store.finals.played()
         tasks = [spec for spec in specs if spec.id not in played]
         report.seed, report.scheduled, report.stored = final.seed, len(specs), len(played)
@@ -123,7 +129,7 @@ def play_final(directory: Path, *, games: int | None = None, seed: int | None = 
             run_settings = settings.play.run_settings(
                 bots={bot.key: resolve_copy(bot.run, store.directory / bot.dir).command(
                     settings.bot_sandbox(store.directory / bot.dir)) for bot in bots},
-                log_dir=str(store.directory / LOGS_DIR), silent_bot_logs=False)
+                log_dir=str(store.directory / LOGS_DIR), silent_bot_logs=False, owners=owners)
             seats = {spec.id: tuple(key_ids[key] for key in spec.seats) for spec in tasks}
 
             def record(game: Finished) -> bool:
@@ -174,6 +180,6 @@ def _final(store: Store, settings: LeagueSettings, games: int | None, seed: int 
     chosen = secrets.randbits(SEED_BITS) if seed is None else seed
     # The schedule is made before the plan is stored: one too large is refused with nothing kept.
     planned = Final(chosen, games, tuple(bot.id for bot in bots), time.time(), 0)
-    final_schedule(directory, settings, bots, planned)
+    final_schedule(directory, settings, bots, planned, league_owners(store, bots))
     return store.finals.start(chosen, games, planned.bot_ids)
 

@@ -22,6 +22,7 @@ from arena.league.deadline import shown
 from arena.league.entrants import Bot
 from arena.league.final import final_schedule
 from arena.league.finals import Final
+from arena.league.playing import league_owners
 from arena.league.store import Store
 from arena.printable import printable, printable_json
 from arena.ratings.groups import GroupedRatings, rate_groups
@@ -86,7 +87,9 @@ def final_standing(store: Store, *, resamples: int = RESAMPLES.default,
         return None
     settings = LeagueSettings.of(store)
     versions = tuple(store.finals.versions())
-    scheduled = len(final_schedule(store.directory, settings, [bot for bot, _ in versions], final))
+    bots = [bot for bot, _ in versions]
+    scheduled = len(final_schedule(store.directory, settings, bots, final,
+                                   league_owners(store, bots)))
     lines = [parse_line(line) for line in store.finals.lines()]
     rated = None
     if lines:

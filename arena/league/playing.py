@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,7 +144,7 @@ def _plan_and_play_batch(store: Store, settings: LeagueSettings, session: Sessio
         bots={key: resolve_copy(run, directory).command(settings.bot_sandbox(directory))
               for key, (run, directory) in directories.items()},
         log_dir=str(store.directory / LOGS_DIR), silent_bot_logs=False,
-        owners=_owners(store, [bots[b] for b in {b for ids in seats.values() for b in ids}]))
+        owners=league_owners(store, [bots[b] for b in {b for ids in seats.values() for b in ids}]))
 
     def record(game: Finished) -> bool:
         suspended = _record(store, game, seats, places, bots, settings.suspend_after)
@@ -162,7 +162,7 @@ def _plan_and_play_batch(store: Store, settings: LeagueSettings, session: Sessio
     session.play(tasks, run_settings, record)
 
 
-def _owners(store: Store, bots: list[Bot]) -> dict[str, str]:
+def league_owners(store: Store, bots: Sequence[Bot]) -> dict[str, str]:
     """The records' owners of ``bots`` by the name they play under: the participant who owns the
     entrant; the organiser's are their own (``arena.records.writer.with_owners``)."""
     owners = store.owner_names()
