@@ -166,17 +166,22 @@ def audit(results: Iterable[Mapping[str, object]], *, resamples: int = RESAMPLES
             for one, other in ((a, b), (b, a)):
                 if (one, other) not in final:
                     measured[(one, other)] = fit.measure(one, other)
-        order = sorted(measured)
-        corrected = dict(zip(order, _holm([measured[key].p for key in order]), strict=True))
-        new = [key for key in order if key not in final
-               and _is_flagged(measured[key], corrected[key], alpha, min_effect)]
+        # The pair whose games together depart most from the model, either way (a helper
+        # spending its score beside its partner departs too), is set aside first.
+        open_keys = sorted(key for key in measured if key not in final)
+        departs = dict(zip(open_keys, _holm([measured[key].two_sided for key in open_keys]),
+                           strict=True))
+        new = [key for key in open_keys if departs[key] is not None and departs[key] < alpha
+               and abs(measured[key].effect or 0.0) >= min_effect]
         if not new:
             break
-        a, b = min(new, key=lambda key: (corrected[key], -(measured[key].effect or 0.0)))
+        a, b = min(new, key=lambda key: (departs[key], -abs(measured[key].effect or 0.0)))
         final[(a, b)] = measured[(a, b)]
-        final[(b, a)] = measured[(b, a)]  # measured with their sets, as the flagged order
+        final[(b, a)] = measured[(b, a)]  # measured with their sets, as the other order
         aside |= np.isin(np.arange(data.sets),
                          data.set_of_game[data.present[:, a] & data.present[:, b]])
+    order = sorted(measured)
+    corrected = dict(zip(order, _holm([measured[key].p for key in order]), strict=True))
     pairs = [
         AuditPair(
             beneficiary=data.names[a], helper=data.names[b], effect=m.effect, elo=m.elo,
@@ -202,6 +207,7 @@ class _Measure:
     low: float | None = None
     high: float | None = None
     p: float | None = None
+    two_sided: float | None = None
     deals: int = 0
     counterparts: bool = False
 
@@ -273,9 +279,12 @@ class _PairFit:
         finite = effects[np.isfinite(effects)]
         spread = float(finite.std(ddof=1)) if finite.size > 1 else 0.0
         if spread > 0.0:
-            found.p = 0.5 * math.erfc(found.effect / spread / math.sqrt(2.0))
+            z = found.effect / spread
+            found.p = 0.5 * math.erfc(z / math.sqrt(2.0))
+            found.two_sided = math.erfc(abs(z) / math.sqrt(2.0))
         else:
             found.p = 0.0 if found.effect > 0.0 else 1.0
+            found.two_sided = 1.0 if found.effect == 0.0 else 0.0
         return found
 
 
