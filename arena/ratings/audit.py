@@ -23,6 +23,12 @@ one-sided p-value (H0: no help, effect <= 0) is the normal tail of the effect ov
 standard error, corrected over the pairs measured by Holm's method. A pair is ``flagged`` where
 the corrected p is below ``ALPHA`` and the effect is at least ``MIN_EFFECT``.
 
+Colluders distort their table-mates' yardsticks (a helper spending its score beside its partner
+rates low, its partner high, and an honest bot beside either seems helped), so the audit goes
+step by step: the pair whose games together depart most from the model, either way (two-sided,
+Holm-corrected), has its sets together set aside, both its orders kept as measured, and the other
+pairs are measured again without those sets, until no pair departs.
+
 No I/O here: ``arena.ratings.audit_text`` reads results and renders the audit.
 """
 
@@ -169,9 +175,9 @@ def audit(results: Iterable[Mapping[str, object]], *, resamples: int = RESAMPLES
         # The pair whose games together depart most from the model, either way (a helper
         # spending its score beside its partner departs too), is set aside first.
         open_keys = sorted(key for key in measured if key not in final)
-        departs = dict(zip(open_keys, _holm([measured[key].two_sided for key in open_keys]),
-                           strict=True))
-        new = [key for key in open_keys if departs[key] is not None and departs[key] < alpha
+        departs = {key: 1.0 if p is None else p for key, p in zip(
+            open_keys, _holm([measured[key].two_sided for key in open_keys]), strict=True)}
+        new = [key for key in open_keys if departs[key] < alpha
                and abs(measured[key].effect or 0.0) >= min_effect]
         if not new:
             break
