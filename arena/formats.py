@@ -56,3 +56,10 @@ class TextOrJson(OutputFormat):
 
     TEXT = "text"
     JSON = "json"
+
+
+class AuditFormat(OutputFormat):
+    """The collusion audit's formats (``arena audit``, ``league audit``)."""
+
+    PLAIN = "plain"
+    JSON = "json"

@@ -7,7 +7,7 @@ import sys
 import time
 
 SUITES = ("startup", "engine", "arena", "memory", "tournament", "ratings", "models", "match", "report",
-          "league", "serve", "fields", "cluster", "sandbox", "versus", "clocks", "analyse")
+          "league", "serve", "fields", "cluster", "sandbox", "versus", "clocks", "analyse", "audit")
 
 
 def main(names: list[str]) -> None:

@@ -291,6 +291,7 @@ OTHER_JSON = {
     "arena.plans.deals": "a deals file (deal suite): one game's preset deals per line",
     "arena.plans.preview": "arena run --dry-run's JSON",
     "arena.ratings.table": "the ratings table as JSON",
+    "arena.ratings.audit_text": "the collusion audit as JSON",
     "arena.report.site": "the report's JavaScript data (a replay copies the reader's line)",
     "arena.report.match_section": "a match's match.json, read for its report",
     "arena.runs.match_play": "a match's match.json",

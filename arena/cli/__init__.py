@@ -68,6 +68,7 @@ def _root(
 
 # Each command is a plain function with typer annotations in its own module.
 from arena.cli.analyse import analyse_command  # noqa: E402
+from arena.cli.audit import audit_command  # noqa: E402
 from arena.cli.bot_command import BotCommandLine  # noqa: E402
 from arena.cli.checkbot import check_bot_command  # noqa: E402
 from arena.cli.deals import deals_command  # noqa: E402
@@ -83,6 +84,8 @@ app.command("run")(run_command)
 app.command("play", cls=BotCommandLine)(play_command)
 app.command("check-bot", cls=BotCommandLine)(check_bot_command)
 app.command("table")(table_command)
+app.command("audit", short_help="Collusion: does an entrant score more when another sits at its "
+                                 "table? Pairs flagged, with evidence.")(audit_command)
 # A summary longer than the plain help's column would be cut with "..." (``arena --help | cat``).
 app.command("match", short_help="Is CANDIDATE stronger than BASELINE? Paired games on the same "
                                 "cards, Elo, SPRT.")(match_command)

@@ -10,7 +10,7 @@ from arena import spec
 from arena.cli.options import format_option
 from arena.cli.options import option as setting_option
 from arena.errors import ConfigError, RunInterrupted
-from arena.formats import PlainOrJson, TableFormat
+from arena.formats import AuditFormat, PlainOrJson, TableFormat
 from arena.printable import printable
 from arena.settings import (
     DELTA,
@@ -302,6 +302,24 @@ def final_command(
     typer.echo(f"{report.played} games of the final played in {report.seconds:.1f} s "
                f"({report.faults} faults); {report.stored} of {report.scheduled} stored "
                f"(deal seed {report.seed}); arena league table {league} --final")
+
+
+@app.command("audit")
+def audit_command(
+    league: League,
+    fmt: Annotated[AuditFormat, format_option(AuditFormat, "Output format: {}.")] = \
+        AuditFormat.PLAIN,
+    resamples: Annotated[int, typer.Option(
+        help="Bootstrap resamples of whole duplicate sets, for the intervals and p-values.",
+        min=50, max=100_000)] = 200,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.", min=SEED.low,
+                                      max=SEED.high)] = 0,
+) -> None:
+    """The collusion audit of every stored game, old versions' too (as arena audit: see
+    arena audit --help and docs/audit.md): flagged pairs first, with the evidence."""
+    from arena.league.status import league_audit
+
+    typer.echo(league_audit(league, fmt=fmt, resamples=resamples, seed=seed), nl=False)
 
 
 @app.command("status")

@@ -16,7 +16,7 @@ from arena.plans.seating import neighbour_counts
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import Flag, Ratings, Standing, rate
 from arena.records.reader import parse_line
-from arena.records.result import rating_input
+from arena.records.result import audit_input, rating_input
 from arena.records.visible import Viewer, visible_line
 from arena.settings import RESAMPLES, RatingModel
 
@@ -28,6 +28,12 @@ def active_results(store: Store) -> list[dict[str, Any]]:
     """The result objects of the games among active versions, their entrants named
     ``NAME@VERSION`` as in the games' lines and ``league status``."""
     return StandingsCache(store).results()
+
+
+def audit_inputs(store: Store) -> list[dict[str, Any]]:
+    """What the collusion audit reads of every stored game, old versions' too (a version's
+    help is measured whether or not it is still active): ``arena.records.result.audit_input``."""
+    return [audit_input(parse_line(line)) for line in store.games.lines()]
 
 
 @dataclass(frozen=True)

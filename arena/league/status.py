@@ -19,7 +19,7 @@ import orjson
 from tabulate import tabulate
 
 from arena.errors import ConfigError, ResultsError
-from arena.formats import PlainOrJson, TableFormat
+from arena.formats import AuditFormat, PlainOrJson, TableFormat
 from arena.league.config import LeagueSettings
 from arena.league.database import DATABASE, SUBMISSIONS_LOG
 from arena.league.deadline import shown
@@ -28,9 +28,16 @@ from arena.league.finals import Final
 from arena.league.leftovers import SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
-from arena.league.standings import LeagueRatings, export_lines, league_ratings, table_entrant
+from arena.league.standings import (
+    LeagueRatings,
+    audit_inputs,
+    export_lines,
+    league_ratings,
+    table_entrant,
+)
 from arena.league.store import Store
 from arena.printable import printable, printable_json
+from arena.ratings.audit_text import audit_results
 from arena.ratings.table import render_table
 from arena.records.reader import EXPORT_DIR, RESULTS_FILE
 from arena.records.visible import ANYONE, ORGANISER, visible_detail
@@ -64,6 +71,19 @@ def league_table(directory: Path, *, fmt: TableFormat = TableFormat.PLAIN,
     note = rated.left_out.note(directory)
     return render_table(rated.rated, fmt, crosstable=crosstable, notes=() if note is None else (note,),
                         games_column=GAMES_RATED)
+
+
+def league_audit(directory: Path, *, fmt: AuditFormat = AuditFormat.PLAIN,
+                 resamples: int = 200, seed: int = 0) -> str:
+    """``league audit``: the collusion audit (``arena.ratings.audit``) of every stored game."""
+    store = Store.open(directory)
+    try:
+        results = audit_inputs(store)
+    finally:
+        store.close()
+    if not results:
+        raise ResultsError(f"{directory}: no games yet (arena league run plays some)")
+    return audit_results(results, fmt=fmt, resamples=resamples, seed=seed)
 
 
 def shown_state(bot: Bot) -> str:

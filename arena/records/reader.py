@@ -26,7 +26,7 @@ import orjson
 
 from arena.errors import ResultsError
 from arena.records.check import line_problem, record_problem, result_problem
-from arena.records.result import rating_input
+from arena.records.result import audit_input, rating_input
 from arena.records.schema import FORMAT
 from arena.records.upgrade import upgrade
 from arena.records.writer import serialise
@@ -149,6 +149,23 @@ def read_rating_inputs(paths: Sequence[str | os.PathLike[str]],
     for line in _read_lines(paths, notes, _result_or_bare, rating_parts):
         data = line.data
         yield line.path, line.number, data if "result" not in data else rating_input(data)
+
+
+def read_audit_inputs(paths: Sequence[str | os.PathLike[str]],
+                      notes: ReadNotes) -> Iterator[dict[str, Any]]:
+    """The audit input (``audit_input``: the rating input, the seats' names and owners) of each
+    line in ``paths``, read as ``read_rating_inputs`` reads them; a bare result object as it is.
+    A line whose names or owners are wrong is a ResultsError naming the file and line."""
+    from arena.records.rating_line import rating_parts
+
+    for line in _read_lines(paths, notes, _result_or_bare, rating_parts):
+        if "result" not in line.data:
+            yield line.data
+            continue
+        try:
+            yield audit_input(line.data)
+        except ResultsError as error:
+            raise ResultsError(f"{line.path}:{line.number}: {error}") from None
 
 
 def read_finished(path: Path, repair: bool = True,

@@ -65,6 +65,25 @@ def rating_input(line: Mapping[str, Any]) -> dict[str, Any]:
     return {**result, **extra} if extra else result
 
 
+def audit_input(line: Mapping[str, Any]) -> dict[str, Any]:
+    """What the collusion audit (``arena.ratings.audit``) reads of a line: its rating input, the
+    seats' ``names`` and, when the line has them, their ``owners`` (by seat, like ``names``).
+    ResultsError when ``names`` or ``owners`` are not lists of names, ``owners`` one per seat."""
+    found = rating_input(line)
+    names, owners = line.get("names"), line.get("owners")
+    if names is None:
+        return found
+    if type(names) is not list or not all(type(name) is str for name in names):
+        raise ResultsError("'names' must be a list of names, one per seat")
+    extra: dict[str, Any] = {"names": names}
+    if owners is not None:
+        if (type(owners) is not list or len(owners) != len(names)
+                or not all(type(owner) is str and owner for owner in owners)):
+            raise ResultsError(f"'owners' must be a list of {len(names)} names, one per seat")
+        extra["owners"] = owners
+    return {**found, **extra}
+
+
 def forfeit_places(places: Sequence[int], forfeits: Sequence[bool]) -> list[int]:
     """Places with every forfeiting entrant below every other; order within each group kept."""
     keys = [(not lost, -place) for place, lost in zip(places, forfeits, strict=True)]
