@@ -315,8 +315,10 @@ def audit_command(
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap's resampling.", min=SEED.low,
                                       max=SEED.high)] = 0,
 ) -> None:
-    """The collusion audit of every stored game, old versions' too (as arena audit: see
-    arena audit --help and docs/audit.md): flagged pairs first, with the evidence."""
+    """The collusion audit: who scores more beside whose bot, in every stored game.
+
+    As arena audit does on a results directory (docs/audit.md): flagged pairs first, with the
+    evidence."""
     from arena.league.status import league_audit
 
     typer.echo(league_audit(league, fmt=fmt, resamples=resamples, seed=seed), nl=False)
