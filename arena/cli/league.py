@@ -117,6 +117,11 @@ def submit_command(
         help="Enter it under this name instead of its manifest's: a variant that plays beside "
              "the current version (its own versions from v1), or a new version of that entrant.",
         show_default=False)] = None,
+    owner: Annotated[str | None, typer.Option(
+        help="Who entered it (a name): the matchmaker and the final keep one owner's entrants "
+             "apart, the tables show it. A participant's name means that participant. A name's "
+             "owner never changes; without it, a new name is the organiser's own.",
+        show_default=False)] = None,
 ) -> None:
     """Copy a bot into the league, build and check it: accepted NAME vVERSION, or rejected.
 
@@ -125,6 +130,7 @@ def submit_command(
     SIGTERM): the league is then as it was. A new version of a name replaces the old one in the
     pool; the old one's games stay in the history (`league rollback` brings it back).
     """
+    from arena.league.owners import ORGANISER_OWNER
     from arena.league.submit import submit
 
     def waiting(pid: int | None) -> None:
@@ -132,9 +138,12 @@ def submit_command(
         typer.echo(f"arena: waiting for {holder} (another league submit storing its bot)",
                    err=True)
 
-    submission = submit(league, bot, wait=wait, on_wait=waiting, name=name)
+    submission = submit(league, bot, wait=wait, on_wait=waiting, name=name, named_owner=owner)
     if submission.accepted:
-        typer.echo(f"accepted {printable(submission.name or '')} v{printable(submission.version or '')}")
+        typer.echo(f"accepted {printable(submission.name or '')} "
+                   f"v{printable(submission.version or '')}, owner "
+                   f"{printable(submission.owner or ORGANISER_OWNER)}"
+                   + (" (a participant of the league)" if submission.owner_is_participant else ""))
         return
     # The reason and the check's lines quote the bot (what it sent, its stderr, its build's output)
     typer.echo(f"rejected: {printable(submission.reason, lines=True)}")
