@@ -130,7 +130,6 @@ def submit_command(
     SIGTERM): the league is then as it was. A new version of a name replaces the old one in the
     pool; the old one's games stay in the history (`league rollback` brings it back).
     """
-    from arena.league.owners import ORGANISER_OWNER
     from arena.league.submit import submit
 
     def waiting(pid: int | None) -> None:
@@ -140,10 +139,12 @@ def submit_command(
 
     submission = submit(league, bot, wait=wait, on_wait=waiting, name=name, named_owner=owner)
     if submission.accepted:
+        # The owner, where the entrant has one (the organiser's own are each their own)
+        owner = "" if submission.owner is None else \
+            f", owner {printable(submission.owner)}" + \
+            (" (a participant of the league)" if submission.owner_is_participant else "")
         typer.echo(f"accepted {printable(submission.name or '')} "
-                   f"v{printable(submission.version or '')}, owner "
-                   f"{printable(submission.owner or ORGANISER_OWNER)}"
-                   + (" (a participant of the league)" if submission.owner_is_participant else ""))
+                   f"v{printable(submission.version or '')}{owner}")
         return
     # The reason and the check's lines quote the bot (what it sent, its stderr, its build's output)
     typer.echo(f"rejected: {printable(submission.reason, lines=True)}")

@@ -304,9 +304,9 @@ def _submissions(directory: Path) -> list[str]:
         what = (f"accepted {entry['name']} v{entry['version']}" if entry.get("accepted")
                 else f"rejected: {entry.get('reason', '')}")
         # Who submitted it and the entrant's owner: logged from schema 7 on (issue 39)
-        by = f" by {entry['by']}" if entry.get("by") else ""
         owned = f", owner {entry['owner']}" if entry.get("accepted") and entry.get("owner") else ""
-        said = f"{entry.get('source', '')}{by}: {what}{owned}"
+        by = f" (by {entry['by']})" if entry.get("by") else ""
+        said = f"{entry.get('source', '')}: {what}{owned}{by}"
         lines.append(f"{_when(entry.get('at', 0))}  {printable(said)}")
     return lines
 

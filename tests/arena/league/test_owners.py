@@ -157,7 +157,7 @@ def test_owners_are_shown_beside_the_authors_and_kept_apart_in_play_and_final(
         done = arena("league", "submit", league, own_bot(tmp_path, name),
                      *(() if owner is None else ("--owner", owner)))
         assert done.returncode == 0, done.stderr
-        assert done.stdout == f"accepted {name} v1, owner {owner or 'organiser'}\n"
+        assert done.stdout == f"accepted {name} v1{'' if owner is None else ', owner ' + owner}\n"
     status = orjson.loads(arena("league", "status", league, "--format", "json").stdout)
     assert {e["name"]: (e["owner"], e["submitted_by"]) for e in status["entrants"]} == {
         "a1": ("team-a", "organiser"), "a2": ("team-a", "organiser"),
@@ -167,7 +167,7 @@ def test_owners_are_shown_beside_the_authors_and_kept_apart_in_play_and_final(
     assert header.split()[:6] == ["entrant", "version", "state", "language", "author", "owner"]
     assert any(line.split()[:3] == ["a2", "1", "active"] and "team-a" in line
                for line in text.splitlines())
-    assert "by organiser: accepted a1 v1, owner team-a" in text
+    assert "a1-src: accepted a1 v1, owner team-a (by organiser)" in text
     done = arena("league", "run", league, "--games", "6", "--jobs", "1")
     assert done.returncode == 0, done.stderr
     owner = {"a1@1": "team-a", "a2@1": "team-a", "b1@1": "bo", "org@1": "org@1"}
