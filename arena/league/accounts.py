@@ -34,8 +34,7 @@ import orjson
 
 from arena.errors import ConfigError
 from arena.league.database import Database
-from arena.league.owners import ORGANISER_OWNER, is_reserved
-from arena.names import NAME, NAME_RULE, name_key
+from arena.names import NAME, NAME_RULE, ORGANISER_OWNER, is_reserved, name_key
 
 TOKEN_BYTES = 32
 """Random bytes in a token or a session id (256 bits)."""

@@ -22,9 +22,10 @@ from arena.league.deadline import shown
 from arena.league.entrants import Bot
 from arena.league.final import final_schedule
 from arena.league.finals import Final
-from arena.league.owners import ORGANISER_OWNER, shown_owners
+from arena.league.owners import shown_owners
 from arena.league.playing import league_owners
 from arena.league.store import Store
+from arena.names import ORGANISER_OWNER
 from arena.printable import printable, printable_json
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.table import ratings_json, render_table

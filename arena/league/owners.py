@@ -19,21 +19,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from arena.league.database import Database
-from arena.names import name_key
+from arena.names import ORGANISER_OWNER, name_key
 
 if TYPE_CHECKING:
     from arena.league.accounts import Accounts
-
-ORGANISER_OWNER = "organiser"
-"""The owner shown for the organiser's own entrants (each its own owner in the matchmaker and the
-records); no participant and no ``--owner`` may be called so (``is_reserved``)."""
-
-
-def is_reserved(name: str) -> bool:
-    """Whether ``name`` is ``ORGANISER_OWNER`` (written in any way): an owner would pass for the
-    organiser's own entrants, which are each their own owner."""
-    return name_key(name) == ORGANISER_OWNER
-
 
 def shown_owners(owners: Mapping[str, str], names: Sequence[tuple[str, str]],
                  *, always: bool = False) -> dict[str, str] | None:

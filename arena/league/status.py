@@ -28,9 +28,10 @@ from arena.league.finals import Final
 from arena.league.leftovers import SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
-from arena.league.owners import ORGANISER_OWNER, shown_owners
+from arena.league.owners import shown_owners
 from arena.league.standings import LeagueRatings, export_lines, league_ratings, table_entrant
 from arena.league.store import Store
+from arena.names import ORGANISER_OWNER
 from arena.printable import printable, printable_json
 from arena.ratings.table import render_table
 from arena.records.reader import EXPORT_DIR, RESULTS_FILE

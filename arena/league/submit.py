@@ -46,9 +46,8 @@ from arena.league.database import BOTS_DIR, STAGING_DIR, SUBMISSIONS_LOG
 from arena.league.entrants import taken_name, taken_version
 from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
-from arena.league.owners import ORGANISER_OWNER, is_reserved
 from arena.league.store import Store
-from arena.names import NAME, NAME_RULE, name_key
+from arena.names import NAME, NAME_RULE, ORGANISER_OWNER, is_reserved, name_key
 from arena.settings import LOCK_WAIT
 
 TEST_PAUSE_AFTER_STORE = "ARENA_TEST_PAUSE_AFTER_STORE"

@@ -18,9 +18,8 @@ from jinja2 import Environment
 from arena.league.accounts import Participant
 from arena.league.config import LeagueSettings
 from arena.league.deadline import shown
-from arena.league.owners import ORGANISER_OWNER
 from arena.league.store import Store
-from arena.names import name_key
+from arena.names import ORGANISER_OWNER, name_key
 from arena.records.reader import parse_line
 from arena.report.svg import line_plot
 from arena.report.templating import environment
