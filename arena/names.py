@@ -21,6 +21,10 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """Tournament, bot and seat names: they become file and directory names."""
 NAME_RULE = "use letters, digits, '-', '_', '.', starting with a letter or digit (64 at most)"
 """What ``NAME`` asks for, as an error message says it."""
+ORGANISER_OWNER = "organiser"
+"""The owner a league shows for the organiser's own entrants (each its own owner in the
+matchmaker and the records: ``arena.league.owners``); no participant and no ``--owner`` may be
+called so (``is_reserved``)."""
 UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 """The characters a label may not carry into a file name (each run becomes one ``_``)."""
 
@@ -32,6 +36,12 @@ def name_key(name: str) -> str:
     same), so the key of a key is itself."""
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
     return folded.rstrip(". ")
+
+
+def is_reserved(name: str) -> bool:
+    """Whether ``name`` is ``ORGANISER_OWNER`` (written in any way): an owner of that name would
+    pass for the organiser's own entrants, which are each their own owner."""
+    return name_key(name) == ORGANISER_OWNER
 
 
 def same_name(name: str, others: Iterable[str]) -> str | None:

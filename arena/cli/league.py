@@ -117,6 +117,11 @@ def submit_command(
         help="Enter it under this name instead of its manifest's: a variant that plays beside "
              "the current version (its own versions from v1), or a new version of that entrant.",
         show_default=False)] = None,
+    owner: Annotated[str | None, typer.Option(
+        help="Who entered it (a name): the matchmaker and the final keep one owner's entrants "
+             "apart, the tables show it. A participant's name means that participant. A name's "
+             "owner never changes; without it, a new name is the organiser's own.",
+        show_default=False)] = None,
 ) -> None:
     """Copy a bot into the league, build and check it: accepted NAME vVERSION, or rejected.
 
@@ -132,9 +137,14 @@ def submit_command(
         typer.echo(f"arena: waiting for {holder} (another league submit storing its bot)",
                    err=True)
 
-    submission = submit(league, bot, wait=wait, on_wait=waiting, name=name)
+    submission = submit(league, bot, wait=wait, on_wait=waiting, name=name, named_owner=owner)
     if submission.accepted:
-        typer.echo(f"accepted {printable(submission.name or '')} v{printable(submission.version or '')}")
+        # The owner, where the entrant has one (the organiser's own are each their own)
+        owner = "" if submission.owner is None else \
+            f", owner {printable(submission.owner)}" + \
+            (" (a participant of the league)" if submission.owner_is_participant else "")
+        typer.echo(f"accepted {printable(submission.name or '')} "
+                   f"v{printable(submission.version or '')}{owner}")
         return
     # The reason and the check's lines quote the bot (what it sent, its stderr, its build's output)
     typer.echo(f"rejected: {printable(submission.reason, lines=True)}")

@@ -34,7 +34,7 @@ import orjson
 
 from arena.errors import ConfigError
 from arena.league.database import Database
-from arena.names import NAME, NAME_RULE, name_key
+from arena.names import NAME, NAME_RULE, ORGANISER_OWNER, is_reserved, name_key
 
 TOKEN_BYTES = 32
 """Random bytes in a token or a session id (256 bits)."""
@@ -109,6 +109,9 @@ class Accounts:
         and their token, which is not stored. ConfigError for a bad name or one already invited."""
         if not NAME.fullmatch(name):
             raise ConfigError(f"{name!r}: not a participant name: {NAME_RULE}")
+        if is_reserved(name):
+            raise ConfigError(f"{name!r}: not a participant name: the tables show the "
+                              f"organiser's own entrants as {ORGANISER_OWNER!r}")
         token = secrets.token_urlsafe(TOKEN_BYTES)
         with self.database.transaction():
             row = self.db.execute("SELECT id, name, revoked FROM participants "
@@ -142,6 +145,11 @@ class Accounts:
         """The participants whose tokens work, first invited first."""
         return [row[0] for row in self.db.execute(
             "SELECT name FROM participants WHERE revoked IS NULL ORDER BY id")]
+
+    def names_by_key(self) -> dict[str, str]:
+        """Every participant ever invited (revoked or not), by the key of their name."""
+        return {row[0]: row[1] for row in self.db.execute(
+            "SELECT name_key, name FROM participants")}
 
     def name_of(self, participant: int) -> str:
         """The name of the participant ``participant`` (revoked or not)."""
@@ -273,6 +281,14 @@ class Accounts:
             self.db.execute("UPDATE uploads SET started = ? WHERE id = ?",
                                   (time.time(), row[0]))
         return self.upload(row[0])
+
+    def uploaders(self) -> dict[tuple[str, str], str]:
+        """The participant who uploaded each accepted version, by ``(name, version)`` as stored
+        (a version not in it was submitted by the organiser's ``league submit``)."""
+        return {(row[0], row[1]): row[2] for row in self.db.execute(
+            "SELECT uploads.bot, uploads.version, participants.name FROM uploads "
+            "JOIN participants ON participants.id = uploads.participant "
+            "WHERE uploads.status = 'accepted'")}
 
     def pending_files(self, participant: int) -> list[str]:
         """The archives (paths inside the league) of ``participant``'s uploads not yet decided."""

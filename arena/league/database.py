@@ -15,10 +15,11 @@ opened or written is one line (``storage_error``), a file that is no league a Co
 The schema is written here, whole, and each table is read and written by one repository alone
 (``arena.league.store`` opens them together): the bot versions, their conduct and suspension
 (``entrants``), the games with their seats, sets and faults (``games``), the owners of names
-(``owners``), the participants with their sessions and uploads (``accounts``), the time
-submissions close (``deadline``; schema 6) and the final's games, kept apart from the ladder's
-(``finals``; schema 6). The ``settings``
-table is this module's: written once with the league, read by ``arena.league.config``.
+(``owners``: the participants who own names, schema 3, and the owners the organiser names with
+``league submit --owner``, schema 7), the participants with their sessions and uploads
+(``accounts``), the time submissions close (``deadline``; schema 6) and the final's games, kept
+apart from the ladder's (``finals``; schema 6). The ``settings`` table is this module's:
+written once with the league, read by ``arena.league.config``.
 """
 
 from __future__ import annotations
@@ -170,6 +171,12 @@ MIGRATIONS: tuple[str, ...] = (
         seat INTEGER NOT NULL,
         bot INTEGER NOT NULL REFERENCES bots (id),
         PRIMARY KEY (game, seat)
+    );
+    """,
+    """
+    CREATE TABLE named_owners (
+        name_key TEXT PRIMARY KEY,
+        owner TEXT NOT NULL
     );
     """,
 )

@@ -102,25 +102,31 @@ class Entrants:
 
     def add(self, name: str, version: str, directory: str, run: Sequence[str],
             language: str | None, author: str | None, owner: int | None = None,
-            received: float | None = None) -> Bot:
+            received: float | None = None, named_owner: str | None = None) -> Bot:
         """Accept a version: it becomes the active one of its name (the previous is replaced).
 
         ConfigError, nothing written, when the league closed before the submission was
         ``received`` (a Unix time; None: now; ``arena.league.deadline``), when ``name`` is
         another entrant's written differently or the entrant has ``version`` already
-        (``taken_name``, ``taken_version``), or when ``owner`` (a participant's id; None: the
-        organiser) may not submit it (``owner_problem``): checked in the transaction that writes,
-        so no two writers can both pass it, and no close can come between the check and the
-        write. A participant's first version of a new name makes the name theirs."""
+        (``taken_name``, ``taken_version``), when ``owner`` (a participant's id; None: the
+        organiser) may not submit it (``owner_problem``), or when ``named_owner`` (the
+        organiser's ``--owner``) is not the owner the name has (``Owners.given_problem``):
+        checked in the transaction that writes, so no two writers can both pass it, and no close
+        can come between the check and the write. A participant's first version of a new name
+        makes the name theirs; ``named_owner`` becomes the owner of a name that has none."""
         with self.database.transaction():
             problem = (self.deadline.refusal(time.time() if received is None else received)
                        or taken_name(name, self.spellings(name))
                        or taken_version(name, version, self.same_version(name, version))
-                       or self.owner_problem(name, owner))
+                       or self.owner_problem(name, owner)
+                       or (None if named_owner is None
+                           else self.owners.given_problem(name, named_owner)))
             if problem is not None:
                 raise ConfigError(f"{self.database.directory}: {problem}")
             if owner is not None:
                 self.owners.claim(name, owner)
+            if named_owner is not None:
+                self.owners.name_owner(name, named_owner)
             self.db.execute("UPDATE bots SET state = 'replaced' WHERE name = ? AND state = 'active'",
                             (name,))
             cursor = self.db.execute(

@@ -22,8 +22,10 @@ from arena.league.deadline import shown
 from arena.league.entrants import Bot
 from arena.league.final import final_schedule
 from arena.league.finals import Final
+from arena.league.owners import shown_owners
 from arena.league.playing import league_owners
 from arena.league.store import Store
+from arena.names import ORGANISER_OWNER
 from arena.printable import printable, printable_json
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.table import ratings_json, render_table
@@ -54,17 +56,20 @@ class FinalStanding:
     rated: GroupedRatings | None
     versions: tuple[tuple[Bot, int], ...]
     audit: list[dict[str, Any]] | None
+    owners: dict[str, str]
+    """Each version's owner by ``NAME@VERSION`` (``arena.league.owners.shown_owners``)."""
 
     def data(self) -> dict[str, Any]:
         """The JSON of the final's table (``ratings_json`` and the final's own keys)."""
         table: dict[str, Any] = {} if self.rated is None else ratings_json(
-            self.rated, games_key=GAMES_RATED.replace(" ", "_"))
+            self.rated, games_key=GAMES_RATED.replace(" ", "_"), owners=self.owners)
         return {**table,
                 "final": {"seed": self.final.seed, "games_asked": self.final.games,
                           "games_scheduled": self.scheduled, "games_stored": self.final.played,
                           "started": shown(self.final.started)},
                 "versions": [{"name": bot.name, "version": bot.version, "key": bot.key,
-                              "games": games} for bot, games in self.versions],
+                              "owner": self.owners.get(bot.key), "games": games}
+                             for bot, games in self.versions],
                 "audit": self.audit}
 
     def notes(self) -> list[str]:
@@ -99,7 +104,8 @@ def final_standing(store: Store, *, resamples: int = RESAMPLES.default,
         except ResultsError:  # e.g. one game of a set so far: the plan is shown all the same
             rated = None
     audit = None if AUDIT is None else AUDIT(lines)
-    return FinalStanding(final, scheduled, rated, versions, audit)
+    owners = shown_owners(store.owner_names(), [(bot.key, bot.name) for bot in bots], always=True)
+    return FinalStanding(final, scheduled, rated, versions, audit, owners or {})
 
 
 def final_table(directory: Path, *, fmt: TableFormat = TableFormat.PLAIN,
@@ -120,5 +126,7 @@ def final_table(directory: Path, *, fmt: TableFormat = TableFormat.PLAIN,
     if standing.rated is None:
         return "\n".join(["no game of the final can be rated yet",
                           *map(printable, standing.notes())]) + "\n"
+    # The owner column as in the ladder's table: where some version is not the organiser's own
+    owners = standing.owners if set(standing.owners.values()) - {ORGANISER_OWNER} else None
     return render_table(standing.rated, fmt, crosstable=crosstable, notes=standing.notes(),
-                        games_column=GAMES_RATED)
+                        games_column=GAMES_RATED, owners=owners)

@@ -28,6 +28,7 @@ from arena.league.finals import Final
 from arena.league.leftovers import SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
+from arena.league.owners import shown_owners
 from arena.league.standings import (
     LeagueRatings,
     audit_inputs,
@@ -36,6 +37,7 @@ from arena.league.standings import (
     table_entrant,
 )
 from arena.league.store import Store
+from arena.names import ORGANISER_OWNER
 from arena.printable import printable, printable_json
 from arena.ratings.audit_text import audit_results
 from arena.ratings.table import render_table
@@ -49,6 +51,8 @@ GAMES_RATED = "games rated"
 """What ``league table`` counts of each version: the games its table rates, among the active
 versions only (a game that seated a replaced or retired version is not rated there)."""
 
+STATES = ("active", "replaced", "retired")
+"""The versions ``league status`` shows: all but the rejected (never stored)."""
 RECENT_SUBMISSIONS = 10
 RECENT_FAULTS = 3
 
@@ -58,11 +62,15 @@ def league_table(directory: Path, *, fmt: TableFormat = TableFormat.PLAIN,
                  crosstable: bool = False) -> str:
     """The ratings table of the active entrants, named ``NAME@VERSION`` (the model and formats of
     ``arena table``), with a note on the stored games it leaves out (replaced or retired
-    versions sat in them)."""
+    versions sat in them). Their owners (``arena.league.owners``): a column when some entrant
+    is not the organiser's own, always in JSON."""
     store = Store.open(directory)
     try:
         rated = league_ratings(store, resamples=resamples, seed=seed,
                                model=LeagueSettings.of(store).rating)
+        owners = shown_owners(store.owner_names(),
+                              [(bot.key, bot.name) for bot in store.entrants.bots()],
+                              always=fmt is TableFormat.JSON)
     finally:
         store.close()
     if rated is None:
@@ -70,7 +78,7 @@ def league_table(directory: Path, *, fmt: TableFormat = TableFormat.PLAIN,
                            f"(arena league run plays some)")
     note = rated.left_out.note(directory)
     return render_table(rated.rated, fmt, crosstable=crosstable, notes=() if note is None else (note,),
-                        games_column=GAMES_RATED)
+                        games_column=GAMES_RATED, owners=owners)
 
 
 def league_audit(directory: Path, *, fmt: AuditFormat = AuditFormat.PLAIN,
@@ -117,6 +125,12 @@ class LeagueStatus:
     """When submissions close or closed (``arena.league.deadline``); None: never."""
     final: Final | None = None
     """The league's final (``arena.league.finals``), or None before one started."""
+    owners: dict[str, str] | None = None
+    """Each entrant's owner by its name (``shown_owners``: ``organiser`` for the organiser's
+    own); None: all are the organiser's own."""
+    uploaders: dict[tuple[str, str], str] | None = None
+    """Who uploaded each version, by ``(name, version)``: the participants' (the others are
+    the organiser's ``league submit``)."""
 
 
 @dataclass(frozen=True)
@@ -144,12 +158,15 @@ def league_status(directory: Path, fmt: PlainOrJson = PlainOrJson.PLAIN) -> str:
                 unrated = str(error)
         status = LeagueStatus(
             directory=directory, settings=settings,
-            bots=store.entrants.bots(("active", "replaced", "retired")),
+            bots=store.entrants.bots(STATES),
             games=store.games.counts(), faults=store.games.fault_counts(),
             recent=store.games.recent_faults(RECENT_FAULTS), total=store.games.total(),
             open_sets=len(store.games.open_sets()),
             rated=rated, unrated=unrated, sets=store.games.set_counts(), removed=removed,
-            closes=store.deadline.closes(), final=store.finals.current())
+            closes=store.deadline.closes(), final=store.finals.current(),
+            owners=shown_owners(store.owner_names(), [
+                (bot.name, bot.name) for bot in store.entrants.bots(STATES)]),
+            uploaders=store.accounts.uploaders())
     finally:
         store.close()
     status.bots.sort(key=lambda b: (b.state != "active", b.name, -b.submitted))
@@ -173,6 +190,9 @@ def _status_json(status: LeagueStatus) -> str:
                       "suspended": None if bot.suspended is None else
                       {"reason": bot.suspended, "since": bot.suspended_at},
                       "language": bot.language, "author": bot.author,
+                      "owner": (status.owners or {}).get(bot.name, ORGANISER_OWNER),
+                      "submitted_by": (status.uploaders or {}).get((bot.name, bot.version),
+                                                                    ORGANISER_OWNER),
                       GAMES_PLAYED.replace(" ", "_"): games.get(bot.id, 0),
                       "faults": faults.get(bot.id, 0),
                       "submitted": bot.submitted} for bot in status.bots]},
@@ -189,11 +209,13 @@ def _status_text(status: LeagueStatus) -> str:
              f"game{'' if status.total == 1 else 's'} stored, "
              f"{status.open_sets} set{'' if status.open_sets == 1 else 's'} open",
              _deadline_line(status), *_final_lines(status), ""]
+    owners = status.owners
     rows = [[*map(printable, (bot.name, bot.version, shown_state(bot), bot.language or "",
-                              bot.author or "")),
+                              bot.author or "", *([] if owners is None else [owners[bot.name]]))),
              games.get(bot.id, 0), faults.get(bot.id, 0), _when(bot.submitted)]
             for bot in bots]
-    lines.append(tabulate(rows, ["entrant", "version", "state", "language", "author", GAMES_PLAYED,
+    lines.append(tabulate(rows, ["entrant", "version", "state", "language", "author",
+                                 *([] if owners is None else ["owner"]), GAMES_PLAYED,
                                  "faults", "submitted"]) if rows else "no entrants yet")
     suspended = [bot for bot in bots if shown_state(bot) == "suspended"]
     if suspended:
@@ -302,7 +324,10 @@ def _submissions(directory: Path) -> list[str]:
     for entry in reversed(entries):
         what = (f"accepted {entry['name']} v{entry['version']}" if entry.get("accepted")
                 else f"rejected: {entry.get('reason', '')}")
-        said = f"{entry.get('source', '')}: {what}"
+        # Who submitted it and the entrant's owner: logged from schema 7 on (issue 39)
+        owned = f", owner {entry['owner']}" if entry.get("accepted") and entry.get("owner") else ""
+        by = f" (by {entry['by']})" if entry.get("by") else ""
+        said = f"{entry.get('source', '')}: {what}{owned}{by}"
         lines.append(f"{_when(entry.get('at', 0))}  {printable(said)}")
     return lines
 

@@ -5,7 +5,8 @@ its tables:
 - ``entrants``: the bot versions, their conduct and suspension (``arena.league.entrants``);
 - ``games``: the duplicate sets, and each finished game with its seats and faults
   (``arena.league.games``);
-- ``owners``: who owns each entrant's name (``arena.league.owners``);
+- ``owners``: who owns each entrant's name, a participant or an owner the organiser named
+  (``arena.league.owners``);
 - ``accounts``: the participants, their sessions and their uploads (``arena.league.accounts``);
 - ``deadline``: when submissions close (``arena.league.deadline``);
 - ``finals``: the final, its games and their seats, apart from the ladder's
@@ -36,12 +37,12 @@ class Store:
         self.database = database
         self.directory = database.directory
         """The league's directory, absolute (``Database.directory``)."""
-        self.owners = Owners(database)
+        self.accounts = Accounts(database)
+        self.owners = Owners(database, self.accounts)
         self.deadline = Deadline(database)
         self.entrants = Entrants(database, self.owners, self.deadline)
         self.games = Games(database, self.entrants)
         self.finals = Finals(database, self.entrants)
-        self.accounts = Accounts(database)
 
     @classmethod
     def create(cls, directory: Path, settings: dict[str, Any]) -> Store:
@@ -54,10 +55,10 @@ class Store:
         return cls(Database.open(directory, across_threads=across_threads))
 
     def owner_names(self) -> dict[str, str]:
-        """Each participant-owned entrant's owner (the participant's name), by the entrant's
-        name key; the organiser's entrants are not in it (each its own owner)."""
-        return {key: self.accounts.name_of(participant)
-                for key, participant in self.owners.participants().items()}
+        """Each entrant's owner, by the entrant's name key: the participant who owns it, or the
+        owner the organiser named (``league submit --owner``); the organiser's other entrants
+        are not in it (each its own owner: ``Owners.names``)."""
+        return self.owners.names()
 
     def close(self) -> None:
         """Close the connection."""

@@ -47,7 +47,7 @@ from arena.league.entrants import taken_name, taken_version
 from arena.league.leftovers import STAGING_LOCK, STAGING_PREFIX, SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.store import Store
-from arena.names import NAME, NAME_RULE, name_key
+from arena.names import NAME, NAME_RULE, ORGANISER_OWNER, is_reserved, name_key
 from arena.settings import LOCK_WAIT
 
 TEST_PAUSE_AFTER_STORE = "ARENA_TEST_PAUSE_AFTER_STORE"
@@ -64,6 +64,12 @@ class Submission:
     reason: str = ""
     report: list[str] = field(default_factory=list)
     """The check's lines (``PASS  step: detail``), when it ran."""
+    owner: str | None = None
+    """The accepted entrant's owner (``arena.league.owners``); None: the organiser's own."""
+    owner_is_participant: bool = False
+    """Whether ``owner`` is a participant of the league (an ``--owner`` may name one)."""
+    by: str = ORGANISER_OWNER
+    """Who submitted it: the participant who uploaded it, else the organiser."""
 
 
 class Rejected(Exception):
@@ -74,7 +80,7 @@ def submit(directory: Path, source: Path,
            on_step: Callable[[StepResult], None] | None = None, *, wait: float = LOCK_WAIT.default,
            on_wait: Callable[[int | None], None] | None = None,
            name: str | None = None, owner: int | None = None,
-           received: float | None = None) -> Submission:
+           received: float | None = None, named_owner: str | None = None) -> Submission:
     """Submit the bot at ``source`` to the league in ``directory``; never raises for a bad bot
     (the Submission says why it was rejected), ConfigError when ``directory`` is not a league or
     ``name`` is not a name.
@@ -85,6 +91,10 @@ def submit(directory: Path, source: Path,
     ``owner``: the participant submitting it (``arena.league.accounts``), who may submit only a
     new name or one of their own; None (the organiser's ``league submit``) may submit any.
 
+    ``named_owner``: the entrant's owner, as the organiser names it (``league submit --owner``;
+    ``arena.league.owners``): a name that is not ``organiser``; it must be the owner the name has
+    already, if it has one.
+
     ``received``: when the submission came (a served upload's arrival; None: now). One received
     once the league had closed (``arena.league.deadline``) is rejected before anything is
     copied, and checked again in the transaction that accepts it.
@@ -94,17 +104,21 @@ def submit(directory: Path, source: Path,
     """
     if name is not None and not NAME.fullmatch(name):
         raise ConfigError(f"--name: {name!r}: {NAME_RULE}")
+    if named_owner is not None:
+        check_owner(named_owner)
     received = time.time() if received is None else received
     store = Store.open(directory)
     try:
         settings = LeagueSettings.of(store)
         submission = Submission(str(source))
+        if owner is not None:
+            submission.by = store.accounts.name_of(owner)
         league = store.directory
         try:
             with _staging(store, wait, on_wait) as staging:
                 try:
                     _submit(store, settings, source, staging, submission, on_step, wait, on_wait,
-                            name, owner, received)
+                            name, (owner, named_owner), received)
                 except (Rejected, ConfigError) as error:
                     submission.accepted = False
                     submission.reason = _named_as_submitted(str(error), staging, source)
@@ -122,6 +136,18 @@ def submit(directory: Path, source: Path,
         return submission
     finally:
         store.close()
+
+
+def check_owner(owner: str) -> None:
+    """ConfigError, one line, for an ``--owner`` that cannot be one: not a name
+    (``arena.names``), or ``organiser``, which the tables show for the organiser's own entrants
+    (each its own owner)."""
+    if not NAME.fullmatch(owner):
+        raise ConfigError(f"--owner: {owner!r}: {NAME_RULE}")
+    if is_reserved(owner):
+        raise ConfigError(f"--owner: {owner!r}: the tables show the organiser's own entrants "
+                          f"as {ORGANISER_OWNER!r} (each its own owner): give the owner's name, "
+                          f"or leave --owner out")
 
 
 @contextmanager
@@ -162,8 +188,11 @@ def _named_as_submitted(reason: str, staging: Path, source: Path) -> str:
 def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
             submission: Submission, on_step: Callable[[StepResult], None] | None,
             wait: float, on_wait: Callable[[int | None], None] | None,
-            name: str | None = None, owner: int | None = None,
+            name: str | None = None, owners: tuple[int | None, str | None] = (None, None),
             received: float | None = None) -> None:
+    """Stage, build, check and store the bot; ``owners``: the participant submitting it and the
+    owner the organiser names (``submit``'s ``owner`` and ``named_owner``)."""
+    owner, named_owner = owners
     late = store.deadline.refusal(time.time() if received is None else received)
     if late is not None:
         raise Rejected(f"{store.directory}: {late}")
@@ -172,7 +201,8 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
     if name is not None:  # entered under another name than the manifest's: a variant
         manifest = replace(manifest, name=name)
     submission.name = manifest.name
-    problem = store.entrants.owner_problem(manifest.name, owner)  # early; checked again as it writes
+    problem = store.entrants.owner_problem(manifest.name, owner) or (  # early; again as it writes
+        None if named_owner is None else store.owners.given_problem(manifest.name, named_owner))
     if problem is not None:
         raise Rejected(f"{source}: name: {problem}")
     if not manifest.plays(settings.game):
@@ -208,7 +238,7 @@ def _submit(store: Store, settings: LeagueSettings, source: Path, staging: Path,
         first = (failed or [r for r in results if not r.passed])[0]
         raise Rejected(f"check-bot step '{first.name}' failed: {_reason(first.detail)}")
     with _submit_lock(store, wait, on_wait):
-        _store(store, manifest, copy, submission, owner, received)
+        _store(store, manifest, copy, submission, owners, received)
 
 
 def _refuse_what_it_left(copy: Path) -> None:
@@ -227,7 +257,7 @@ def _reason(detail: str) -> str:
 
 
 def _store(store: Store, manifest: Manifest, copy: Path, submission: Submission,
-           owner: int | None, received: float | None = None) -> None:
+           owners: tuple[int | None, str | None], received: float | None = None) -> None:
     """Move the checked copy to ``bots/NAME/VERSION`` and record it: under ``submit.lock``, so the
     version is still free, and no other submission is between its own rename and commit."""
     remove_leftovers(store)  # a directory the database does not know is an interrupted one's
@@ -242,8 +272,12 @@ def _store(store: Store, manifest: Manifest, copy: Path, submission: Submission,
     try:
         _pause_for_tests()
         store.entrants.add(manifest.name, version, str(target.relative_to(store.directory)),
-                           manifest.run, manifest.language, manifest.author, owner, received)
+                           manifest.run, manifest.language, manifest.author, owners[0], received,
+                           owners[1])
         submission.accepted = True
+        submission.owner = store.owners.owner_name(manifest.name)
+        submission.owner_is_participant = submission.owner is not None and \
+            name_key(submission.owner) in store.accounts.names_by_key()
     except BaseException:
         # Committed before the exception (an interrupt just after COMMIT): the version stands.
         if version in store.entrants.versions(manifest.name):
@@ -320,7 +354,7 @@ def _version(store: Store, manifest: Manifest) -> str:
 def _log(directory: Path, submission: Submission) -> None:
     entry = {"at": time.time(), "source": submission.source, "accepted": submission.accepted,
              "name": submission.name, "version": submission.version, "reason": submission.reason,
-             "report": submission.report}
+             "report": submission.report, "by": submission.by, "owner": submission.owner}
     with (directory / SUBMISSIONS_LOG).open("ab") as log:
         log.write(orjson.dumps(entry) + b"\n")  # one write: concurrent submissions do not mix
 

@@ -53,6 +53,8 @@ class ResultsRead:
     results: list[dict[str, object]]
     notes: ReadNotes
     """What the read skipped (half-written last lines, duplicate games)."""
+    owners: dict[str, str]
+    """Each bot's owner as the lines record it (``owners``; none in lines from before them)."""
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,11 @@ def read_results(paths: Sequence[str | os.PathLike[str]]) -> ResultsRead:
     is a ResultsError naming the file (and line).
     """
     notes = ReadNotes()
-    results = [result for _, _, result in read_rating_inputs(paths, notes)]
+    owners: dict[str, str] = {}
+    results = [result for _, _, result in read_rating_inputs(paths, notes, owners)]
     if not results:
         raise ResultsError(f"no game results in {', '.join(str(p) for p in paths) or 'no files'}")
-    return ResultsRead(results, notes)
+    return ResultsRead(results, notes, owners)
 
 
 def parse_anchor(text: str) -> tuple[str, float]:
@@ -102,28 +105,32 @@ class Table(NamedTuple):
     games_column: str = "games"
     """The name of each entrant's count of games (``games rated`` in a league's table, whose
     status counts every game a version played); its JSON key has ``_`` for the spaces."""
+    owners: Mapping[str, str] | None = None
+    """Each entrant's owner by its name (``owner`` in a tournament file, a league entrant's
+    owner): an ``owner`` column after the entrant's, an ``owner`` key in JSON; None: neither."""
 
 
 def render_table(rated: Ratings | GroupedRatings, fmt: TableFormat = TableFormat.PLAIN, *,
                  crosstable: bool = False, notes: Sequence[str] = (),
-                 games_column: str = "games") -> str:
+                 games_column: str = "games", owners: Mapping[str, str] | None = None) -> str:
     """The ratings table in format `fmt`, with the head-to-head matrix if asked, and ``notes``
-    after its own; ``games_column`` names the entrants' counts of games (``Table``).
+    after its own; ``games_column`` names the entrants' counts of games, ``owners`` gives their
+    owners (``Table``).
 
     Ratings of several groups that never met get a group column and a note saying so.
     """
-    return WRITERS[fmt](Table(rated, crosstable, tuple(notes), games_column))
+    return WRITERS[fmt](Table(rated, crosstable, tuple(notes), games_column, owners))
 
 
 def _json(table: Table) -> str:
     data = ratings_json(table.rated, crosstable=table.crosstable,
-                        games_key=table.games_column.replace(" ", "_"))
+                        games_key=table.games_column.replace(" ", "_"), owners=table.owners)
     return printable_json(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()) + "\n"
 
 
 def _csv(table: Table) -> str:
     ratings = _ratings_of(table.rated)
-    headers, rows, _ = _grouped_rows(table.rated, table.games_column)
+    headers, rows, _ = _grouped_rows(table.rated, table.games_column, table.owners)
     blocks = [_csv_text([*headers, "flag"], [row + [_flag_text(s)] for row, s in
                                             zip(rows, ratings.standings, strict=True)])]
     if table.crosstable:
@@ -165,9 +172,17 @@ def _ratings_of(rated: Ratings | GroupedRatings) -> Ratings:
 
 
 def _grouped_rows(rated: Ratings | GroupedRatings, games_column: str = "games",
+                  owners: Mapping[str, str] | None = None,
                   ) -> tuple[list[str], list[list[str]], list[str]]:
-    """The table's headers, rows and alignment, with a group column when groups never met."""
-    headers, rows, align = _table_rows(_ratings_of(rated), games_column)
+    """The table's headers, rows and alignment, with a group column when groups never met and
+    an owner column when ``owners`` are given."""
+    ratings = _ratings_of(rated)
+    headers, rows, align = _table_rows(ratings, games_column)
+    if owners is not None:
+        headers.insert(2, "owner")
+        align.insert(2, "left")
+        for row, standing in zip(rows, ratings.standings, strict=True):
+            row.insert(2, printable(owners.get(standing.name, "")))
     if isinstance(rated, GroupedRatings) and rated.groups > 1:
         headers.insert(1, "group")
         align.insert(1, "right")
@@ -179,7 +194,7 @@ def _grouped_rows(rated: Ratings | GroupedRatings, games_column: str = "games",
 def _tabulated(table: Table, tablefmt: str) -> list[str]:
     """The table, and the crosstable if asked, as tabulate's ``tablefmt``."""
     ratings = _ratings_of(table.rated)
-    headers, rows, align = _grouped_rows(table.rated, table.games_column)
+    headers, rows, align = _grouped_rows(table.rated, table.games_column, table.owners)
     blocks = [tabulate(rows, headers, tablefmt=tablefmt, colalign=align, disable_numparse=True)]
     if table.crosstable:
         cross_headers, cross_rows = _crosstable_rows(ratings)
@@ -198,9 +213,11 @@ def _all_notes(table: Table) -> list[str]:
 
 
 def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False,
-                 games_key: str = "games") -> dict[str, object]:
+                 games_key: str = "games",
+                 owners: Mapping[str, str] | None = None) -> dict[str, object]:
     """The table as JSON-able data. Non-finite numbers (unbounded interval ends) become null.
-    Each entrant's count of games is under ``games_key``.
+    Each entrant's count of games is under ``games_key``; its owner under ``owner`` when
+    ``owners`` are given (null for one they lack).
 
     Entrants carry their `group` (1 when every entrant is linked to every other), and `groups`
     counts the groups that never met."""
@@ -225,6 +242,7 @@ def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False,
                 "place": s.place,
                 "group": group,
                 "name": s.name,
+                **({} if owners is None else {"owner": owners.get(s.name)}),
                 "rating": s.rating,
                 "flag": None if s.flag is None else str(s.flag),
                 "lower": _finite(s.lower),
@@ -264,12 +282,21 @@ def results_table(
     seed: int = 0,
     confidence: float = CONFIDENCE,
     model: RatingModel | str | None = None,
+    owners: Mapping[str, str] | None = None,
 ) -> str:
     """The rendered ratings table of `results` (rating inputs: `arena.records.result.rating_input`), e.g. at
-    the end of `arena run`; `model` as `arena.ratings.model.rate` takes it."""
+    the end of `arena run`; `model` as `arena.ratings.model.rate` takes it; ``owners`` as
+    ``shown_owners`` gives them (an owner column where some bot has another's)."""
     rated = rate_groups(results, anchor=anchor, resamples=resamples, seed=seed,
                         confidence=confidence, model=model)
-    return render_table(rated, fmt, crosstable=crosstable)
+    return render_table(rated, fmt, crosstable=crosstable, owners=owners)
+
+
+def shown_owners(owners: Mapping[str, str]) -> Mapping[str, str] | None:
+    """``owners`` (each bot's, as the records say) when some bot's owner is another name than
+    its own, for the table's owner column; None when every bot is its own owner (as in results
+    of tournaments without ``owner:`` and from before owners were recorded): no column."""
+    return owners if any(owner != name for name, owner in owners.items()) else None
 
 
 def table_for_paths(
@@ -292,7 +319,8 @@ def table_for_paths(
         raise ConfigError(f"--seed: must be 0 or more, got {seed}")
     read = read_results(paths)
     text = results_table(read.results, fmt=fmt, anchor=fixed, crosstable=crosstable,
-                         resamples=resamples, seed=seed, model=model)
+                         resamples=resamples, seed=seed, model=model,
+                         owners=shown_owners(read.owners))
     return TableOutput(text, read.notes.messages())
 
 

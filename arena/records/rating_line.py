@@ -2,13 +2,12 @@
 
 A line is mostly its deals' hands, bids, plays and times, which the ratings never read. msgspec
 decodes a line of the current format into the few fields they do read (``id``, ``seed``, each
-deal's ``scores``, ``result``; for the audit, the seats' ``names`` and ``owners``) and only
-scans past the others: on results/demo (1,120 games, 13.8 MB)
-about a third of the time of orjson building every object of every line. The kept
-values are parsed by orjson (they come as ``msgspec.Raw``), so they are what a whole parse
-gives, bit for bit. A line this does not take (another format, bytes outside ASCII, a field of
-another shape, not JSON at all) is parsed whole, so it meets the reader's rules and errors as
-any line does (``arena.records.reader``).
+deal's ``scores``, ``result``; ``names`` and ``owners`` for the table's owner column and the audit) and only
+scans past the others: on results/demo (1,120 games, 13.8 MB) about a third of the time of orjson
+building every object of every line. The kept values are parsed by orjson (they come as
+``msgspec.Raw``), so they are what a whole parse gives, bit for bit. A line this does not take
+(another format, bytes outside ASCII, a field of another shape, not JSON at all) is parsed
+whole, so it meets the reader's rules and errors as any line does (``arena.records.reader``).
 """
 
 from __future__ import annotations
@@ -44,8 +43,8 @@ _DECODER = msgspec.json.Decoder(_Parts)
 def rating_parts(raw: bytes) -> Any:
     """The line ``raw`` as JSON: of the current format with a ``result`` object, only its
     ``format``, ``id``, ``seed``, ``names``, ``owners``, ``deals`` (each with its ``scores``
-    only) and ``result``, as far
-    as it has them; any other line whole (orjson's errors for one that is not JSON)."""
+    only) and ``result``, as far as it has them; any other line whole (orjson's errors for one
+    that is not JSON)."""
     if raw.startswith(_CURRENT) and raw.isascii():
         try:
             parts = _DECODER.decode(raw)
@@ -57,11 +56,10 @@ def rating_parts(raw: bytes) -> Any:
             line: dict[str, Any] = {"format": FORMAT}
             if not isinstance(parts.id, msgspec.UnsetType):
                 line["id"] = orjson.loads(memoryview(parts.id))
-            if not isinstance(parts.seed, msgspec.UnsetType):
-                line["seed"] = orjson.loads(memoryview(parts.seed))
-            for key, kept in (("names", parts.names), ("owners", parts.owners)):
-                if not isinstance(kept, msgspec.UnsetType):  # the audit's (arena.ratings.audit)
-                    line[key] = orjson.loads(memoryview(kept))
+            for key, raw_value in (("seed", parts.seed), ("names", parts.names),
+                                   ("owners", parts.owners)):
+                if not isinstance(raw_value, msgspec.UnsetType):
+                    line[key] = orjson.loads(memoryview(raw_value))
             if not isinstance(parts.deals, msgspec.UnsetType):
                 line["deals"] = [{} if isinstance(deal.scores, msgspec.UnsetType)
                                  else {"scores": orjson.loads(memoryview(deal.scores))}

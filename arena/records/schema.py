@@ -306,8 +306,9 @@ GAME = Part("The game", "", (
     Field("owners", nullable(list_of(STRING)),
           "Who entered the bot in each seat, by seat, like `names`: a tournament bot's `owner` "
           "(its own name when it has none), a league entrant's owner (the participant who "
-          "uploaded it, the `--owner` of `league submit`, else the organiser's name). Two seats "
-          "of one owner are two bots of one owner at one table.",
+          "uploaded it, the `--owner` of `league submit`, else its own `NAME@VERSION`: the "
+          "organiser's own entrants are each their own owner). Two seats of one owner are two "
+          "bots of one owner at one table.",
           since=3, older=NOT_RECORDED),
     Field("teams", list_of(list_of(INT), "list of seat lists"),
           "The seats of each team, team 0 first: `[[0, 2], [1, 3]]`.", when="Partnership Blackout"),

@@ -25,7 +25,7 @@ from arena.plans.order import locality_order
 from arena.plans.schedule import schedule
 from arena.plans.seating import Seating
 from arena.plans.tournament import Tournament, load_tournament
-from arena.ratings.table import results_table
+from arena.ratings.table import results_table, shown_owners
 from arena.records.reader import RESULTS_FILE, parse_line, parse_rating_input, read_finished
 from arena.records.result import rating_input
 from arena.runs.fault_summary import FaultSummary
@@ -247,6 +247,7 @@ def run_tournament(file: Path, *, out: Path | None = None, jobs: int | None = No
         head += (f"\ngauntlet: challengers {', '.join(b.name for b in tournament.challengers)} "
                  f"rated against the field ({', '.join(b.name for b in tournament.bots)}); "
                  f"challengers never meet each other")
-    text = head + "\n\n" + results_table(results, resamples=resamples, model=tournament.rating)
+    text = head + "\n\n" + results_table(results, resamples=resamples, model=tournament.rating,
+                                         owners=shown_owners(tournament.owners))
     summary = report.fault_summary.render()
     return text + ("\n" + summary + "\n" if summary else "")

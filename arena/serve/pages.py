@@ -19,7 +19,7 @@ from arena.league.accounts import Participant
 from arena.league.config import LeagueSettings
 from arena.league.deadline import shown
 from arena.league.store import Store
-from arena.names import name_key
+from arena.names import ORGANISER_OWNER, name_key
 from arena.records.reader import parse_line
 from arena.report.svg import line_plot
 from arena.report.templating import environment
@@ -112,7 +112,12 @@ def table_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
     settings = LeagueSettings.of(store)
     authors = {bot.name: bot.author or "" for bot in store.entrants.bots()}
     suspended = {bot.key for bot in store.entrants.bots() if bot.suspended is not None}
-    return render(request, "table.html", viewer=viewer, table=_table(request), authors=authors,
+    table = _table(request)
+    # The owner column as in `league table`: where some entrant is not the organiser's own
+    owners_shown = table is not None and any(
+        row.get("owner") not in (None, ORGANISER_OWNER) for row in table.get("entrants", []))
+    return render(request, "table.html", viewer=viewer, table=table, authors=authors,
+                  owners_shown=owners_shown,
                   game=settings.game, players=settings.players, total=store.games.total(),
                   computing=not request.app.state.table.is_ready, suspended=suspended,
                   deadline=deadline_of(store))
@@ -134,6 +139,9 @@ def entrant_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -
         raise HTTPException(404, f"no entrant named {name!r}")
     owner_id = store.owners.owner_of(name)
     owner = None if owner_id is None else store.accounts.name_of(owner_id)
+    named_owner = None if owner is not None else store.owners.owner_name(name)
+    named_is_participant = named_owner is not None and \
+        name_key(named_owner) in store.accounts.names_by_key()
     is_owner = viewer is not None and store.owners.owns(viewer.id, name)
     table = _table(request) or {}
     active = _active_key(store, name)  # the table names versions
@@ -145,7 +153,8 @@ def entrant_page(name: str, request: Request, viewer: Viewer, store: StoreDep) -
     games, _ = game_rows(store, (name,), 20)
     suspended = next((b for b in versions if b.state == "active" and b.suspended is not None), None)
     return render(request, "entrant.html", viewer=viewer, name=name, versions=versions,
-                  owner=owner, is_owner=is_owner, row=row, opponents=opponents, plot=plot,
+                  owner=owner, named_owner=named_owner, named_is_participant=named_is_participant,
+                  is_owner=is_owner, row=row, opponents=opponents, plot=plot,
                   games=games, faults=fault_rows(store, name, 20), suspended=suspended)
 
 

@@ -97,7 +97,7 @@ def test_a_league_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
 OWNERS = {"arena.league.database": {"settings"},
           "arena.league.entrants": {"bots"},
           "arena.league.games": {"sets", "games", "seats", "faults"},
-          "arena.league.owners": {"owners"},
+          "arena.league.owners": {"owners", "named_owners"},
           "arena.league.accounts": {"participants", "sessions", "uploads"},
           "arena.league.deadline": {"deadline"},
           "arena.league.finals": {"finals", "final_games", "final_seats"}}

@@ -309,3 +309,28 @@ def test_crosstable_columns_short_names_whole_long_ones_abbreviated() -> None:
     assert labels[2:4] == ["#3", "#4"]  # their first 16 characters do not tell them apart
     assert labels[4:] == ["alphabetagamma-d", "x" * 16]
     assert len(set(labels)) == len(labels)
+
+
+# Owners ----------------------------------------------------------------------------------------
+
+def test_a_table_shows_the_owners_the_records_carry_where_they_differ_from_the_names(
+        tmp_path: Path) -> None:
+    owner = {"greedy": "ada", "bold": "ada", "cautious": "cautious", "random": "random"}
+    games = results(60)
+    seats = [list(map(str, result["entrants"])) for result in games]  # type: ignore[call-overload]
+    lines = [json.dumps({"format": 3, "id": f"g{i}", "seed": i, "names": names,
+                         "owners": [owner[name] for name in names], "result": result})
+             for i, (names, result) in enumerate(zip(seats, games, strict=True))]
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    text = table_for_paths([path], resamples=0).text
+    assert text.splitlines()[0].split()[:4] == ["#", "entrant", "owner", "Elo"]
+    rows = {line.split()[1]: line.split()[2] for line in text.splitlines()[2:6]}
+    assert rows == owner
+    data = json.loads(table_for_paths([path], fmt=TableFormat.JSON, resamples=0).text)
+    assert {row["name"]: row["owner"] for row in data["entrants"]} == owner
+    # Every bot its own owner (no owner: in the file, or lines from before owners): no column.
+    plain = table_for_paths([write_games(tmp_path / "plain.jsonl", results(60))], resamples=0)
+    assert "owner" not in plain.text.splitlines()[0]
+    assert "owner" not in json.loads(table_for_paths([tmp_path / "plain.jsonl"],
+                                                     fmt=TableFormat.JSON).text)["entrants"][0]

@@ -11,6 +11,7 @@ import pytest
 
 from arena.league.final import play_final
 from arena.league.store import Store
+from arena.league.submit import submit
 
 from helpers import ROOT, new_league, own_bot, submitted
 
@@ -22,12 +23,13 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory):
-    """A league of three C bots, closed, with a final of 6 games, served without play."""
+    """A league of three C bots (one entered for ada, invited later: ``--owner ada``), closed,
+    with a final of 6 games, served without play."""
     tmp = tmp_path_factory.mktemp("serve-final")
     league = new_league(tmp / "league", options={"deals": "2"})
-    for bot in (ROOT / "bots/c/random.bot.yaml", ROOT / "bots/c/first.bot.yaml",
-                own_bot(tmp, "mine")):
+    for bot in (ROOT / "bots/c/random.bot.yaml", ROOT / "bots/c/first.bot.yaml"):
         submitted(league, bot)
+    assert submit(league, own_bot(tmp, "mine"), named_owner="ada").accepted
     store = Store.open(league)
     try:
         store.deadline.close(time.time())
@@ -65,6 +67,12 @@ def test_the_final_is_a_page_and_json(served) -> None:
         assert {row["name"] for row in data["entrants"]} == field
         assert {v["key"]: v["games"] for v in data["versions"]} == dict.fromkeys(field, 6)
         assert data["final"]["seed"] == 11 and data["audit"] is None
+        owners = {"random-c@1": "organiser", "first-legal-c@1": "organiser", "mine@1": "ada"}
+        assert {row["name"]: row["owner"] for row in data["entrants"]} == owners
+        assert {v["key"]: v["owner"] for v in data["versions"]} == owners
         page = anyone.get("/final").text
         assert 'id="final-ranking"' in page and 'id="audit"' in page
-        assert all(f"<li>{key}: 6 games</li>" in page for key in field)
+        assert all(f"<li>{key} (owner {owners[key]}): 6 games</li>" in page for key in field)
+        assert page.count('<td class="owner">ada</td>') == 1
+        entrant = anyone.get("/entrants/mine").text
+        assert "Entered by the organiser for participant ada, its owner." in entrant
