@@ -5,7 +5,7 @@ closes its stdin, ``finish_close`` kills its process group and reaps it. Between
 bot being closed has the same grace to exit by itself, while all their stderr pipes keep being
 drained (``arena.bots.channel.wait_exits``): closing a table of bots costs one grace, not one per
 bot, and a bot flushing a large log as it exits is never blocked. A bot kept waiting for a CPU
-meanwhile is given that time again (``_give_back_waits``).
+meanwhile, or for the arena to read its log, is given that time again (``_give_back_waits``).
 """
 
 from __future__ import annotations
@@ -51,25 +51,36 @@ def close_bots(bots: Iterable[Closing], grace: float | None = None) -> None:
     if not closing:
         return
     timeout = max(bot.quit_grace for bot, _ in closing) if grace is None else grace
+    full_reads = [channel.sink.full_reads for _, channel in closing]
     exits = wait_exits([channel for _, channel in closing], timeout)
-    _give_back_waits(closing, exits, timeout)
+    _give_back_waits(closing, exits, timeout, full_reads)
     for (bot, _), seconds in zip(closing, exits, strict=True):
         bot.finish_close(seconds)
 
 
 def _give_back_waits(closing: Sequence[tuple[Closing, Channel]], exits: list[float | None],
-                     timeout: float) -> None:
-    """Bots still running when the grace ends are given the time they waited for a CPU during
-    it, as the fair clock gives a decision, and waited for again (``exits`` is updated): on a
-    loaded machine a bot that exits cleanly must not be killed, and faulted by check-bot, for
-    the CPU it did not get. A bot that does not exit (it ignores ``quit``, it spins) waits no
-    more than its grace, plus its waits, up to ``QUIT_WAIT_CAP`` times the grace."""
+                     timeout: float, full_reads: list[int]) -> None:
+    """Bots still running when the grace ends are given again the time that was not theirs, and
+    waited for again (``exits`` is updated): the time they waited for a CPU during it, as the fair
+    clock gives a decision, and a whole grace more while the arena found their stderr pipe full
+    (they were flushing a log faster than the arena could read it: blocked on the arena, not on
+    their own work). On a loaded machine a bot that exits cleanly must not be killed, and faulted
+    by check-bot, for the CPU it did not get or the arena's own slowness. A bot that does not exit
+    (it ignores ``quit``, it spins, it writes without end) waits no more than its grace, plus what
+    it is given, up to ``QUIT_WAIT_CAP`` times the grace. ``full_reads``: each sink's count of
+    full reads when the grace began."""
     spent = timeout
     while spent < QUIT_WAIT_CAP * timeout:
         late = []
         owed = 0.0
         for index, seconds in enumerate(exits):
-            waited = closing[index][0].waited_for_cpu() if seconds is None else None
+            if seconds is not None:
+                continue
+            waited = closing[index][0].waited_for_cpu()
+            reads = closing[index][1].sink.full_reads
+            if reads > full_reads[index]:  # its log was still waiting on the arena's reading
+                waited = max(waited or 0.0, timeout)
+            full_reads[index] = reads
             if waited is not None:
                 late.append(index)
                 owed = max(owed, waited)

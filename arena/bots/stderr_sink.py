@@ -48,8 +48,8 @@ class StderrSink:
 
     __slots__ = ("_decisions", "_game", "_index_fd", "_index_full", "_index_size", "_log_failed",
                  "_log_started", "_log_wanted", "_marked", "_pending_notes", "_seat", "eager", "fd",
-                 "log_cap", "log_fd", "log_path", "log_size", "name", "newlines", "open_line",
-                 "silent_log", "tail", "written")
+                 "full_reads", "log_cap", "log_fd", "log_path", "log_size", "name", "newlines",
+                 "open_line", "silent_log", "tail", "written")
 
     def __init__(self, name: str, log_path: str | os.PathLike[str] | None, log_cap: int,
                  silent_log: bool = True) -> None:
@@ -68,6 +68,9 @@ class StderrSink:
         self.written = 0
         """Bytes the bot has written to stderr, all of them (the log's cap does not stop the count)."""
         self.newlines = 0
+        self.full_reads = 0
+        """Reads that found at least a whole chunk waiting: the pipe was full, so the bot, if it
+        was writing, was blocked on the arena's reading, not on its own work."""
         self.open_line = False
         """Whether its last byte so far ended no line (``lines_written`` counts that line too)."""
         self._log_started = False
@@ -172,6 +175,8 @@ class StderrSink:
             if self._log_wanted:
                 self._open_on_first_bytes()
             self.written += len(data)
+            if len(data) == CHUNK:
+                self.full_reads += 1
             self.newlines += data.count(b"\n")
             self.open_line = not data.endswith(b"\n")
             if len(data) >= STDERR_TAIL_BYTES:

@@ -20,6 +20,7 @@ import pytest
 
 from arena.bots.clocks import BLOCKED_HINT
 from arena.bots.cputime import TreeClock, arena_wait
+from arena.bots.shutdown import QUIT_WAIT_CAP
 from arena.settings import Clock, TimeControl
 from arena.values.faults import BotFaultError, FaultKind, TimeLimit
 
@@ -205,3 +206,33 @@ def test_a_bot_that_ignores_quit_is_killed_at_its_grace_when_it_does_not_wait_fo
     began = perf_counter()
     process.close(grace=0.3)
     assert process.exit_seconds is None and perf_counter() - began < 0.3 + SLACK
+
+
+@pytest.mark.slow
+def test_a_bot_flushing_its_log_at_quit_is_not_killed_for_the_arenas_slow_reading(
+        bot, busy_cpu) -> None:
+    """At quit the bot writes 200 MiB to stderr and exits; the arena, reading that pipe, shares
+    its CPU with two busy loops, so the bot spends most of its grace blocked on a full pipe,
+    waiting for the arena, not for a CPU. It failed check-bot's quit step in CI (8 such bots, the
+    arena on a loaded machine): a grace the arena's reading uses up is given again."""
+    process = bot("logs_at_quit", 200)
+    arena_thread = threading.get_native_id()
+    before = os.sched_getaffinity(arena_thread)
+    try:
+        busy_cpu(arena_thread)
+        process.close(grace=0.2)
+    finally:
+        os.sched_setaffinity(arena_thread, before)
+    assert process.stderr_written[0] == 200 << 20  # every byte was read, none lost to a kill
+    assert process.exit_seconds is not None and process.exit_seconds > 0.2
+
+
+def test_a_bot_that_writes_its_log_without_end_at_quit_is_killed_within_ten_graces(bot) -> None:
+    """Time is given back for a full pipe only up to ``QUIT_WAIT_CAP`` times the grace: a bot
+    that floods stderr after quit and never exits costs the arena no more than that."""
+    process = bot("logs_at_quit", 0)
+    began = perf_counter()
+    process.close(grace=0.1)
+    assert process.exit_seconds is None
+    assert process.stderr_written[0] > 1 << 20  # it did flood: else this shows nothing
+    assert 0.1 * QUIT_WAIT_CAP <= perf_counter() - began < 0.1 * QUIT_WAIT_CAP + SLACK
