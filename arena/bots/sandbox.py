@@ -13,11 +13,13 @@ changes (``arena.bots.launch.spawn`` starts it like any other). Inside, the bot:
   the kernel when bwrap's parent goes, and everything in a PID namespace dies with its first
   process);
 - sees ``/usr``, ``/bin``, ``/sbin``, ``/lib*`` read-only, a documented subset of ``/etc``
-  (``ETC_PATHS``: no shadow, no ssh, no credentials), a fresh ``/proc`` of its own namespace, a
-  minimal ``/dev`` (``DEVICES``, no terminal); its own bot directory read-only at its usual
-  path (writable for a build command); the allowed interpreter installations, read-only
-  (``arena.botfiles.installations``: those of the interpreters the arena itself finds, and those
-  the organiser names; never a home); and a private tmpfs of ``scratch_mb`` at ``/tmp`` (``$TMPDIR``
+  (``ETC_PATHS``: no shadow, no ssh, no credentials) and the configuration of the runtimes it
+  allows (``etc_paths``: Mono's ``/etc/mono``, a JDK's ``/etc/java-17-openjdk``), a fresh
+  ``/proc`` of its own namespace, a minimal ``/dev`` (``DEVICES``, no terminal); its own bot
+  directory read-only at its usual path (writable for a build command); the allowed interpreter
+  installations, read-only (``arena.botfiles.installations``: those of the interpreters the
+  arena itself finds, and those the organiser names; never a home); and a private tmpfs of
+  ``scratch_mb`` at ``/tmp`` (``$TMPDIR``
   and ``$HOME``). Everything else (the other bots, the results, the tournament file, the
   organiser's home, the arena's own files) is simply not there. The environment is cleared to
   ``PATH`` (each allowed installation's ``bin``, then the entries of the arena's own PATH that
@@ -53,7 +55,6 @@ the fault still names the signal and a limit's hint).
 from __future__ import annotations
 
 import functools
-import glob
 import os
 import resource
 import shutil
@@ -61,6 +62,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from arena.botfiles.configuration import runtime_configuration
 from arena.botfiles.installations import SYSTEM_DIRS, allowed_installations
 from arena.botfiles.view import Layout, layout_of
 from arena.bots.uids import UID_FIRST, UID_LAST
@@ -70,12 +72,11 @@ from arena.values.sandbox_settings import Sandbox, is_root_mode
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
 ETC_PATHS = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", "/etc/passwd", "/etc/group",
-             "/etc/nsswitch.conf", *sorted(glob.glob("/etc/java-*")))
-"""The part of /etc a sandbox sees: what the dynamic loader, ``alternatives`` links, the C
-library's time and user lookups read, and a Debian JDK's configuration (its ``conf/`` files are
-links into ``/etc/java-N-openjdk``: without it neither ``java`` nor ``javac`` starts); no
-secrets. Kept short because every bind mount adds to a bot's start (about 0.5 ms each here): no
-certificates (there is no network), no ``ld.so.conf`` (read by ldconfig, not by the loader)."""
+             "/etc/nsswitch.conf")
+"""The part of /etc every sandbox sees: what the dynamic loader, ``alternatives`` links, the C
+library's time and user lookups read; no secrets. Kept short because every bind mount adds to a
+bot's start (about 0.5 ms each here): no ``ld.so.conf`` (read by ldconfig, not by the loader).
+Besides these, the configuration of each allowed runtime (``etc_paths``)."""
 DEVICES = ("null", "zero", "full", "random", "urandom")
 """The whole of /dev besides the fd links and ``/dev/shm`` (a link to the scratch directory): no
 terminal, no pseudo-terminals."""
@@ -158,7 +159,12 @@ def bwrap_argv(sandbox: Sandbox, layout: Layout, here: str, env: Mapping[str, st
             words += ["--ro-bind", path, path]
     # bwrap makes missing parents of a mount point 0700: unreadable to the bot's own uid.
     words += ["--perms", "0755", "--dir", "/etc"]
-    for path in ETC_PATHS:
+    made: set[str] = {"/", "/etc", "/dev", SCRATCH, *SYSTEM_DIRS}
+    for path in etc_paths(sandbox):
+        for directory in _ancestors(path, include_self=False):
+            if directory not in made:
+                made.add(directory)
+                words += ["--perms", "0755", "--dir", directory]
         words += ["--ro-bind-try", path, path]
     words += ["--proc", "/proc", "--perms", "0755", "--dir", "/dev"]
     for device in DEVICES:
@@ -168,7 +174,6 @@ def bwrap_argv(sandbox: Sandbox, layout: Layout, here: str, env: Mapping[str, st
     words += ["--symlink", "/proc/self/fd", "/dev/fd",
               "--perms", "1777", "--size", str(sandbox.scratch_mb << 20), "--tmpfs", SCRATCH,
               "--symlink", SCRATCH, "/dev/shm"]  # shared memory counts against scratch
-    made: set[str] = {"/", "/etc", "/dev", SCRATCH, *SYSTEM_DIRS}
     for target in (here, *layout.installations, layout.bot_dir):
         for directory in _ancestors(target, include_self=target == here):
             if directory not in made:
@@ -188,6 +193,12 @@ def bwrap_argv(sandbox: Sandbox, layout: Layout, here: str, env: Mapping[str, st
         words += [SETPRIV, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
                   "--inh-caps=-all", "--"]
     return [*words, *layout.argv]
+
+
+def etc_paths(sandbox: Sandbox) -> tuple[str, ...]:
+    """What of /etc ``sandbox`` shows: ``ETC_PATHS`` and its runtimes' configuration
+    (``arena.botfiles.configuration``), each once."""
+    return tuple(dict.fromkeys((*ETC_PATHS, *runtime_configuration(sandbox.interpreters))))
 
 
 def limit_options(limits: Limits, processes: int | None) -> list[str]:
@@ -281,7 +292,7 @@ def choose_sandbox(mode: SandboxMode, where: str = "sandbox",
     if problem is None:
         box = sandbox or Sandbox()
         # Found once here, not again in each worker forked after this.
-        _ = allowed_installations(box.interpreters)
+        _ = allowed_installations(box.interpreters), etc_paths(box)
         return box, None
     if mode is SandboxMode.BWRAP:
         raise ConfigError(f"{where}: bwrap asked for, but {problem}")
@@ -379,7 +390,7 @@ def visibility_report(argv: Sequence[str], cwd: str | None = None,
         lines.append("both see:")
     lines += [
         f"system (read-only): {', '.join(p for p in SYSTEM_DIRS if os.path.lexists(p))}",
-        f"/etc (read-only, only): {', '.join(p for p in ETC_PATHS if os.path.exists(p))}",
+        f"/etc (read-only, only): {', '.join(p for p in etc_paths(sandbox) if os.path.exists(p))}",
         f"/proc: this sandbox's processes only; /dev: {', '.join(DEVICES)}, shm (a link to "
         "scratch), fd links; no terminal",
         "network: none (not even loopback); environment: PATH, HOME, TMPDIR, LANG only",
