@@ -11,7 +11,6 @@ sandbox must show.
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass
 
@@ -55,10 +54,16 @@ class Language:
     def manifest(self, names: tuple[str, ...]) -> str:
         """The tiny bot's ``bot.yaml`` with the programs ``names``."""
         build, run = self.commands(names)
-        lines = [f"name: tiny-{self.key}", f"language: {self.key}", f"run: {json.dumps(run)}"]
+        lines = [f"name: tiny-{self.key}", f"language: {self.key}", f"run: {_flow_list(run)}"]
         if build is not None:
-            lines.append(f"build: {json.dumps(build)}")
+            lines.append(f"build: {_flow_list(build)}")
         return "\n".join(lines) + "\n"
+
+
+def _flow_list(words: tuple[str, ...]) -> str:
+    """``words`` as a YAML flow list of double-quoted strings."""
+    quoted = ('"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"' for word in words)
+    return f"[{', '.join(quoted)}]"
 
 
 def runtime_programs() -> tuple[str, ...]:

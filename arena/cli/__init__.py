@@ -72,6 +72,7 @@ from arena.cli.audit import audit_command  # noqa: E402
 from arena.cli.bot_command import BotCommandLine  # noqa: E402
 from arena.cli.checkbot import check_bot_command  # noqa: E402
 from arena.cli.deals import deals_command  # noqa: E402
+from arena.cli.languages import languages_command  # noqa: E402
 from arena.cli.league import app as league_app  # noqa: E402
 from arena.cli.match import match_command  # noqa: E402
 from arena.cli.play import play_command  # noqa: E402
@@ -91,6 +92,8 @@ app.command("match", short_help="Is CANDIDATE stronger than BASELINE? Paired gam
                                 "cards, Elo, SPRT.")(match_command)
 app.command("rules")(rules_command)
 app.command("deals")(deals_command)
+app.command("languages", short_help="The languages whose programs are here, and whether each "
+                                    "works in the sandbox.")(languages_command)
 app.command("report", short_help="Write a static web report of finished games: ranking, plots, "
                                  "entrant pages, replays.")(report_command)
 app.command("show")(show_command)
