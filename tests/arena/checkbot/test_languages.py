@@ -16,6 +16,7 @@ from arena.checkbot.languages import write_tiny_bot
 
 from helpers import arena
 
+ROOT = Path(__file__).resolve().parents[3]
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None,
@@ -81,3 +82,21 @@ def test_an_unknown_language_is_one_line_naming_the_known_ones() -> None:
     assert done.stderr.strip().splitlines()[-1] == (
         "arena: error: --language: no language 'cobol'; the languages: "
         + ", ".join(language.key for language in LANGUAGES))
+
+
+@needs_bwrap
+@pytest.mark.parametrize("key", ["csharp", "cpp"])
+def test_the_starter_bot_builds_from_its_manifest_and_passes_check_bot_sandboxed(
+        key: str, tmp_path: Path) -> None:
+    """bots/csharp and bots/cpp as a user gets them: built by their bot.yaml in the sandbox,
+    then checked step by step, both games."""
+    language = language_named(key)
+    assert language is not None
+    found(language)
+    bot = tmp_path / key
+    shutil.copytree(ROOT / "bots" / key, bot, ignore=shutil.ignore_patterns("bot", "Bot.exe"))
+    for path in [tmp_path, bot, *bot.iterdir()]:  # a sandboxed bot may run as a uid of its own
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    done = arena("check-bot", "--sandbox", "bwrap", "--start-ms", "30000", bot, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "7 of 7 steps passed", done.stdout
