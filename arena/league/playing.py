@@ -105,6 +105,10 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
             standings = StandingsCache(store, settings.rating)  # each game read once per run
             # The session's local workers keep their bots alive from batch to batch.
             while not report.finished(games):
+                # Read again before each batch: `league config` changes the time control, the
+                # limits and the sandbox's installations of the games to come (the pool restarts
+                # the bots whose settings changed: ``_BotPool.adopt``).
+                settings = LeagueSettings.of(store)
                 _plan_and_play_batch(store, settings, session, workers, games, report,
                                      on_game, standings)
     finally:

@@ -23,11 +23,12 @@ from arena.bots.sandbox import bwrap_problem
 from arena.errors import ConfigError
 from arena.league.config import LeagueSettings
 from arena.league.database import DATABASE, SCHEMA_VERSION
-from arena.league.playing import _next_batch, run_league
+from arena.league.playing import LeagueRunReport, _next_batch, run_league
 from arena.league.standings import StandingsCache
 from arena.league.store import Store
 from arena.league.submit import submit
 from arena.spec import PlaySettings
+from arena.values.work import Finished
 
 from helpers import (
     ARENA,
@@ -425,6 +426,28 @@ def test_bots_stay_alive_from_batch_to_batch(league: Path, tmp_path: Path) -> No
     assert 1 <= len(started) <= 2, started  # once per worker
     assert run_league(league, games=6, jobs=1).played == 6  # in process: one worker, one start
     assert len(starts.read_text().split()) == len(checked) + len(started) + 1
+
+
+@pytest.mark.slow
+def test_a_run_plays_its_next_batch_under_settings_changed_meanwhile(league: Path) -> None:
+    # league config while a run is going (a served league's run never ends): the games of the
+    # batch in progress keep the old time control, those of the next batch have the new one.
+    # One worker plays batches of SETS_PER_JOB 3-player sets: 6 games, then the 7th.
+    from arena.league.setting_changes import change_settings
+
+    def change(game: Finished, report: LeagueRunReport) -> None:
+        if report.played == 1:
+            changes = change_settings(league, {"time.move_ms": 700, "limits.memory_mb": 1000})
+            assert [c.key for c in changes] == ["time.move_ms", "limits.memory_mb"]
+
+    assert run_league(league, games=7, jobs=1, on_game=change).played == 7
+    lines = [orjson.loads(row[0]) for row in
+             query(league, "SELECT line FROM games ORDER BY finished, id")]
+    moves = [line["time_control"]["move_ms"] for line in lines]
+    assert moves == [1000] * 6 + [700], moves
+    status = orjson.loads(arena("league", "status", league, "--format", "json").stdout)
+    assert [(c["key"], c["old"], c["new"]) for c in status["settings_changed"]] == [
+        ("time.move_ms", 1000, 700), ("limits.memory_mb", 2048, 1000)]
 
 
 def test_a_bot_accepted_while_a_batch_is_planned_waits_for_the_next_batch(league: Path) -> None:
