@@ -210,6 +210,19 @@ def _machine_memory_mb() -> int:
         return 8192
 
 
+@dataclass(frozen=True)
+class GameLogs:
+    """Each bot's stderr kept per game (a league's runs): a file per game, capped at
+    ``game_cap`` bytes, in a directory per bot version that keeps at most ``budget`` bytes and
+    ``games`` files, the oldest dropped first. The defaults keep a bot that floods its stderr
+    its last 128 games (a replay page shows
+    ``arena.stderrindex.PAGE_BYTES`` of a game: all that is kept)."""
+
+    game_cap: int = 256 * 1024
+    budget: int = 32 * 1024 * 1024
+    games: int = 1000
+
+
 STORED_MB = 256
 """The most a bot's directory may hold, in MB: a league's cap on a submission (its archive
 unpacked, or its directory copied), and what its build may add to its directory."""

@@ -55,7 +55,7 @@ from arena.bots.stderr_sink import CHUNKS_PER_DRAIN, StderrSink
 from arena.bots.uids import BOT_UIDS
 from arena.errors import BotStartError, ConfigError
 from arena.protocol import HELLO_GAMES, HELLO_ID, PROTOCOL_VERSION, QUIT, hello, line, with_id
-from arena.settings import DEFAULT_LIMITS, Clock, Limits
+from arena.settings import DEFAULT_LIMITS, Clock, GameLogs, Limits
 from arena.values.faults import BotFaultError, Fault, FaultKind, snippet
 from arena.values.sandbox_settings import Sandbox
 from engine.errors import shown
@@ -121,6 +121,8 @@ class BotProcess:
         games: Sequence[str] = HELLO_GAMES,
         sandbox: Sandbox | None = None,
         silent_log: bool = True,
+        game_logs: GameLogs | None = None,
+        copy_suffix: str = "",
     ) -> None:
         if not argv:
             raise BotStartError(f"bot '{name}': empty command")
@@ -151,7 +153,9 @@ class BotProcess:
         self._uid: int | None = None
         """The uid its sandbox runs it as (``arena.bots.uids``), held until the process is reaped."""
         self._channel: Channel | None = None
-        self._sink = StderrSink(name, log_path, log_cap, silent_log)
+        # game_logs: its stderr kept per game beside log_path (``arena.bots.stderr_sink``);
+        # copy_suffix names a second copy's (``-copy2``)
+        self._sink = StderrSink(name, log_path, log_cap, silent_log, game_logs, copy_suffix)
         self._running = False
         self._next_id = 0
         self._exchange = (b"", b"")  # the last request answered and its reply line

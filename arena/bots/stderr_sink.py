@@ -9,6 +9,13 @@ with ``silent_log=False`` opens its file only when the bot first writes to stder
 wait in memory until then): a bot that writes nothing leaves no file, which over a league's
 thousands of processes is thousands of files holding one "[arena] started" line each.
 
+With ``game_logs`` (a league's runs, ``arena.settings.GameLogs``) the log is per game: at the
+start of each game the sink moves to that game's file beside the first one (``GAME-copyN`` for a
+second copy of a bot at the table), opened at the game's first stderr bytes, fresh, under the
+game's cap; opening it makes room in the directory first (``stderrindex.make_room``: the bot
+version's oldest games dropped). So a file is opened once per game that the bot writes in, never
+per decision, and a chatty bot's latest games always have their stderr.
+
 The sink never blocks: ``drain()`` reads what the pipe holds now, a bounded number of chunks per
 call, so the caller can look at its clock between calls.
 
@@ -32,7 +39,8 @@ from collections.abc import Sized
 
 from arena import stderrindex
 from arena.errors import BotStartError
-from arena.stderrindex import Key
+from arena.settings import GameLogs
+from arena.stderrindex import LOG_SUFFIX, Key
 from arena.values.faults import STDERR_TAIL_BYTES
 
 CHUNK = 65536
@@ -46,14 +54,21 @@ MAX_PENDING_NOTES = 16
 class StderrSink:
     """Drains one bot's stderr pipe into its log file (capped) and keeps the last bytes in memory."""
 
-    __slots__ = ("_decisions", "_game", "_index_fd", "_index_full", "_index_size", "_log_failed",
-                 "_log_started", "_log_wanted", "_marked", "_pending_notes", "_seat", "eager", "fd",
-                 "full_reads", "log_cap", "log_fd", "log_path", "log_size", "name", "newlines",
-                 "open_line", "silent_log", "tail", "written")
+    __slots__ = ("_copy", "_decisions", "_game", "_index_fd", "_index_full", "_index_size",
+                 "_log_failed", "_log_game", "_log_started", "_log_wanted", "_marked",
+                 "_pending_notes", "_seat", "eager", "fd", "full_reads", "game_logs", "log_cap",
+                 "log_fd", "log_path", "log_size", "name", "newlines", "open_line", "silent_log",
+                 "tail", "written")
 
     def __init__(self, name: str, log_path: str | os.PathLike[str] | None, log_cap: int,
-                 silent_log: bool = True) -> None:
+                 silent_log: bool = True, game_logs: GameLogs | None = None,
+                 copy_suffix: str = "") -> None:
         self.name = name
+        self.game_logs = game_logs
+        """Whether (and how) the log is kept per game; None: one log for the process."""
+        self._copy = copy_suffix
+        self._log_game: str | None = None
+        """The game whose log ``log_path`` is (``game_logs``), or None: the process's first."""
         self.log_path = log_path
         self.log_cap = log_cap
         self.silent_log = silent_log
@@ -97,8 +112,23 @@ class StderrSink:
         self._decisions = None
         if self.eager:
             self.drain()
+        if self.game_logs is not None and game is not None and game != self._log_game \
+                and self.log_path is not None:
+            self._to_game_log(game, self.game_logs)
         self._game, self._seat, self._decisions = game, seat, decisions
 
+    def _to_game_log(self, game: str, logs: GameLogs) -> None:
+        """Write from now on to ``game``'s own log, opened (fresh) at its first bytes."""
+        assert self.log_path is not None
+        running = self.fd >= 0
+        self.close_log()
+        directory = os.path.dirname(os.fspath(self.log_path))
+        self.log_path = os.path.join(directory, f"{game}{self._copy}{LOG_SUFFIX}")
+        self.log_cap = logs.game_cap
+        self._log_game = game
+        self._log_started = self._log_failed = False
+        self.log_size = 0
+        self._log_wanted = running
     def open_log(self) -> None:
         """Open the log file: fresh the first time, appended to (same cap) on restarts; without
         ``silent_log``, only make sure it can be written, and open it at the first stderr bytes.
@@ -107,13 +137,18 @@ class StderrSink:
             return
         try:
             directory = os.path.dirname(os.fspath(self.log_path))
-            if directory:
-                os.makedirs(directory, exist_ok=True)
-            if not self.silent_log:
-                if not os.access(directory or ".", os.W_OK | os.X_OK):
+            if not self.silent_log:  # its directory too is made at the first bytes
+                existing = directory or "."
+                while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+                    existing = os.path.dirname(existing) or "."
+                if not os.path.isdir(existing):
+                    raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+                if not os.access(existing, os.W_OK | os.X_OK):
                     raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
                 self._log_wanted = True
                 return
+            if directory:
+                os.makedirs(directory, exist_ok=True)
             self._open_file()
         except OSError as error:
             raise BotStartError(
@@ -123,6 +158,14 @@ class StderrSink:
     def _open_file(self) -> None:
         assert self.log_path is not None
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+        directory = os.path.dirname(os.fspath(self.log_path))
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        if self.game_logs is not None and not self._log_started:
+            logs = self.game_logs
+            stderrindex.make_room(os.path.dirname(os.fspath(self.log_path)),
+                                  os.path.basename(os.fspath(self.log_path)), logs.game_cap,
+                                  logs.budget, logs.games)
         if not self._log_started:
             flags |= os.O_TRUNC
             with contextlib.suppress(FileNotFoundError):  # an earlier run's index: not this log's
@@ -194,6 +237,9 @@ class StderrSink:
                         self._mark(None)
                     self._write(data[:room])
                 if len(data) > room:  # the note takes the size past the cap: nothing more is written
+                    decisions = self._decisions
+                    if decisions is not None:  # the replay says where it was cut
+                        self._mark((self._game, self._seat, len(decisions) + 1), cut=True)
                     self.note(f"truncated: stderr over {self.log_cap} bytes, the rest is discarded",
                               force=True)
         return True
@@ -211,14 +257,15 @@ class StderrSink:
                 self._mark(None)
             self._write(data)
 
-    def _mark(self, key: Key | None) -> None:
+    def _mark(self, key: Key | None, cut: bool = False) -> None:
         """Say in the index that the log's bytes from here on are ``key``'s, unless it says so
-        already. The index is capped like the log; the mark that would pass the cap is
+        already; ``cut``: that the log was cut at ``key``'s decision (what follows is no
+        decision's). The index is capped like the log; the mark that would pass the cap is
         replaced by one saying the rest is no decision's, the last one written."""
-        if key == self._marked or self._index_full:
+        if (key == self._marked and not cut) or self._index_full:
             return
-        self._marked = key
-        line = stderrindex.entry(self.log_size, key)
+        self._marked = None if cut else key
+        line = stderrindex.entry(self.log_size, key, cut)
         if self._index_size + len(line) > self.log_cap:
             self._index_full = True
             line = stderrindex.entry(self.log_size, None)

@@ -78,10 +78,13 @@ class _BotPool:
     def _new(self, name: str, copy: int) -> BotProcess:
         command = self.settings.bots[name]
         log = None
-        if self.settings.log_dir is not None:
-            suffix = "" if copy == 0 else f"-copy{copy + 1}"
+        suffix = "" if copy == 0 else f"-copy{copy + 1}"
+        if self.settings.log_dir is not None and self.settings.game_logs is not None:
+            # Its games' logs go beside this one, in its own directory (``GameLogs``)
+            log = Path(self.settings.log_dir) / name / f"start-{os.getpid()}{suffix}.stderr.log"
+        elif self.settings.log_dir is not None:
             log = Path(self.settings.log_dir) / f"{name}{suffix}-{os.getpid()}.stderr.log"
-        return bot_process(name, command, self.settings, log)
+        return bot_process(name, command, self.settings, log, suffix)
 
     def adopt(self, settings: RunSettings) -> bool:
         """Take ``settings`` for the next games, keeping the bots whose command they keep (a
@@ -107,11 +110,13 @@ class _BotPool:
 
 
 def bot_process(name: str, command: BotCommand, settings: RunSettings,
-                log_path: Path | None = None) -> BotProcess:
-    """The (not yet started) process of bot ``name`` as ``settings`` start it."""
+                log_path: Path | None = None, copy_suffix: str = "") -> BotProcess:
+    """The (not yet started) process of bot ``name`` as ``settings`` start it (``copy_suffix``:
+    a second copy's, ``-copy2``, in the names of its logs)."""
     return BotProcess(name, command.argv, cwd=command.workdir, limits=settings.limits,
                       log_path=log_path, start_timeout=settings.time_control.start_ms / 1000,
-                      sandbox=command.sandbox, silent_log=settings.silent_bot_logs)
+                      sandbox=command.sandbox, silent_log=settings.silent_bot_logs,
+                      game_logs=settings.game_logs, copy_suffix=copy_suffix)
 
 
 def preflight(settings: RunSettings) -> None:

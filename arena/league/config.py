@@ -1,4 +1,7 @@
-"""A league's settings, fixed at ``league init`` and kept in its database."""
+"""A league's settings, given at ``league init`` and kept in its database; those that may change
+during its life (``CHANGEABLE``: the time control, the limits, the installations its sandbox
+shows, the build limits) change with ``league config`` (``LeagueSettings.changed``), checked as
+``league init`` checks them; the game, its players and options never do (``FIXED``)."""
 
 from __future__ import annotations
 
@@ -31,13 +34,36 @@ from arena.settings import (
     check_rating,
     sandbox_mode,
 )
-from arena.spec import BUILD_SETTINGS, PlaySettings, build_limits, game_settings
+from arena.spec import (
+    BUILD_SETTINGS,
+    GAME,
+    INTERPRETERS,
+    LIMIT_SETTINGS,
+    OPTIONS,
+    PLAYERS,
+    TIME_SETTINGS,
+    PlaySettings,
+    Setting,
+    build_limits,
+    game_settings,
+    limits,
+    time_control,
+)
 from arena.values.sandbox_settings import Sandbox
 
 if TYPE_CHECKING:
     from arena.league.store import Store
 
 _SAID: set[str] = set()
+
+CHANGEABLE: tuple[Setting, ...] = (*TIME_SETTINGS, *LIMIT_SETTINGS, INTERPRETERS, *BUILD_SETTINGS)
+"""What ``league config`` may change during a league's life: how its future games are timed and
+limited, the installations its sandbox shows, what a submission's build may use."""
+FIXED: tuple[Setting, ...] = (GAME, PLAYERS, OPTIONS)
+"""What never changes: the games already played under it would no longer be comparable with
+those to come (``FIXED_WHY``)."""
+FIXED_WHY = ("fixed for the league's life: the games already played under it would no longer be "
+             "comparable with those to come (make a new league with arena league init)")
 
 
 @dataclass(frozen=True)
@@ -106,6 +132,36 @@ class LeagueSettings:
                    rating=check_rating(rating), delta=float(delta),
                    build=build_limits(build or {}), suspend_after=suspend_after)
 
+    def value(self, setting: Setting) -> Any:
+        """The value of a setting ``league config`` may change (one of ``CHANGEABLE``)."""
+        if setting in TIME_SETTINGS:
+            return getattr(self.play.time, setting.field)
+        if setting in LIMIT_SETTINGS:
+            return getattr(self.play.limits, setting.field)
+        if setting in BUILD_SETTINGS:
+            return getattr(self.build, setting.field)
+        assert setting is INTERPRETERS, setting.key
+        return self.play.interpreters
+
+    def changed(self, values: Mapping[str, Any]) -> LeagueSettings:
+        """These settings with ``values`` (by key; ``CHANGEABLE``'s only) in place of their own,
+        checked by ``checked`` as ``league init``'s are; ConfigError naming the option at fault."""
+        unknown = sorted(set(values) - {s.key for s in CHANGEABLE})
+        assert not unknown, unknown
+        play = replace(self.play, time=time_control(values, self.play.time),
+                       limits=limits(values, self.play.limits),
+                       interpreters=tuple(values.get(INTERPRETERS.key, self.play.interpreters)))
+        build = {s.key: values.get(s.key, self.value(s)) for s in BUILD_SETTINGS}
+        return LeagueSettings.checked(self.game, self.players, self.options, play, self.seed,
+                                      self.cluster, self.rating.value, self.delta, build,
+                                      self.suspend_after)
+
+    def differences(self, other: LeagueSettings) -> list[tuple[str, Any, Any]]:
+        """What changes from these settings to ``other``: each changeable setting's key, its
+        value here and there (JSON values: an enum's word, a list of directories)."""
+        return [(s.key, plain_value(self.value(s)), plain_value(other.value(s))) for s in CHANGEABLE
+                if self.value(s) != other.value(s)]
+
     def bot_sandbox(self, bot_dir: Path) -> Sandbox | None:
         """The sandbox of a bot whose directory is ``bot_dir`` (None: ``none``, or ``auto`` where
         bwrap cannot run, which says so on stderr); ConfigError for ``bwrap`` where it cannot."""
@@ -149,3 +205,10 @@ class LeagueSettings:
                    delta=float(raw.get("delta", DELTA.default)),
                    build=replace(DEFAULT_BUILD_LIMITS, **raw.get("build", {})),
                    suspend_after=int(raw.get("suspend_after", SUSPEND_AFTER.default)))
+
+
+def plain_value(value: Any) -> Any:
+    """A setting's value as JSON holds it (an enum's word, a list for a tuple)."""
+    if isinstance(value, tuple):
+        return list(value)
+    return getattr(value, "value", value)

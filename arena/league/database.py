@@ -19,7 +19,8 @@ The schema is written here, whole, and each table is read and written by one rep
 ``league submit --owner``, schema 7), the participants with their sessions and uploads
 (``accounts``), the time submissions close (``deadline``; schema 6) and the final's games, kept
 apart from the ladder's (``finals``; schema 6). The ``settings`` table is this module's:
-written once with the league, read by ``arena.league.config``.
+written with the league, read by ``arena.league.config``, and changed by ``league config``
+(``change_settings``), each change kept with its time in ``setting_changes`` (schema 8).
 """
 
 from __future__ import annotations
@@ -179,6 +180,15 @@ MIGRATIONS: tuple[str, ...] = (
         owner TEXT NOT NULL
     );
     """,
+    """
+    CREATE TABLE setting_changes (
+        id INTEGER PRIMARY KEY,
+        changed REAL NOT NULL,
+        key TEXT NOT NULL,
+        old TEXT NOT NULL,
+        new TEXT NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -292,6 +302,23 @@ class Database:
     def settings(self) -> dict[str, Any]:
         """The league's settings (game, players, options, sandbox, seed, time control)."""
         return {k: orjson.loads(v) for k, v in self.db.execute("SELECT key, value FROM settings")}
+
+    def change_settings(self, values: dict[str, Any],
+                        changes: Collection[tuple[str, object, object]], at: float) -> None:
+        """Store ``values`` (settings by their stored key, as ``settings`` reads them) and record
+        ``changes`` (each setting's key, old and new value) at time ``at``: one transaction."""
+        with self.transaction():
+            self.db.executemany("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                                [(k, orjson.dumps(v).decode()) for k, v in values.items()])
+            self.db.executemany(
+                "INSERT INTO setting_changes (changed, key, old, new) VALUES (?, ?, ?, ?)",
+                [(at, key, orjson.dumps(old).decode(), orjson.dumps(new).decode())
+                 for key, old, new in changes])
+
+    def setting_changes(self) -> list[tuple[float, str, Any, Any]]:
+        """Every change of the league's settings, oldest first: its time, key, old and new value."""
+        return [(at, key, orjson.loads(old), orjson.loads(new)) for at, key, old, new in
+                self.db.execute("SELECT changed, key, old, new FROM setting_changes ORDER BY id")]
 
 
 def _is_empty(path: Path) -> bool:

@@ -37,7 +37,7 @@ from arena.names import name_key
 from arena.plans.seating import add_order, best_order
 from arena.records.reader import parse_line
 from arena.runs.session import Session
-from arena.settings import available_cpus
+from arena.settings import GameLogs, available_cpus
 from arena.values.ids import LEAGUE_ROUND, league_game_id
 from arena.values.work import Finished, GameSpec
 from engine.seeding import derive_seed
@@ -105,6 +105,10 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
             standings = StandingsCache(store, settings.rating)  # each game read once per run
             # The session's local workers keep their bots alive from batch to batch.
             while not report.finished(games):
+                # Read again before each batch: `league config` changes the time control, the
+                # limits and the sandbox's installations of the games to come (the pool restarts
+                # the bots whose settings changed: ``_BotPool.adopt``).
+                settings = LeagueSettings.of(store)
                 _plan_and_play_batch(store, settings, session, workers, games, report,
                                      on_game, standings)
     finally:
@@ -143,7 +147,7 @@ def _plan_and_play_batch(store: Store, settings: LeagueSettings, session: Sessio
     run_settings = settings.play.run_settings(
         bots={key: resolve_copy(run, directory).command(settings.bot_sandbox(directory))
               for key, (run, directory) in directories.items()},
-        log_dir=str(store.directory / LOGS_DIR), silent_bot_logs=False,
+        log_dir=str(store.directory / LOGS_DIR), silent_bot_logs=False, game_logs=GameLogs(),
         owners=league_owners(store, [bots[b] for b in {b for ids in seats.values() for b in ids}]))
 
     def record(game: Finished) -> bool:

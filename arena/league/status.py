@@ -11,7 +11,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
@@ -29,6 +29,12 @@ from arena.league.leftovers import SUBMIT_LOCK, remove_leftovers
 from arena.league.lock import LeagueBusy, league_lock
 from arena.league.matchmaker import SETTLED_LOS, Entrant, PairState, pair_states
 from arena.league.owners import shown_owners
+from arena.league.setting_changes import (
+    SettingChange,
+    change_json,
+    changes_lines,
+    recorded_changes,
+)
 from arena.league.standings import (
     LeagueRatings,
     audit_inputs,
@@ -131,6 +137,8 @@ class LeagueStatus:
     uploaders: dict[tuple[str, str], str] | None = None
     """Who uploaded each version, by ``(name, version)``: the participants' (the others are
     the organiser's ``league submit``)."""
+    changes: list[SettingChange] = field(default_factory=list)
+    """Every change of the league's settings (``league config``), oldest first."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +174,7 @@ def league_status(directory: Path, fmt: PlainOrJson = PlainOrJson.PLAIN) -> str:
             closes=store.deadline.closes(), final=store.finals.current(),
             owners=shown_owners(store.owner_names(), [
                 (bot.name, bot.name) for bot in store.entrants.bots(STATES)]),
-            uploaders=store.accounts.uploaders())
+            uploaders=store.accounts.uploaders(), changes=recorded_changes(store))
     finally:
         store.close()
     status.bots.sort(key=lambda b: (b.state != "active", b.name, -b.submitted))
@@ -181,6 +189,7 @@ def _status_json(status: LeagueStatus) -> str:
         "sandbox": settings.play.sandbox.value, "games": status.total,
         "open_sets": status.open_sets, "suspend_after": settings.suspend_after,
         "build": {"seconds": settings.build.seconds, "cpu_seconds": settings.build.cpu_seconds},
+        "settings_changed": [change_json(change) for change in status.changes],
         "closes": None if status.closes is None else shown(status.closes),
         "closed": status.closes is not None and time.time() >= status.closes,
         "final": None if status.final is None else {
@@ -240,6 +249,8 @@ def _status_text(status: LeagueStatus) -> str:
                    for bot in bots for game, kind, detail in status.recent.get(bot.id, [])]
     if fault_lines:
         lines += ["", "recent faults:", *fault_lines]
+    if status.changes:
+        lines += ["", *changes_lines(status.changes)]
     if status.removed:
         lines += ["", "removed what interrupted submissions left (the league never held it):",
                   *(f"  {printable(path)}" for path in status.removed)]

@@ -13,7 +13,7 @@ from arena.configfile import read_yaml
 from arena.errors import ConfigError
 from arena.printable import printable
 from arena.records.reader import PLAY_LOG_ID
-from arena.stderrindex import DecisionLogs
+from arena.stderrindex import DROPPED, DecisionLogs, dropped_games
 
 
 class StderrShown:
@@ -21,9 +21,12 @@ class StderrShown:
     note saying why there is none (a cluster's logs stay on its workers); nothing when no bot
     wrote any."""
 
-    def __init__(self, logs: DecisionLogs, note: str | None) -> None:
+    def __init__(self, logs: DecisionLogs, note: str | None,
+                 dropped: frozenset[str] = frozenset()) -> None:
         self.logs = logs
         self.note = note
+        self.dropped = dropped
+        """The games whose per-game logs were dropped for their bots' budgets (a league's)."""
 
     @classmethod
     def beside(cls, paths: Sequence[str | os.PathLike[str]], extra: Sequence[Path]) -> StderrShown:
@@ -34,18 +37,38 @@ class StderrShown:
         if not logs and any(_on_cluster(Path(p)) for p in paths):
             note = ("Played on a cluster: the bots' stderr logs stay on its workers "
                     "(docs/cluster.md), so no decision's stderr is shown here.")
-        return cls(logs, note)
+        dropped: set[str] = set()
+        for directory in directories:
+            try:
+                dropped.update(*(dropped_games(p.parent) for p in directory.glob(f"*/{DROPPED}")))
+            except OSError:
+                continue
+        return cls(logs, note, frozenset(dropped))
 
-    def of(self, game_id: str) -> dict[str, Any] | None:
-        """The stderr data of game ``game_id`` for its replay (None: nothing to say). An
-        ``arena play`` game, read with the id ``PLAY_LOG_ID``, was marked with no id."""
+    def of(self, game_id: str, seats: set[int] | None = None) -> dict[str, Any] | None:
+        """The stderr data of game ``game_id`` for its replay (None: nothing to say), of
+        ``seats`` only (None: every seat); its note says where a log was cut at its cap, or
+        dropped for its bot's budget, rather than show nothing. An ``arena play`` game, read
+        with the id ``PLAY_LOG_ID``, was marked with no id."""
+        dropped = None
+        if game_id in self.dropped:
+            dropped = ("This game's stderr is no longer kept: the league keeps each bot's latest "
+                       "games' stderr within a budget, and dropped this game's for newer ones.")
         if not self.logs:
-            return None if self.note is None else {"decisions": [], "note": self.note}
+            note = dropped or self.note
+            return None if note is None else {"decisions": [], "note": note}
         said = self.logs.texts(game_id)
+        cuts = self.logs.cuts.get(game_id, [])
         if not said and game_id == PLAY_LOG_ID:
-            said = self.logs.texts(None)
+            said, cuts = self.logs.texts(None), self.logs.cuts.get(None, [])
+        notes = [f"Seat {seat}'s stderr was cut at decision {decision}: its bot wrote more than "
+                 f"a game's log keeps, and the rest of this game's was discarded."
+                 for seat, decision in sorted(set(cuts)) if seats is None or seat in seats]
+        if dropped is not None:
+            notes.append(dropped)
         return {"decisions": [[decision, seat, printable(str(text), lines=True)]
-                              for decision, seat, text in said], "note": None}
+                              for decision, seat, text in said if seats is None or seat in seats],
+                "note": " ".join(notes) or None}
 
 
 def _results_directory(path: Path) -> Path:

@@ -41,6 +41,8 @@ def show_game(record: Mapping[str, Any], seat: int | None = None,
     named = "" if is_play_log_id(record["id"]) else f"game {record['id']}: "
     lines = [f"{named}{record['game']}, seats: "
              + ", ".join(f"{s} {name}" for s, name in enumerate(names)) + f"; showing {who}"]
+    if said and said.get("note"):  # why stderr is missing: on a cluster, cut, dropped
+        lines.append(f"stderr: {said['note']}")
     for fault in faults.get(0, ()):
         lines.append(_fault_line(fault))
     decision = 0

@@ -39,7 +39,7 @@ from arena.records.reader import parse_line
 from arena.records.visible import ANYONE, Viewer, visible_detail, visible_line, visible_record
 from arena.report.replay_stderr import StderrShown
 from arena.settings import RESAMPLES
-from arena.stderrindex import DecisionLogs
+from arena.stderrindex import COPY, LOG_SUFFIX, DecisionLogs, dropped_games
 
 GAME_ID = re.compile(r"s\d{6,}-r\d{1,3}")
 """A league game's id (``arena.values.ids.league_game_id``): the only game path a request names."""
@@ -49,6 +49,8 @@ hold 63 bits, so a longer or larger number names no row (never an overflow)."""
 ROW_ID_MAX = 2**63 - 1
 LOG_TAIL = 64 * 1024
 """Bytes of the end of each stderr log the owner is shown."""
+MY_LOGS = 20
+"""The stderr logs of an entrant its owner is shown: the newest (a league keeps one per game)."""
 
 
 class TableCache:
@@ -245,15 +247,21 @@ def decision_stderr(store: Store, line: bytes, viewer: Viewer) -> dict[str, Any]
     if not seats:
         return None
     logs = []
+    dropped: set[str] = set()
+    game_id = str(record.get("id"))
+    logs_dir = store.directory / LOGS_DIR
     for key in {names[seat] for seat in seats}:
         pattern = re.compile(re.escape(key) + r"(-copy\d+)?-\d+\.stderr\.log")
-        logs += [log for log in DecisionLogs.logs_in(store.directory / LOGS_DIR, f"{key}-*.stderr.log")
-                 if pattern.fullmatch(log.name)]
-    said = StderrShown(DecisionLogs(logs), None).of(str(record.get("id")))
+        logs += [log for log in DecisionLogs.logs_in(logs_dir, f"{key}-*.stderr.log")
+                 if pattern.fullmatch(log.name) and log.parent == logs_dir]
+        own = logs_dir / key  # the game's own logs (``arena.settings.GameLogs``)
+        logs += [log for log in DecisionLogs.logs_in(own, f"{game_id}*{LOG_SUFFIX}")
+                 if COPY.sub("", log.name[:-len(LOG_SUFFIX)]) == game_id]
+        dropped |= dropped_games(own) & {game_id}
+    said = StderrShown(DecisionLogs(logs), None, frozenset(dropped)).of(game_id, seats)
     if said is None:
         return None
-    said["decisions"] = [entry for entry in said["decisions"] if entry[1] in seats]
-    return said if said["decisions"] else None
+    return said if said["decisions"] or said["note"] else None
 
 
 def versions_of(store: Store, name: str) -> list[Bot]:
@@ -287,8 +295,9 @@ def _log_tail(path: Path, size: int) -> str:
 
 
 def logs_of(store: Store, name: str) -> list[Log]:
-    """The stderr logs of the entrant ``name``'s versions (the league's ``logs/``, files named by
-    ``NAME@VERSION``), each cut to its last ``LOG_TAIL`` bytes; newest first."""
+    """The stderr logs of the entrant ``name``'s versions (the league's ``logs/``: files named by
+    ``NAME@VERSION``, and each game's in its folder ``NAME@VERSION/``), the ``MY_LOGS`` newest,
+    each cut to its last ``LOG_TAIL`` bytes; newest first."""
     logs_dir = store.directory / LOGS_DIR
     found = []
     for bot in versions_of(store, name):
@@ -297,11 +306,17 @@ def logs_of(store: Store, name: str) -> list[Log]:
             entries = [p for p in logs_dir.iterdir() if pattern.fullmatch(p.name)]
         except OSError:
             entries = []
+        with contextlib.suppress(OSError):  # its logs per game (``arena.settings.GameLogs``)
+            entries += [p for p in (logs_dir / bot.key).iterdir() if p.name.endswith(LOG_SUFFIX)]
         for path in entries:
-            size = path.stat().st_size
-            found.append((path.stat().st_mtime, Log(path.name, bot.version, size,
-                                                     _log_tail(path, size))))
-    return [log for _, log in sorted(found, key=lambda pair: -pair[0])]
+            try:
+                info = path.stat()
+            except OSError:  # dropped meanwhile for the bot's budget
+                continue
+            found.append((info.st_mtime, path, bot.version, info.st_size))
+    newest = sorted(found, key=lambda item: -item[0])[:MY_LOGS]
+    return [Log(path.name, version, size, _log_tail(path, size))
+            for _, path, version, size in newest]
 
 
 def final_data(store: Store) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ from arena.settings import (
     DEFAULT_TIME,
     MAX_LIVE_BOTS,
     FaultPolicy,
+    GameLogs,
     Limits,
     NamesShown,
     TimeControl,
@@ -88,6 +89,9 @@ class RunSettings:
     own owner."""
     names: NamesShown = DEFAULT_NAMES
     """What ``game_start.names`` tells the bots."""
+    game_logs: GameLogs | None = None
+    """Each bot's stderr kept per game in a directory of its own under ``log_dir``, within a
+    budget (``arena.settings.GameLogs``: a league's runs); None: a log per bot process."""
 
 
 class Finished(NamedTuple):

@@ -94,7 +94,7 @@ def test_a_league_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
         Database.open(newer)
 
 
-OWNERS = {"arena.league.database": {"settings"},
+OWNERS = {"arena.league.database": {"settings", "setting_changes"},
           "arena.league.entrants": {"bots"},
           "arena.league.games": {"sets", "games", "seats", "faults"},
           "arena.league.owners": {"owners", "named_owners"},

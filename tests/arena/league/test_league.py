@@ -23,11 +23,12 @@ from arena.bots.sandbox import bwrap_problem
 from arena.errors import ConfigError
 from arena.league.config import LeagueSettings
 from arena.league.database import DATABASE, SCHEMA_VERSION
-from arena.league.playing import _next_batch, run_league
+from arena.league.playing import LeagueRunReport, _next_batch, run_league
 from arena.league.standings import StandingsCache
 from arena.league.store import Store
 from arena.league.submit import submit
 from arena.spec import PlaySettings
+from arena.values.work import Finished
 
 from helpers import (
     ARENA,
@@ -427,6 +428,69 @@ def test_bots_stay_alive_from_batch_to_batch(league: Path, tmp_path: Path) -> No
     assert len(starts.read_text().split()) == len(checked) + len(started) + 1
 
 
+@pytest.mark.slow
+def test_a_run_plays_its_next_batch_under_settings_changed_meanwhile(league: Path) -> None:
+    # league config while a run is going (a served league's run never ends): the games of the
+    # batch in progress keep the old time control, those of the next batch have the new one.
+    # One worker plays batches of SETS_PER_JOB 3-player sets: 6 games, then the 7th.
+    from arena.league.setting_changes import change_settings
+
+    def change(game: Finished, report: LeagueRunReport) -> None:
+        if report.played == 1:
+            changes = change_settings(league, {"time.move_ms": 700, "limits.memory_mb": 1000})
+            assert [c.key for c in changes] == ["time.move_ms", "limits.memory_mb"]
+
+    assert run_league(league, games=7, jobs=1, on_game=change).played == 7
+    lines = [orjson.loads(row[0]) for row in
+             query(league, "SELECT line FROM games ORDER BY finished, id")]
+    moves = [line["time_control"]["move_ms"] for line in lines]
+    assert moves == [1000] * 6 + [700], moves
+    status = orjson.loads(arena("league", "status", league, "--format", "json").stdout)
+    assert [(c["key"], c["old"], c["new"]) for c in status["settings_changed"]] == [
+        ("time.move_ms", 1000, 700), ("limits.memory_mb", 2048, 1000)]
+
+
+@pytest.mark.slow
+def test_a_chatty_bot_keeps_its_latest_games_stderr_and_older_replays_say_theirs_was_dropped(
+        league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A bot writing 4 KiB a decision filled its 1 MiB process log a minute after acceptance, and
+    # every later replay showed no stderr, silently. Now: a log per game, capped, within a
+    # budget per bot version that drops the oldest games first; replays say what is missing.
+    # Small caps here (the workers get them with the run's settings): 16 KiB a game (a game of
+    # 9 decisions a seat writes 36 KiB), 40 KiB a bot.
+    from arena.league import playing
+    from arena.report.replay_stderr import StderrShown
+    from arena.settings import GameLogs
+    from arena.stderrindex import DROPPED, LOG_SUFFIX
+
+    submitted(league, own_bot(tmp_path, "chatty", program=MISBEHAVING / "stderr_chatty.py"))
+    monkeypatch.setattr(playing, "GameLogs",
+                        lambda: GameLogs(game_cap=16 * 1024, budget=40 * 1024, games=100))
+    assert run_league(league, games=12, jobs=1).played == 12
+    own = league / "logs" / "chatty@1"
+    logs = sorted(own.glob(f"*{LOG_SUFFIX}"), key=lambda p: p.stat().st_mtime)
+    games_logged = [p.name[:-len(LOG_SUFFIX)] for p in logs if p.name.startswith("s")]
+    assert games_logged and sum(p.stat().st_size for p in own.iterdir()) <= 40 * 1024 + 1024
+    assert all(p.stat().st_size < 16 * 1024 + 200 for p in logs)  # the cap, and its note
+    dropped = (own / DROPPED).read_text().split()
+    played = [row[0] for row in query(league, "SELECT games.id FROM games JOIN seats ON "
+                                              "seats.game = games.id JOIN bots ON bots.id = "
+                                              "seats.bot WHERE bots.name = 'chatty' "
+                                              "ORDER BY games.finished")]
+    assert played[-1] == games_logged[-1] and played[0] in dropped  # newest kept, oldest dropped
+    shown = StderrShown.beside([league], [])
+    latest = shown.of(played[-1])
+    assert latest is not None and latest["decisions"]
+    assert "chatty act" in latest["decisions"][0][2]
+    assert "stderr was cut at decision" in latest["note"]
+    oldest = shown.of(played[0])
+    assert oldest is not None and oldest["decisions"] == []
+    assert "no longer kept" in oldest["note"]
+    said = arena("show", league, played[0])
+    assert said.returncode == 0, said.stderr
+    assert "stderr: This game's stderr is no longer kept" in said.stdout
+
+
 def test_a_bot_accepted_while_a_batch_is_planned_waits_for_the_next_batch(league: Path) -> None:
     # league submit commits while league run plans: the run read the bots, then the matchmaker
     # read the standings with one more (a KeyError and a traceback in the run, seen once in a
@@ -523,8 +587,10 @@ def test_a_league_run_shows_progress_with_the_leader_and_logs_only_bots_that_wro
     assert lines[-1].startswith("[########################] 12/12 games  ")
     assert " left  0 faults  leader " in lines[-1]  # the top of the table after the last game
     assert lines[-1].split("  leader ")[1].split(" (")[0] in {"one@1", "two@1", "chatty@1"}
-    logs = sorted((path / "logs").iterdir())
-    assert logs and all(log.name.startswith("chatty@1-") for log in logs)  # the others said nothing
+    # A log per game, each bot version's in its folder; the others said nothing: no folder
+    assert [p.name for p in (path / "logs").iterdir()] == ["chatty@1"]
+    logs = sorted((path / "logs" / "chatty@1").iterdir())
+    assert logs and all(log.name.startswith("start-") for log in logs)  # it spoke only starting
     assert all("chatty says hi" in log.read_text() for log in logs)
 
 
