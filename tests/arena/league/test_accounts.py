@@ -186,7 +186,8 @@ def test_a_league_of_schema_2_gains_the_tables(tmp_path: Path):
     league = new_league(tmp_path / "league")
     tables = ("uploads", "sessions", "owners", "participants",  # schema 3's
               "final_seats", "final_games", "finals", "deadline",  # schema 6's
-              "named_owners")  # schema 7's
+              "named_owners",  # schema 7's
+              "setting_changes")  # schema 8's
     columns = ("stalled_games", "finished_a_game", "suspended", "suspended_at")  # schema 4's
     with sqlite3.connect(league / DATABASE) as db:
         for table in tables:

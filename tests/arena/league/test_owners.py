@@ -136,6 +136,7 @@ def test_a_league_from_before_named_owners_reads_as_before(tmp_path: Path) -> No
     assert submit(league, own_bot(tmp_path, "org")).accepted
     db = sqlite3.connect(league / DATABASE)
     db.execute("DROP TABLE named_owners")
+    db.execute("DROP TABLE setting_changes")  # schema 8's
     db.execute("PRAGMA user_version = 6")
     db.commit()
     db.close()
