@@ -3,6 +3,7 @@ one status line, ``arena.statusline``), and the steady pace its estimates come f
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TextIO
 
@@ -100,12 +101,17 @@ class Progress(StatusLine):
             filled = round(width * min(elapsed / max(self.deadline - self.start, 1e-9), 1.0))
             games = (f"{self.done} games (estimating the total)" if self.total is None else
                      f"{self.done} games (about {self.total} in all)")
-        bar = "#" * filled + "." * (width - filled)
+        bar = "#" * filled + "." * (width - filled)  # PROGRESS_LINE knows this form
         eta = "estimating time" if left is None else _clock(left)
         workers = "" if self.workers is None else f"  {self.workers} workers"
         leader = "" if self.leader is None else f"  leader {printable(self.leader)}"  # a bot's name
         return (f"[{bar}] {games}  {rate:,.1f} games/s  "
                 f"{eta} left  {self.faults} faults{workers}{leader}")
+
+
+PROGRESS_LINE = re.compile(r"\[[#.]{24}\] \d+")
+"""The start of a progress line (``Progress.render``): a reader of a run's stderr (the server's
+supervisor) knows by it that the run has finished a game."""
 
 
 def _clock(seconds: float) -> str:

@@ -38,6 +38,7 @@ from served import (
     packed,
     python_bot,
     start_server,
+    stderr_until,
     stop_cleanly,
     upload,
 )
@@ -77,6 +78,15 @@ def test_an_upload_is_built_checked_and_accepted(ada_bot):
     assert ada_bot["status"] == "accepted", ada_bot
     assert (ada_bot["bot"], ada_bot["version"], ada_bot["reason"]) == ("adabot", "1", "")
     assert ada_bot["steps"] and all(str(s).startswith("PASS") for s in ada_bot["steps"])
+
+
+def test_the_server_says_why_play_paused_and_when_it_plays_again(served, ada_bot):
+    """Two entrants cannot fill a table of three: the server says so once, and, since ada's bot
+    made three, that its league plays again (the organiser watching its log saw only the pause)."""
+    server, _, _ = served
+    said = stderr_until(server, "arena serve: league run playing again")
+    assert 0 <= said.find("at least 3 are needed") < said.index("league run playing again"), said
+    assert said.count("arena serve: league run ended") == 1
 
 
 def test_a_rejected_upload_says_why(served):
