@@ -93,11 +93,25 @@ def test_a_rejected_upload_says_why(served):
     server, tokens, tmp = served
     broken = own_bot(tmp, "broken", C_BOT)
     (broken / "bot.yaml").write_text("name: broken\nrun: ./no-such-program\n")
+    talker = python_bot(tmp, "talker")
+    (talker / "bot.py").write_text(f"print({'debug:' + '=' * 300!r}, flush=True)\n")
     with server.client(tokens["ada"]) as ada:
         result = decided(ada, upload(ada, packed(broken)).json()["id"])
-        assert result["status"] == "rejected"
-        assert "run: no such file './no-such-program'" in str(result["reason"])
-        assert str(server.league) not in str(result["reason"])  # the server's paths stay its own
+        talked = decided(ada, upload(ada, packed(talker)).json()["id"])
+        assert result["status"] == talked["status"] == "rejected"
+        # Named as in ada's archive: neither the server's paths nor its name for the archive.
+        assert str(result["reason"]).startswith(f"{broken.name}/bot.yaml: run: no such file "
+                                                "'./no-such-program'"), result
+        assert str(server.league) not in str(result["reason"]) and "uploads/" not in str(result)
+        assert (result["bot"], result["version"]) == (None, None)  # never stored: no version
+        assert (talked["bot"], talked["version"]) == ("talker", None)
+        with contextlib.closing(logged_in(server.url, tokens["ada"])) as browser:
+            mine = browser.get("/my").text
+        assert "/entrants/broken" not in mine and "/entrants/talker" not in mine  # would be 404
+        assert "talker v1" not in mine and "<td class=\"bot\">talker</td>" in mine
+        assert "<pre class=\"steps\">FAIL  start and hello: " in mine  # the steps, as check-bot's
+        assert "SKIP  quit: the bot did not start" in mine
+        assert "uploads/" not in mine and str(server.league) not in mine
         text = ada.post("/api/submissions", files={"file": ("bot.txt", b"hello")})
         assert text.status_code == 400 and "not an archive" in text.json()["error"]
         none = ada.post("/api/submissions", data={"x": "y"}, files={"other": ("a.zip", b"")})
