@@ -36,7 +36,7 @@ from arena.league.store import Store
 from arena.names import name_key
 from arena.plans.seating import add_order, best_order
 from arena.records.reader import parse_line
-from arena.runs.progress import Pace
+from arena.runs.progress import PROGRESS_LINE, Pace
 from arena.runs.session import Session
 from arena.settings import available_cpus
 from arena.values.ids import LEAGUE_ROUND, league_game_id
@@ -44,6 +44,9 @@ from arena.values.work import Finished, GameSpec
 from engine.seeding import derive_seed
 
 RUN_LOCK = "run.lock"
+GAME_LINE = PROGRESS_LINE
+"""How a line a league run writes on stderr after a game begins (its progress line): the server,
+which runs ``league run`` in a child process, knows by it that the league plays."""
 SETS_PER_JOB = 2
 """Sets planned per worker between two looks at the ratings: enough to keep workers busy."""
 

@@ -16,8 +16,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.league.playing import GAME_LINE
 from arena.printable import printable
-from arena.runs.progress import PROGRESS_LINE
 from arena.serve.children import ARENA, start_child
 from arena.settings import MINUTES
 
@@ -62,7 +62,7 @@ class Supervisor:
 
         def playing(line: str) -> bool:  # its first game since a run ended for a reason said
             nonlocal said
-            if said and PROGRESS_LINE.match(line):
+            if said and GAME_LINE.match(line):
                 print("arena serve: league run playing again: its first game is done",
                       file=sys.stderr, flush=True)
                 said = ""
