@@ -11,7 +11,9 @@ STAMP := $(VENV)/.installed
 # `make`: the virtual environment, the bots, and the compiled build where it can be built.
 all: $(STAMP) bots default-build bytecode
 
+# pip runs quiet (its lines would bury everything else), so one line first says what it does.
 $(STAMP): pyproject.toml
+	@echo "installing the arena and its libraries into $(VENV) (first time only, about a minute)"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
@@ -123,6 +125,8 @@ default-build: $(STAMP)
 
 compiled: $(STAMP)
 	@if [ ! -d $(COMPILED) ]; then \
+		echo "compiling the engine and the referee with mypyc into $(COMPILED)" \
+			"(once for these sources: a few minutes)" && \
 		rm -rf build/compiled && mkdir -p build/compiled/tmp && \
 		cp -r engine arena build/compiled/tmp/ && find build/compiled/tmp -name __pycache__ -prune -exec rm -rf {} + && \
 		(cd build/compiled/tmp && ../../../$(VENV)/bin/mypyc $(MYPYC_MODULES) >mypyc.log 2>&1 \
@@ -140,6 +144,7 @@ compiled-path:
 	@echo $(CURDIR)/$(COMPILED)
 
 demo: $(STAMP) bots default-build bytecode
+	@echo "playing the demo tournament (tournaments/demo.yaml): building its bots, then its games"
 	$(VENV)/bin/arena run tournaments/demo.yaml --restart
 	$(VENV)/bin/arena report results/demo -o results/demo/report
 

@@ -254,7 +254,7 @@ def run_command(
     def show(game: Finished, report: LeagueRunReport) -> None:
         progress.until(None if games is not None else report.deadline)
         progress.show_leader(report.leader)
-        progress.update(game.faults, report.played, expected_games(report, games, minutes))
+        progress.update(game.faults, report.played, expected_games(report, games))
 
     try:
         report = run_league(league, games=games, minutes=minutes, jobs=jobs,

@@ -36,6 +36,7 @@ from arena.league.store import Store
 from arena.names import name_key
 from arena.plans.seating import add_order, best_order
 from arena.records.reader import parse_line
+from arena.runs.progress import PROGRESS_LINE, Pace
 from arena.runs.session import Session
 from arena.settings import GameLogs, available_cpus
 from arena.values.ids import LEAGUE_ROUND, league_game_id
@@ -43,6 +44,9 @@ from arena.values.work import Finished, GameSpec
 from engine.seeding import derive_seed
 
 RUN_LOCK = "run.lock"
+GAME_LINE = PROGRESS_LINE
+"""How a line a league run writes on stderr after a game begins (its progress line): the server,
+which runs ``league run`` in a child process, knows by it that the league plays."""
 SETS_PER_JOB = 2
 """Sets planned per worker between two looks at the ratings: enough to keep workers busy."""
 
@@ -59,6 +63,8 @@ class LeagueRunReport:
     """``time.monotonic()`` when the run began."""
     deadline: float | None = None
     """``time.monotonic()`` when ``--minutes`` are up; None: no time limit."""
+    pace: Pace = field(default_factory=Pace)
+    """The steady pace of its games, which the estimate of a run bounded by time comes from."""
     leader: str | None = None
     """Who tops the table (``standings.leader``), for progress; refreshed by ``refresh_leader``."""
     leader_at: float = 0.0
@@ -118,15 +124,17 @@ def run_league(directory: Path, *, games: int | None = None, minutes: float | No
     return report
 
 
-def expected_games(report: LeagueRunReport, games: int | None, minutes: float | None) -> int:
+def expected_games(report: LeagueRunReport, games: int | None) -> int | None:
     """The games this run will have played when it stops, for a progress line: ``games``, or for a
-    run bounded by time the games at the rate so far (the lesser of the two when both are given)."""
-    if report.deadline is None or report.played == 0:
+    run bounded by time the games at its steady pace (the lesser of the two when both are given);
+    None while that pace is not known yet (``Pace``)."""
+    if report.deadline is None:
         return games if games is not None else report.played
     now = time.monotonic()
-    elapsed = max(now - report.started, 1e-9)
-    left = max(report.deadline - now, 0.0)
-    estimate = report.played + round(report.played / elapsed * left)
+    rate = report.pace.rate(report.played, now)
+    if rate is None:
+        return None
+    estimate = report.played + round(rate * max(report.deadline - now, 0.0))
     return estimate if games is None else min(games, estimate)
 
 
@@ -154,6 +162,7 @@ def _plan_and_play_batch(store: Store, settings: LeagueSettings, session: Sessio
         suspended = _record(store, game, seats, places, bots, settings.suspend_after)
         report.suspended += suspended
         report.played += 1
+        report.pace.count(report.played, time.monotonic())
         report.faults += game.faults
         report.refresh_leader(standings, now=report.played == games)
         if on_game is not None:

@@ -4,8 +4,9 @@ arena.serve.build_child LEAGUE UPLOAD``), started by a builder of the server (``
 The upload's row says where it is as it moves: building (set by the builder that took it),
 checking (the first check-bot step has come back), then accepted or rejected with the reason and
 the steps, and its archive deleted (``Accounts.decide``). Ctrl-C or SIGTERM (the server stopping)
-leaves the row as it is: the next server queues it again. Reasons name the upload by its place
-in the league, never the server's paths.
+leaves the row as it is: the next server queues it again. Reasons and steps name files as the
+participant knows them, inside their archive: never the server's paths, nor the archive's own name
+in the league.
 """
 
 from __future__ import annotations
@@ -41,13 +42,27 @@ def build_upload(league: Path, upload_id: int) -> UploadStatus:
         submission = submit(league, league / upload.file, step, owner=upload.participant,
                             received=upload.created)
         status = UploadStatus.ACCEPTED if submission.accepted else UploadStatus.REJECTED
-        prefix = f"{store.directory}/"
-        accounts.decide(upload_id, status, reason=submission.reason.replace(prefix, ""),
-                        steps=tuple(line.replace(prefix, "") for line in submission.report),
-                        bot=submission.name, version=submission.version)
+
+        def seen(text: str) -> str:  # as its participant knows it: paths inside their archive
+            return _without_server_paths(text, store.directory, upload.file)
+
+        # A rejected version was never stored: no version to show (or link to) on /my.
+        accounts.decide(upload_id, status, reason=seen(submission.reason),
+                        steps=tuple(seen(line) for line in submission.report),
+                        bot=submission.name,
+                        version=submission.version if submission.accepted else None)
         return status
     finally:
         store.close()
+
+
+def _without_server_paths(text: str, league: Path, file: str) -> str:
+    """``text`` without the server's paths: the league directory (as given and resolved) and the
+    archive's name in it (``uploads/RANDOM.tar.gz``, which its participant never saw): a path
+    inside the archive is left as they wrote it (``mybot/bot.yaml``)."""
+    for directory in dict.fromkeys((str(league), str(league.resolve()))):
+        text = text.replace(f"{directory}/", "")
+    return text.replace(f"{file}: ", "").replace(file, "the upload")
 
 
 def main(argv: list[str]) -> int:

@@ -1,6 +1,7 @@
 """The server keeps its league playing: ``arena league run`` in a child process, started again
 whenever it ends (too few entrants yet, another run holding the league's run lock, a bot's
-trouble), at once when an upload is accepted and otherwise after ``RETRY_SECONDS``.
+trouble), at once when an upload is accepted and otherwise after ``RETRY_SECONDS``. It says on
+stderr why a run ended (once per reason), and when a run plays again after one ended so.
 
 No second play loop: the run is the league's own, and its run lock keeps a ``league run`` started
 elsewhere (with ``serve --no-play``, or not) from playing the same sets twice.
@@ -12,8 +13,10 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
+from arena.league.playing import GAME_LINE
 from arena.printable import printable
 from arena.serve.children import ARENA, start_child
 from arena.settings import MINUTES
@@ -56,12 +59,22 @@ class Supervisor:
 
     def _loop(self) -> None:
         said = ""
+
+        def playing(line: str) -> bool:  # its first game since a run ended for a reason said
+            nonlocal said
+            if said and GAME_LINE.match(line):
+                print("arena serve: league run playing again: its first game is done",
+                      file=sys.stderr, flush=True)
+                said = ""
+                return True
+            return False
+
         while True:
             with self._wake:
                 if self._stopping:
                     return
                 self._child = start_child(self.argv, None)
-            last = _last_line(self._child)
+            last = _last_line(self._child, playing)
             code = self._child.wait()
             with self._wake:
                 if self._stopping:
@@ -70,17 +83,22 @@ class Supervisor:
                 if code != 0 and last != said:
                     print(f"arena serve: league run ended: {printable(last)}", file=sys.stderr,
                           flush=True)
-                said = last
+                said = last if code != 0 else ""
                 self._wake.wait(RETRY_SECONDS)
 
 
-def _last_line(child: subprocess.Popen[bytes]) -> str:
+def _last_line(child: subprocess.Popen[bytes], on_line: Callable[[str], bool]) -> str:
     """The last line the child wrote on stderr (its progress line is rewritten with ``\\r``: only
-    the end of what it wrote is kept), read until it closes it."""
+    the end of what it wrote is kept), read until it closes it; each whole line is shown to
+    ``on_line`` until it returns True."""
     assert child.stderr is not None
     tail = b""
+    watching = True
     while chunk := os.read(child.stderr.fileno(), 65536):
         tail = (tail + chunk)[-4096:]
+        if watching:
+            *whole, _ = tail.replace(b"\r", b"\n").split(b"\n")
+            watching = not any(on_line(line.decode("utf-8", "replace")) for line in whole)
     child.stderr.close()
     lines = [line for line in tail.replace(b"\r", b"\n").split(b"\n") if line.strip()]
     return lines[-1].decode("utf-8", "replace").strip() if lines else ""

@@ -142,3 +142,30 @@ def test_version_says_which_build_runs() -> None:
         assert shown.stdout.endswith(": pure Python (ARENA_PURE=1 asked for it)\n")
     pure = arena("--pure", "--version", env={**os.environ, "ARENA_PURE": ""})
     assert pure.stdout.endswith(": pure Python (--pure asked for it)\n"), pure.stderr
+
+
+def test_make_says_what_it_does_before_each_long_step(tmp_path: Path) -> None:
+    """pip runs quiet and mypyc writes to a log, so a first `make demo` looked frozen for minutes:
+    a line before each says what it is doing (here with stand-ins for Python, pip and mypyc)."""
+    root = tree(tmp_path)
+    (root / "pyproject.toml").write_text("")
+    stand_in = "#!/bin/sh\nexit 0\n"
+    for program in ("python", "mypyc"):
+        path = root / ".venv" / "bin" / program
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(stand_in)
+        path.chmod(0o755)
+
+    def make(target: str) -> list[str]:
+        done = subprocess.run(["make", "-s", "--no-print-directory", target, "PYTHON=true"],
+                              cwd=root, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    assert make(".venv/.installed")[0] == ("installing the arena and its libraries into .venv "
+                                           "(first time only, about a minute)")
+    said = make("compiled")
+    build = f"{TREE_BUILDS}/{sources_hash(root)}"
+    assert said[0].startswith(f"compiling the engine and the referee with mypyc into {build} ")
+    assert said[-1] == f"compiled build in {build}"
+    assert make(".venv/.installed") == []  # once installed, nothing to say

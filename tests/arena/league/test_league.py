@@ -584,6 +584,7 @@ def test_a_league_run_shows_progress_with_the_leader_and_logs_only_bots_that_wro
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()  # not a terminal: a line at each tenth of the run
     assert len(lines) >= 2 and all(" games/s  " in line and " left  " in line for line in lines)
+    assert "  estimating time left  " in lines[0]  # the first game also started the bots
     assert lines[-1].startswith("[########################] 12/12 games  ")
     assert " left  0 faults  leader " in lines[-1]  # the top of the table after the last game
     assert lines[-1].split("  leader ")[1].split(" (")[0] in {"one@1", "two@1", "chatty@1"}

@@ -294,3 +294,24 @@ def test_progress_of_work_bounded_by_time_counts_time_and_estimates_the_games(
         line = progress.render(progress.start + 60)
     assert line.startswith("[" + "#" * 8 + "." * 16 + "] 30 games (about 90 in all)")
     assert "2:00 left" in line
+
+
+def test_the_time_left_comes_from_the_steady_pace_not_the_bots_start(tmp_path) -> None:
+    """`make demo` first said 15:56 left for a run of 5 minutes: its first games had paid for
+    starting the bots. The time left is measured after a few games, and said to be estimated
+    until then."""
+    from arena.runs.progress import WARMUP_GAMES, Progress
+
+    with (tmp_path / "progress.log").open("w") as stream:
+        progress = Progress(1000, stream=stream)
+        progress.start -= 20  # the first games took 20 s, most of it starting the bots
+        for done in range(1, WARMUP_GAMES + 1):
+            progress.update(0, done, 1000)
+            assert "  estimating time left  " in progress.render(time.monotonic())
+        assert progress.pace.mark is not None
+        warm = progress.pace.mark[1]
+        progress.update(0, WARMUP_GAMES + 10, 1000)
+        line = progress.render(warm + 1.0)  # then 10 games a second
+    seconds = int((1000 - WARMUP_GAMES - 10) / 10 + 0.5)  # not the 20 minutes of the average
+    assert f"] {WARMUP_GAMES + 10}/1000 games  10.0 games/s  " in line
+    assert f"  {seconds // 60}:{seconds % 60:02d} left  " in line

@@ -156,3 +156,26 @@ def house_bot(parent: Path, name: str) -> Path:
     (``tests/bots/paced_bot.py``), so a league the tests serve plays a few games a second on next
     to no CPU, where one of C bots kept a core busy for as long as its server lived."""
     return own_bot(parent, name, PACED)
+
+
+def stderr_until(server: Server, text: str, timeout: float = 120) -> str:
+    """What the running server has written on stderr, read as it comes until it holds ``text``
+    (the rest is left for ``stop_cleanly``)."""
+    assert server.process.stderr is not None
+    descriptor = server.process.stderr.fileno()
+    seen = b""
+    os.set_blocking(descriptor, False)
+    try:
+        def holds() -> bool:
+            nonlocal seen
+            try:
+                while chunk := os.read(descriptor, 65536):
+                    seen += chunk
+            except BlockingIOError:
+                pass
+            return text.encode() in seen
+
+        wait_for(holds, timeout, f"the server to say {text!r}")
+    finally:
+        os.set_blocking(descriptor, True)
+    return seen.decode("utf-8", "replace")

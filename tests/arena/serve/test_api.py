@@ -38,6 +38,7 @@ from served import (
     packed,
     python_bot,
     start_server,
+    stderr_until,
     stop_cleanly,
     upload,
 )
@@ -79,15 +80,38 @@ def test_an_upload_is_built_checked_and_accepted(ada_bot):
     assert ada_bot["steps"] and all(str(s).startswith("PASS") for s in ada_bot["steps"])
 
 
+def test_the_server_says_why_play_paused_and_when_it_plays_again(served, ada_bot):
+    """Two entrants cannot fill a table of three: the server says so once, and, since ada's bot
+    made three, that its league plays again (the organiser watching its log saw only the pause)."""
+    server, _, _ = served
+    said = stderr_until(server, "arena serve: league run playing again")
+    assert 0 <= said.find("at least 3 are needed") < said.index("league run playing again"), said
+    assert said.count("arena serve: league run ended") == 1
+
+
 def test_a_rejected_upload_says_why(served):
     server, tokens, tmp = served
     broken = own_bot(tmp, "broken", C_BOT)
     (broken / "bot.yaml").write_text("name: broken\nrun: ./no-such-program\n")
+    talker = python_bot(tmp, "talker")
+    (talker / "bot.py").write_text(f"print({'debug:' + '=' * 300!r}, flush=True)\n")
     with server.client(tokens["ada"]) as ada:
         result = decided(ada, upload(ada, packed(broken)).json()["id"])
-        assert result["status"] == "rejected"
-        assert "run: no such file './no-such-program'" in str(result["reason"])
-        assert str(server.league) not in str(result["reason"])  # the server's paths stay its own
+        talked = decided(ada, upload(ada, packed(talker)).json()["id"])
+        assert result["status"] == talked["status"] == "rejected"
+        # Named as in ada's archive: neither the server's paths nor its name for the archive.
+        assert str(result["reason"]).startswith(f"{broken.name}/bot.yaml: run: no such file "
+                                                "'./no-such-program'"), result
+        assert str(server.league) not in str(result["reason"]) and "uploads/" not in str(result)
+        assert (result["bot"], result["version"]) == (None, None)  # never stored: no version
+        assert (talked["bot"], talked["version"]) == ("talker", None)
+        with contextlib.closing(logged_in(server.url, tokens["ada"])) as browser:
+            mine = browser.get("/my").text
+        assert "/entrants/broken" not in mine and "/entrants/talker" not in mine  # would be 404
+        assert "talker v1" not in mine and "<td class=\"bot\">talker</td>" in mine
+        assert "<pre class=\"steps\">FAIL  start and hello: " in mine  # the steps, as check-bot's
+        assert "SKIP  quit: the bot did not start" in mine
+        assert "uploads/" not in mine and str(server.league) not in mine
         text = ada.post("/api/submissions", files={"file": ("bot.txt", b"hello")})
         assert text.status_code == 400 and "not an archive" in text.json()["error"]
         none = ada.post("/api/submissions", data={"x": "y"}, files={"other": ("a.zip", b"")})

@@ -103,7 +103,8 @@ def test_no_bot_controlled_text_runs_on_any_page(served, driver):
                                                   f"NAME = {PAYLOADS['hello']!r}")
     (bot / "bot.py").write_text(source)
     chatty = python_bot(tmp, "chatty")
-    (chatty / "bot.py").write_text(f"print({PAYLOADS['reply']!r}, flush=True)\n")
+    # A long word after it: the rejection's reason wraps instead of widening its table.
+    (chatty / "bot.py").write_text(f"print({PAYLOADS['reply'] + '=' * 400!r}, flush=True)\n")
     with server.client(token) as ada:
         accepted = decided(ada, upload(ada, packed(bot)).json()["id"])
         assert accepted["status"] == "accepted", accepted
@@ -125,6 +126,11 @@ def test_no_bot_controlled_text_runs_on_any_page(served, driver):
         text = driver.find_element(By.TAG_NAME, "body").text
         for field in shown:
             assert PAYLOADS[field] in text, (page, field)
+        if page == "/my":  # nothing wider than the page; no link to a version never stored
+            assert driver.execute_script(
+                "const t = document.getElementById('submissions');"
+                "return t.scrollWidth <= t.parentElement.clientWidth") is True
+            assert not driver.find_elements(By.CSS_SELECTOR, "a[href='/entrants/chatty']")
         assert driver.execute_script(RAN) == ["undefined", 0], page
     assert console_errors(driver) == []
 
