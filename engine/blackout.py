@@ -13,8 +13,11 @@ Rules as implemented here:
   holds a trump must play one (overtrumping is not required). Highest trump wins, else highest card
   of the suit led; the winner leads next.
 - Score per deal (b bid, t tricks, ppt ``points_per_trick``): t == b > 0 scores ppt * b + bonus;
-  t == b == 0 scores ppt + bonus (``zero_bid`` ``as_one_trick``) or bonus (``bonus_only``); t != b
-  scores 0 (``classic``) or, with ``penalty``, -ppt * (b - t) when t < b and 0 when t > b.
+  t == b == 0 scores ppt + bonus (``zero_bid`` ``as_one_trick``) or bonus (``bonus_only``). A miss,
+  t != b, scores (``scoring``): 0 (``classic``); -ppt * (b - t) when t < b and 0 when t > b
+  (``penalty``); ppt * t (``oh_hell``); or -ppt * |t - b| (``oh_hell_penalty``). The two ``oh_hell``
+  values are OpenSpiel's oh_hell (without and with its ``off_bid_penalty``), which scores an exact
+  zero as the bonus alone: they require ``zero_bid`` ``bonus_only``.
 - After the last deal the highest total wins; equal totals share the place, unless ``tiebreak`` is
   ``most_exact_bids``, which ranks tied players by the number of deals they bid exactly.
 - The first dealer is drawn from the game's seed; the deal passes clockwise after every deal.
@@ -47,6 +50,10 @@ from engine.wire import pairs_list
 NAME: Final = "blackout"
 PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
 DEFAULT_DEALS: Final = {3: 15, 4: 13, 5: 10, 6: 8, 7: 7}
+SCORING_VALUES: Final = ("classic", "penalty", "oh_hell", "oh_hell_penalty")
+"""What a missed bid scores, the default first (the module docstring gives each formula)."""
+OH_HELL_SCORING: Final = frozenset({"oh_hell", "oh_hell_penalty"})
+"""The values that score as OpenSpiel's oh_hell, whose exact zero bid scores the bonus alone."""
 
 _SPECS: dict[int, dict[str, Option]] = {}
 
@@ -75,8 +82,11 @@ def _option_spec(players: int) -> dict[str, Option]:
         "bonus": IntOption(10, 0, POINTS, "points added to every exact bid"),
         "zero_bid": ChoiceOption(("as_one_trick", "bonus_only"),
                                  "an exact zero bid scores points_per_trick + bonus, or bonus alone"),
-        "scoring": ChoiceOption(("classic", "penalty"),
-                                "a missed bid scores 0, or loses points_per_trick per missing trick"),
+        "scoring": ChoiceOption(SCORING_VALUES,
+                                "a missed bid scores 0 (classic), -points_per_trick per trick short "
+                                "(penalty), or as OpenSpiel's oh_hell (with zero_bid bonus_only): "
+                                "its tricks (oh_hell), -points_per_trick per trick off "
+                                "(oh_hell_penalty)"),
         "tiebreak": ChoiceOption(("shared", "most_exact_bids"),
                                  "equal totals share a place, or are ranked by deals bid exactly"),
     }
@@ -84,7 +94,14 @@ def _option_spec(players: int) -> dict[str, Option]:
 
 def resolve_options(players: int, raw: Mapping[str, object] | None = None) -> dict[str, Any]:
     """All options for ``players`` players, ``raw`` validated and defaults filled in."""
-    return resolve(NAME, option_spec(players), raw)
+    options = resolve(NAME, option_spec(players), raw)
+    if options["scoring"] in OH_HELL_SCORING and options["zero_bid"] != "bonus_only":
+        # Filling in bonus_only silently would make one option's default depend on another; an
+        # explicit pair keeps every record's options saying what was played.
+        problem = (f"{options['scoring']} scores an exact zero bid as OpenSpiel's oh_hell does, "
+                   f"the bonus alone: set zero_bid to bonus_only with it")
+        raise OptionError(f"option 'scoring': {problem}", option="scoring", problem=problem)
+    return options
 
 
 def _check_players(players: int) -> None:
@@ -119,8 +136,8 @@ class Rules(trickgame.Rules):
         "bonus",
         "deals",
         "hook",
+        "miss",
         "must_trump",
-        "penalty",
         "ppt",
         "sizes",
         "zero_score",
@@ -134,7 +151,7 @@ class Rules(trickgame.Rules):
         self.bonus: int = options["bonus"]
         self.zero_score: int = (self.ppt + self.bonus if options["zero_bid"] == "as_one_trick"
                                 else self.bonus)
-        self.penalty: bool = options["scoring"] == "penalty"
+        self.miss: str = options["scoring"]
         self.hook: bool = options["hook"]
         self.must_trump: bool = options["must_trump"]
         self.limits_void = self.must_trump
@@ -146,9 +163,13 @@ class Rules(trickgame.Rules):
         """One player's score for one deal."""
         if tricks == bid:
             return self.ppt * bid + self.bonus if bid else self.zero_score
-        if self.penalty and tricks < bid:
-            return -self.ppt * (bid - tricks)
-        return 0
+        if self.miss == "classic":
+            return 0
+        if self.miss == "penalty":
+            return -self.ppt * (bid - tricks) if tricks < bid else 0
+        if self.miss == "oh_hell":
+            return self.ppt * tricks
+        return -self.ppt * abs(tricks - bid)  # oh_hell_penalty
 
     def deal(self, number: int) -> trickgame.Deal:
         """Deal ``number``: every deal is dealt when the game starts (``deal_all``)."""

@@ -181,6 +181,13 @@ class Games:
             f"SELECT rowid, id, line FROM games WHERE rowid IN ({marks(rowids)})", rowids)}
         return [(r, *rows[r]) for r in rowids]
 
+    def finished_at(self, ids: list[str]) -> dict[str, float]:
+        """When each of the games ``ids`` ended (Unix time, as stored), by id."""
+        if not ids:
+            return {}
+        return {str(i): float(t) for i, t in self.db.execute(
+            f"SELECT id, finished FROM games WHERE id IN ({marks(ids)})", ids)}
+
     def faults_of(self, name: str, limit: int = 20) -> list[tuple[str, str, str, str]]:
         """The latest faults of the entrant ``name``'s versions: ``(game id, version, kind,
         detail)``, newest first."""

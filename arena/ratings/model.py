@@ -61,6 +61,10 @@ from arena.settings import check_rating as check_model
 
 POOL_MEAN = 1500.0
 CONFIDENCE = 0.95
+MIN_SETS = 2
+"""The fewest duplicate sets a bootstrap interval is drawn from: every resample of one set is that
+set, so its interval would be the point estimate at both ends, a certainty the games do not give.
+Below it a table says its intervals are not known."""
 PRIOR_DRAWS = 0.1
 """The weak prior of every fit: this many virtual draws (half of it a point each way) between
 every two entrants compared at least once, added before fitting, in the point estimate and in each
@@ -125,6 +129,14 @@ class Ratings:
     """Virtual draws added between every two entrants compared, in every fit (``PRIOR_DRAWS``)."""
 
     @property
+    def unknown_intervals(self) -> tuple[str, ...]:
+        """The rated entrants whose interval and LOS are not known although resamples were asked:
+        their games form fewer than ``MIN_SETS`` duplicate sets."""
+        if not self.resamples:
+            return ()
+        return tuple(s.name for s in self.standings if s.rating is not None and s.lower is None)
+
+    @property
     def names(self) -> tuple[str, ...]:
         """Entrant names in table order (the order of `wins`)."""
         return tuple(row.name for row in self.standings)
@@ -171,8 +183,9 @@ def rate(
     results without deals); the table's `model` says which was used.
 
     Intervals: percentile bootstrap over whole duplicate sets (`resamples` resamples, numpy generator
-    seeded with `seed`; 0 resamples: no intervals and no LOS). The games are put in a canonical
-    order first, so the same games in any order give the same table. A resample in which the
+    seeded with `seed`; 0 resamples, or fewer than ``MIN_SETS`` sets: no intervals and no LOS).
+    The games are put in a canonical order first, so the same games in any order give the same
+    table. A resample in which the
     rated group has no finite fit (someone in it won or lost every pairing it drew) is
     "degenerate": with an anchor, its ratings are taken relative to the anchor at the likelihood's
     supremum (+-inf or undefined for some); without one, every mean-centred rating is undefined in
@@ -237,7 +250,7 @@ def rate(
     los: dict[int, float] = {}
     gaps: dict[int, tuple[float, float]] = {}
     degenerate = 0
-    if resamples and members.size:
+    if resamples and members.size and tally.sets >= MIN_SETS:
         neighbours = [(i, j) for i, j in pairwise(order)
                       if flags[i] is None and flags[j] is None]
         samples, differences, degenerate = resample_fits(

@@ -25,7 +25,7 @@ from arena.errors import ConfigError, ResultsError
 from arena.formats import TableFormat
 from arena.printable import printable, printable_json
 from arena.ratings.groups import GroupedRatings, rate_groups
-from arena.ratings.model import CONFIDENCE, Flag, Ratings, Standing
+from arena.ratings.model import CONFIDENCE, MIN_SETS, Flag, Ratings, Standing
 from arena.records.reader import ReadNotes, read_rating_inputs
 from arena.settings import RESAMPLES, RatingModel, check_rating
 
@@ -37,6 +37,10 @@ _FLAG_NOTES = {
     Flag.APART: "n/a: no rating; never linked to the rated entrants by results (e.g. a group "
                 "that never met them)",
 }
+
+INTERVAL_UNKNOWN = (f"the games form a single duplicate set, and a bootstrap interval needs at "
+                    f"least {MIN_SETS} sets to resample; more games give one")
+"""Why a table has no interval for an entrant it rates (``Ratings.unknown_intervals``)."""
 
 COMPARED = {
     RatingModel.PLACES: "pairwise outcomes of places (rating: places)",
@@ -220,7 +224,8 @@ def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False,
     ``owners`` are given (null for one they lack).
 
     Entrants carry their `group` (1 when every entrant is linked to every other), and `groups`
-    counts the groups that never met."""
+    counts the groups that never met; `unknown_intervals` names the rated entrants whose interval
+    is not known (their games form too few duplicate sets to resample)."""
     ratings = rated.ratings if isinstance(rated, GroupedRatings) else rated
     group_of = (rated.group_of if isinstance(rated, GroupedRatings)
                 else (1,) * len(ratings.standings))
@@ -236,6 +241,7 @@ def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False,
         "resamples": ratings.resamples,
         "seed": ratings.seed,
         "degenerate_resamples": ratings.degenerate_resamples,
+        "unknown_intervals": list(ratings.unknown_intervals),
         "prior": ratings.prior,
         "entrants": [
             {
@@ -425,11 +431,16 @@ def _notes(ratings: Ratings) -> list[str]:
              + (f"; each fit adds {ratings.prior:g} virtual draw{'s' * (ratings.prior != 1)} "
                 f"between every two entrants compared (a weak prior: finite ratings)."
                 if ratings.prior else ".")]
-    if ratings.resamples:
+    unknown = [printable(name) for name in ratings.unknown_intervals]
+    rated = [s for s in ratings.standings if s.rating is not None]
+    if ratings.resamples and len(unknown) < len(rated):
         notes.append(
             f"-/+: {100 * ratings.confidence:g}% interval from {ratings.resamples} bootstrap "
             f"resamples of whole duplicate sets (seed {ratings.seed}); LOS: share of resamples in which "
             f"the entrant rates above the next one.")
+    if unknown:
+        whose = "" if len(unknown) == len(rated) else f" for {', '.join(unknown)}"
+        notes.append(f"-/+ and LOS: not known{whose}: {INTERVAL_UNKNOWN}.")
     if ratings.degenerate_resamples:
         why = ("some entrants were compared with none of the others in the sets it drew"
                if ratings.prior else "an entrant won or lost every pairing it drew")

@@ -22,7 +22,7 @@ from arena.analysis.selection import Selection
 from arena.analysis.summary import MeanLoss, summarise
 from arena.errors import ResultsError
 from arena.ratings.model import Ratings, rate
-from arena.ratings.table import COMPARED
+from arena.ratings.table import COMPARED, INTERVAL_UNKNOWN
 from arena.report.match_section import MatchFacts, match_summary
 from arena.report.stats import EntrantStats, bank_summary
 from arena.report.svg import heat, interval_plot, line_plot
@@ -85,12 +85,18 @@ def index_page(title: str, heading: str, results: Sequence[dict[str, Any]], rati
     accumulate; a match's own section above them."""
     scale = (f"Elo centred on a pool mean of {ratings.pool_mean:g}" if ratings.anchor is None
              else f"Elo anchored at {ratings.anchor[0]} = {ratings.anchor[1]:g}")
-    note = (f"{ratings.games} games, {ratings.pairings} {COMPARED[ratings.model]} (draw = ½); "
-            f"{scale}. "
-            + (f"Interval: {100 * ratings.confidence:g}% from {ratings.resamples} bootstrap "
-               "resamples of whole duplicate sets (games on the same deals). Score: share of "
-               "those comparisons won. LOS: likelihood of being stronger than the next row."
-               if ratings.resamples else ""))
+    rated = sum(s.rating is not None for s in ratings.standings)
+    if not ratings.resamples:
+        intervals = ""
+    elif rated and len(ratings.unknown_intervals) == rated:
+        intervals = f"Interval and LOS: not known: {INTERVAL_UNKNOWN}. Score: share of those " \
+                    "comparisons won."
+    else:
+        intervals = (f"Interval: {100 * ratings.confidence:g}% from {ratings.resamples} bootstrap "
+                     "resamples of whole duplicate sets (games on the same deals). Score: share of "
+                     "those comparisons won. LOS: likelihood of being stronger than the next row.")
+    note = (f"{ratings.games} game{'s' * (ratings.games != 1)}, {ratings.pairings} "
+            f"{COMPARED[ratings.model]} (draw = ½); {scale}. {intervals}")
     return _render(
         "index.html", title, heading, ratings=ratings, pages=pages, note=note,
         match=match, summary=None if match is None else match_summary(match),

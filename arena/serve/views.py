@@ -182,12 +182,15 @@ def row_id(text: str) -> int | None:
 
 @dataclass(frozen=True)
 class GameRow:
-    """A game in a list: its id and, by entrant, the place it took."""
+    """A game in a list: its id, when it ended and, by entrant, the place and score it took."""
 
     id: str
     entrants: list[str]
     places: list[int]
     faults: int
+    scores: list[int]
+    finished: str
+    """When it ended, in UTC to the minute (``2026-12-07 05:27``)."""
 
 
 def game_rows(store: Store, names: tuple[str, ...] = (), limit: int = 50,
@@ -195,19 +198,23 @@ def game_rows(store: Store, names: tuple[str, ...] = (), limit: int = 50,
     """The latest games seating every entrant in ``names``, and the rowid to page on from; a list
     is the same for every viewer: what anyone may see of each game."""
     found = store.games.recent(names, limit, before)
+    finished = store.games.finished_at([game_id for _, game_id, _ in found])
     rows = []
     for _, game_id, line in found:
         record = visible_record(parse_line(line), ANYONE)
         result = record["result"]
+        ended = time.strftime("%Y-%m-%d %H:%M", time.gmtime(finished.get(game_id, 0.0)))
         rows.append(GameRow(game_id, [str(e) for e in result["entrants"]],
-                            [int(r) for r in result["ranks"]], len(record.get("faults", []))))
+                            [int(r) for r in result["ranks"]], len(record.get("faults", [])),
+                            [int(s) for s in result["scores"]], ended))
     after = found[-1][0] if len(found) == limit else None
     return rows, after
 
 
 def game_json(row: GameRow) -> dict[str, Any]:
     """A game row as the API gives it."""
-    return {"id": row.id, "entrants": row.entrants, "places": row.places, "faults": row.faults}
+    return {"id": row.id, "entrants": row.entrants, "places": row.places, "scores": row.scores,
+            "faults": row.faults, "finished": row.finished}
 
 
 def viewer_of(store: Store, participant: int | None) -> Viewer:

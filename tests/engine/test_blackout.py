@@ -43,7 +43,55 @@ def test_worked_example_4_penalty_scoring() -> None:
     assert rules_with(scoring="penalty").deal_score(1, 2) == 0
 
 
-def test_worked_example_5_hook_forbids_the_bid_that_makes_the_total() -> None:
+OH_HELL = {"zero_bid": "bonus_only"}
+
+
+def test_worked_example_5_oh_hell_scores_a_miss_as_its_tricks() -> None:
+    rules = rules_with(scoring="oh_hell", **OH_HELL)
+    assert scores(rules) == [12, 10, 2, 11]  # seat 2 bid 1, took 2: its 2 tricks
+    assert rules.deal_score(3, 1) == 1
+    assert rules.deal_score(0, 3) == 3
+    assert rules_with(scoring="oh_hell", points_per_trick=10, **OH_HELL).deal_score(3, 1) == 10
+
+
+def test_worked_example_6_oh_hell_penalty_costs_over_and_under() -> None:
+    rules = rules_with(scoring="oh_hell_penalty", **OH_HELL)
+    assert scores(rules) == [12, 10, -1, 11]
+    assert rules.deal_score(3, 1) == -2
+    assert rules.deal_score(0, 3) == -3
+    assert rules_with(scoring="oh_hell_penalty", points_per_trick=10, **OH_HELL).deal_score(0, 3) == -30
+
+
+def open_spiel_oh_hell(bid: int, tricks: int, off_bid_penalty: bool, points_per_trick: int) -> int:
+    """OpenSpiel's OhHellState::ComputeScore (open_spiel/games/oh_hell/oh_hell.cc), transcribed:
+    the made-bid bonus is its kMadeBidBonus, 10."""
+    if off_bid_penalty:
+        if tricks == bid:
+            return points_per_trick * tricks + 10
+        return -(points_per_trick * abs(tricks - bid))
+    return points_per_trick * tricks + (10 if tricks == bid else 0)
+
+
+@pytest.mark.parametrize("off_bid_penalty", [False, True])
+@pytest.mark.parametrize("points_per_trick", [1, 3])
+def test_oh_hell_scoring_is_open_spiels_for_every_bid_and_tricks(
+        off_bid_penalty: bool, points_per_trick: int) -> None:
+    scoring = "oh_hell_penalty" if off_bid_penalty else "oh_hell"
+    rules = blackout.Rules(3, 1, blackout.resolve_options(
+        3, {"scoring": scoring, "points_per_trick": points_per_trick, **OH_HELL}))
+    for bid, tricks in itertools.product(range(16), repeat=2):
+        assert rules.deal_score(bid, tricks) == open_spiel_oh_hell(
+            bid, tricks, off_bid_penalty, points_per_trick), (bid, tricks)
+
+
+@pytest.mark.parametrize("scoring", ["oh_hell", "oh_hell_penalty"])
+def test_oh_hell_scoring_needs_the_zero_bid_as_bonus_only(scoring: str) -> None:
+    with pytest.raises(OptionError, match=f"option 'scoring': {scoring} scores an exact zero bid "
+                                          "as OpenSpiel's oh_hell does.*set zero_bid to bonus_only"):
+        blackout.resolve_options(4, {"scoring": scoring})
+
+
+def test_worked_example_7_hook_forbids_the_bid_that_makes_the_total() -> None:
     options = {"deals": 5, "sequence": "down", "hook": True}
     state = blackout.new_game(4, 1, options, preset=Preset(dealer=3))
     assert state.deal.size == 5 and state.to_act == 0
@@ -55,7 +103,7 @@ def test_worked_example_5_hook_forbids_the_bid_that_makes_the_total() -> None:
         GAME.apply(state, 2)
 
 
-def test_worked_example_6_last_default_deal_of_four_has_no_trump() -> None:
+def test_worked_example_8_last_default_deal_of_four_has_no_trump() -> None:
     state = blackout.new_game(4, 5)
     last = state.rules.deals[-1]
     assert len(state.rules.deals) == 13 and last.size == 13
@@ -157,7 +205,8 @@ def test_tiebreak_most_exact_bids_splits_equal_totals() -> None:
 @pytest.mark.parametrize(("raw", "message"), [
     ({"deals": 14}, "option 'deals': 14 is out of range"),
     ({"hook": "maybe"}, "option 'hook': expected true or false"),
-    ({"scoring": "harsh"}, "option 'scoring': 'harsh' is not one of classic, penalty"),
+    ({"scoring": "harsh"},
+     "option 'scoring': 'harsh' is not one of classic, penalty, oh_hell, oh_hell_penalty"),
     ({"colour": 1}, "blackout has no option 'colour'"),
     ({"bonus": -1}, "option 'bonus': -1 is out of range"),
 ])

@@ -31,7 +31,14 @@ PARTNERSHIP_VARIANTS: list[dict[str, Any]] = [
     {"target": 60, "max_deals": 25, "spade_lead": "after_broken", "contract_points": "per_trick"},
     {"target": 30, "max_deals": 25, "spade_lead": "any", "made": 5, "fail": -20},
 ]
+OH_HELL_CASES: list[tuple[int, dict[str, Any]]] = [
+    (3, {"scoring": "oh_hell", "zero_bid": "bonus_only", "hook": True}),
+    (6, {"scoring": "oh_hell_penalty", "zero_bid": "bonus_only", "points_per_trick": 2}),
+]
+"""OpenSpiel's scoring, at one player count each: it changes only a deal's score, which
+tests/engine/test_blackout.py checks against OpenSpiel's formula for every bid and tricks."""
 CASES = [(blackout.GAME, n, o) for n in (3, 4, 5, 6, 7) for o in BLACKOUT_VARIANTS] + [
+    (blackout.GAME, n, o) for n, o in OH_HELL_CASES] + [
     (partnership.GAME, 4, o) for o in PARTNERSHIP_VARIANTS
 ]
 CARD_NAMES = {str(c) for c in __import__("engine.cards", fromlist=["DECK"]).DECK}
@@ -142,6 +149,10 @@ def check_scores(game: Any, record: dict[str, Any]) -> None:
                         ppt + bonus if options["zero_bid"] == "as_one_trick" else bonus)
                 elif options["scoring"] == "penalty" and t < b:
                     want = -ppt * (b - t)
+                elif options["scoring"] == "oh_hell":
+                    want = ppt * t
+                elif options["scoring"] == "oh_hell_penalty":
+                    want = -ppt * abs(t - b)
                 else:
                     want = 0
                 assert deal["scores"][seat] == want

@@ -92,6 +92,8 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("unknown game", valid(game="hearts"), "game", "unknown game 'hearts'"),
     ("bad option value", valid(options={"hook": "maybe"}), "options.hook",
      "expected true or false, got 'maybe'"),
+    ("oh_hell scoring without its zero bid", valid(options={"scoring": "oh_hell"}), "options.scoring",
+     "set zero_bid to bonus_only with it"),
     ("unknown option", valid(options={"hok": True}), "options.hok", "blackout has no such option"),
     ("options not a mapping", valid(options=["hook"]), "options", "expected a mapping"),
     ("missing program", valid(bots=bots_with(2, cmd="bots/nope")), "bots[2].cmd",

@@ -334,3 +334,23 @@ def test_a_table_shows_the_owners_the_records_carry_where_they_differ_from_the_n
     assert "owner" not in plain.text.splitlines()[0]
     assert "owner" not in json.loads(table_for_paths([tmp_path / "plain.jsonl"],
                                                      fmt=TableFormat.JSON).text)["entrants"][0]
+
+
+@pytest.mark.slow
+def test_games_of_a_single_duplicate_set_have_no_interval_and_the_table_says_so(
+        tmp_path: Path) -> None:
+    one_set = [{**result, "set": "r1-t0000"} for result in results(3)]
+    done = arena("table", write_games(tmp_path / "games.jsonl", one_set))
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()[2:6]]
+    assert all(len(row) == 7 for row in rows), rows  # no -, + nor LOS: 10 columns less 3
+    assert "-/+ and LOS: not known: the games form a single duplicate set" in done.stdout
+    assert "bootstrap resamples" not in done.stdout
+    data = ratings_json(rate(one_set, resamples=20))
+    assert sorted(data["unknown_intervals"]) == sorted(NAMES)  # type: ignore[arg-type]
+    assert all(e["lower"] is None and e["los_next"] is None
+               for e in data["entrants"])  # type: ignore[union-attr]
+    two_sets = one_set + [{**result, "set": "r1-t0001"} for result in results(3, seed=2)]
+    known = rate(two_sets, resamples=20)
+    assert known.unknown_intervals == () and all(s.lower is not None for s in known.standings)
+    assert "not known" not in render_table(known)

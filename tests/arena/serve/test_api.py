@@ -9,10 +9,12 @@ change what others see (the pending limit, the failed-login limit) come last.
 from __future__ import annotations
 
 import contextlib
+import html
 import re
 import socket
 import sqlite3
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -260,6 +262,18 @@ def test_the_table_and_the_games(served, ada_bot):
         assert 1 <= len(games) <= 2
         assert all(any(e.startswith("adabot@") for e in g["entrants"]) for g in games)
         assert all(sorted(g["places"]) and len(g["places"]) == 3 for g in games)
+        with sqlite3.connect(server.league / DATABASE) as db:  # what the list says of each game
+            for g in games:
+                line, ended = db.execute("SELECT line, finished FROM games WHERE id = ?",
+                                         (g["id"],)).fetchone()
+                assert g["scores"] == orjson.loads(line)["result"]["scores"]
+                assert g["finished"] == time.strftime("%Y-%m-%d %H:%M", time.gmtime(ended))
+        listed = anonymous.get("/games", params={"entrant": "adabot"}).text
+        assert "<th>ended (UTC)</th>" in listed
+        assert f'<td class="when">{games[0]["finished"]}</td>' in listed
+        first = games[0]
+        assert (f"{first['entrants'][0]} ({first['places'][0]}: {first['scores'][0]})"
+                in html.unescape(listed))
         record = anonymous.get(f"/api/games/{games[0]['id']}")
         assert record.status_code == 200 and record.json()["id"] == games[0]["id"]
         with sqlite3.connect(server.league / DATABASE) as db:

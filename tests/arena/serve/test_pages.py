@@ -50,3 +50,21 @@ def test_an_entrant_page_says_whose_it_is_escaped(participant: bool) -> None:
     said = "Entered by the organiser for participant " if participant else \
         "Entered by the organiser for &lt;"
     assert said in text
+
+
+def test_a_table_of_a_single_duplicate_set_says_its_intervals_are_not_known() -> None:
+    from arena.ratings.model import rate
+    from arena.ratings.table import ratings_json
+
+    games = [{"entrants": ["a", "b", "c"], "scores": scores, "ranks": ranks,
+              "forfeits": [False] * 3, "faults": [0] * 3, "set": "r1-t0000"}
+             for scores, ranks in (([3, 2, 1], [1, 2, 3]), ([1, 3, 2], [3, 1, 2]))]
+    for sets, known in ((games, False), (games + [{**g, "set": "r1-t0001"} for g in games], True)):
+        table = ratings_json(rate(sets, resamples=20))
+        for entrant in table["entrants"]:  # type: ignore[union-attr]
+            entrant["games_rated"] = entrant.pop("games")
+        text = page("table.html", table=table, authors={}, owners_shown=False, game="blackout",
+                    players=3, total=2, computing=False, suspended=set())
+        assert (text.count(">not known</span>") == 3) is not known
+        assert ("intervals and LOS not known yet" in text) is not known
+        assert ("% intervals from 20 bootstrap resamples" in text) is known
