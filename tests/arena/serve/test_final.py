@@ -1,5 +1,6 @@
 """A closed league served by a real ``arena league serve``: an upload is refused with 403 and the
-reason, the pages say the league is closed, and the final's table is a page and JSON."""
+reason, the pages say the league is closed, the final's table is a page and JSON, and the
+collusion audit that the organiser's table shows is shown to no participant and no visitor."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.league.final import play_final
+from arena.league.final_table import final_table
 from arena.league.store import Store
 from arena.league.submit import submit
 
@@ -66,13 +68,31 @@ def test_the_final_is_a_page_and_json(served) -> None:
         data = anyone.get("/api/final").json()
         assert {row["name"] for row in data["entrants"]} == field
         assert {v["key"]: v["games"] for v in data["versions"]} == dict.fromkeys(field, 6)
-        assert data["final"]["seed"] == 11 and data["audit"] is None
+        assert data["final"]["seed"] == 11 and "audit" not in data
         owners = {"random-c@1": "organiser", "first-legal-c@1": "organiser", "mine@1": "ada"}
         assert {row["name"]: row["owner"] for row in data["entrants"]} == owners
         assert {v["key"]: v["owner"] for v in data["versions"]} == owners
         page = anyone.get("/final").text
-        assert 'id="final-ranking"' in page and 'id="audit"' in page
+        assert 'id="final-ranking"' in page
         assert all(f"<li>{key} (owner {owners[key]}): 6 games</li>" in page for key in field)
         assert page.count('<td class="owner">ada</td>') == 1
         entrant = anyone.get("/entrants/mine").text
         assert "Entered by the organiser for participant ada, its owner." in entrant
+
+
+def test_the_audit_is_the_organisers_alone(served) -> None:
+    server, token, tmp = served
+    league = tmp / "league"
+    organiser = final_table(league, resamples=0)  # the organiser's view: the command line
+    assert "collusion audit of the final's games (docs/audit.md): no pair flagged of " in organiser
+    browser = logged_in(server.url, token)
+    try:
+        with server.client() as anyone, server.client(token) as ada:
+            for viewer in (anyone, ada, browser):
+                final = viewer.get("/api/final")
+                assert final.status_code == 200 and "audit" not in final.json()
+                for route in ("/final", "/", "/api/table", "/entrants/mine", "/my"):
+                    text = viewer.get(route).text.lower()
+                    assert "audit" not in text and "helped by" not in text, route
+    finally:
+        browser.close()
