@@ -1,14 +1,17 @@
 """``league table --final``: the final's table, from its games alone (``arena.league.finals``),
 rated as ``league table`` rates the ladder (``arena.ratings``: Elo, 95% intervals, LOS), with the
-final's seed, its games and the versions that played, and a place for the audit's flags.
+final's seed, its games and the versions that played, and, for the organiser, the collusion
+audit of the final's games (``arena.ratings.audit``).
 
 ``FinalStanding.data`` is the JSON of ``--format json`` and of the served league's
-``/api/final``; the served page ``/final`` shows the same data.
+``/api/final``; the served page ``/final`` shows the same data. The served league builds its
+standing without the audit: the audit is the organiser's (docs/audit.md), never shown to
+participants or visitors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,23 +30,15 @@ from arena.league.playing import league_owners
 from arena.league.store import Store
 from arena.names import ORGANISER_OWNER
 from arena.printable import printable, printable_json
+from arena.ratings.audit import audit
+from arena.ratings.audit_text import audit_json
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.table import ratings_json, render_table
 from arena.records.reader import parse_line
-from arena.records.result import rating_input
+from arena.records.result import audit_input, rating_input
 from arena.settings import RESAMPLES
 
 GAMES_RATED = "games rated"
-
-AuditHook = Callable[[Sequence[dict[str, Any]]], list[dict[str, Any]]]
-"""What the audit (issue 39, part 2: ``arena audit``) gives the final's table: from the final's
-games (their parsed lines) the pairs it checked, each as its JSON pair (``beneficiary``,
-``helper``, ``effect``, ``low``, ``high``, ``p``, ``flagged``, ``deals``)."""
-
-AUDIT: AuditHook | None = None
-"""The audit the final's table shows: None until ``arena audit`` exists; wire it here (and its
-pairs appear under ``audit`` in the JSON, as lines after the text table and on ``/final``)."""
-
 
 @dataclass(frozen=True)
 class FinalStanding:
@@ -56,6 +51,8 @@ class FinalStanding:
     rated: GroupedRatings | None
     versions: tuple[tuple[Bot, int], ...]
     audit: list[dict[str, Any]] | None
+    """The audit's pairs as ``arena audit --format json`` gives them (None: not audited, as the
+    served league shows the final)."""
     owners: dict[str, str]
     """Each version's owner by ``NAME@VERSION`` (``arena.league.owners.shown_owners``)."""
 
@@ -70,23 +67,28 @@ class FinalStanding:
                 "versions": [{"name": bot.name, "version": bot.version, "key": bot.key,
                               "owner": self.owners.get(bot.key), "games": games}
                              for bot, games in self.versions],
-                "audit": self.audit}
+                **({} if self.audit is None else {"audit": self.audit})}
 
     def notes(self) -> list[str]:
         """What the text table says after its rows: the final's plan, its versions, the audit."""
         final = self.final
         versions = ", ".join(f"{bot.key} ({games} games)" for bot, games in self.versions)
-        audit = ("audit: not run (arena audit does not exist yet)" if self.audit is None else
-                 "audit: " + ("; ".join(f"{p['beneficiary']} helped by {p['helper']}"
-                                        for p in self.audit if p.get("flagged")) or "no pair flagged"))
-        return [f"final: {final.played} of {self.scheduled} games played ({final.games} asked), "
-                f"deal seed {final.seed}, started {shown(final.started)}",
-                f"versions that played: {versions}", audit]
+        notes = [f"final: {final.played} of {self.scheduled} games played ({final.games} asked), "
+                 f"deal seed {final.seed}, started {shown(final.started)}",
+                 f"versions that played: {versions}"]
+        if self.audit is not None:
+            flagged = [f"{p['beneficiary']} helped by {p['helper']} ({p['effect']:+.4f} points "
+                       f"per deal, p {p['p']:.2g})" for p in self.audit if p["flagged"]]
+            notes.append("collusion audit of the final's games (docs/audit.md): " + (
+                "FLAGGED " + "; ".join(flagged) if flagged else
+                f"no pair flagged of {len(self.audit)} measured"))
+        return notes
 
 
 def final_standing(store: Store, *, resamples: int = RESAMPLES.default,
-                   seed: int = 0) -> FinalStanding | None:
-    """The final's table (None: no final has started)."""
+                   seed: int = 0, audited: bool = False) -> FinalStanding | None:
+    """The final's table (None: no final has started), with the collusion audit of its games
+    where ``audited`` (the organiser's view: ``league table --final``)."""
     final = store.finals.current()
     if final is None:
         return None
@@ -103,9 +105,19 @@ def final_standing(store: Store, *, resamples: int = RESAMPLES.default,
                                 seed=seed, model=settings.rating)
         except ResultsError:  # e.g. one game of a set so far: the plan is shown all the same
             rated = None
-    audit = None if AUDIT is None else AUDIT(lines)
+    pairs = _final_audit(lines, seed) if audited else None
     owners = shown_owners(store.owner_names(), [(bot.key, bot.name) for bot in bots], always=True)
-    return FinalStanding(final, scheduled, rated, versions, audit, owners or {})
+    return FinalStanding(final, scheduled, rated, versions, pairs, owners or {})
+
+
+def _final_audit(lines: Sequence[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+    """The audit's pairs of the final's games (none before any game can be compared)."""
+    try:
+        pairs = audit_json(audit([audit_input(line) for line in lines], seed=seed))["pairs"]
+    except ResultsError:  # no game yet, or none with deals to compare
+        return []
+    assert isinstance(pairs, list)
+    return pairs
 
 
 def final_table(directory: Path, *, fmt: TableFormat = TableFormat.PLAIN,
@@ -114,7 +126,7 @@ def final_table(directory: Path, *, fmt: TableFormat = TableFormat.PLAIN,
     """``league table --final`` in ``fmt``; ResultsError before a final has started."""
     store = Store.open(directory)
     try:
-        standing = final_standing(store, resamples=resamples, seed=seed)
+        standing = final_standing(store, resamples=resamples, seed=seed, audited=True)
     finally:
         store.close()
     if standing is None:

@@ -229,6 +229,7 @@ class _PairFit:
         self.kept = ~aside  # the sets of flagged pairs: the pair's comparisons leave them out
         kept = self.kept.copy()
         kept[shared] = False
+        self.fit_sets = kept  # the sets the expectation is fitted from
         shared = np.flatnonzero(~kept)
         wins = set_cells[kept].sum(axis=0).reshape(n, n)
         # The prior goes between every two entrants compared in the point estimate's games, in
@@ -282,16 +283,50 @@ class _PairFit:
         with np.errstate(invalid="ignore", divide="ignore"):
             effects = (self.counts @ observed - drawn_expected) / drawn_deals.sum(axis=1)
         found.low, found.high = percentile_interval(effects, (1.0 - 0.95) / 2.0)
+        if not (math.isfinite(found.low) and math.isfinite(found.high)):
+            return found  # too many resamples without the pair's sets: not tested (p None)
+        # The units of evidence are duplicate sets, on two sides: those of a's comparisons beside
+        # b, and (where an opponent's rating enters) those without the pair that a's expectation
+        # is fitted from. The fewer side decides the degrees of freedom of the test.
+        units = len(np.unique(where))
+        if (other[use] != a).any():
+            alone = np.zeros(sets, dtype=bool)
+            alone[data.set_of_game[data.present[:, a]]] = True
+            units = min(units, int((alone & self.fit_sets).sum()))
         finite = effects[np.isfinite(effects)]
         spread = float(finite.std(ddof=1)) if finite.size > 1 else 0.0
+        if units < 2:
+            return found  # one set on a side gives no spread to test with
+        # The bootstrap's variance of a mean over n units is (n - 1) / n of the usual estimate.
+        spread *= math.sqrt(units / (units - 1))
         if spread > 0.0:
-            z = found.effect / spread
-            found.p = 0.5 * math.erfc(z / math.sqrt(2.0))
-            found.two_sided = math.erfc(abs(z) / math.sqrt(2.0))
+            t = found.effect / spread
+            found.p = _t_upper(t, units - 1)
+            found.two_sided = 2.0 * _t_upper(abs(t), units - 1)
         else:
             found.p = 0.0 if found.effect > 0.0 else 1.0
             found.two_sided = 1.0 if found.effect == 0.0 else 0.0
         return found
+
+
+def _t_upper(t: float, df: int) -> float:
+    """P(T > t) for Student's t with ``df`` degrees of freedom (exact for whole ``df``:
+    Abramowitz and Stegun 26.7.3 and 26.7.4)."""
+    angle = math.atan2(abs(t), math.sqrt(df))
+    sine, cosine = math.sin(angle), math.cos(angle)
+    term, total = 1.0, 1.0
+    if df % 2:  # odd: 2/pi (angle + sin cos (1 + 2/3 cos^2 + 2*4/(3*5) cos^4 + ...))
+        for k in range(1, (df - 1) // 2):
+            term *= (2 * k) / (2 * k + 1) * cosine * cosine
+            total += term
+        inside = 2.0 / math.pi * (angle + (sine * cosine * total if df > 1 else 0.0))
+    else:  # even: sin (1 + 1/2 cos^2 + 1*3/(2*4) cos^4 + ...)
+        for k in range(1, df // 2):
+            term *= (2 * k - 1) / (2 * k) * cosine * cosine
+            total += term
+        inside = sine * total
+    upper = max(0.0, (1.0 - inside) / 2.0)
+    return upper if t >= 0 else 1.0 - upper
 
 
 def _expected(theta: np.ndarray, a: int) -> np.ndarray:

@@ -69,11 +69,15 @@ def _json(found: Audit) -> str:
 
 def evidence(pair: AuditPair) -> str:
     """One pair's figures in words: effect, interval, p, games together, deals compared."""
-    if pair.effect is None or pair.p is None:
+    if pair.effect is None:
         return (f"{pair.games:,} game{'s' * (pair.games != 1)} together; nothing to compare "
                 f"(no comparison with an expectation once their games together are set aside)")
     what = ("duplicate counterparts without the helper" if pair.counterparts
             else "at the helper's tables")
+    if pair.p is None:
+        return (f"{pair.effect:+.4f} points per deal, not tested: too few duplicate sets with "
+                f"or without the helper; {pair.games:,} game{'s' * (pair.games != 1)} together, "
+                f"{pair.deals:,} deals compared ({what})")
     return (f"{pair.effect:+.4f} points per deal ({_signed(pair.elo)} Elo), 95% "
             f"[{_signed(pair.low, 4)}, {_signed(pair.high, 4)}], p {_p(pair.p)} (Holm); "
             f"{pair.games:,} game{'s' * (pair.games != 1)} together, {pair.deals:,} deals "

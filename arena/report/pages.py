@@ -21,6 +21,7 @@ from arena.analysis.marks import MARKED, NOISE_Z
 from arena.analysis.selection import Selection
 from arena.analysis.summary import MeanLoss, summarise
 from arena.errors import ResultsError
+from arena.ratings.audit import Audit
 from arena.ratings.model import Ratings, rate
 from arena.ratings.table import COMPARED, INTERVAL_UNKNOWN
 from arena.report.match_section import MatchFacts, match_summary
@@ -80,9 +81,11 @@ class CrosstableRow(NamedTuple):
 
 
 def index_page(title: str, heading: str, results: Sequence[dict[str, Any]], ratings: Ratings,
-               pages: Mapping[str, str], match: MatchFacts | None) -> str:
+               pages: Mapping[str, str], match: MatchFacts | None,
+               audit: Audit | str | None = None) -> str:
     """The ranking page: the table, the intervals, the crosstable, the ratings as games
-    accumulate; a match's own section above them."""
+    accumulate, the collusion audit (or why it did not run); a match's own section above
+    them."""
     scale = (f"Elo centred on a pool mean of {ratings.pool_mean:g}" if ratings.anchor is None
              else f"Elo anchored at {ratings.anchor[0]} = {ratings.anchor[1]:g}")
     rated = sum(s.rating is not None for s in ratings.standings)
@@ -102,7 +105,9 @@ def index_page(title: str, heading: str, results: Sequence[dict[str, Any]], rati
         match=match, summary=None if match is None else match_summary(match),
         interval_plot=interval_plot([(s.name, s.rating, s.lower, s.upper)
                                      for s in ratings.standings]),
-        crosstable=_crosstable(ratings), progress_plot=_progress_plot(results, ratings))
+        crosstable=_crosstable(ratings), progress_plot=_progress_plot(results, ratings),
+        audit=audit if isinstance(audit, Audit) else None,
+        audit_missing=audit if isinstance(audit, str) else None)
 
 
 def _crosstable(ratings: Ratings) -> list[CrosstableRow]:

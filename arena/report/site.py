@@ -3,7 +3,7 @@
 Layout of the output directory:
 
 - ``index.html``: the ranking table with each interval drawn as an error bar, the crosstable as a
-  heatmap, the ratings as games accumulate;
+  heatmap, the ratings as games accumulate, the collusion audit (flagged pairs first);
 - ``entrant-N.html``: one page per entrant (N = its place in the table);
 - ``games.html``: every game, filterable by entrant (its rows come from ``data/games.js``);
 - ``replay.html?game=KEY``: the replay viewer, which loads ``games/KEY.js`` for that game only
@@ -32,8 +32,9 @@ import orjson
 
 from arena.analysis.cache import analysis_file, latest
 from arena.configfile import read_yaml
-from arena.errors import ConfigError
+from arena.errors import ConfigError, ResultsError
 from arena.names import NAME
+from arena.ratings.audit import MIN_RESAMPLES, Audit, audit
 from arena.ratings.model import Ratings, rate
 from arena.records.reader import LEAGUE_DATABASE, league_of_export, results_file
 from arena.records.result import rating_input
@@ -95,6 +96,7 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
     reader = GameReader(paths, league_games)
     stats: dict[str, EntrantStats] = {}
     results: list[dict[str, Any]] = []
+    audited: list[dict[str, Any]] = []  # the same results with their seats' names and owners
     listed: list[_Listed] = []
     kinds: set[str] = set()
     match_dir = _match_directory(paths)
@@ -104,6 +106,8 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
         record = game.record
         result = record["result"]
         results.append(rating_input(record))
+        audited.append({**results[-1], **{key: record[key] for key in ("names", "owners")
+                                          if key in record}})
         if match_dir is not None:
             by_id[record["id"]] = result
         kinds.add(record["game"])
@@ -129,7 +133,8 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
     heading = f"Ranking: {', '.join(names)}" if names else "Ranking"
     facts = None if match_dir is None else match_facts(match_dir, by_id)
     _write(out_dir / "index.html",
-           index_page(title, heading, results, ratings, pages, facts).encode())
+           index_page(title, heading, results, ratings, pages, facts,
+                      report_audit(audited, resamples, seed)).encode())
     for place, row in enumerate(ratings.standings, 1):
         text = entrant_page(title, stats[row.name], row.pairwise_score, place)
         _write(out_dir / pages[row.name], text.encode())
@@ -137,6 +142,15 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
     _write(out_dir / "data" / "games.js", _games_data(listed, ratings, pages))
     _write(out_dir / "replay.html", replay_page(title).encode())
     return ReportWritten(out_dir / "index.html", len(results), reader.notes.messages())
+
+
+def report_audit(audited: Sequence[dict[str, Any]], resamples: int, seed: int) -> Audit | str:
+    """The collusion audit of the report's games (docs/audit.md), at the report's resamples
+    (at least the audit's least), or why there is none."""
+    try:
+        return audit(audited, resamples=max(resamples, MIN_RESAMPLES), seed=seed)
+    except ResultsError as error:  # e.g. games without deals: nothing to compare
+        return f"not run: {error}"
 
 
 def _write(path: Path, data: bytes) -> None:

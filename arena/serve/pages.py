@@ -125,8 +125,9 @@ def table_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
 
 @router.get("/final", response_class=HTMLResponse)
 def final_page(request: Request, viewer: Viewer, store: StoreDep) -> Response:
-    """The final's table (``league final``): ratings, intervals, LOS, the versions that played,
-    the audit's flags; a note until a final has started."""
+    """The final's table (``league final``): ratings, intervals, LOS, the versions that played;
+    a note until a final has started. Never the collusion audit: that is the organiser's
+    (``league table --final``, ``league audit``)."""
     return render(request, "final.html", viewer=viewer, final=final_data(store),
                   deadline=deadline_of(store))
 

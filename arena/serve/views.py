@@ -338,10 +338,21 @@ def final_data(store: Store) -> dict[str, Any] | None:
 @functools.lru_cache(maxsize=4)
 def _final_fitted(league: Path, started: float, played: int) -> dict[str, Any] | None:
     """The final's table of ``league`` when it had ``played`` games stored: a final changes
-    only by its games, so one fit serves every request until the next game."""
+    only by its games, so one fit serves every request until the next game. Once every game
+    of the final is stored, its collusion audit runs (once, cached like the fit) and the pairs
+    it flags are shown (docs/serve.md: the final's flags are public, the rest of the audit is
+    the organiser's)."""
     store = Store.open(league)
     try:
         standing = final_standing(store)
+        if standing is not None and standing.final.played >= standing.scheduled:
+            standing = final_standing(store, audited=True)  # decided: its audit's flags are shown
     finally:
         store.close()
-    return None if standing is None else standing.data()
+    if standing is None:
+        return None
+    data = standing.data()
+    pairs = data.pop("audit", None)
+    if pairs is not None:  # the flags only: never the figures of a pair not flagged
+        data["audit"] = {"measured": len(pairs), "flagged": [p for p in pairs if p["flagged"]]}
+    return data

@@ -143,7 +143,12 @@ def test_a_final_is_apart_from_the_ladder_and_its_seed_gives_the_same_games(
     assert {row["name"] for row in data["entrants"]} == FIELD
     assert all(row["lower"] is not None for row in data["entrants"])
     assert {v["key"]: v["games"] for v in data["versions"]} == dict.fromkeys(FIELD, 9)
-    assert data["final"]["seed"] == 7 and data["audit"] is None
+    assert data["final"]["seed"] == 7
+    # The organiser's table carries the collusion audit of the final's games (docs/audit.md):
+    # every two of the four met, each its own owner.
+    assert {(pair["beneficiary"], pair["helper"]) for pair in data["audit"]} == {
+        (a, b) for a in FIELD for b in FIELD if a != b}
+    assert "collusion audit of the final's games (docs/audit.md): " in table.stdout
     # One final a league: another is refused, --resume of a finished one plays nothing.
     again = arena("league", "final", first, "--games", "12")
     assert again.returncode == 2 and "a final has started (12 games stored, seed 7): --resume " \

@@ -1,6 +1,7 @@
 """The collusion audit (arena.ratings.audit, `arena audit`) on real games of real bot processes:
-a kingmaker helper beside its partner is flagged, honest bots are not, a pair of one owner is not
-audited, and the command's output and errors."""
+a kingmaker helper beside its partner is flagged, honest bots are not (an expectation resting on
+two sets included), a pair of one owner is not audited, the command's output and errors, and
+the report's audit section."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.ratings.audit import audit
+from arena.ratings.audit import _t_upper, audit
 from arena.records.reader import ReadNotes, read_audit_inputs
 from arena.runs.runner import run_tournament
 
@@ -126,3 +127,36 @@ def test_names_reach_the_terminal_printable(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout
     assert "evil" in done.stdout
+
+
+@pytest.mark.slow
+def test_the_report_shows_the_audit_flagged_pairs_first(colluded: Path, tmp_path: Path) -> None:
+    done = arena("report", colluded, "--out", tmp_path / "site", "--resamples", "50")
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "site" / "index.html").read_text()
+    section = page[page.index('<h2 id="audit">'):]
+    assert "1 pair flagged of " in section
+    rows = section.split('<tr')[2:]  # after the header's row
+    assert rows[0].startswith(' class="flagged"><td>partner</td><td>helper</td><td>FLAGGED</td>')
+    assert not any('class="flagged"' in row for row in rows[1:])
+    assert "<td>greedy-a</td>" in section  # the other pairs follow, unflagged
+
+
+def test_an_expectation_on_two_sets_flags_nothing() -> None:
+    """40 games of five honest bots (greedy at noise 0, 0.1 and 0.3, random, search; the audit
+    inputs of the bench's seed 2): each pair's expectation rests on the 2 sets of the one table
+    without the helper. The audit read its bootstrap error as a normal tail and flagged 'search
+    helped by random' (p 1e-5, interval unbounded); with 1 degree of freedom it flags nothing."""
+    lines = (Path(__file__).parent / "honest-40-games.jsonl").read_bytes().splitlines()
+    found = audit([orjson.loads(line) for line in lines])
+    assert found.games == 40 and found.flagged == ()
+    pair = next(p for p in found.pairs if (p.beneficiary, p.helper) == ("search", "random"))
+    assert pair.effect is not None and pair.effect > 0.01  # the effect is there, untestable
+    assert pair.p is None or pair.p > 0.05
+
+
+@pytest.mark.parametrize(("t", "df", "upper"), [
+    (1.0, 1, 0.25), (2.0, 2, 0.09175), (2.0, 5, 0.05097), (3.0, 10, 0.00667), (-2.0, 5, 0.94903),
+    (0.0, 7, 0.5), (2.0, 200, 0.02343)])
+def test_student_t_tail_matches_the_tables(t: float, df: int, upper: float) -> None:
+    assert _t_upper(t, df) == pytest.approx(upper, abs=5e-5)

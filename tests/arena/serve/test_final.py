@@ -1,15 +1,19 @@
 """A closed league served by a real ``arena league serve``: an upload is refused with 403 and the
-reason, the pages say the league is closed, and the final's table is a page and JSON."""
+reason, the pages say the league is closed, the final's table is a page and JSON with its audit's
+flags, and the rest of the collusion audit is shown to no participant and no visitor."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from arena.formats import TableFormat
 from arena.league.final import play_final
+from arena.league.final_table import final_table
 from arena.league.store import Store
 from arena.league.submit import submit
 
@@ -66,13 +70,39 @@ def test_the_final_is_a_page_and_json(served) -> None:
         data = anyone.get("/api/final").json()
         assert {row["name"] for row in data["entrants"]} == field
         assert {v["key"]: v["games"] for v in data["versions"]} == dict.fromkeys(field, 6)
-        assert data["final"]["seed"] == 11 and data["audit"] is None
+        assert data["final"]["seed"] == 11
         owners = {"random-c@1": "organiser", "first-legal-c@1": "organiser", "mine@1": "ada"}
         assert {row["name"]: row["owner"] for row in data["entrants"]} == owners
         assert {v["key"]: v["owner"] for v in data["versions"]} == owners
         page = anyone.get("/final").text
-        assert 'id="final-ranking"' in page and 'id="audit"' in page
+        assert 'id="final-ranking"' in page and 'id="final-audit"' in page
         assert all(f"<li>{key} (owner {owners[key]}): 6 games</li>" in page for key in field)
         assert page.count('<td class="owner">ada</td>') == 1
         entrant = anyone.get("/entrants/mine").text
         assert "Entered by the organiser for participant ada, its owner." in entrant
+
+
+def test_the_finals_audit_flags_are_shown_and_the_rest_of_the_audit_is_the_organisers(
+        served) -> None:
+    """The final decided, /final and /api/final show what its audit flags and how many pairs it
+    measured, never an unflagged pair's figures; no other route shows any audit."""
+    server, token, tmp = served
+    organiser = json.loads(final_table(tmp / "league", fmt=TableFormat.JSON, resamples=0))
+    pairs = organiser["audit"]
+    assert pairs, "the organiser's table audits the final: else this test shows nothing"
+    flagged = [pair for pair in pairs if pair["flagged"]]
+    browser = logged_in(server.url, token)
+    try:
+        with server.client() as anyone, server.client(token) as ada:
+            for viewer in (anyone, ada, browser):
+                final = viewer.get("/api/final")
+                assert final.status_code == 200
+                assert final.json()["audit"] == {"measured": len(pairs), "flagged": flagged}
+                page = viewer.get("/final").text
+                assert (f"No pair flagged of {len(pairs)} measured" in page) == (not flagged)
+                assert page.count(" helped by ") == len(flagged)
+                for route in ("/", "/api/table", "/entrants/mine", "/my"):
+                    text = viewer.get(route).text.lower()
+                    assert "audit" not in text and "helped by" not in text, route
+    finally:
+        browser.close()

@@ -35,7 +35,7 @@ def test_the_tables_show_an_owner_escaped() -> None:
                 players=3, total=3, computing=False, suspended=set()))
     final = {**table, "final": {"games_stored": 3, "games_scheduled": 3, "games_asked": 3,
                                 "seed": 1, "started": "now"},
-             "versions": [{"key": "bot@1", "owner": HOSTILE, "games": 3}], "audit": None}
+             "versions": [{"key": "bot@1", "owner": HOSTILE, "games": 3}]}
     text = page("final.html", final=final)
     _clean(text)
     assert text.count("&lt;script&gt;") == 2  # the row and the versions that played
