@@ -371,7 +371,7 @@ def _failure(where: str, code: int | None, limit: BuildLimit | None, limits: Bui
     if not lines:
         return BuildError(f"{where}: {what} and printed nothing", exit_code=exit_code,
                           signal=name, limit=limit)
-    hint = "" if sandbox is None else hidden_hint("\n".join(lines))
+    hint = "" if sandbox is None else hidden_hint("\n".join(lines), sandbox)
     dropped = tail.dropped_lines
     shown = "".join(f"\n  | {line}" for line in lines)
     if dropped:

@@ -19,6 +19,7 @@ from arena.bots.registry import signal_name
 from arena.bots.sandbox import signal_of_status, start_hint
 from arena.settings import Limits
 from arena.values.faults import Fault, FaultKind
+from arena.values.sandbox_settings import Sandbox
 
 
 def crash(what: str, status: int | None, exited: bool, used: MemoryUse, limits: Limits,
@@ -59,14 +60,15 @@ def _limit_hint(signum: int, limits: Limits) -> str:
     return ""
 
 
-def handshake_failure(name: str, fault: Fault, start_timeout: float, sandboxed: bool) -> str:
+def handshake_failure(name: str, fault: Fault, start_timeout: float,
+                      sandbox: Sandbox | None) -> str:
     """Why bot ``name``'s handshake failed (``fault``, of its ``hello``), in one line."""
     where = f"bot '{name}'"
     if fault.kind is FaultKind.TIMEOUT:
         return (f"{where}: no hello reply within {start_timeout * 1000:.0f} ms"
                 f"{_timeout_note(fault)}")
     if fault.kind is FaultKind.CRASH:
-        hint = start_hint(fault.stderr_tail) if sandboxed else ""
+        hint = "" if sandbox is None else start_hint(fault.stderr_tail, sandbox)
         return f"{where}: exited before replying to hello: {fault.detail}{hint}"
     return f"{where}: bad hello reply: {fault.detail}: {fault.received!r}"
 

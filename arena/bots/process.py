@@ -254,7 +254,7 @@ class BotProcess:
         except BotFaultError as error:
             self.close(grace=0)
             raise BotStartError(endings.handshake_failure(self.name, error.fault,
-                                                          self.start_timeout, self.sandbox is not None),
+                                                          self.start_timeout, self.sandbox),
                                 error.fault.stderr_tail) from None
         protocol = reply.get("protocol", PROTOCOL_VERSION)
         if type(protocol) is not int or protocol != PROTOCOL_VERSION:  # 1.0 and true are not 1

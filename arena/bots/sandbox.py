@@ -56,13 +56,14 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import resource
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from arena.botfiles.configuration import runtime_configuration
+from arena.botfiles.configuration import is_public, runtime_configuration, shown_in
 from arena.botfiles.installations import SYSTEM_DIRS, allowed_installations
 from arena.botfiles.view import Layout, layout_of
 from arena.bots.uids import UID_FIRST, UID_LAST
@@ -103,25 +104,53 @@ HIDDEN_MARKS = ("bwrap: execvp ", "setpriv: failed to execute ")
 """How bwrap and setpriv say that the program they were to run does not exist in the sandbox."""
 
 
-def start_hint(stderr_tail: str) -> str:
-    """A hint for a sandboxed bot that died before its hello: its files unreadable to its uid,
-    or its program hidden by the sandbox; else ""."""
+def start_hint(stderr_tail: str, sandbox: Sandbox) -> str:
+    """A hint for a bot that died in ``sandbox`` before its hello: its files unreadable to its
+    uid, its program hidden by the sandbox, or a file of /etc it named hidden; else ""."""
     if is_root_mode() and "permission denied" in stderr_tail.lower():
         return ("; inside the sandbox the bot runs as a uid of its own, so its files must be "
                 "world-readable (chmod -R a+rX BOT_DIR; docs/sandbox.md)")
-    return hidden_hint(stderr_tail)
+    return hidden_hint(stderr_tail, sandbox)
 
 
-def hidden_hint(output: str) -> str:
-    """A hint for a sandboxed command that could not run because the sandbox hides its program
-    (or the interpreter its ``#!`` line names), from what bwrap or setpriv printed; else ""."""
-    if not any(mark in line and "no such file" in line.lower()
-               for line in output.splitlines() for mark in HIDDEN_MARKS):
+def hidden_hint(output: str, sandbox: Sandbox) -> str:
+    """A hint for a command that failed in ``sandbox`` because the sandbox hides its program
+    (or the interpreter its ``#!`` line names), from what bwrap or setpriv printed, or a file
+    under /etc that its output names (``hidden_etc_paths``); else ""."""
+    if any(mark in line and "no such file" in line.lower()
+           for line in output.splitlines() for mark in HIDDEN_MARKS):
+        return ("; the sandbox hides that program (or the interpreter on its #! line): it shows "
+                "only the system directories, the bot's directory and the interpreters this arena "
+                "allows (arena check-bot --sandbox-report lists them; the organiser adds one with "
+                "--interpreter DIR)")
+    hidden = hidden_etc_paths(output, sandbox)
+    if not hidden:
         return ""
-    return ("; the sandbox hides that program (or the interpreter on its #! line): it shows only "
-            "the system directories, the bot's directory and the interpreters this arena allows "
-            "(arena check-bot --sandbox-report lists them; the organiser adds one with "
-            "--interpreter DIR)")
+    return (f"; {', '.join(hidden)}: not visible in the sandbox, which shows only part of /etc: a "
+            "runtime's configuration there is shown once the organiser allows the runtime "
+            "(--interpreter DIR; arena languages says which runtimes work sandboxed here)")
+
+
+_ETC_PATH = re.compile(r"(?<![\w.~/-])/etc(?:/[\w.+@-]+)+")
+HIDDEN_PATHS_NAMED = 3
+"""At most this many hidden paths a hint names."""
+
+
+def hidden_etc_paths(output: str, sandbox: Sandbox) -> list[str]:
+    """The paths under /etc that ``output`` (a bot's or a build's) names and ``sandbox`` hides,
+    of those every user may read here (``is_public``): a participant learns nothing from the
+    hint that any program on this machine could not read for itself."""
+    shown = etc_paths(sandbox)
+    found: list[str] = []
+    for match in _ETC_PATH.finditer(output):
+        path = os.path.normpath(match.group(0).rstrip("."))
+        if (path in found or not path.startswith("/etc/") or shown_in(path, shown)
+                or not is_public(path)):
+            continue
+        found.append(path)
+        if len(found) == HIDDEN_PATHS_NAMED:
+            break
+    return found
 
 
 def wrap(sandbox: Sandbox, argv: Sequence[str], cwd: str | os.PathLike[str] | None,

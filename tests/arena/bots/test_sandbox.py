@@ -581,3 +581,27 @@ def test_sandbox_report_shows_the_builds_own_view_and_the_bots(tmp_path: Path) -
                for line in seen_by_build)
     assert f"bot directory (read-only): {bot}" in lines[games:both]
     assert lines[-1].startswith("nothing else: ") and "network: none" in lines[-2]
+
+
+@needs_bwrap
+def test_a_bot_failing_on_an_etc_file_the_sandbox_hides_is_told_so() -> None:
+    """The bot reads /etc/debian_version as it starts, as Mono reads /etc/mono/config: unconfined
+    it plays; in the sandbox it exits with its runtime's error, and the arena's line says the file
+    is not visible there and what to do. A file only its owner may read is never named."""
+    wanted = "/etc/debian_version"
+    if not os.access(wanted, os.R_OK) or os.stat(wanted).st_mode & 0o004 == 0:
+        pytest.skip(f"{wanted} is not a public file here")
+    argv = ["python3", "needs_etc_file.py", wanted]
+    unconfined = BotProcess("etc", argv, cwd=MISBEHAVING, start_timeout=30)
+    unconfined.start()
+    unconfined.close()
+    with pytest.raises(BotStartError) as error:
+        BotProcess("etc", argv, cwd=MISBEHAVING, sandbox=Sandbox(), start_timeout=30).start()
+    assert f"{wanted}: not visible in the sandbox" in str(error.value), error.value
+    assert "--interpreter DIR" in str(error.value)
+    private = BotProcess("etc", ["python3", "needs_etc_file.py", "/etc/shadow"], cwd=MISBEHAVING,
+                         sandbox=Sandbox(), start_timeout=30)
+    with pytest.raises(BotStartError) as error:
+        private.start()
+    assert "/etc/shadow" in error.value.stderr_tail  # it did name the file: the arena does not
+    assert "not visible" not in str(error.value)
