@@ -39,7 +39,9 @@ bots/python/%/.copied: % $$(wildcard %/*.py)
 # hot modules and the arena's decision path (the referee's loop, the messages, the bot process's
 # request, its clocks and pipes: arena.startup.COMPILED_MODULES) into $(COMPILED), a directory named by
 # the hash of the engine's and the arena's sources. The build holds a whole copy of both packages
-# (a compiled module must sit in its package); .venv/bin/arena runs it when it is the build of the
+# (a compiled module must sit in its package), except the pages' templates and static files, which
+# are links to this tree's (the build is named by the .py sources only: a copy of a template would
+# go stale at its first edit); .venv/bin/arena runs it when it is the build of the
 # sources in this tree (arena/startup.py), so a stale build is never imported: after an edit the
 # arena runs pure Python and says so, until `make` builds the new sources. A wheel
 # (`pip install .`, setup.py) holds its compiled modules next to their sources instead.
@@ -129,6 +131,8 @@ compiled: $(STAMP)
 			"(once for these sources: a few minutes)" && \
 		rm -rf build/compiled && mkdir -p build/compiled/tmp && \
 		cp -r engine arena build/compiled/tmp/ && find build/compiled/tmp -name __pycache__ -prune -exec rm -rf {} + && \
+		for data in $$(cd build/compiled/tmp && find engine arena -type d \( -name templates -o -name static \)); do \
+			rm -rf build/compiled/tmp/$$data && ln -s $(CURDIR)/$$data build/compiled/tmp/$$data; done && \
 		(cd build/compiled/tmp && ../../../$(VENV)/bin/mypyc $(MYPYC_MODULES) >mypyc.log 2>&1 \
 			|| { tail -20 mypyc.log; exit 1; }) && \
 		rm -rf build/compiled/tmp/build build/compiled/tmp/mypyc.log && \
