@@ -87,6 +87,16 @@ class Upload:
     version: str | None
     created: float
     updated: float
+    number: int
+    """Its number among its participant's uploads (1 for the first): what the participant sees
+    and asks by (``/my``, the API), so that no participant learns how many others uploaded."""
+
+
+_SELECT_UPLOADS = (
+    "SELECT id, participant, file, status, reason, steps, bot, version, created, updated, "
+    "(SELECT COUNT(*) FROM uploads AS earlier WHERE earlier.participant = uploads.participant "
+    "AND earlier.id <= uploads.id) FROM uploads")
+"""The columns ``_upload`` reads, in its order, with each upload's number for its participant."""
 
 
 def token_hash(token: str) -> str:
@@ -252,13 +262,21 @@ class Accounts:
 
     def upload(self, upload_id: int) -> Upload | None:
         """The upload ``upload_id``, or None."""
-        row = self.db.execute("SELECT * FROM uploads WHERE id = ?", (upload_id,)).fetchone()
+        row = self.db.execute(f"{_SELECT_UPLOADS} WHERE id = ?", (upload_id,)).fetchone()
+        return None if row is None else _upload(row)
+
+    def numbered(self, participant: int, number: int) -> Upload | None:
+        """``participant``'s upload number ``number`` (``Upload.number``), or None."""
+        if number < 1:
+            return None
+        row = self.db.execute(f"{_SELECT_UPLOADS} WHERE participant = ? ORDER BY id LIMIT 1 "
+                              "OFFSET ?", (participant, number - 1)).fetchone()
         return None if row is None else _upload(row)
 
     def uploads_of(self, participant: int, limit: int = 50) -> list[Upload]:
         """``participant``'s latest uploads, newest first."""
         return [_upload(row) for row in self.db.execute(
-            "SELECT * FROM uploads WHERE participant = ? ORDER BY id DESC LIMIT ?",
+            f"{_SELECT_UPLOADS} WHERE participant = ? ORDER BY id DESC LIMIT ?",
             (participant, limit))]
 
     def take_next(self) -> Upload | None:
@@ -384,4 +402,5 @@ def _upload(row: tuple[object, ...]) -> Upload:
                   status=UploadStatus(str(row[3])), reason=str(row[4]), steps=tuple(steps),
                   bot=None if row[6] is None else str(row[6]),
                   version=None if row[7] is None else str(row[7]),
-                  created=float(str(row[8])), updated=float(str(row[9])))
+                  created=float(str(row[8])), updated=float(str(row[9])),
+                  number=int(str(row[10])))

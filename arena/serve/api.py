@@ -21,27 +21,30 @@ Caller = Annotated[Participant, Depends(bearer_participant)]
 
 def upload_json(upload: Upload) -> dict[str, Any]:
     """An upload as the API shows it to its owner."""
-    return {"id": upload.id, "status": upload.status.value, "reason": upload.reason,
+    return {"id": upload.number, "status": upload.status.value, "reason": upload.reason,
             "bot": upload.bot, "version": upload.version, "steps": list(upload.steps)}
 
 
 @router.post("/submissions", status_code=202)
-async def post_submission(request: Request, caller: Caller) -> dict[str, Any]:
-    """Queue the archive in the multipart field ``file``: 202 ``{"id", "status": "queued"}``;
-    403 with the reason once the league has closed for submissions."""
+async def post_submission(request: Request, caller: Caller, store: StoreDep) -> dict[str, Any]:
+    """Queue the archive in the multipart field ``file``: 202 ``{"id", "status": "queued"}``
+    (``id``: its number among the caller's uploads); 403 with the reason once the league has
+    closed for submissions."""
     await refuse_if_closed(request)
     upload, _ = await read_upload(request, request.app.state.max_upload_bytes)
     upload_id = await queue_bot(request, caller.id, upload)
-    return {"id": upload_id, "status": "queued"}
+    queued = store.accounts.upload(upload_id)
+    assert queued is not None  # an upload's row is never deleted
+    return {"id": queued.number, "status": "queued"}
 
 
 @router.get("/submissions/{upload_id}")
 def get_submission(upload_id: str, caller: Caller, store: StoreDep) -> dict[str, Any]:
-    """An upload of the caller's: status, reason, bot and version (404 for anyone else's, and
-    for an id that names none)."""
+    """The caller's upload by its number among theirs (``Upload.number``: 1 for their first):
+    status, reason, bot and version (404 for a number that names none of theirs)."""
     number = row_id(upload_id)
-    upload = None if number is None else store.accounts.upload(number)
-    if upload is None or upload.participant != caller.id:
+    upload = None if number is None else store.accounts.numbered(caller.id, number)
+    if upload is None:
         raise HTTPException(404, f"no submission {upload_id!r} of yours")
     return upload_json(upload)
 

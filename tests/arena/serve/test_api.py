@@ -136,6 +136,25 @@ def test_only_a_valid_token_may_upload(served):
         assert upload(client, archive).status_code == 401
 
 
+def test_submissions_are_numbered_per_participant(served, ada_bot):
+    """A newcomer's first upload is its number 1 whatever others uploaded before: the numbers
+    tell no one how many uploads the others made, and a number names the asker's own upload."""
+    server, _, tmp = served
+    token = invite(tmp / "league", "cy")
+    with server.client(token) as cy:
+        answer = upload(cy, packed(python_bot(tmp / "cy", "cybot")))
+        assert answer.status_code == 202 and answer.json()["id"] == 1, answer.text
+        assert decided(cy, 1)["bot"] == "cybot"
+        assert cy.get("/api/submissions/2").status_code == 404
+        assert 'data-status="accepted"><td class="num">1</td>' in logged_in_page(server, token)
+
+
+def logged_in_page(server, token: str) -> str:
+    """``/my`` as the participant of ``token`` sees it."""
+    with contextlib.closing(logged_in(server.url, token)) as browser:
+        return browser.get("/my").text
+
+
 def test_a_bot_and_its_logs_are_its_owners_alone(served, ada_bot):
     server, tokens, tmp = served
     with server.client(tokens["bob"]) as bob, server.client(tokens["ada"]) as ada, \
@@ -144,7 +163,8 @@ def test_a_bot_and_its_logs_are_its_owners_alone(served, ada_bot):
         result = decided(bob, upload(bob, packed(taken)).json()["id"])
         assert result["status"] == "rejected"
         assert "'adabot' belongs to another participant" in str(result["reason"])
-        assert bob.get(f"/api/submissions/{ada_bot['id']}").status_code == 404
+        theirs = bob.get(f"/api/submissions/{ada_bot['id']}")  # bob's own of that number
+        assert theirs.status_code == 404 or theirs.json() != ada_bot
         assert anonymous.get("/api/bots/adabot/logs").status_code == 401
         assert bob.get("/api/bots/adabot/logs").status_code == 403
         assert bob.get("/api/bots/house-random/logs").status_code == 403
@@ -225,7 +245,8 @@ def test_ten_concurrent_uploads_by_five_participants_are_all_decided(served):
     with ThreadPoolExecutor(10) as pool:
         answers = list(pool.map(send, jobs))
     assert [a.status_code for _, a in answers] == [202] * 10
-    ids = [a.json()["id"] for _, a in answers]
+    ids = [(token, a.json()["id"]) for token, a in answers]
+    assert sorted(number for _, number in ids) == [1, 1, 1, 1, 1, 2, 2, 2, 2, 2]  # each its own
     assert len(set(ids)) == 10
     for token, answer in answers:
         with server.client(token) as client:
@@ -255,7 +276,7 @@ def test_the_table_and_the_games(served, ada_bot):
         assert re.search(r"<tr><th>Elo</th><td>\d+</td>", anonymous.get("/entrants/adabot").text)
         # The table counts the games it rates (league status counts every game played)
         assert all(isinstance(e["games_rated"], int) for e in table["entrants"])
-        assert "<th>games rated</th>" in anonymous.get("/").text
+        assert '<th class="wide">games rated</th>' in anonymous.get("/").text
         assert re.search(r"<tr><th>games rated</th><td>\d+</td>",
                          anonymous.get("/entrants/adabot").text)
         games = anonymous.get("/api/games", params={"entrant": "adabot", "limit": 2}).json()["games"]
