@@ -133,6 +133,18 @@ def test_no_bot_controlled_text_runs_on_any_page(served, driver):
             assert not driver.find_elements(By.CSS_SELECTOR, "a[href='/entrants/chatty']")
         assert driver.execute_script(RAN) == ["undefined", 0], page
     assert console_errors(driver) == []
+    # On a phone the table fits the screen: no sideways scrolling to see an entrant's Elo.
+    size = driver.get_window_size()
+    driver.set_window_size(320, 740)
+    try:
+        driver.get(server.url + "/")
+        box, shown, screen = driver.execute_script(
+            "const box = document.getElementById('ranking').parentElement;"
+            "return [box.scrollWidth, box.clientWidth, document.documentElement.clientWidth]")
+        assert box <= shown <= screen <= 320, (box, shown, screen)
+        assert "xssbot" in driver.find_element(By.ID, "ranking").text
+    finally:
+        driver.set_window_size(size["width"], size["height"])
 
 
 SAYS = Path(__file__).resolve().parents[2] / "bots" / "says_each_decision.py"
