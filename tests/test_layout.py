@@ -357,3 +357,13 @@ def test_only_the_session_claims_results_and_makes_executors() -> None:
     users = {found.module for found in imports_of("arena")
              if found.target == "arena.runs.session.Session"}
     assert {"arena.runs.runner", "arena.runs.match_play", "arena.league.playing"} <= users
+
+
+MAX_MODULE_LINES = 600
+"""The longest a module of the arena may be: past it, a module holds more than one job."""
+
+
+def test_no_arena_module_is_over_600_lines() -> None:
+    long = {str(path.relative_to(ROOT)): lines for path in sorted((ROOT / "arena").rglob("*.py"))
+            if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert long == {}, f"split these by job: {long}"

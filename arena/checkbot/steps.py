@@ -46,7 +46,6 @@ before the next step uses it, as a tournament restarts a faulted bot before its 
 from __future__ import annotations
 
 import dataclasses
-import random
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,10 +53,11 @@ from time import perf_counter
 from typing import Any
 
 import engine
-from arena import protocol, spec
+from arena import protocol
 from arena.botfiles.view import check_visible
 from arena.bots.process import BotProcess, Reply
 from arena.bots.shutdown import close_bots
+from arena.checkbot.tables import Table, checked_tables, expected_decisions, options_said
 from arena.checkbot.words import (
     decision_counts,
     describe_game,
@@ -78,10 +78,6 @@ from arena.settings import DEFAULT_LIMITS, DEFAULT_TIME, Clock, Limits, TimeCont
 from arena.values.faults import BotFaultError, Fault, FaultKind
 from arena.values.sandbox_settings import Sandbox
 from engine.errors import shown
-
-PLAYERS: int = spec.PLAYERS.default
-"""Seats in every game of the check unless it is given ``players``: the commands' default (4,
-which both games allow)."""
 
 SQUEEZE_MS = 1
 """The allowance of the one tiny ``act`` in step 5, in milliseconds."""
@@ -219,62 +215,6 @@ def check_bot(
     if slow is not None and on_note is not None:
         on_note(slow)
     return check.results
-
-
-@dataclass(frozen=True)
-class Table:
-    """How the check plays one game: its seats and its options (all of them, resolved)."""
-
-    players: int
-    options: Mapping[str, Any]
-
-
-def checked_tables(games: Sequence[str] | None, players: int | None,
-                   options: Mapping[str, object]) -> dict[str, Table]:
-    """The table the check plays each of ``games`` at (None: every game), in order: ``players``
-    seats (None: ``PLAYERS``), the short game's options overridden by ``options``, checked by the
-    game's rules; ConfigError naming the option at fault (``--players``, ``--option NAME``), and
-    the game when several are checked."""
-    chosen = list(dict.fromkeys(games)) if games else list(engine.GAMES)
-    tables: dict[str, Table] = {}
-    for game in chosen:
-        rules = engine.game(game)  # UnknownGameError names the games
-        try:
-            seats, resolved = spec.game_settings(game, PLAYERS if players is None else players,
-                                                 {**rules.info.short_options, **options})
-        except ConfigError as error:
-            hint = f" (checking {game}; --game checks one game)" if len(chosen) > 1 else ""
-            raise ConfigError(f"check-bot: {error}{hint}") from None
-        tables[game] = Table(seats, resolved)
-    return tables
-
-
-def expected_decisions(tables: Mapping[str, Table], seed: int) -> int:
-    """About how many decisions a check of the games of ``tables`` asks for: step 2 plays each
-    game once, step 3 the other game (or the same), step 4 the first game and step 5 the first
-    game twice; counted by playing those games with random legal actions in the engine
-    (milliseconds)."""
-    games = list(tables)
-    order = [*games, games[-1] if len(games) == 1 else games[1], *[games[0]] * 3]
-    total = 0
-    for index, name in enumerate(order):
-        rules = engine.game(name)
-        table = tables[name]
-        state = rules.new_game(table.players, seed + index, table.options)
-        chooser = random.Random(seed + index)
-        while not state.is_over:
-            state = rules.apply(state, chooser.choice(rules.legal_actions(state)))
-            total += 1
-    return total
-
-
-def _options_said(game: str, table: Table) -> str:
-    """The options of ``table`` that differ from the game's defaults at its size, ``deals=3``
-    (``default options`` when none do)."""
-    defaults = engine.game(game).resolve_options(table.players, {})
-    changed = [f"{name}={str(value).lower() if isinstance(value, bool) else value}"
-               for name, value in table.options.items() if defaults.get(name) != value]
-    return ", ".join(changed) or "default options"
 
 
 def _answers(bots: Sequence[_CheckedBot]) -> list[float]:
@@ -459,7 +399,7 @@ class _Check:
         if problem is not None:
             self.report(step, False, problem, started, game_stderr(outcome))
             return None
-        self.report(step, True, f"{table.players} processes, {_options_said(game, table)}: "
+        self.report(step, True, f"{table.players} processes, {options_said(game, table)}: "
                     f"{describe_game(outcome.record, _answers(bots))}", started)
         return bots
 

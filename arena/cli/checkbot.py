@@ -94,7 +94,8 @@ def check_bot_command(
     from arena.botfiles.manifest import is_bot_target
     from arena.botfiles.resolve import resolve_manifest
     from arena.bots.sandbox import bwrap_problem, choose_sandbox, visibility_report
-    from arena.checkbot.steps import bot_argv, check_bot, checked_tables
+    from arena.checkbot.steps import bot_argv, check_bot
+    from arena.checkbot.tables import checked_tables
     from arena.referee.command_game import parse_option_pairs
     from arena.values.sandbox_settings import Sandbox
 
