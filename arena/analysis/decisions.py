@@ -39,6 +39,10 @@ class Decision:
     mark: str | None
     values: list[list[Any]]
     """Every legal action as [action, mean, stderr], in the legal order."""
+    in_deal: int | None = None
+    """The decision's number within its deal (from 1), the number shown to a person (``deal 3,
+    decision 2``) as by `arena show` and the replay viewer; None in an analysis cached before it
+    was kept."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of ``--format json`` and of the cache."""
@@ -65,33 +69,37 @@ def analyse_game(record: Mapping[str, Any], seats: list[int], samples: int,
     each (seeded from the game's seed and the decision's number); ``done`` is called after each."""
     found = []
     for point in decision_points(record, seats):
-        deal, number, seat, kind, view, legal, chosen = point
-        found.append(_analyse(record, deal, number, seat, kind, view, legal, chosen, samples))
+        deal, number, in_deal, seat, kind, view, legal, chosen = point
+        found.append(_analyse(record, deal, number, seat, kind, view, legal, chosen, samples,
+                              in_deal))
         if done is not None:
             done()
     return found
 
 
 def _analyse(record: Mapping[str, Any], deal: int, number: int, seat: int, kind: str,
-             view: dict[str, Any], legal: list[Any], chosen: Any, samples: int) -> Decision:
+             view: dict[str, Any], legal: list[Any], chosen: Any, samples: int,
+             in_deal: int) -> Decision:
     game_id = str(record.get("id", "game"))
     if len(legal) == 1:
         return Decision(game_id, deal, number, seat, kind, chosen, chosen, 0.0, 0.0, None,
-                        [[chosen, None, None]])
+                        [[chosen, None, None]], in_deal)
     try:
         evaluation = evaluate(view, kind, legal, samples,
                               derive_seed(record["seed"], "analysis", number, seat))
     except Unsupported:
-        return Decision(game_id, deal, number, seat, kind, chosen, None, 0.0, 0.0, None, [])
+        return Decision(game_id, deal, number, seat, kind, chosen, None, 0.0, 0.0, None, [],
+                        in_deal)
     loss, stderr = evaluation.loss(chosen)
     values = [[value.action, round(value.mean, 3), round(value.stderr, 3)]
               for value in evaluation.values]
     return Decision(game_id, deal, number, seat, kind, chosen, evaluation.best_for(chosen).action,
-                    round(loss, 3), round(stderr, 3), mark_of(loss, stderr), values)
+                    round(loss, 3), round(stderr, 3), mark_of(loss, stderr), values, in_deal)
 
 
-Point = tuple[int, int, int, str, dict[str, Any], list[Any], Any]
-"""(deal, decision number, seat, kind, view, legal actions, action chosen), in protocol form."""
+Point = tuple[int, int, int, int, str, dict[str, Any], list[Any], Any]
+"""(deal, game-wide decision number, number within the deal, seat, kind, view, legal actions,
+action chosen), in protocol form."""
 
 
 def decision_points(record: Mapping[str, Any], seats: list[int]) -> Any:
@@ -107,7 +115,7 @@ def decision_points(record: Mapping[str, Any], seats: list[int]) -> Any:
         faulted[fault["seat"]] = min(fault["decision"], faulted.get(fault["seat"], fault["decision"]))
     number = 0
     for deal in record["deals"]:
-        for seat, raw in [*deal[auction_key], *deal["plays"]]:
+        for in_deal, (seat, raw) in enumerate([*deal[auction_key], *deal["plays"]], start=1):
             number += 1
             if state.to_act != seat:
                 raise ResultsError(f"game {record.get('id', 'game')}: deal {deal['deal']}: seat "
@@ -120,6 +128,6 @@ def decision_points(record: Mapping[str, Any], seats: list[int]) -> Any:
             if seat in seats and (seat not in faulted or number < faulted[seat]):
                 legal = engine.actions_to_json(game.legal_actions(state))
                 view = game.view(state, seat)
-                yield (deal["deal"], number, seat, state.kind, view, legal,
+                yield (deal["deal"], number, in_deal, seat, state.kind, view, legal,
                        engine.action_to_json(action))
             state = game.apply(state, action)

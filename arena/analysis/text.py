@@ -13,11 +13,16 @@ from arena.records.reader import is_play_log_id
 
 
 def decision_line(decision: Mapping[str, Any]) -> str:
-    """``r1-t0000-s0 deal 7 #43 seat 2 bid: chose 3, best 1, loss 9.4 +- 2.1  blunder`` (without
-    the id for the lone game of an ``arena play --log`` file)."""
+    """``r1-t0000-s0 deal 7, decision 3 seat 2 bid: chose 3, best 1, loss 9.4 +- 2.1  blunder``
+    (without the id for the lone game of an ``arena play --log`` file). The decision is numbered
+    within its deal, as `arena show` and the replays number it; an analysis cached before that
+    number was kept names the game-wide one (``decision 43 of the game``)."""
     game = "" if is_play_log_id(decision["game"]) else f"{printable(str(decision['game']))} "
-    where = (f"{game}deal {decision['deal']} "
-             f"#{decision['decision']} seat {decision['seat']} {decision['kind']}")
+    in_deal = decision.get("in_deal")
+    number = (f"decision {in_deal}" if in_deal is not None
+              else f"decision {decision['decision']} of the game")
+    where = (f"{game}deal {decision['deal']}, {number} "
+             f"seat {decision['seat']} {decision['kind']}")
     if decision["best"] is None:
         return f"{where}: chose {_action(decision['chosen'])} (not analysed: no deal fits the view)"
     if len(decision["values"]) < 2:

@@ -444,7 +444,7 @@ class _Check:
         others = [f for f in outcome.record["faults"]
                   if not (timed_out and f["seat"] == 0 and f["kind"] == FaultKind.TIMEOUT.value)]
         if others:
-            return (False, f"with one act of time_ms {SQUEEZE_MS}: {fault_report(others)}",
+            return (False, f"with one act of time_ms {SQUEEZE_MS}: {fault_report(others, outcome.record)}",
                     others[0]["stderr_tail"])
         if squeezed is None:
             return False, f"seat 0 was never asked to act in {game}", ""

@@ -13,6 +13,7 @@ from typing import Any
 
 from arena.bots.process import BotProcess, Reply
 from arena.errors import BotStartError
+from arena.records.reader import decision_words
 from arena.referee.referee import GameOutcome
 from arena.settings import Clock
 from arena.values.faults import QUOTED_STDERR_LINES, Fault, last_lines, snippet
@@ -122,15 +123,16 @@ def game_problem(outcome: GameOutcome) -> str | None:
     faults = outcome.record["faults"]
     if not faults:
         return None
-    return fault_report(faults)
+    return fault_report(faults, outcome.record)
 
 
-def fault_report(faults: Sequence[Mapping[str, Any]]) -> str:
+def fault_report(faults: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> str:
     """The first fault in full (kind, where, detail, what was sent and received), then a one-line
-    summary of the others. Its stderr is not in it: the step's ``stderr`` (``game_stderr``)."""
+    summary of the others. Its stderr is not in it: the step's ``stderr`` (``game_stderr``). The
+    decision is numbered within its deal (``record``'s game-wide number converted)."""
     first = faults[0]
-    lines = [f"{first['kind']}: {first['detail']} (seat {first['seat']}, deal {first['deal']}, "
-             f"decision {first['decision']})"]
+    lines = [f"{first['kind']}: {first['detail']} (seat {first['seat']}, "
+             f"{decision_words(record, int(first['decision']))})"]
     if first["sent"]:
         lines.append(f"sent:     {snippet(first['sent'], DETAIL_CHARS)}")
     lines.append(f"received: {snippet(first['received'], DETAIL_CHARS) or '(nothing)'}")

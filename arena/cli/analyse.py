@@ -86,11 +86,11 @@ def _write_json(analysed: "Analysed", selection: "Selection") -> None:
     selects)."""
     import orjson
 
-    keys = ("game", "deal", "decision", "seat", "kind", "chosen", "best", "loss", "stderr",
-            "mark", "values")
+    keys = ("game", "deal", "decision", "in_deal", "seat", "kind", "chosen", "best", "loss",
+            "stderr", "mark", "values")
     shown = analysed.decisions if selection.is_whole() else selection.of(analysed.decisions)
-    for decision in shown:
-        sys.stdout.write(orjson.dumps({key: decision[key] for key in keys}).decode() + "\n")
+    for decision in shown:  # in_deal: None in an analysis cached before it was kept
+        sys.stdout.write(orjson.dumps({key: decision.get(key) for key in keys}).decode() + "\n")
 
 
 WRITERS: dict[TextOrJson, Callable[["Analysed", "Selection"], None]] = {

@@ -95,7 +95,7 @@ def show_command(
 
     _check_log_dirs(logs)
     record = find_game(results, game_id, league_games)
-    said = StderrShown.beside([results], logs or ()).of(str(record["id"]))
+    said = StderrShown.beside([results], logs or ()).of(str(record["id"]), record=record)
     typer.echo(show_game(record, seat, said))
     if analyse:
         from arena.analysis.entrant import analyse_results

@@ -17,7 +17,7 @@ store and export all read lines here, so they agree on what a file holds:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -247,6 +247,31 @@ def is_play_log_id(game_id: object) -> bool:
     """Whether ``game_id`` is ``PLAY_LOG_ID``: a game played alone, which text names by its game
     (``blackout``), not by this id (``game game: blackout`` said nothing twice)."""
     return game_id == PLAY_LOG_ID
+
+
+def decision_in_deal(record: Mapping[str, Any], number: int) -> tuple[int, int] | None:
+    """The game-wide decision ``number`` of ``record`` (from 1, bids, calls and plays counted
+    together, as a record's faults and the stderr index number them) as a person reads it:
+    ``(deal, decision within that deal, from 1)``. None for 0 (before the first decision) and for
+    a number past the record's decisions."""
+    if number < 1:
+        return None
+    for deal in record.get("deals") or ():
+        count = len(deal.get("bids", deal.get("calls")) or ()) + len(deal.get("plays") or ())
+        if number <= count:
+            return int(deal["deal"]), number
+        number -= count
+    return None
+
+
+def decision_words(record: Mapping[str, Any], number: int) -> str:
+    """``deal 3, decision 2``: the game-wide decision ``number`` as a person reads it (see
+    ``decision_in_deal``); ``before the first decision`` for 0, and ``decision N of the game``
+    for a number the record's deals do not reach."""
+    where = decision_in_deal(record, number)
+    if where is not None:
+        return f"deal {where[0]}, decision {where[1]}"
+    return "before the first decision" if number < 1 else f"decision {number} of the game"
 
 
 def _one_game_file(path: Path, data: bytes) -> bytes:

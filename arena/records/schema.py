@@ -268,7 +268,9 @@ FAULT = Part("A fault", "faults[i]", (
     Field("deal", INT, "The deal it happened in."),
     Field("decision", INT,
           "The game-wide decision number (from 1, bids, calls and plays counted together) it "
-          "happened at; 0 before the first decision (a bot that never started)."),
+          "happened at; 0 before the first decision (a bot that never started). Kept game-wide "
+          "here; what a person reads (`arena show`, `arena play`, check-bot, the replays) "
+          "numbers it within its deal: `deal 3, decision 2`."),
 ))
 
 RESULT = Part("The result", "result", (

@@ -5,14 +5,14 @@ index (``arena.stderrindex``), escaped for a person (``arena.printable``)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from arena.configfile import read_yaml
 from arena.errors import ConfigError
 from arena.printable import printable
-from arena.records.reader import PLAY_LOG_ID
+from arena.records.reader import PLAY_LOG_ID, decision_words
 from arena.stderrindex import DROPPED, DecisionLogs, dropped_games
 
 
@@ -45,11 +45,14 @@ class StderrShown:
                 continue
         return cls(logs, note, frozenset(dropped))
 
-    def of(self, game_id: str, seats: set[int] | None = None) -> dict[str, Any] | None:
+    def of(self, game_id: str, seats: set[int] | None = None,
+           record: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
         """The stderr data of game ``game_id`` for its replay (None: nothing to say), of
         ``seats`` only (None: every seat); its note says where a log was cut at its cap, or
         dropped for its bot's budget, rather than show nothing. An ``arena play`` game, read
-        with the id ``PLAY_LOG_ID``, was marked with no id."""
+        with the id ``PLAY_LOG_ID``, was marked with no id. With the game's ``record``, a note
+        names a decision within its deal (``deal 3, decision 2``), as the replays number them;
+        the data's ``decisions`` keep the game-wide numbers of the records."""
         dropped = None
         if game_id in self.dropped:
             dropped = ("This game's stderr is no longer kept: the league keeps each bot's latest "
@@ -61,7 +64,9 @@ class StderrShown:
         cuts = self.logs.cuts.get(game_id, [])
         if not said and game_id == PLAY_LOG_ID:
             said, cuts = self.logs.texts(None), self.logs.cuts.get(None, [])
-        notes = [f"Seat {seat}'s stderr was cut at decision {decision}: its bot wrote more than "
+        notes = [f"Seat {seat}'s stderr was cut at "
+                 f"{f'decision {decision}' if record is None else decision_words(record, decision)}"
+                 f": its bot wrote more than "
                  f"a game's log keeps, and the rest of this game's was discarded."
                  for seat, decision in sorted(set(cuts)) if seats is None or seat in seats]
         if dropped is not None:

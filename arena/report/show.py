@@ -15,7 +15,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.printable import printable_data
-from arena.records.reader import is_play_log_id
+from arena.records.reader import decision_words, is_play_log_id
 from arena.report.transcript import BLOCKS, game_report
 
 
@@ -35,7 +35,7 @@ def show_game(record: Mapping[str, Any], seat: int | None = None,
     for number, writer, text in (said or {}).get("decisions", ()):
         if seat is None or writer == seat:
             stderr.setdefault(number, []).extend(
-                [f"    seat {writer} stderr at decision {number}:",
+                [f"    seat {writer} stderr at {decision_words(raw, number)}:",
                  *(f"    | {line}" for line in str(text).splitlines())])
     who = "every hand" if seat is None else f"seat {seat} ({names[seat]})'s view"
     named = "" if is_play_log_id(record["id"]) else f"game {record['id']}: "
@@ -44,7 +44,7 @@ def show_game(record: Mapping[str, Any], seat: int | None = None,
     if said and said.get("note"):  # why stderr is missing: on a cluster, cut, dropped
         lines.append(f"stderr: {said['note']}")
     for fault in faults.get(0, ()):
-        lines.append(_fault_line(fault))
+        lines.append(_fault_line(raw, fault))
     decision = 0
     for deal in record["deals"]:
         lines.append("")
@@ -65,7 +65,7 @@ def show_game(record: Mapping[str, Any], seat: int | None = None,
             decision += 1
             bids.append(f"{s}:{value}{_ms(times, index)}")
         lines.append(f"  {auction_key}: " + "  ".join(bids))
-        lines += [_fault_line(f) for d in range(decision - len(bids) + 1, decision + 1)
+        lines += [_fault_line(raw, f) for d in range(decision - len(bids) + 1, decision + 1)
                   for f in faults.get(d, ())]
         lines += [text for d in range(decision - len(bids) + 1, decision + 1)
                   for text in stderr.get(d, ())]
@@ -90,7 +90,7 @@ def show_game(record: Mapping[str, Any], seat: int | None = None,
                 counted[winner] += 1
             won = "" if winner is None else f"  -> seat {winner}{_team_of(record, winner)}"
             lines.append(f"  trick {start // players + 1:>2}: " + "  ".join(cells) + won)
-            lines += [_fault_line(f) for d in range(decision - len(trick) + 1, decision + 1)
+            lines += [_fault_line(raw, f) for d in range(decision - len(trick) + 1, decision + 1)
                       for f in faults.get(d, ())]
             lines += [text for d in range(decision - len(trick) + 1, decision + 1)
                       for text in stderr.get(d, ())]
@@ -127,6 +127,9 @@ def _ms(times: list[float | None], index: int) -> str:
     return " (fb)" if value is None else f" ({value:.1f} ms)"
 
 
-def _fault_line(fault: Mapping[str, Any]) -> str:
-    return (f"  ! fault at decision {fault.get('decision', 0)}: seat {fault['seat']} "
+def _fault_line(record: Mapping[str, Any], fault: Mapping[str, Any]) -> str:
+    """A fault where it happened, its decision numbered within its deal as everywhere a person
+    reads (the record keeps the game-wide number)."""
+    return (f"  ! fault at {decision_words(record, int(fault.get('decision', 0)))}: "
+            f"seat {fault['seat']} "
             f"({fault['bot']}) {fault['kind']}: {fault['detail']}")

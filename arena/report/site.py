@@ -120,7 +120,7 @@ def _write_site(paths: Sequence[str | os.PathLike[str]], out_dir: Path, resample
             stats.setdefault(_entrant_of(game, decision["seat"]), EntrantStats(
                 _entrant_of(game, decision["seat"]))).analysed.append(decision)
         tail = b", " + orjson.dumps(analysed) if analysed else b""
-        said = stderr.of(record["id"])
+        said = stderr.of(record["id"], record=record)
         if said is not None:
             tail = b", " + orjson.dumps(analysed) + b", " + orjson.dumps(said)
         _write(out_dir / "games" / f"{game.key}.js",

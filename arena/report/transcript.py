@@ -14,6 +14,7 @@ from tabulate import tabulate
 
 import engine
 from arena.printable import printable_data
+from arena.records.reader import decision_words
 
 BLOCKS = ("stderr_tail",)
 """A record's fields that are blocks of lines (shown line by line); every other string is one line."""
@@ -84,8 +85,9 @@ def _final(record: Mapping[str, Any]) -> str:
 def _faults(record: Mapping[str, Any]) -> str:
     lines = ["faults:"]
     for fault in record["faults"]:
-        lines.append(f"  seat {fault['seat']} ({fault['bot']}), deal {fault['deal']}, "
-                     f"decision {fault['decision']}: {fault['kind']}: {fault['detail']}")
+        where = decision_words(record, int(fault["decision"]))  # per deal, as a person reads
+        lines.append(f"  seat {fault['seat']} ({fault['bot']}), {where}: "
+                     f"{fault['kind']}: {fault['detail']}")
         if fault.get("received"):
             lines.append(f"    received: {fault['received']}")
         if fault.get("stderr_tail"):

@@ -8,11 +8,12 @@ it quotes from the results (names, details) is made ``printable`` as it is rende
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.printable import printable
+from arena.records.reader import decision_in_deal
 from arena.values.faults import FaultKind, snippet
 
 DETAIL_CHARS = 120
@@ -26,6 +27,7 @@ class FaultExample:
     game_id: str
     deal: int | None
     decision: int | None
+    """Its number within the deal (from 1), as a person reads it; the record's is game-wide."""
     detail: str
 
 
@@ -42,14 +44,18 @@ class FaultSummary:
         """Count one game's stalls of the arena (the sum of its record's ``stalls``)."""
         self.stalls += stalls
 
-    def add(self, game_id: str, faults: Iterable[Mapping[str, Any]]) -> None:
-        """Count the faults of one game (the ``faults`` of its result line)."""
-        for fault in faults:
+    def add(self, game_id: str, record: Mapping[str, Any]) -> None:
+        """Count the faults of one game (the ``faults`` of its result line ``record``), each
+        example's decision numbered within its deal."""
+        for fault in record.get("faults") or ():
             bot, kind = str(fault.get("bot")), str(fault.get("kind"))
             by_kind = self.counts.setdefault(bot, {})
             by_kind[kind] = by_kind.get(kind, 0) + 1
+            number = fault.get("decision")
+            where = decision_in_deal(record, number) if isinstance(number, int) else None
             self.examples.setdefault(bot, {}).setdefault(kind, FaultExample(
-                game_id, fault.get("deal"), fault.get("decision"), str(fault.get("detail", ""))))
+                game_id, fault.get("deal") if where is None else where[0],
+                None if where is None else where[1], str(fault.get("detail", ""))))
 
     @property
     def total(self) -> int:
@@ -78,7 +84,7 @@ class FaultSummary:
                 if example.deal is not None:
                     where += f" deal {example.deal}"
                 if example.decision is not None:
-                    where += f" decision {example.decision}"
+                    where += f", decision {example.decision}"
                 detail = printable(snippet(example.detail, DETAIL_CHARS))  # cut, then escaped
                 lines.append(f"    {printable(kind)}: {where}: {detail}")
         if stalled:

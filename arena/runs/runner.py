@@ -58,7 +58,7 @@ def _report_of(out_dir: Path, tasks: Sequence[GameSpec],
     report.results = [rating_input(line) for line in finished.values()]
     report.faults = sum(len(line["faults"]) for line in finished.values())
     for game_id, line in finished.items():
-        report.fault_summary.add(game_id, line["faults"])
+        report.fault_summary.add(game_id, line)
         report.fault_summary.add_stalls(sum(line["stalls"] or ()))
     return report
 
@@ -74,7 +74,7 @@ def _recorder(session: Session, report: RunReport,
         report.faults += game.faults
         report.fault_summary.add_stalls(game.stalls)
         if game.faults:  # faults are rare: only those lines are parsed again
-            report.fault_summary.add(game.id, parse_line(game.line)["faults"])
+            report.fault_summary.add(game.id, parse_line(game.line))
         on_game(game, report.resumed + report.played, report.total)
         return False
 

@@ -265,7 +265,7 @@ def decision_stderr(store: Store, line: bytes, viewer: Viewer) -> dict[str, Any]
         logs += [log for log in DecisionLogs.logs_in(own, f"{game_id}*{LOG_SUFFIX}")
                  if COPY.sub("", log.name[:-len(LOG_SUFFIX)]) == game_id]
         dropped |= dropped_games(own) & {game_id}
-    said = StderrShown(DecisionLogs(logs), None, frozenset(dropped)).of(game_id, seats)
+    said = StderrShown(DecisionLogs(logs), None, frozenset(dropped)).of(game_id, seats, record)
     if said is None:
         return None
     return said if said["decisions"] or said["note"] else None

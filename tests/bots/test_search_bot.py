@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -283,13 +284,18 @@ def test_its_cut_short_notes_show_beside_the_decisions_they_were_written_for(tmp
     assert shown.returncode == 0, shown.stderr
     record = json.loads((tmp_path / "g.json").read_text())
     where = {}  # game-wide decision number: (deal, kind)
+    number_of = {}  # (deal, decision within it), as show numbers them: game-wide number
     for deal in record["deals"]:
+        step = 0
         for kind in ("bids", "plays"):
             for _ in deal[kind]:
+                step += 1
                 where[len(where) + 1] = (deal["deal"], kind[:-1])
+                number_of[(deal["deal"], step)] = len(where)
     lines = shown.stdout.splitlines()
-    notes = [(int(line.split()[-1].rstrip(":")), lines[n + 1]) for n, line in enumerate(lines)
-             if line.startswith("    seat 0 stderr at decision ")]
+    marks = [(re.fullmatch(r"    seat 0 stderr at deal (\d+), decision (\d+):", line), n)
+             for n, line in enumerate(lines)]
+    notes = [(number_of[(int(m[1]), int(m[2]))], lines[n + 1]) for m, n in marks if m]
     assert notes, shown.stdout
     said = {number: f"    | search: the 3 ms limit cut deal {deal}'s {kind} short"
             for number, (deal, kind) in where.items()}

@@ -23,8 +23,18 @@ GREEDY = f"{sys.executable} -S {Path(__file__).parents[3] / 'bots' / 'python' / 
 
 pytestmark = pytest.mark.timeout(300)  # real games, then their analysis: a loaded machine
 
-KEYS = {"game", "deal", "decision", "seat", "kind", "chosen", "best", "loss", "stderr", "mark",
-        "values"}
+KEYS = {"game", "deal", "decision", "in_deal", "seat", "kind", "chosen", "best", "loss", "stderr",
+        "mark", "values"}
+
+
+def _numbered_in_deal(record: dict[str, Any]) -> dict[int, tuple[int, int]]:
+    """Each game-wide decision number of ``record`` (as its faults count) as (deal, its number in
+    the deal), counted here from the record's bids and plays."""
+    where: dict[int, tuple[int, int]] = {}
+    for deal in record["deals"]:
+        for step, _ in enumerate([*deal["bids"], *deal["plays"]], 1):
+            where[len(where) + 1] = (deal["deal"], step)
+    return where
 
 
 def _game_of(results: Path, name: str) -> tuple[str, int]:
@@ -223,8 +233,13 @@ def test_top_lists_the_costliest_decisions_worst_first(random_log: Path) -> None
     lines = text.stdout.splitlines()
     assert lines[0] == "the 3 costliest decisions, worst first:"
     listed = [line for line in lines if " chose " in line]
+    # numbered within the deal, as show and the replays number them; the JSON keeps both
+    where = _numbered_in_deal(json.loads(random_log.read_text()))
+    assert all(where[d["decision"]] == (d["deal"], d["in_deal"]) for d in every)
+    assert any(d["in_deal"] != d["decision"] for d in expected + every[-1:])
     assert [line.split(": chose")[0] for line in listed] == \
-        [f"deal {d['deal']} #{d['decision']} seat {d['seat']} {d['kind']}" for d in expected]
+        [f"deal {d['deal']}, decision {d['in_deal']} seat {d['seat']} {d['kind']}"
+         for d in expected]
     assert "from the cache" in text.stderr and "analysing" not in text.stderr
     # the summary stays that of every decision
     assert text.stdout.split("\n\n")[-1] == whole.split("\n\n")[-1]

@@ -101,7 +101,8 @@ MISBEHAVING_BOTS = {
                      ["malformed: reply is not JSON", "received: thinking..."]),
     "wrong_id": ("wrong_id.py", [], "play blackout", ["malformed: reply has id"]),
     "huge_line": ("huge_line.py 2 0", [], "play blackout", ["malformed: line over"]),
-    "illegal": ("illegal.py", [], "play blackout", ["illegal:", '"action":99']),
+    "illegal": ("illegal.py", [], "play blackout",  # where: the decision within its deal
+                ["illegal:", '"action":99', ", deal 1, decision 1)"]),
     "valid_json": ("valid_json.py long-action", [], "play blackout",
                    ["illegal: seat ", "bid (an integer of 5,000 digits): bids are 0..",
                     '"action":9999']),

@@ -30,7 +30,15 @@ def test_every_decision_is_shown_with_its_time_or_as_the_fallback(blackout_resul
     assert len(shown) == len(times)
     assert shown.count("fb") == times.count(None) > 0
     [fault] = record["faults"]
-    assert f"! fault at decision {fault['decision']}: seat {fault['seat']} (crasher) crash" in text
+    # numbered within its deal, as the replays number it (the record's number is game-wide)
+    before = sum(len(d["bids"]) + len(d["plays"]) for d in record["deals"]
+                 if d["deal"] < fault["deal"])
+    step = fault["decision"] - before
+    assert 1 <= step < fault["decision"] or fault["deal"] == 1
+    assert (f"! fault at deal {fault['deal']}, decision {step}: seat {fault['seat']} (crasher) "
+            "crash") in text
+    assert (f"seat {fault['seat']} (crasher), deal {fault['deal']}, decision {step}: crash"
+            in text)  # the table's faults, as `arena play` prints them
     assert "place" in text  # ends with the table `arena play` prints
 
 

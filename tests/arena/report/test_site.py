@@ -276,8 +276,12 @@ def test_a_played_games_replay_shows_each_decisions_stderr_beside_it(tmp_path):
     assert shown.returncode == 0, shown.stderr
     assert "\x1b" not in shown.stdout
     told = [line for line in shown.stdout.splitlines() if line.startswith(("    seat ", "    | "))]
+    in_deal = {}  # game-wide decision: its deal and number within the deal, as shown
+    for deal in record["deals"]:
+        for step, _ in enumerate([*deal["bids"], *deal["plays"]], 1):
+            in_deal[len(in_deal) + 1] = f"deal {deal['deal']}, decision {step}"
     assert told == [line for number, seat, text in sorted(expected) if seat == 1 for line in
-                    [f"    seat 1 stderr at decision {number}:",
+                    [f"    seat 1 stderr at {in_deal[number]}:",
                      *(f"    | {said}" for said in text.splitlines())]]
     missing = subprocess.run([*ARENA, "report", str(tmp_path / "g.json"), "--logs",
                               str(tmp_path / "none"), "-o", str(tmp_path / "x")],
