@@ -113,8 +113,9 @@ def test_the_docs_show_the_demo_file_and_its_dry_run_as_they_are() -> None:
     assert shown.split("```")[0] == (ROOT / "tournaments" / "demo.yaml").read_text()
     command = "$ arena run tournaments/demo.yaml --dry-run --jobs 2\n"
     example = docs.split(command)[1].split("```")[0]
-    if not all(shutil.which(program) for program in ("javac", "java", "go", "cargo")):
-        pytest.skip("the dry run shows every demo bot: javac, java, go and cargo are needed to "
+    needed = ("javac", "java", "go", "cargo", "mcs", "mono", "c++")
+    if not all(shutil.which(program) for program in needed):
+        pytest.skip(f"the dry run shows every demo bot: {', '.join(needed)} are needed to "
                     "compare it")
     done = dry_run("tournaments/demo.yaml", "--jobs", "2")
     assert done.returncode == 0, done.stderr
