@@ -46,6 +46,8 @@ COMPARED = {
     RatingModel.PLACES: "pairwise outcomes of places (rating: places)",
     RatingModel.DUPLICATE: "comparisons of totals on the same cards (rating: duplicate)",
     RatingModel.DEALS: "comparisons of deals on the same cards (rating: deals)",
+    RatingModel.ADJUSTED: "comparisons of luck-adjusted deals in the same duplicate sets "
+                          "(rating: adjusted)",
 }
 """What one pairing is under each model, for the table's first note."""
 

@@ -1,10 +1,11 @@
 """The parts of a results line that the ratings read, decoded without the rest (``arena table``).
 
-A line is mostly its deals' hands, bids, plays and times, which the ratings never read. msgspec
+A line is mostly its deals' bids, plays and times, which the ratings never read. msgspec
 decodes a line of the current format into the few fields they do read (``id``, ``seed``, each
-deal's ``scores``, ``result``; ``names`` and ``owners`` for the table's owner column and the audit) and only
-scans past the others: on results/demo (1,120 games, 13.8 MB) about a third of the time of orjson
-building every object of every line. The kept values are parsed by orjson (they come as
+deal's ``scores``, ``result``; each deal's dealer, trump and hands and a team game's ``teams``
+for the ``adjusted`` model; ``names`` and ``owners`` for the table's owner column and the audit)
+and only scans past the others: on results/demo (1,120 games, 13.8 MB) about a third of the time
+of orjson building every object of every line. The kept values are parsed by orjson (they come as
 ``msgspec.Raw``), so they are what a whole parse gives, bit for bit. A line this does not take
 (another format, bytes outside ASCII, a field of another shape, not JSON at all) is parsed
 whole, so it meets the reader's rules and errors as any line does (``arena.records.reader``).
@@ -25,6 +26,9 @@ _CURRENT = b'{"format":%d,' % FORMAT
 
 class _Deal(msgspec.Struct):
     scores: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    dealer: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    trump: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    hands: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
 
 
 class _Parts(msgspec.Struct):
@@ -33,6 +37,7 @@ class _Parts(msgspec.Struct):
     seed: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     names: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     owners: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    teams: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     deals: list[_Deal] | msgspec.UnsetType = msgspec.UNSET
     result: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
 
@@ -42,9 +47,9 @@ _DECODER = msgspec.json.Decoder(_Parts)
 
 def rating_parts(raw: bytes) -> Any:
     """The line ``raw`` as JSON: of the current format with a ``result`` object, only its
-    ``format``, ``id``, ``seed``, ``names``, ``owners``, ``deals`` (each with its ``scores``
-    only) and ``result``, as far as it has them; any other line whole (orjson's errors for one
-    that is not JSON)."""
+    ``format``, ``id``, ``seed``, ``names``, ``owners``, ``teams``, ``deals`` (each with its
+    ``scores``, ``dealer``, ``trump`` and ``hands`` only) and ``result``, as far as it has them;
+    any other line whole (orjson's errors for one that is not JSON)."""
     if raw.startswith(_CURRENT) and raw.isascii():
         try:
             parts = _DECODER.decode(raw)
@@ -57,13 +62,19 @@ def rating_parts(raw: bytes) -> Any:
             if not isinstance(parts.id, msgspec.UnsetType):
                 line["id"] = orjson.loads(memoryview(parts.id))
             for key, raw_value in (("seed", parts.seed), ("names", parts.names),
-                                   ("owners", parts.owners)):
+                                   ("owners", parts.owners), ("teams", parts.teams)):
                 if not isinstance(raw_value, msgspec.UnsetType):
                     line[key] = orjson.loads(memoryview(raw_value))
             if not isinstance(parts.deals, msgspec.UnsetType):
-                line["deals"] = [{} if isinstance(deal.scores, msgspec.UnsetType)
-                                 else {"scores": orjson.loads(memoryview(deal.scores))}
-                                 for deal in parts.deals]
+                line["deals"] = [_deal(deal) for deal in parts.deals]
             line["result"] = result
             return line
     return orjson.loads(raw)
+
+
+def _deal(deal: _Deal) -> dict[str, Any]:
+    """What the ratings read of one deal: its scores, and its dealer, trump and hands (the luck-
+    adjusted model's chance events), as far as it has them."""
+    return {key: orjson.loads(memoryview(raw)) for key, raw in
+            (("scores", deal.scores), ("dealer", deal.dealer), ("trump", deal.trump),
+             ("hands", deal.hands)) if not isinstance(raw, msgspec.UnsetType)}

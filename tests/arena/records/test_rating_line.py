@@ -62,9 +62,11 @@ def test_the_ratings_read_of_a_line_what_a_whole_parse_gives(raw: bytes) -> None
     assert rated(rating_parts(raw)) == rated(orjson.loads(raw))
 
 
-def test_the_deals_are_read_for_their_scores_only() -> None:
+def test_the_deals_are_read_for_their_scores_and_chance_events_only() -> None:
     parts = rating_parts(line())
-    assert parts["deals"] == [{"scores": [11, 0, 1]}, {"scores": [0, 0, 11]}]
+    assert [deal["scores"] for deal in parts["deals"]] == [[11, 0, 1], [0, 0, 11]]
+    assert parts["deals"][0]["hands"] == [["AS"], ["2H"], ["TD"]]
+    assert all(set(deal) <= {"scores", "dealer", "trump", "hands"} for deal in parts["deals"])
     assert set(parts) == {"format", "id", "seed", "deals", "result"}
 
 
