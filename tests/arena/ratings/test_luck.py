@@ -53,7 +53,7 @@ bots:
 
 @pytest.fixture(scope="module")
 def results(field: Path) -> list[dict[str, Any]]:
-    return read_results([field]).results
+    return read_results([field], chance=True).results
 
 
 def _adjusted(results: list[dict[str, Any]]) -> luck.Adjusted:
