@@ -20,8 +20,9 @@ chance event "which of the deal's hands this position got". In a duplicate set e
 every position of the same deals once (a table's seat rotations), so over the set each entrant's
 adjustments sum to exactly zero, whatever ``V`` is: the adjustment moves no entrant's mean score, it
 only takes out of each single deal the part of the score its cards explain. In a set that is not a
-full rotation (a match unit, a forfeited game) the terms are zero in expectation over the seat
-draw. docs/ratings.md says what the ``adjusted`` model compares with these.
+full rotation (a match unit), or whose games did not all reach a deal (a Partnership game ends at
+its target), the terms are zero only in expectation over the seat draw. docs/ratings.md says
+what the ``adjusted`` model compares with these.
 
 No I/O: ``arena.ratings.tally`` calls this with what the rating inputs hold (``deal_chance``,
 ``arena.records.result.rating_input``).
