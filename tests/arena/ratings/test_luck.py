@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 import pytest
 
 from arena.ratings import luck
@@ -143,3 +144,15 @@ def test_arena_table_rates_adjusted(field: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "luck-adjusted deals" in done.stdout
     assert all(name in done.stdout for name in [*COPIES, "overbid"])
+
+
+FIXTURE = Path(__file__).with_name("honest-40-games.jsonl")
+
+
+@pytest.mark.parametrize("chance", ["x", [[0, "S"]], [[0, "S", [["AS"], ["2H"]]]] * 8,
+                                    [["0", None, []]] * 8])
+def test_chance_events_that_are_not_a_deals_leave_the_scores_unadjusted(chance: object) -> None:
+    plain = [orjson.loads(line) for line in FIXTURE.read_bytes().splitlines()]
+    damaged = [dict(result, deal_chance=chance) for result in plain]
+    expected = rate(plain, model=Model.ADJUSTED, resamples=20).standings
+    assert rate(damaged, model=Model.ADJUSTED, resamples=20).standings == expected
