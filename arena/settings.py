@@ -349,6 +349,9 @@ class RatingModel(enum.StrEnum):
     """Entrants that held the same cards in one duplicate set: the higher total wins."""
     DEALS = "deals"
     """The same, deal by deal: one comparison per deal (matchpoints)."""
+    ADJUSTED = "adjusted"
+    """Every two entrants of one duplicate set, deal by deal, by luck-adjusted deal scores (their
+    score less what the cards they held explain, ``arena.ratings.luck``), at any position."""
 
 
 DEFAULT_RATING = RatingModel.DEALS

@@ -15,6 +15,8 @@ classes is ordered right with LOS >= 95%. Reported: the median (and mean) games 
 ratio of medians to ``places`` (the goal's figure: the default model at <= 0.6x on both fields),
 and the median of the per-shuffle ratios (one shuffle's prefixes are the same games for every
 model; a first passage is noisy, so this one scatters more).
+A third field, **ladder-small** (``bench/fields/ladder-small.yaml``: the ladder under seed 21,
+600 games, noise 0.05 and 0.1 as one class), is measured by ``python -m bench.models ladder-small``.
 ``python -m bench models``.
 """
 
@@ -38,8 +40,14 @@ FIELDS = {
     "mixed": (ROOT / "bench" / "fields" / "mixed.yaml",
               [["greedy"], ["first-legal-c"],
                ["random-py", "random-js", "random-c", "random-go"]]),
+    # noise 0.05 and 0.1 as one class: no model separates them in 600 games (z under 0.5)
+    "ladder-small": (ROOT / "bench" / "fields" / "ladder-small.yaml",
+                     [["greedy-n00"], ["greedy-n05", "greedy-n10"], ["greedy-n20"], ["greedy-n30"],
+                      ["greedy-n45"]]),
 }
-REPEATS = {"ladder": 41, "mixed": 101}
+DEFAULT_FIELDS = ("ladder", "mixed")
+"""The fields ``python -m bench models`` measures; ``python -m bench.models FIELD...`` any."""
+REPEATS = {"ladder": 41, "mixed": 101, "ladder-small": 21}
 """Shuffles per field: the mixed field is resolved within a dozen sets, where one set more or less
 is a large step, so it needs more shuffles for a steady median (and costs little)."""
 RESAMPLES = 200
@@ -57,7 +65,7 @@ def field_results(name: str, out: Path | None = None) -> list[dict[str, object]]
         arena = Path(sys.executable).with_name("arena")
         subprocess.run([str(arena), "run", str(path), "--out", str(out), "--restart"],
                        check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
-    return read_results([out]).results
+    return read_results([out], chance=True).results
 
 
 def is_resolved(results: Sequence[dict[str, object]], classes: list[list[str]], model: Model,
@@ -109,13 +117,14 @@ def measure(name: str, results: list[dict[str, object]],
     return needed
 
 
-def run() -> list[str]:
+def run(fields: Sequence[str] = DEFAULT_FIELDS) -> list[str]:
     """Measure and return the lines to print."""
     lines = []
-    for name in FIELDS:
+    for name in fields:
         results = field_results(name)
         needed = measure(name, results)
         base = needed[Model.PLACES]
+        deals = needed[Model.DEALS]
         lines.append(f"{name} ({len(results)} games): games until every adjacent pair is ordered "
                      f"right with LOS >= 95% (median of {REPEATS[name]} shuffles of whole sets):")
         for model, counts in needed.items():
@@ -124,11 +133,14 @@ def run() -> list[str]:
             goal = ""
             if model is DEFAULT_MODEL and model is not Model.PLACES:
                 goal = f"  default, goal <= {RATIO_GOAL}x: {'met' if ratio <= RATIO_GOAL else 'NOT met'}"
+            against_deals = statistics.median(c / b for c, b in zip(counts, deals, strict=True))
             lines.append(f"  {model.value:<10} {statistics.median(counts):6.0f} games "
                          f"(mean {statistics.mean(counts):6.0f}): {ratio:4.2f}x places "
-                         f"(median per shuffle {paired:4.2f}x){goal}")
+                         f"(median per shuffle {paired:4.2f}x; against deals "
+                         f"{statistics.median(counts) / statistics.median(deals):4.2f}x, per "
+                         f"shuffle {against_deals:4.2f}x){goal}")
     return lines
 
 
 if __name__ == "__main__":
-    print("\n".join(run()))
+    print("\n".join(run(sys.argv[1:] or DEFAULT_FIELDS)))

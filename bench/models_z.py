@@ -51,7 +51,7 @@ def ladder_results(seed: int) -> list[dict[str, object]]:
                             "--jobs", "2"], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
         finally:
             Path(handle.name).unlink()
-    return read_results([out]).results
+    return read_results([out], chance=True).results
 
 
 def pair_z(results: list[dict[str, object]], model: Model) -> list[float]:

@@ -11,6 +11,9 @@ little luck and much skill: the comparisons a duplicate bridge event scores.
   go to the better place in its own game (which holds the game's tie-break), else a draw.
 - ``deals`` compares the position deal by deal (matchpoints): one comparison per deal both games
   finished, the higher deal score winning it, equal scores a draw. A forfeit loses every one.
+- ``adjusted`` compares as ``deals`` does, by luck-adjusted deal scores (``arena.ratings.luck``),
+  and every two seats of one set, not only those at one position: with the cards' luck taken out,
+  a seat's deal compares with the deal of a seat that held other cards.
 
 Two seats of one entrant (a team of copies meeting itself) are not compared. A game without a set,
 or alone in its set, gives no comparisons. No I/O here: ``arena.ratings.model`` calls this while
@@ -43,16 +46,18 @@ class Positions:
     dealt: np.ndarray  # how many deals it finished (0 when the record has none)
 
 
-def records(positions: Positions, entrants: int, per_deal: bool
+def records(positions: Positions, entrants: int, per_deal: bool, across: bool = False
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(game, cell, points) of every comparison: ``points`` that entrant ``cell // entrants``
     scored against ``cell % entrants``, credited to the earlier game of the two (both are in one
     set, which the bootstrap draws whole). Comparisons come in the order of the positions' keys'
     first rows, then of the pairs in each key's rows; each pair's two records (first against
-    second, then the reverse) where they hold points."""
+    second, then the reverse) where they hold points. ``across``: every two rows of one set and
+    deals' seed are compared, whatever their positions (the ``adjusted`` model: its deal scores
+    have the luck of the cards taken out, so different hands compare)."""
     held: dict[object, list[int]] = defaultdict(list)
     for row, key in enumerate(positions.key):
-        held[key].append(row)
+        held[key[:-1] if across and isinstance(key, tuple) else key].append(row)
     pairs = [pair for rows in held.values() for pair in combinations(rows, 2)]
     a = np.array([first for first, _ in pairs], dtype=np.int64)
     b = np.array([second for _, second in pairs], dtype=np.int64)

@@ -46,6 +46,8 @@ COMPARED = {
     RatingModel.PLACES: "pairwise outcomes of places (rating: places)",
     RatingModel.DUPLICATE: "comparisons of totals on the same cards (rating: duplicate)",
     RatingModel.DEALS: "comparisons of deals on the same cards (rating: deals)",
+    RatingModel.ADJUSTED: "comparisons of luck-adjusted deals in the same duplicate sets "
+                          "(rating: adjusted)",
 }
 """What one pairing is under each model, for the table's first note."""
 
@@ -69,17 +71,18 @@ class TableOutput:
     notes: list[str]
 
 
-def read_results(paths: Sequence[str | os.PathLike[str]]) -> ResultsRead:
+def read_results(paths: Sequence[str | os.PathLike[str]], chance: bool = False) -> ResultsRead:
     """The results in `paths` (games.jsonl files, or directories holding one), in file order.
 
     A line is a games.jsonl line (an object with a `result` object) or a bare result object. A
     half-written last line or a duplicate game is skipped and said in `notes`
     (``arena.records.reader``'s rules); any other bad line, a missing path or no results at all
-    is a ResultsError naming the file (and line).
+    is a ResultsError naming the file (and line). ``chance``: with the deals' chance events, which
+    the ``adjusted`` model reads (``arena.records.reader.read_rating_inputs``).
     """
     notes = ReadNotes()
     owners: dict[str, str] = {}
-    results = [result for _, _, result in read_rating_inputs(paths, notes, owners)]
+    results = [result for _, _, result in read_rating_inputs(paths, notes, owners, chance)]
     if not results:
         raise ResultsError(f"no game results in {', '.join(str(p) for p in paths) or 'no files'}")
     return ResultsRead(results, notes, owners)
@@ -323,7 +326,7 @@ def table_for_paths(
         raise ConfigError(f"--resamples: must be 0 or more, got {resamples}")
     if seed < 0:
         raise ConfigError(f"--seed: must be 0 or more, got {seed}")
-    read = read_results(paths)
+    read = read_results(paths, chance=model is RatingModel.ADJUSTED)
     text = results_table(read.results, fmt=fmt, anchor=fixed, crosstable=crosstable,
                          resamples=resamples, seed=seed, model=model,
                          owners=shown_owners(read.owners))

@@ -16,6 +16,7 @@ import numpy as np
 
 from arena.errors import ResultsError
 from arena.ratings import duplicate as duplicate_comparisons
+from arena.ratings import luck
 from arena.records.result import GameResult, result_fields, value_problem
 from arena.settings import RatingModel as Model
 
@@ -60,13 +61,19 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
     set_names: list[object] = []
     deal_keys: list[object] = []  # by game: what its deals are known by (its seed), or None
     deal_scores: list[Sequence[Sequence[float]]] = []
+    chances: list[list[luck.DealChance] | None] = []  # the adjusted model's chance events
+    teams: list[object] = []
     duplicate = model is not Model.PLACES
+    per_deal = model in (Model.DEALS, Model.ADJUSTED)
     for count, obj in enumerate(results, 1):
         try:
             entrants, scores, ranks, forfeits, faults = result_fields(obj)
             if duplicate:
                 deal_keys.append(obj.get("seed") if isinstance(obj, Mapping) else None)
                 deal_scores.append(_deal_scores(obj, len(entrants)))
+            if model is Model.ADJUSTED and isinstance(obj, Mapping):
+                chances.append(luck.chance_of(obj))
+                teams.append(obj.get("teams"))
         except ResultsError as error:
             raise ResultsError(f"result {count}: {error}") from None
         named = obj.get("set") if isinstance(obj, Mapping) else None
@@ -132,10 +139,13 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
                 found.append((game[mask], cell[mask], np.full(int(mask.sum()), points)))
 
     if duplicate:
+        scored = deal_scores if per_deal else None
+        if model is Model.ADJUSTED:
+            scored = _adjusted(chances, deal_scores, teams, set_names, size)
         found.append(duplicate_comparisons.records(
-            _positions(set_names, deal_keys, deal_scores if model is Model.DEALS else None, size,
-                       start, canonical, entrant, score, rank, forfeit),
-            n, per_deal=model is Model.DEALS))
+            _positions(set_names, deal_keys, scored, size, start, canonical, entrant, score, rank,
+                       forfeit),
+            n, per_deal=per_deal, across=model is Model.ADJUSTED))
     record_game = np.concatenate([g for g, _, _ in found])
     record_cell = np.concatenate([c for _, c, _ in found])
     record_points = np.concatenate([p for _, _, p in found])
@@ -186,6 +196,21 @@ def _positions(set_names: list[object], deal_keys: list[object],
     return duplicate_comparisons.Positions(
         key=key, game=canonical[game], entrant=entrant[seat], total=score[seat], rank=rank[seat],
         forfeit=forfeit[seat], deals=deals, dealt=dealt)
+
+
+def _adjusted(chances: list[list[luck.DealChance] | None],
+              deal_scores: list[Sequence[Sequence[float]]], teams: list[object],
+              set_names: list[object], size: np.ndarray) -> list[Sequence[Sequence[float]]]:
+    """Each game's deal scores, luck-adjusted where its chance events are known (``luck``);
+    as they are where not (or wherever a game's deals do not match its positions)."""
+    if len(chances) < len(deal_scores):  # results given as GameResults: nothing to adjust by
+        return deal_scores
+    positions = [[[seat] for seat in range(int(players))] if not isinstance(team, list)
+                 else [list(members) if isinstance(members, list) else [] for members in team]
+                 for team, players in zip(teams, size.tolist(), strict=True)]
+    adjusted = luck.adjust(chances, deal_scores, positions, set_names)
+    return [raw if found is None else found.tolist()
+            for raw, found in zip(deal_scores, adjusted.scores, strict=True)]
 
 
 def _deal_scores(obj: Mapping[str, object] | GameResult, positions: int

@@ -139,17 +139,21 @@ def read_data_lines(path: Path, data: bytes, notes: ReadNotes,
 
 
 def read_rating_inputs(paths: Sequence[str | os.PathLike[str]], notes: ReadNotes,
-                       owners: dict[str, str] | None = None,
+                       owners: dict[str, str] | None = None, chance: bool = False,
                        ) -> Iterator[tuple[Path, int, dict[str, Any]]]:
     """``(file, line number, rating input)`` of each line in ``paths``: what ``arena table``
     reads. A line needs only its result (``rating_input``); a bare result object (one that is
     not a line: ``entrants`` and ``scores`` at the top, docs/ratings.md) is taken as it is. Lines
     are parsed as far as the ratings read them (``arena.records.rating_line``). ``owners``, when
     given, gets each bot's owner as the lines record it (``names`` and ``owners``, by seat; a
-    later line's over an earlier's)."""
+    later line's over an earlier's). ``chance``: the deals' chance events too (dealer, trump,
+    hands: the ``adjusted`` model's ``deal_chance``), which cost most of a line's reading."""
     from arena.records.rating_line import rating_parts
 
-    for line in _read_lines(paths, notes, _result_or_bare, rating_parts):
+    def parts(raw: bytes) -> Any:
+        return rating_parts(raw, chance)
+
+    for line in _read_lines(paths, notes, _result_or_bare, parts):
         data = line.data
         if owners is not None and isinstance(data.get("owners"), list) \
                 and isinstance(data.get("names"), list):

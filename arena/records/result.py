@@ -52,7 +52,9 @@ def result_of(record: Mapping[str, Any], entrants: Sequence[str], policy: FaultP
 def rating_input(line: Mapping[str, Any]) -> dict[str, Any]:
     """The result of an upgraded line with what the duplicate models need besides: ``seed``, the
     deals' seed, and ``deal_scores``, each finished deal's scores indexed like the result's
-    ``scores``, when the line has them (a line may hold only a result)."""
+    ``scores``, when the line has them (a line may hold only a result); for the ``adjusted``
+    model also ``deal_chance``, each deal's ``[dealer, trump, hands]``, and a team game's
+    ``teams``."""
     result: dict[str, Any] = line["result"]
     extra: dict[str, object] = {}
     if "seed" in line:
@@ -62,6 +64,13 @@ def rating_input(line: Mapping[str, Any]) -> dict[str, Any]:
         scores = [deal.get("scores") for deal in deals if isinstance(deal, dict)]
         if len(scores) == len(deals):
             extra["deal_scores"] = scores
+        # The deals' chance events, for the luck-adjusted model (arena.ratings.luck).
+        chance = [[deal.get("dealer"), deal.get("trump"), deal.get("hands")]
+                  for deal in deals if isinstance(deal, dict) and "hands" in deal]
+        if chance and len(chance) == len(deals):
+            extra["deal_chance"] = chance
+    if isinstance(line.get("teams"), list):
+        extra["teams"] = line["teams"]
     return {**result, **extra} if extra else result
 
 

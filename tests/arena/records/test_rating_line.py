@@ -50,21 +50,34 @@ LINES = [
 ]
 
 
-def rated(parsed: Any) -> str:
-    """What the ratings read of a parsed line, with the types of its numbers."""
+def rated(parsed: Any, chance: bool = True) -> str:
+    """What the ratings read of a parsed line, with the types of its numbers (without the deals'
+    chance events unless ``chance``)."""
     if isinstance(parsed, dict) and isinstance(parsed.get("result"), dict):
         parsed = {"id": parsed.get("id"), "format": parsed.get("format"), **rating_input(parsed)}
+        if not chance:
+            parsed.pop("deal_chance", None)
     return repr(parsed)
 
 
+@pytest.mark.parametrize("chance", [False, True])
 @pytest.mark.parametrize("raw", LINES, ids=range(len(LINES)))
-def test_the_ratings_read_of_a_line_what_a_whole_parse_gives(raw: bytes) -> None:
-    assert rated(rating_parts(raw)) == rated(orjson.loads(raw))
+def test_the_ratings_read_of_a_line_what_a_whole_parse_gives(raw: bytes, chance: bool) -> None:
+    assert rated(rating_parts(raw, chance), chance) == rated(orjson.loads(raw), chance)
 
 
 def test_the_deals_are_read_for_their_scores_only() -> None:
     parts = rating_parts(line())
     assert parts["deals"] == [{"scores": [11, 0, 1]}, {"scores": [0, 0, 11]}]
+    assert set(parts) == {"format", "id", "seed", "deals", "result"}
+
+
+def test_the_adjusted_model_reads_the_deals_chance_events_too() -> None:
+    parts = rating_parts(line(), chance=True)
+    assert [deal["scores"] for deal in parts["deals"]] == [[11, 0, 1], [0, 0, 11]]
+    assert parts["deals"][0]["hands"] == [["AS"], ["2H"], ["TD"]]
+    assert all(set(deal) <= {"scores", "dealer", "trump", "hands"} for deal in parts["deals"])
+    assert rated(parts) == rated(orjson.loads(line()))
     assert set(parts) == {"format", "id", "seed", "deals", "result"}
 
 
