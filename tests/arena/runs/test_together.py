@@ -31,6 +31,7 @@ from helpers import arena, start_arena, wait_for
 ROOT = Path(__file__).resolve().parents[3]
 C_BOT = ROOT / "bots" / "c" / "random_bot"
 RANDOM_PY = ROOT / "bots" / "python" / "random_bot.py"
+PACED = f"{sys.executable} -S {ROOT / 'tests' / 'bots' / 'paced_bot.py'}"
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None,
                                  reason=f"no working bubblewrap: {bwrap_problem()}")
 
@@ -80,12 +81,12 @@ def test_relative_dir_bot_builds_and_plays_in_the_sandbox(tmp_path: Path) -> Non
 # One writer per results directory ---------------------------------------------------------------
 
 def _start_long_run(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
-    """A run that is still writing when the next command comes: Python bots, many rounds."""
-    bots = "".join(f"  - {{name: p{n}, cmd: {sys.executable} -S {RANDOM_PY}}}\n" for n in range(3))
-    # full-length games (13 deals up and down: hundreds of decisions each), far more than the test
-    # waits for: minutes of work, stopped by the test with Ctrl-C
-    (tmp_path / "t.yaml").write_text(tournament_text(bots, rounds=2000).replace(
-        "options: {deals: 2}\n", ""))
+    """A run that is still writing when the next command comes: paced bots, many rounds."""
+    bots = "".join(f"  - {{name: p{n}, cmd: {PACED}}}\n" for n in range(3))
+    # short games of bots that wait 5 ms a decision (tests/bots/paced_bot.py): the first game is
+    # written at once, and 2000 rounds are minutes of wall time on next to no CPU, stopped by the
+    # test with Ctrl-C (bots that play as fast as they can keep a core busy all the while)
+    (tmp_path / "t.yaml").write_text(tournament_text(bots, rounds=2000))
     run = start_arena("run", "t.yaml", "--out", "out", "--jobs", "1", *args, cwd=tmp_path,
                       stdout=subprocess.DEVNULL)
     games = tmp_path / "out" / "games.jsonl"
@@ -118,7 +119,9 @@ def test_a_second_run_on_the_same_results_stops_with_the_first_ones_pid(
 
 @pytest.mark.slow
 def test_a_second_match_on_the_same_directory_stops(tmp_path: Path) -> None:
-    command = ["match", f"{sys.executable} -S {RANDOM_PY}", C_BOT, "--field", C_BOT,
+    # paced bots (5 ms a decision) in short games: a first game at once, then minutes of wall time
+    # on next to no CPU
+    command = ["match", PACED, f"{PACED} 0.005", "--field", PACED, "-o", "deals=2",
                "--games", "4000", "--jobs", "1", "--out", "m"]
     first = start_arena(*command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     games = tmp_path / "m" / "games.jsonl"
