@@ -27,7 +27,8 @@ from arena.league.playing import LeagueRunReport, _next_batch, run_league
 from arena.league.standings import StandingsCache
 from arena.league.store import Store
 from arena.league.submit import submit
-from arena.spec import PlaySettings
+from arena.settings import TimeControl
+from arena.spec import START, PlaySettings
 from arena.values.work import Finished
 
 from helpers import (
@@ -658,17 +659,18 @@ def test_a_bot_that_sleeps_against_other_bots_is_timed_out_not_given_the_league(
     its turn at move_ms (a timeout), where the CPU clock let it hold both workers for 2.5 s a
     decision with no fault."""
     league = tmp_path / "league"
-    # Never suspended (--suspend-after 0): each of its games is what this test looks at.
-    done = arena("league", "init", league, "--game", "blackout", "--players", "3", "--option",
-                 "deals=3", "--move-ms", "200", "--bank-ms", "0", "--suspend-after", "0")
-    assert done.returncode == 0, done.stderr
+    # Made and entered in process, as `league init --move-ms 200 --bank-ms 0 --suspend-after 0`
+    # and `league submit` do (a set-up: the run is what is tested). Never suspended
+    # (suspend_after 0): each of its games is what this test looks at.
+    play = PlaySettings(TimeControl(start_ms=START.default, move_ms=200, bank_ms=0))
+    settings = LeagueSettings.checked("blackout", 3, {"deals": "3"}, play, suspend_after=0)
+    Store.create(league, settings.stored()).close()
     stalls = tmp_path / "stalls-src"
     stalls.mkdir()
     shutil.copy(ROOT / "tests" / "bots" / "hostile" / "stalls.py", stalls / "bot.py")
     (stalls / "bot.yaml").write_text("name: stalls\nrun: python3 bot.py 2.5\n")
-    for bot in ("bots/c/random.bot.yaml", "bots/c/first.bot.yaml", stalls):
-        done = arena("league", "submit", league, bot)
-        assert done.stdout.startswith("accepted"), done.stdout + done.stderr
+    for bot in (ROOT / "bots/c/random.bot.yaml", ROOT / "bots/c/first.bot.yaml", stalls):
+        submitted(league, bot)
     done = arena("league", "run", league, "--games", "6", "--jobs", "2")
     assert done.returncode == 0, done.stderr
     export = arena("league", "export", league, "--out", tmp_path / "out" / "games.jsonl")
