@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +23,7 @@ import orjson
 import pytest
 import yaml
 
+from arena.cli import main
 from arena.league.playing import run_league
 from arena.runs.runner import run_tournament
 
@@ -38,6 +41,27 @@ def one_error(proc: subprocess.CompletedProcess[str], *expected: str) -> str:
     for text in expected:
         assert text in errors[0], errors[0]
     return errors[0]
+
+
+def in_process(*args: str | Path, cwd: Path, monkeypatch: pytest.MonkeyPatch,
+               capsys: pytest.CaptureFixture[str]) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` run by the entry point's ``main`` in this process, from ``cwd``: its exit
+    status and output as ``arena`` gives them (for the commands after the first of a test, which
+    goes through a real process: a process start each was most of their cost)."""
+    monkeypatch.chdir(cwd)
+    monkeypatch.setattr(sys, "argv", ["arena", *map(str, args)])
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    capsys.readouterr()
+    try:
+        main()
+        status = 0
+    except SystemExit as stop:
+        status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["arena", *map(str, args)], status, out, err)
 
 
 def tournament(directory: Path, rounds: int = 1) -> Path:
@@ -235,7 +259,8 @@ DAMAGES = {
 
 @pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_results_line_is_one_line_naming_file_line_and_field(
-        tmp_path: Path, results: Path, damage: str) -> None:
+        tmp_path: Path, results: Path, damage: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     change, expected = DAMAGES[damage]
     out = tmp_path / "out"
     shutil.copytree(results, out)
@@ -245,11 +270,13 @@ def test_a_damaged_results_line_is_one_line_naming_file_line_and_field(
     lines[1] = orjson.dumps(record)
     (out / "games.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     where = f"{out / 'games.jsonl'}:2: "
+    # The report through the real command; the other readers by its entry point, in process
     one_error(arena("report", out, "-o", tmp_path / "site", cwd=tmp_path), where, expected)
-    one_error(arena("show", out, "r1-t0000-s0", cwd=tmp_path), where, expected)
+    here = {"cwd": tmp_path, "monkeypatch": monkeypatch, "capsys": capsys}
+    one_error(in_process("show", out, "r1-t0000-s0", **here), where, expected)
     if "result" in damage or "ranks" in damage or "entrants" in damage:  # what table and resume read
-        one_error(arena("table", out, cwd=tmp_path), where)
-        one_error(arena("run", tournament(tmp_path), "--out", out, "--resume", cwd=tmp_path), where)
+        one_error(in_process("table", out, **here), where)
+        one_error(in_process("run", tournament(tmp_path), "--out", out, "--resume", **here), where)
 
 
 def test_a_locked_league_database_is_one_line_after_a_bounded_wait(tmp_path: Path) -> None:
