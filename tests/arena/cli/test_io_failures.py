@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,11 +21,10 @@ import orjson
 import pytest
 import yaml
 
-from arena.cli import main
 from arena.league.playing import run_league
 from arena.runs.runner import run_tournament
 
-from helpers import C_BOT, FIRST_BOT, arena, new_league, own_bot, submitted
+from helpers import C_BOT, FIRST_BOT, arena, in_process, new_league, own_bot, submitted
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]  # each test runs the arena command
 
@@ -41,27 +38,6 @@ def one_error(proc: subprocess.CompletedProcess[str], *expected: str) -> str:
     for text in expected:
         assert text in errors[0], errors[0]
     return errors[0]
-
-
-def in_process(*args: str | Path, cwd: Path, monkeypatch: pytest.MonkeyPatch,
-               capsys: pytest.CaptureFixture[str]) -> subprocess.CompletedProcess[str]:
-    """``arena ARGS`` run by the entry point's ``main`` in this process, from ``cwd``: its exit
-    status and output as ``arena`` gives them (for the commands after the first of a test, which
-    goes through a real process: a process start each was most of their cost)."""
-    monkeypatch.chdir(cwd)
-    monkeypatch.setattr(sys, "argv", ["arena", *map(str, args)])
-    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
-    capsys.readouterr()
-    try:
-        main()
-        status = 0
-    except SystemExit as stop:
-        status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-    finally:
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
-    out, err = capsys.readouterr()
-    return subprocess.CompletedProcess(["arena", *map(str, args)], status, out, err)
 
 
 def tournament(directory: Path, rounds: int = 1) -> Path:

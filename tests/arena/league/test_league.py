@@ -36,6 +36,7 @@ from helpers import (
     MISBEHAVING,
     ROOT,
     arena,
+    in_process,
     new_league,
     own_bot,
     query,
@@ -545,13 +546,19 @@ def test_a_second_run_is_told_which_process_holds_the_league(league: Path) -> No
 
 
 @pytest.mark.slow
-def test_export_never_overwrites_what_the_league_did_not_write(league: Path, tmp_path: Path) -> None:
+def test_export_never_overwrites_what_the_league_did_not_write(
+        league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     before = snapshot(league)
     link = tmp_path / "link.db"  # the database by another name is still the database
     link.symlink_to(league / DATABASE)
-    for inside in (league / DATABASE, league / "submissions.jsonl", league / "bots" / "games.jsonl",
-                   league / "export" / ".." / DATABASE, link):
-        done = arena("league", "export", league, "--out", inside, "--force")
+    for n, inside in enumerate((league / DATABASE, league / "submissions.jsonl",
+                                league / "bots" / "games.jsonl", league / "export" / ".." / DATABASE,
+                                link)):
+        # the first through a real process, the other paths by the entry point in this process
+        command = ("league", "export", league, "--out", inside, "--force")
+        done = arena(*command) if n == 0 else \
+            in_process(*command, cwd=ROOT, monkeypatch=monkeypatch, capsys=capsys)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stdout + done.stderr
         assert done.stderr.startswith(f"arena: error: --out {inside}: inside the league")
     assert snapshot(league) == before
