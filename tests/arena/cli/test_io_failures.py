@@ -103,10 +103,11 @@ def fill(disk: Path) -> Path:
     return filler
 
 
-def test_a_run_on_a_full_disk_is_one_line_and_so_is_its_resume(small_disk: Path,
-                                                                tmp_path: Path) -> None:
-    path = tournament(tmp_path, rounds=200)  # 600 games: more than 256 KB of records
-    out = small_disk / "out"
+def test_a_run_on_a_full_disk_is_one_line_and_so_is_its_resume(
+        mount_disk: Callable[[str], Path], tmp_path: Path) -> None:
+    # 64 KB: about 20 games fill it (256 KB took about 95, each one CPU for nothing)
+    path = tournament(tmp_path, rounds=200)  # 600 games: far more than 64 KB of records
+    out = mount_disk("64k") / "out"
     one_error(arena("run", path, "--out", out, cwd=tmp_path),
               f"{out / 'games.jsonl'}: cannot write: No space left on device", "--resume")
     saved = (out / "games.jsonl").read_bytes()
@@ -135,7 +136,8 @@ def test_a_report_on_a_full_tmpfs_is_one_line(small_disk: Path, results: Path,
 
 
 def test_league_commands_on_a_full_disk_are_one_line_and_lose_nothing(
-        mount_disk: Callable[[str], Path], tmp_path: Path) -> None:
+        mount_disk: Callable[[str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     disk = mount_disk("4m")
     # In process, the league that is there before the disk fills: a set-up.
     league = new_league(disk / "league", options={"deals": "1"})
@@ -148,11 +150,13 @@ def test_league_commands_on_a_full_disk_are_one_line_and_lose_nothing(
         line = one_error(arena("league", *args, cwd=tmp_path))
         assert "no space left" in line.lower(), line
     filler.unlink()
+    # The disk has room again: the league's other commands by the entry point, in process
+    here = {"cwd": tmp_path, "monkeypatch": monkeypatch, "capsys": capsys}
     for force in ([], ["--force"]):  # renaming a file over /dev/full would replace the device
-        one_error(arena("league", "export", league, "--out", "/dev/full", *force, cwd=tmp_path),
+        one_error(in_process("league", "export", league, "--out", "/dev/full", *force, **here),
                   "--out /dev/full: exists and is not a regular file")
     assert Path("/dev/full").is_char_device()
-    status = arena("league", "status", league, cwd=tmp_path)
+    status = in_process("league", "status", league, **here)
     assert status.returncode == 0, status.stderr
     assert "3 games stored" in status.stdout and "\nd " not in status.stdout
     assert not (league / "bots" / "d").exists() or not any((league / "bots" / "d").iterdir())
