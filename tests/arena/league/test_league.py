@@ -162,8 +162,9 @@ def test_a_new_version_replaces_the_old_one_whose_games_stay(league: Path, tmp_p
 
 
 @pytest.mark.slow
-def test_the_table_names_versions_and_says_which_games_it_leaves_out(league: Path,
-                                                                     tmp_path: Path) -> None:
+def test_the_table_names_versions_and_says_which_games_it_leaves_out(
+        league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     # A new version and a retirement took 193 games down to 49 in the table without a word.
     assert run_league(league, games=6, jobs=1).played == 6  # in process: the games to leave out
     (tmp_path / "v2").mkdir()
@@ -176,15 +177,19 @@ def test_the_table_names_versions_and_says_which_games_it_leaves_out(league: Pat
     assert (f"6 of the 9 games stored are not rated here: each seated a version no longer in the "
             f"pool (mine@1 replaced, 6 games). `arena league export {league}` and `arena table "
             f"{league}/export/` rate every game of every version.") in table.stdout
-    status = arena("league", "status", league).stdout
+    # The status and the CSV table by the entry point, in process
+    here = {"cwd": ROOT, "monkeypatch": monkeypatch, "capsys": capsys}
+    status = in_process("league", "status", league, **here).stdout
     assert "6 of the 9 games stored are not rated here" in status
-    csv_table = arena("league", "table", league, "--format", "csv", "--resamples", "20").stdout
+    csv_table = in_process("league", "table", league, "--format", "csv", "--resamples", "20",
+                           **here).stdout
     assert "not rated" not in csv_table  # data: rows only
 
 
 @pytest.mark.slow
-def test_status_counts_games_played_and_the_table_games_rated(league: Path,
-                                                              tmp_path: Path) -> None:
+def test_status_counts_games_played_and_the_table_games_rated(
+        league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     # 5,381 against 4,040 for one entrant, neither saying which games it counted.
     assert run_league(league, games=6, jobs=1).played == 6
     (tmp_path / "v2").mkdir()
@@ -193,19 +198,22 @@ def test_status_counts_games_played_and_the_table_games_rated(league: Path,
     table = arena("league", "table", league, "--resamples", "0")
     assert table.returncode == 0, table.stderr
     assert "games rated" in table.stdout.splitlines()[0], table.stdout
-    csv_table = arena("league", "table", league, "--format", "csv", "--resamples", "0").stdout
+    # The other formats by the entry point, in process (the text table above was a real process)
+    here = {"cwd": ROOT, "monkeypatch": monkeypatch, "capsys": capsys}
+    csv_table = in_process("league", "table", league, "--format", "csv", "--resamples", "0",
+                           **here).stdout
     rows = {row["entrant"]: row for row in csv.DictReader(io.StringIO(csv_table))}
     assert rows["random-c@1"]["games rated"] == "3", csv_table
-    rated = orjson.loads(arena("league", "table", league, "--format", "json",
-                               "--resamples", "0").stdout)
+    rated = orjson.loads(in_process("league", "table", league, "--format", "json",
+                                    "--resamples", "0", **here).stdout)
     [entrant] = [e for e in rated["entrants"] if e["name"] == "random-c@1"]
     assert entrant["games_rated"] == 3 and "games" not in entrant
-    status = arena("league", "status", league, "--format", "json")
+    status = in_process("league", "status", league, "--format", "json", **here)
     assert status.returncode == 0, status.stderr
     versions = {(e["name"], e["version"]): e for e in orjson.loads(status.stdout)["entrants"]}
     assert versions[("random-c", "1")]["games_played"] == 9
     assert "games" not in versions[("random-c", "1")]
-    text = arena("league", "status", league).stdout
+    text = in_process("league", "status", league, **here).stdout
     assert " games played " in text and "games rated" not in text.split("\n\n")[1]
 
 
