@@ -309,7 +309,8 @@ def test_a_build_gets_no_stdin_and_a_failure_shows_its_last_20_lines(tmp_path: P
 
 
 @pytest.mark.slow
-def test_a_run_rated_by_its_file_is_rerated_by_table_report_and_resume(tmp_path: Path) -> None:
+def test_a_run_rated_by_its_file_is_rerated_by_table_report_and_resume(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """The rating model with a tournament file, --resume, `arena table` (anchor, JSON) and the report:
     the file's model rates the closing table, resuming with another model is no change to the
     games, and every reader takes --rating on the same directory."""
@@ -322,12 +323,14 @@ def test_a_run_rated_by_its_file_is_rerated_by_table_report_and_resume(tmp_path:
     done = arena("run", str(path), "--out", "out", "--resume", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "(rating: duplicate)" in done.stdout and "9 games" in done.stdout
-    table = arena("table", "out", "--rating", "deals", "--anchor", "c0=1000", "--format", "json",
-                  cwd=tmp_path)
+    # The readers by the entry point, in process (the runs above were real processes)
+    here = {"cwd": tmp_path, "monkeypatch": monkeypatch, "capsys": capsys}
+    table = in_process("table", "out", "--rating", "deals", "--anchor", "c0=1000", "--format",
+                       "json", **here)
     assert table.returncode == 0, table.stderr
     rated = orjson.loads(table.stdout)
     assert rated["rating"] == "deals" and rated["games"] == 9
     assert next(e for e in rated["entrants"] if e["name"] == "c0")["rating"] == 1000
-    report = arena("report", "out", "-o", "site", "--rating", "places", cwd=tmp_path)
+    report = in_process("report", "out", "-o", "site", "--rating", "places", **here)
     assert report.returncode == 0, report.stderr
     assert "(rating: places)" in (tmp_path / "site" / "index.html").read_text()
