@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -17,6 +18,8 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 """The repository: the working directory the commands run from unless a test says otherwise."""
@@ -45,6 +48,30 @@ def arena_bytes(*args: str | Path, cwd: Path = ROOT,
     """``arena ARGS`` with its output as the bytes it wrote (for tests of what reaches a terminal)."""
     return subprocess.run([ARENA, *map(str, args)], cwd=cwd, capture_output=True, timeout=timeout,
                           stdin=subprocess.DEVNULL, check=False)
+
+
+def in_process(*args: str | Path, cwd: Path, monkeypatch: pytest.MonkeyPatch,
+               capsys: pytest.CaptureFixture[str]) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` run by the entry point's ``main`` in this process, from ``cwd``: its exit
+    status and output, as ``arena`` gives them. For a test's further commands where the first went
+    through a real process: a process start each was most of their cost. The signal handlers
+    ``main`` installs are put back."""
+    from arena.cli import main
+
+    monkeypatch.chdir(cwd)
+    monkeypatch.setattr(sys, "argv", ["arena", *map(str, args)])
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    capsys.readouterr()
+    try:
+        main()
+        status = 0
+    except SystemExit as stop:
+        status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["arena", *map(str, args)], status, out, err)
 
 
 def start_arena(*args: str | Path, cwd: Path = ROOT, env: Mapping[str, str] | None = None,

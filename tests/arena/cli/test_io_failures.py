@@ -24,7 +24,7 @@ import yaml
 from arena.league.playing import run_league
 from arena.runs.runner import run_tournament
 
-from helpers import C_BOT, FIRST_BOT, arena, new_league, own_bot, submitted
+from helpers import C_BOT, FIRST_BOT, arena, in_process, new_league, own_bot, submitted
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]  # each test runs the arena command
 
@@ -103,10 +103,11 @@ def fill(disk: Path) -> Path:
     return filler
 
 
-def test_a_run_on_a_full_disk_is_one_line_and_so_is_its_resume(small_disk: Path,
-                                                                tmp_path: Path) -> None:
-    path = tournament(tmp_path, rounds=200)  # 600 games: more than 256 KB of records
-    out = small_disk / "out"
+def test_a_run_on_a_full_disk_is_one_line_and_so_is_its_resume(
+        mount_disk: Callable[[str], Path], tmp_path: Path) -> None:
+    # 64 KB: about 20 games fill it (256 KB took about 95, each one CPU for nothing)
+    path = tournament(tmp_path, rounds=200)  # 600 games: far more than 64 KB of records
+    out = mount_disk("64k") / "out"
     one_error(arena("run", path, "--out", out, cwd=tmp_path),
               f"{out / 'games.jsonl'}: cannot write: No space left on device", "--resume")
     saved = (out / "games.jsonl").read_bytes()
@@ -135,7 +136,8 @@ def test_a_report_on_a_full_tmpfs_is_one_line(small_disk: Path, results: Path,
 
 
 def test_league_commands_on_a_full_disk_are_one_line_and_lose_nothing(
-        mount_disk: Callable[[str], Path], tmp_path: Path) -> None:
+        mount_disk: Callable[[str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     disk = mount_disk("4m")
     # In process, the league that is there before the disk fills: a set-up.
     league = new_league(disk / "league", options={"deals": "1"})
@@ -148,11 +150,13 @@ def test_league_commands_on_a_full_disk_are_one_line_and_lose_nothing(
         line = one_error(arena("league", *args, cwd=tmp_path))
         assert "no space left" in line.lower(), line
     filler.unlink()
+    # The disk has room again: the league's other commands by the entry point, in process
+    here = {"cwd": tmp_path, "monkeypatch": monkeypatch, "capsys": capsys}
     for force in ([], ["--force"]):  # renaming a file over /dev/full would replace the device
-        one_error(arena("league", "export", league, "--out", "/dev/full", *force, cwd=tmp_path),
+        one_error(in_process("league", "export", league, "--out", "/dev/full", *force, **here),
                   "--out /dev/full: exists and is not a regular file")
     assert Path("/dev/full").is_char_device()
-    status = arena("league", "status", league, cwd=tmp_path)
+    status = in_process("league", "status", league, **here)
     assert status.returncode == 0, status.stderr
     assert "3 games stored" in status.stdout and "\nd " not in status.stdout
     assert not (league / "bots" / "d").exists() or not any((league / "bots" / "d").iterdir())
@@ -235,7 +239,8 @@ DAMAGES = {
 
 @pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_results_line_is_one_line_naming_file_line_and_field(
-        tmp_path: Path, results: Path, damage: str) -> None:
+        tmp_path: Path, results: Path, damage: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     change, expected = DAMAGES[damage]
     out = tmp_path / "out"
     shutil.copytree(results, out)
@@ -245,11 +250,13 @@ def test_a_damaged_results_line_is_one_line_naming_file_line_and_field(
     lines[1] = orjson.dumps(record)
     (out / "games.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     where = f"{out / 'games.jsonl'}:2: "
+    # The report through the real command; the other readers by its entry point, in process
     one_error(arena("report", out, "-o", tmp_path / "site", cwd=tmp_path), where, expected)
-    one_error(arena("show", out, "r1-t0000-s0", cwd=tmp_path), where, expected)
+    here = {"cwd": tmp_path, "monkeypatch": monkeypatch, "capsys": capsys}
+    one_error(in_process("show", out, "r1-t0000-s0", **here), where, expected)
     if "result" in damage or "ranks" in damage or "entrants" in damage:  # what table and resume read
-        one_error(arena("table", out, cwd=tmp_path), where)
-        one_error(arena("run", tournament(tmp_path), "--out", out, "--resume", cwd=tmp_path), where)
+        one_error(in_process("table", out, **here), where)
+        one_error(in_process("run", tournament(tmp_path), "--out", out, "--resume", **here), where)
 
 
 def test_a_locked_league_database_is_one_line_after_a_bounded_wait(tmp_path: Path) -> None:

@@ -27,7 +27,8 @@ from arena.league.playing import LeagueRunReport, _next_batch, run_league
 from arena.league.standings import StandingsCache
 from arena.league.store import Store
 from arena.league.submit import submit
-from arena.spec import PlaySettings
+from arena.settings import TimeControl
+from arena.spec import START, PlaySettings
 from arena.values.work import Finished
 
 from helpers import (
@@ -35,6 +36,7 @@ from helpers import (
     MISBEHAVING,
     ROOT,
     arena,
+    in_process,
     new_league,
     own_bot,
     query,
@@ -160,8 +162,9 @@ def test_a_new_version_replaces_the_old_one_whose_games_stay(league: Path, tmp_p
 
 
 @pytest.mark.slow
-def test_the_table_names_versions_and_says_which_games_it_leaves_out(league: Path,
-                                                                     tmp_path: Path) -> None:
+def test_the_table_names_versions_and_says_which_games_it_leaves_out(
+        league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     # A new version and a retirement took 193 games down to 49 in the table without a word.
     assert run_league(league, games=6, jobs=1).played == 6  # in process: the games to leave out
     (tmp_path / "v2").mkdir()
@@ -174,15 +177,19 @@ def test_the_table_names_versions_and_says_which_games_it_leaves_out(league: Pat
     assert (f"6 of the 9 games stored are not rated here: each seated a version no longer in the "
             f"pool (mine@1 replaced, 6 games). `arena league export {league}` and `arena table "
             f"{league}/export/` rate every game of every version.") in table.stdout
-    status = arena("league", "status", league).stdout
+    # The status and the CSV table by the entry point, in process
+    here = {"cwd": ROOT, "monkeypatch": monkeypatch, "capsys": capsys}
+    status = in_process("league", "status", league, **here).stdout
     assert "6 of the 9 games stored are not rated here" in status
-    csv_table = arena("league", "table", league, "--format", "csv", "--resamples", "20").stdout
+    csv_table = in_process("league", "table", league, "--format", "csv", "--resamples", "20",
+                           **here).stdout
     assert "not rated" not in csv_table  # data: rows only
 
 
 @pytest.mark.slow
-def test_status_counts_games_played_and_the_table_games_rated(league: Path,
-                                                              tmp_path: Path) -> None:
+def test_status_counts_games_played_and_the_table_games_rated(
+        league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     # 5,381 against 4,040 for one entrant, neither saying which games it counted.
     assert run_league(league, games=6, jobs=1).played == 6
     (tmp_path / "v2").mkdir()
@@ -191,19 +198,22 @@ def test_status_counts_games_played_and_the_table_games_rated(league: Path,
     table = arena("league", "table", league, "--resamples", "0")
     assert table.returncode == 0, table.stderr
     assert "games rated" in table.stdout.splitlines()[0], table.stdout
-    csv_table = arena("league", "table", league, "--format", "csv", "--resamples", "0").stdout
+    # The other formats by the entry point, in process (the text table above was a real process)
+    here = {"cwd": ROOT, "monkeypatch": monkeypatch, "capsys": capsys}
+    csv_table = in_process("league", "table", league, "--format", "csv", "--resamples", "0",
+                           **here).stdout
     rows = {row["entrant"]: row for row in csv.DictReader(io.StringIO(csv_table))}
     assert rows["random-c@1"]["games rated"] == "3", csv_table
-    rated = orjson.loads(arena("league", "table", league, "--format", "json",
-                               "--resamples", "0").stdout)
+    rated = orjson.loads(in_process("league", "table", league, "--format", "json",
+                                    "--resamples", "0", **here).stdout)
     [entrant] = [e for e in rated["entrants"] if e["name"] == "random-c@1"]
     assert entrant["games_rated"] == 3 and "games" not in entrant
-    status = arena("league", "status", league, "--format", "json")
+    status = in_process("league", "status", league, "--format", "json", **here)
     assert status.returncode == 0, status.stderr
     versions = {(e["name"], e["version"]): e for e in orjson.loads(status.stdout)["entrants"]}
     assert versions[("random-c", "1")]["games_played"] == 9
     assert "games" not in versions[("random-c", "1")]
-    text = arena("league", "status", league).stdout
+    text = in_process("league", "status", league, **here).stdout
     assert " games played " in text and "games rated" not in text.split("\n\n")[1]
 
 
@@ -544,13 +554,19 @@ def test_a_second_run_is_told_which_process_holds_the_league(league: Path) -> No
 
 
 @pytest.mark.slow
-def test_export_never_overwrites_what_the_league_did_not_write(league: Path, tmp_path: Path) -> None:
+def test_export_never_overwrites_what_the_league_did_not_write(
+        league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     before = snapshot(league)
     link = tmp_path / "link.db"  # the database by another name is still the database
     link.symlink_to(league / DATABASE)
-    for inside in (league / DATABASE, league / "submissions.jsonl", league / "bots" / "games.jsonl",
-                   league / "export" / ".." / DATABASE, link):
-        done = arena("league", "export", league, "--out", inside, "--force")
+    for n, inside in enumerate((league / DATABASE, league / "submissions.jsonl",
+                                league / "bots" / "games.jsonl", league / "export" / ".." / DATABASE,
+                                link)):
+        # the first through a real process, the other paths by the entry point in this process
+        command = ("league", "export", league, "--out", inside, "--force")
+        done = arena(*command) if n == 0 else \
+            in_process(*command, cwd=ROOT, monkeypatch=monkeypatch, capsys=capsys)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stdout + done.stderr
         assert done.stderr.startswith(f"arena: error: --out {inside}: inside the league")
     assert snapshot(league) == before
@@ -658,17 +674,18 @@ def test_a_bot_that_sleeps_against_other_bots_is_timed_out_not_given_the_league(
     its turn at move_ms (a timeout), where the CPU clock let it hold both workers for 2.5 s a
     decision with no fault."""
     league = tmp_path / "league"
-    # Never suspended (--suspend-after 0): each of its games is what this test looks at.
-    done = arena("league", "init", league, "--game", "blackout", "--players", "3", "--option",
-                 "deals=3", "--move-ms", "200", "--bank-ms", "0", "--suspend-after", "0")
-    assert done.returncode == 0, done.stderr
+    # Made and entered in process, as `league init --move-ms 200 --bank-ms 0 --suspend-after 0`
+    # and `league submit` do (a set-up: the run is what is tested). Never suspended
+    # (suspend_after 0): each of its games is what this test looks at.
+    play = PlaySettings(TimeControl(start_ms=START.default, move_ms=200, bank_ms=0))
+    settings = LeagueSettings.checked("blackout", 3, {"deals": "3"}, play, suspend_after=0)
+    Store.create(league, settings.stored()).close()
     stalls = tmp_path / "stalls-src"
     stalls.mkdir()
     shutil.copy(ROOT / "tests" / "bots" / "hostile" / "stalls.py", stalls / "bot.py")
     (stalls / "bot.yaml").write_text("name: stalls\nrun: python3 bot.py 2.5\n")
-    for bot in ("bots/c/random.bot.yaml", "bots/c/first.bot.yaml", stalls):
-        done = arena("league", "submit", league, bot)
-        assert done.stdout.startswith("accepted"), done.stdout + done.stderr
+    for bot in (ROOT / "bots/c/random.bot.yaml", ROOT / "bots/c/first.bot.yaml", stalls):
+        submitted(league, bot)
     done = arena("league", "run", league, "--games", "6", "--jobs", "2")
     assert done.returncode == 0, done.stderr
     export = arena("league", "export", league, "--out", tmp_path / "out" / "games.jsonl")

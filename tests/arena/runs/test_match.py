@@ -111,8 +111,9 @@ def test_greedy_against_random_accepts_h1_within_a_few_hundred_games(tmp_path: P
 @pytest.mark.slow
 def test_a_bot_against_itself_does_not_accept_h1(tmp_path: Path) -> None:
     # The C random bot seeds its choices from game_start: both games of a unit are identical.
+    # Every unit a draw, the SPRT takes the same 40 units whatever the games' length: 2 deals.
     match = new_match(C_BOT, C_BOT, [RANDOM_PY], games=400, sprt=SprtBounds(0, 30), seed=4,
-                      play=PLAY)
+                      play=PLAY, options={"deals": 2})
     report = play_match(match, tmp_path / "m", jobs=2)
     assert report.stats.decision is Decision.H0
     assert report.stats.mean == 0.5
@@ -121,8 +122,10 @@ def test_a_bot_against_itself_does_not_accept_h1(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_noisy_copy_against_the_original_does_not_accept_h1(tmp_path: Path) -> None:
     # The candidate is the weaker one here: whatever the luck, the test must not call it stronger.
+    # 4 deals a game: H0 after 40 units, as with 13 (Elo -86 against -33: half the decisions
+    # random cost more of a short game), on a quarter of the CPU
     match = new_match(f"{GREEDY} --noise 0.5", GREEDY, [RANDOM_PY], games=300,
-                      sprt=SprtBounds(0, 30), seed=5, play=PLAY)
+                      sprt=SprtBounds(0, 30), seed=5, play=PLAY, options={"deals": 4})
     report = play_match(match, tmp_path / "m", jobs=2)
     assert report.stats.decision is not Decision.H1
     assert report.stats.elo < 0

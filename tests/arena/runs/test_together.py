@@ -26,11 +26,12 @@ from arena.records.reader import read_finished
 from arena.runs.runner import run_tournament
 from arena.spec import PlaySettings
 
-from helpers import arena, start_arena, wait_for
+from helpers import arena, in_process, start_arena, wait_for
 
 ROOT = Path(__file__).resolve().parents[3]
 C_BOT = ROOT / "bots" / "c" / "random_bot"
 RANDOM_PY = ROOT / "bots" / "python" / "random_bot.py"
+PACED = f"{sys.executable} -S {ROOT / 'tests' / 'bots' / 'paced_bot.py'}"
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None,
                                  reason=f"no working bubblewrap: {bwrap_problem()}")
 
@@ -80,12 +81,12 @@ def test_relative_dir_bot_builds_and_plays_in_the_sandbox(tmp_path: Path) -> Non
 # One writer per results directory ---------------------------------------------------------------
 
 def _start_long_run(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
-    """A run that is still writing when the next command comes: Python bots, many rounds."""
-    bots = "".join(f"  - {{name: p{n}, cmd: {sys.executable} -S {RANDOM_PY}}}\n" for n in range(3))
-    # full-length games (13 deals up and down: hundreds of decisions each), far more than the test
-    # waits for: minutes of work, stopped by the test with Ctrl-C
-    (tmp_path / "t.yaml").write_text(tournament_text(bots, rounds=2000).replace(
-        "options: {deals: 2}\n", ""))
+    """A run that is still writing when the next command comes: paced bots, many rounds."""
+    bots = "".join(f"  - {{name: p{n}, cmd: {PACED}}}\n" for n in range(3))
+    # short games of bots that wait 5 ms a decision (tests/bots/paced_bot.py): the first game is
+    # written at once, and 2000 rounds are minutes of wall time on next to no CPU, stopped by the
+    # test with Ctrl-C (bots that play as fast as they can keep a core busy all the while)
+    (tmp_path / "t.yaml").write_text(tournament_text(bots, rounds=2000))
     run = start_arena("run", "t.yaml", "--out", "out", "--jobs", "1", *args, cwd=tmp_path,
                       stdout=subprocess.DEVNULL)
     games = tmp_path / "out" / "games.jsonl"
@@ -118,7 +119,9 @@ def test_a_second_run_on_the_same_results_stops_with_the_first_ones_pid(
 
 @pytest.mark.slow
 def test_a_second_match_on_the_same_directory_stops(tmp_path: Path) -> None:
-    command = ["match", f"{sys.executable} -S {RANDOM_PY}", C_BOT, "--field", C_BOT,
+    # paced bots (5 ms a decision) in short games: a first game at once, then minutes of wall time
+    # on next to no CPU
+    command = ["match", PACED, f"{PACED} 0.005", "--field", PACED, "-o", "deals=2",
                "--games", "4000", "--jobs", "1", "--out", "m"]
     first = start_arena(*command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     games = tmp_path / "m" / "games.jsonl"
@@ -142,14 +145,18 @@ def test_a_second_match_on_the_same_directory_stops(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("extra", [[], ["--restart"], ["--resume"]])
 @pytest.mark.slow
-def test_out_dot_never_replaces_or_deletes_the_users_files(tmp_path: Path, extra: list[str]) -> None:
+def test_out_dot_never_replaces_or_deletes_the_users_files(
+        tmp_path: Path, extra: list[str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     text = tournament_text(C_BOTS)
     (tmp_path / "tournament.yaml").write_text(text)
     (tmp_path / "other.yaml").write_text(text.replace("name: t", "name: other"))
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "mine.txt").write_text("keep")
-    for file in ("tournament.yaml", "other.yaml"):
-        done = arena("run", file, "--out", ".", *extra, cwd=tmp_path)
+    for file in ("tournament.yaml", "other.yaml"):  # the second by the entry point, in process
+        done = arena("run", file, "--out", ".", *extra, cwd=tmp_path) if file == "tournament.yaml" \
+            else in_process("run", file, "--out", ".", *extra, cwd=tmp_path,
+                            monkeypatch=monkeypatch, capsys=capsys)
         assert done.returncode != 0
         assert "did not make" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert (tmp_path / "tournament.yaml").read_text() == text
@@ -268,14 +275,17 @@ def test_table_and_resume_agree_on_a_last_line_without_its_newline(tmp_path: Pat
 
 
 @pytest.mark.slow
-def test_readers_drop_duplicate_games_and_say_how_many(tmp_path: Path) -> None:
+def test_readers_drop_duplicate_games_and_say_how_many(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "t.yaml").write_text(tournament_text(C_BOTS))
     played(tmp_path)
     games = tmp_path / "out" / "games.jsonl"
     games.write_bytes(games.read_bytes() * 2)
     assert len(read_results([games]).results) == 3
     for command in (["table", str(games)], ["report", str(games), "-o", str(tmp_path / "r")]):
-        done = arena(*command, cwd=tmp_path)
+        # the table through a real process, the report by the entry point in this one
+        done = arena(*command, cwd=tmp_path) if command[0] == "table" else \
+            in_process(*command, cwd=tmp_path, monkeypatch=monkeypatch, capsys=capsys)
         assert done.returncode == 0 and "skipped 3 duplicate lines" in done.stderr, done.stderr
 
 
@@ -299,7 +309,8 @@ def test_a_build_gets_no_stdin_and_a_failure_shows_its_last_20_lines(tmp_path: P
 
 
 @pytest.mark.slow
-def test_a_run_rated_by_its_file_is_rerated_by_table_report_and_resume(tmp_path: Path) -> None:
+def test_a_run_rated_by_its_file_is_rerated_by_table_report_and_resume(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """The rating model with a tournament file, --resume, `arena table` (anchor, JSON) and the report:
     the file's model rates the closing table, resuming with another model is no change to the
     games, and every reader takes --rating on the same directory."""
@@ -312,12 +323,14 @@ def test_a_run_rated_by_its_file_is_rerated_by_table_report_and_resume(tmp_path:
     done = arena("run", str(path), "--out", "out", "--resume", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "(rating: duplicate)" in done.stdout and "9 games" in done.stdout
-    table = arena("table", "out", "--rating", "deals", "--anchor", "c0=1000", "--format", "json",
-                  cwd=tmp_path)
+    # The readers by the entry point, in process (the runs above were real processes)
+    here = {"cwd": tmp_path, "monkeypatch": monkeypatch, "capsys": capsys}
+    table = in_process("table", "out", "--rating", "deals", "--anchor", "c0=1000", "--format",
+                       "json", **here)
     assert table.returncode == 0, table.stderr
     rated = orjson.loads(table.stdout)
     assert rated["rating"] == "deals" and rated["games"] == 9
     assert next(e for e in rated["entrants"] if e["name"] == "c0")["rating"] == 1000
-    report = arena("report", "out", "-o", "site", "--rating", "places", cwd=tmp_path)
+    report = in_process("report", "out", "-o", "site", "--rating", "places", **here)
     assert report.returncode == 0, report.stderr
     assert "(rating: places)" in (tmp_path / "site" / "index.html").read_text()
