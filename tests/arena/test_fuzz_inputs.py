@@ -31,7 +31,6 @@ import pytest
 import yaml
 
 import engine
-from arena.cli import main
 from arena.plans.tournament import LIMIT_KEYS, TIME_KEYS, TOP_KEYS
 from arena.settings import (
     BANK_MS,
@@ -47,7 +46,7 @@ from arena.settings import (
     Range,
 )
 
-from helpers import arena
+from helpers import arena, in_process
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM = str(REPO / "bots" / "c" / "random_bot")
@@ -62,25 +61,20 @@ class CaseTimeout(BaseException):
 
 def run(args: list[str], cwd: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """``arena ARGS`` in this process, from ``cwd``: (exit status, stdout, stderr)."""
+    """``arena ARGS`` in this process (``helpers.in_process``), from ``cwd``, stopped by
+    ``CaseTimeout`` after ``CASE_SECONDS``: (exit status, stdout, stderr)."""
 
     def expire(signum: int, frame: FrameType | None) -> None:
         raise CaseTimeout(f"arena {' '.join(args)[:300]}: still running after {CASE_SECONDS} s")
 
-    monkeypatch.chdir(cwd)
-    monkeypatch.setattr(sys, "argv", ["arena", *args])
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, CASE_SECONDS)
     try:
-        main()
-        status = 0
-    except SystemExit as stop:
-        status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+        done = in_process(*args, cwd=cwd, monkeypatch=monkeypatch, capsys=capsys)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    out, err = capsys.readouterr()
-    return status, out, err
+    return done.returncode, done.stdout, done.stderr
 
 
 def check_outcome(args: list[str], status: int, err: str) -> None:

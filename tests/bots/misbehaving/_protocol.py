@@ -46,8 +46,10 @@ def serve(
     misbehave: Callable[[Message, random.Random], None] | None = None,
     on: int = 1,
     at_quit: Callable[[], None] | None = None,
+    before_act: Callable[[Message], None] | None = None,
 ) -> None:
-    """Answer requests correctly, except request number ``on``, which ``misbehave`` handles."""
+    """Answer requests correctly, except request number ``on``, which ``misbehave`` handles;
+    ``before_act`` runs before each act is answered (a bot that logs, or thinks, every time)."""
     rng = random.Random(0)
     request = 0
     while True:
@@ -61,6 +63,8 @@ def serve(
         elif kind == "quit":
             break
         elif kind in ("hello", "act"):
+            if kind == "act" and before_act is not None:
+                before_act(message)
             if request == on and misbehave is not None:
                 misbehave(message, rng)
             else:
