@@ -110,6 +110,12 @@ def final_standing(store: Store, *, resamples: int = RESAMPLES.default,
     return FinalStanding(final, scheduled, rated, versions, pairs, owners or {})
 
 
+def final_audit(store: Store, seed: int = 0) -> list[dict[str, Any]]:
+    """The collusion audit's pairs of the final's stored games (``arena audit --format json``'s
+    rows), without the table's fit."""
+    return _final_audit([parse_line(line) for line in store.finals.lines()], seed)
+
+
 def _final_audit(lines: Sequence[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
     """The audit's pairs of the final's games (none before any game can be compared)."""
     try:

@@ -28,7 +28,7 @@ from arena.formats import TableFormat
 from arena.league.config import LeagueSettings
 from arena.league.database import LOGS_DIR
 from arena.league.entrants import Bot
-from arena.league.final_table import final_standing
+from arena.league.final_table import final_audit, final_standing
 from arena.league.standings import active_results
 from arena.league.status import league_table
 from arena.league.store import Store
@@ -345,14 +345,13 @@ def _final_fitted(league: Path, started: float, played: int) -> dict[str, Any] |
     store = Store.open(league)
     try:
         standing = final_standing(store)
-        if standing is not None and standing.final.played >= standing.scheduled:
-            standing = final_standing(store, audited=True)  # decided: its audit's flags are shown
+        decided = standing is not None and standing.final.played >= standing.scheduled
+        pairs = final_audit(store) if decided else None  # decided: its audit's flags are shown
     finally:
         store.close()
     if standing is None:
         return None
     data = standing.data()
-    pairs = data.pop("audit", None)
     if pairs is not None:  # the flags only: never the figures of a pair not flagged
         data["audit"] = {"measured": len(pairs), "flagged": [p for p in pairs if p["flagged"]]}
     return data
