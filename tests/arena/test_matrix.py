@@ -1,8 +1,14 @@
 """The combination matrix: every command that plays games x every way of naming a bot x relative
-and absolute paths (run from another working directory) x no sandbox and bwrap x fresh and
-``--resume``; each cell plays its games through the real CLI and holds each game exactly once
-(a league cell makes its league and reads its games in process: what varies is how its bots are
-named to ``league submit`` and played by ``league run``).
+and absolute paths (run from another working directory) x no sandbox and bwrap, each cell fresh
+then ``--resume`` where the command resumes; each cell plays its games through the real CLI and
+holds each game exactly once (a league cell makes its league and reads its games in process: what
+varies is how its bots are named to ``league submit`` and played by ``league run``).
+
+Not the whole product (68 cells) but a covering design of 24: every command with every path and
+sandbox (all 24 triples), every way of naming a bot with every path and sandbox (all 12), and every
+command with every way of naming a bot (all 17 pairs): the interactions that have held bugs (a
+sandboxed league from a relative path, a manifest's relative build in bwrap) are each a triple of
+these, and ``test_the_cells_cover_every_triple`` keeps the design honest.
 The Dask cells are in tests/arena/executors/test_cluster.py (they share its cluster fixture)."""
 
 from __future__ import annotations
@@ -30,17 +36,34 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(240),
               pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")]
 
 
+def combinations() -> list[tuple[str, str, str, str]]:
+    """The 24 cells: each command's four (path, sandbox) cells name the bots in turn by each way
+    the command takes, starting one further along for each command."""
+    found = []
+    for c, command in enumerate(COMMANDS):
+        forms = FORMS[1:] if command == "league" else FORMS  # a league takes no bare commands
+        for j, (path, sandbox) in enumerate(itertools.product(PATHS, SANDBOXES)):
+            found.append((command, forms[(c + j) % len(forms)], path, sandbox))
+    return found
+
+
 def cells() -> list[object]:
     found = []
-    for command, form, path, sandbox in itertools.product(COMMANDS, FORMS, PATHS, SANDBOXES):
-        if command == "league" and form == "command":
-            continue  # a league takes bot directories, manifests and archives, not commands
+    for command, form, path, sandbox in combinations():
         marks = [pytest.mark.skipif(bwrap_problem() is not None,
                                     reason=f"no working bubblewrap: {bwrap_problem()}")] \
             if sandbox == "bwrap" else []
         found.append(pytest.param(command, form, path, sandbox, marks=marks,
                                   id=f"{command}-{form}-{path}-{sandbox}"))
     return found
+
+
+def test_the_cells_cover_every_triple() -> None:
+    played = combinations()
+    assert {(c, p, s) for c, _, p, s in played} == set(itertools.product(COMMANDS, PATHS, SANDBOXES))
+    assert {(f, p, s) for _, f, p, s in played} == set(itertools.product(FORMS, PATHS, SANDBOXES))
+    assert {(c, f) for c, f, _, _ in played} == {
+        (c, f) for c, f in itertools.product(COMMANDS, FORMS) if (c, f) != ("league", "command")}
 
 
 @pytest.fixture(scope="module")
