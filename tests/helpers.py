@@ -7,12 +7,20 @@ Importable from every test module as ``helpers`` (pyproject's ``pythonpath``).
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import json
+import locale
 import logging
+import os
+import selectors
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -38,16 +46,128 @@ TIMEOUT = 200.0
 def arena(*args: str | Path, cwd: Path = ROOT, env: Mapping[str, str] | None = None,
           timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
     """``arena ARGS`` as a user runs it: a process of its own, from ``cwd``, with no input (stdin
-    is /dev/null), its exit status and its output as text."""
-    return subprocess.run([ARENA, *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+    is /dev/null), its exit status and its output as text (decoded as ``subprocess`` does)."""
+    done = arena_bytes(*args, cwd=cwd, env=env, timeout=timeout)
+    encoding = locale.getpreferredencoding(False)
+    return subprocess.CompletedProcess(done.args, done.returncode, _text(done.stdout, encoding),
+                                       _text(done.stderr, encoding))
 
 
-def arena_bytes(*args: str | Path, cwd: Path = ROOT,
+def _text(data: bytes, encoding: str) -> str:
+    return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def arena_bytes(*args: str | Path, cwd: Path = ROOT, env: Mapping[str, str] | None = None,
                 timeout: float = TIMEOUT) -> subprocess.CompletedProcess[bytes]:
-    """``arena ARGS`` with its output as the bytes it wrote (for tests of what reaches a terminal)."""
-    return subprocess.run([ARENA, *map(str, args)], cwd=cwd, capture_output=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, check=False)
+    """``arena ARGS`` with its output as the bytes it wrote (for tests of what reaches a terminal).
+    A child of this test process's fork server (tests/forkserver.py) where it can be, else a new
+    interpreter: where the test gives an environment of its own, asks for ``--pure``, or the
+    server cannot start."""
+    argv = [ARENA, *map(str, args)]
+    server = None if env is not None or "--pure" in argv else _fork_server()
+    if server is None:
+        return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL, check=False)
+    return server.run(argv, Path(cwd), timeout)
+
+
+class _ForkServer:
+    """This test process's fork server: started with the environment of its start, used while the
+    environment is the same (but for pytest's own variable, which names the test)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = str(directory / "arena.sock")
+        self.env = _environment()
+        self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py")),
+                                         self.path], cwd=ROOT, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE)
+        assert self.process.stdout is not None
+        if self.process.stdout.readline() != b"ready\n":
+            raise OSError("the fork server did not start")
+
+    def usable(self) -> bool:
+        return self.process.poll() is None and _environment() == self.env
+
+    def run(self, argv: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[bytes]:
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        with open(os.devnull, "rb") as stdin, \
+                socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as connection:
+            connection.connect(self.path)
+            request = {"argv": argv, "cwd": str(cwd.absolute()), "env": dict(os.environ)}
+            try:
+                socket.send_fds(connection, [json.dumps(request).encode()],
+                                [stdin.fileno(), out_write, err_write])
+            finally:
+                os.close(out_write)
+                os.close(err_write)
+            pid = json.loads(connection.recv(1 << 16))["pid"]
+            deadline = time.monotonic() + timeout
+            try:
+                out, err = _read_both(out_read, err_read, deadline)
+                connection.settimeout(max(0.0, deadline - time.monotonic()))
+                status = json.loads(connection.recv(1 << 16))["status"]
+            except (TimeoutError, subprocess.TimeoutExpired):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                raise subprocess.TimeoutExpired(argv, timeout) from None
+        return subprocess.CompletedProcess(argv, status, out, err)
+
+
+def _read_both(out_read: int, err_read: int, deadline: float) -> tuple[bytes, bytes]:
+    """Everything written to both pipes until each is closed by every process holding it, as
+    ``subprocess.run(capture_output=True)`` reads; then both are closed."""
+    chunks: dict[int, list[bytes]] = {out_read: [], err_read: []}
+    try:
+        with selectors.DefaultSelector() as selector:
+            for fd in chunks:
+                selector.register(fd, selectors.EVENT_READ)
+            while selector.get_map():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise subprocess.TimeoutExpired("arena", 0)
+                for key, _ in selector.select(left):
+                    data = os.read(key.fd, 1 << 16)
+                    if data:
+                        chunks[key.fd].append(data)
+                    else:
+                        selector.unregister(key.fd)
+    finally:
+        os.close(out_read)
+        os.close(err_read)
+    return b"".join(chunks[out_read]), b"".join(chunks[err_read])
+
+
+def _environment() -> dict[str, str]:
+    return {key: value for key, value in os.environ.items() if key != "PYTEST_CURRENT_TEST"}
+
+
+_SERVERS: dict[int, _ForkServer] = {}
+
+
+def _fork_server() -> _ForkServer | None:
+    """This process's fork server (one per pytest-xdist process), started on first use, or None
+    where it cannot run here or the environment changed since it started."""
+    server = _SERVERS.get(os.getpid())
+    if server is not None and server.usable():
+        return server
+    if server is not None and server.process.poll() is None:
+        return None  # the environment differs: a new interpreter for this command
+    try:
+        directory = Path(tempfile.mkdtemp(prefix="arena-forkserver-"))
+        _SERVERS[os.getpid()] = server = _ForkServer(directory)
+    except OSError:
+        return None
+    atexit.register(_stop, server, directory)
+    return server
+
+
+def _stop(server: _ForkServer, directory: Path) -> None:
+    assert server.process.stdin is not None
+    server.process.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        server.process.wait(timeout=5)
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def in_process(*args: str | Path, cwd: Path, monkeypatch: pytest.MonkeyPatch,

@@ -11,11 +11,14 @@ option's annotation again, several times per command, on each start.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import sys
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
+import typer.main
 
 from arena.bots.registry import install_signal_handlers
 from arena.cli.usage import (
@@ -104,12 +107,21 @@ app.add_typer(league_app, name="league",
                          "current table.")
 
 
+@functools.cache
+def command_line() -> Callable[..., Any]:
+    """The click command typer builds of ``app``, every command's options read from its
+    signature: built once a process (a fork server's children, tests/forkserver.py, share it).
+    Called as typer's ``app()`` calls it, less typer's exception hook: its pretty tracebacks are
+    off (``pretty_exceptions_enable``) and ``main`` turns every error into one line."""
+    return typer.main.get_command(app)
+
+
 def main() -> None:
     """Entry point: runs the app and turns every error, the command line's included, into one line
     (``_say``) and exit 2 (a bare command group still prints its help)."""
     install_signal_handlers()
     try:
-        code = app(standalone_mode=False)
+        code = command_line()(standalone_mode=False)
     except NoArgsIsHelpError as error:  # `arena`, `arena league`: the help, as always
         _say(error.format_message())
         sys.exit(2)
