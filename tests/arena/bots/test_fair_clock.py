@@ -304,6 +304,7 @@ def by_hand() -> Iterator[Callable[..., ByHand]]:
         bot.close()
 
 
+@pytest.mark.slow
 def test_the_arenas_delay_before_its_write_is_not_charged(by_hand) -> None:
     """The arena is held up 0.7 s between an act's start and its write, while the bot waits for
     it on its input; then the bot spins 0.5 s of CPU under an allowance of 1 s. The fair clock
@@ -315,17 +316,19 @@ def test_the_arenas_delay_before_its_write_is_not_charged(by_hand) -> None:
     assert 0.4 < cpu <= charged < 1.0
 
 
+@pytest.mark.slow
 def test_a_bot_that_sleeps_past_its_allowance_after_a_late_write_still_times_out(by_hand) -> None:
     """What is not charged of the arena's delay is only the arena's: a bot that then sleeps over
     its allowance is faulted for its sleep."""
     bot = by_hand("slow", 30.0, 1)
-    reply = bot.reply(bot.write(1.0, held=0.5))
+    reply = bot.reply(bot.write(0.5, held=0.3))
     assert isinstance(reply, TimedOut) and reply.limit is TimeLimit.FAIR
-    assert "ms asleep or waiting" in reply.detail and reply.cpu < 0.5
+    assert "ms asleep or waiting" in reply.detail and reply.cpu < 0.25
 
 
 @pytest.mark.parametrize(("name", "args", "over"), [("spins", (30.0, 1), False),
-                                                    ("slow", (30.0, 1), True)])
+                                                    ("slow", (30.0, 1), True)],
+                         ids=["spinning", "asleep"])
 def test_a_bot_awake_since_the_write_is_not_charged_time_the_machine_took(
         by_hand, name: str, args: tuple[object, ...], over: bool) -> None:
     """A second of wall time that was neither the bot's CPU time nor its wait for a CPU nor a
