@@ -9,6 +9,11 @@ process has one of each (``BotProcess`` asks the one a request names), and each 
   run-queue delay of its threads) and the time the arena's own thread waited for one to read the
   reply, never less than the bot's CPU time. What is left is the time it computed and the time it
   chose to wait (sleeping, blocking on its own input): its sleeping is charged, its waiting not.
+  Linux counts time the machine took from a running task (a hypervisor running another guest,
+  interrupts) neither as its CPU time nor as a wait: while a task of the bot awake at the write
+  (``TreeClock.mark_awake``) has not slept since, the bot is charged its CPU time from there.
+  A request marked at its write is timed from the write: the arena's time before it, while the
+  bot waited on its input, is not the bot's.
 - ``CpuClock``: the CPU time of the bot's process tree since its previous reply.
 
 Under ``fair`` and ``cpu``, when the allowance has passed in wall time, what the bot was charged
@@ -27,7 +32,8 @@ again.
 A clock is asked three times about a request (python-chess's commands own their state the same
 way; ``RequestState`` says where the request is):
 
-- ``begin(allowance, cap)`` just before it is written: its start;
+- ``begin(allowance, cap)`` just before it is written: its start; ``written()`` just after,
+  while the clock asks for it (``marking``);
 - ``at_deadline(now, deadline)`` when the read's deadline has passed without a reply (the
   ``Deadline`` of ``arena.bots.channel``): a later deadline, or ``now``: it timed out;
 - ``charge(elapsed)`` at its reply: the CPU seconds and the seconds charged; or ``timed_out(...)``
@@ -182,6 +188,8 @@ class DecisionClock:
         """Seconds the arena stalled past its deadlines (from its first deadline on)."""
         self.limit: TimeLimit | None = None
         """The limit that ended it, once one did."""
+        self.marking = False
+        """Whether the clock asks to be told when the request has been written (``written``)."""
 
     def begin(self, allowance: float, cap: float | None) -> float:
         """Time a request of ``allowance`` seconds (ending at ``cap`` seconds of wall time at
@@ -191,6 +199,9 @@ class DecisionClock:
         self.cap = cap
         start = self.start = perf_counter()
         return start
+
+    def written(self) -> None:
+        """The request has just been written (called while ``marking``): here nothing to do."""
 
     def at_deadline(self, now: float, deadline: float) -> float:
         """The request's new deadline when ``deadline`` has passed without a reply; not after
@@ -329,6 +340,27 @@ class FairClock(DecisionClock):
         self.arena_mark = 0
         """The arena thread's run-queue delay (ns) at the request's last deadline: what it
         waits after that is its wait to read the reply."""
+        self.marked = False
+        """Whether the bot's tasks that are awake were marked (``TreeClock.mark_awake``) for this
+        request: just after its write, or else at its first deadline."""
+        self.mark_charged = 0.0
+        """Seconds charged at the mark (0 at the write)."""
+        self.mark_used = 0.0
+        """The CPU seconds since the bot's previous reply at the mark (0 at the write: the charge
+        is never less than them)."""
+        self.unwritten = 0.0
+        """Seconds from the start to the write, when marked there: the arena's time, while the bot
+        waited for the request (preempted, or waiting for a lock, the arena is not charged to the
+        bot). 0 when not marked at the write."""
+        self.last_charged = 0.0
+        """Seconds charged at the request's last deadline (``extended``)."""
+        self.last_deadline = 0.0
+        """``perf_counter()`` at that deadline."""
+        self.quick = False
+        """Whether the bot's last reply came under ``QUICK``: its next request is then marked at
+        its write only when its waits are read in ``begin`` (at most every ``FRESH`` seconds),
+        since a mark reads a file per task of the bot, several microseconds, which a bot that
+        answers in microseconds would pay at every decision."""
 
     def begin(self, allowance: float, cap: float | None) -> float:
         """As every clock, and the waits for a CPU from the start: the arena's, and the bot's
@@ -341,11 +373,31 @@ class FairClock(DecisionClock):
         start = self.start = perf_counter()
         arena = self.arena = ARENA_WAITS.get(_thread_id()) or arena_wait()
         self.mark = arena.delay if start - arena.at <= ARENA_MARK_SECONDS else arena.read()
+        self.marked = False
+        self.unwritten = 0.0
         if not tree.tracking or start - tree.waits_read > FRESH:
             # Its waits from now: not those of the messages it woke for between two requests
             # (game_end, game_start), which a loaded machine makes tens of milliseconds.
             tree.waited()
+            self.marking = True
+        else:
+            self.marking = not self.quick
         return start
+
+    def written(self) -> None:
+        """Mark the bot's tasks that are awake: its reader, woken by the write, is among them
+        (``extended``); the time before the write and the arena's waits from it on are not the
+        bot's."""
+        self.marking = False
+        tree = self.meter.tree
+        assert tree is not None
+        tree.mark_awake()
+        self.marked = True
+        self.mark_charged = self.mark_used = 0.0
+        arena = self.arena
+        assert arena is not None
+        self.mark = arena.read()
+        self.unwritten = perf_counter() - self.start
 
     def overtime(self) -> None:
         """The bot's waits are counted from the first deadline on."""
@@ -356,7 +408,13 @@ class FairClock(DecisionClock):
         least the CPU time (the arena's own lateness here fell in the bot's time, and the arena's
         wait to read a reply is taken off at the reply). Under the allowance, wait for what is
         left of it (at least 2 ms); over it while a wait for a CPU may be going on, look again
-        shortly (``CONFIRM``)."""
+        shortly (``CONFIRM``).
+
+        Over it on less CPU, while a task of the bot awake at the mark (``written``) has stayed
+        so: what was charged at the mark and the CPU time since. The rest of the wall time was
+        neither the bot's CPU nor its waits for one, nor a sleep of its own: time the machine
+        took (a hypervisor that ran another guest counts in neither, nor do interrupts), or the
+        arena's before its write woke the bot."""
         meter = self.meter
         used = meter.used(fresh=True)
         tree = meter.tree
@@ -365,13 +423,23 @@ class FairClock(DecisionClock):
         self.waited += waited
         self.arena_mark = arena_wait().read()  # the arena's wait to here is not the bot's
         allowance = self.allowance
-        charged = now - self.start - self.waited
+        charged = now - self.start - self.unwritten - self.waited
+        if not self.marked:  # not marked at its write: from its first deadline
+            self.marked = True
+            tree.mark_awake()
+            # what was charged to here stays charged (a wait going on, or time the machine
+            # took, counted as the bot's): only what comes after the mark can be told apart
+            self.mark_charged, self.mark_used = charged, used
+        elif charged >= allowance > used and tree.is_awake():
+            charged = min(charged, self.mark_charged + used - self.mark_used)
         if charged >= allowance and used < allowance and (
                 unseen is None or charged - unseen < allowance):
             # Over, unless a wait for a CPU is going on (the kernel counts a wait when it
             # ends): judged once what may be unseen cannot bring it under; until then looked
             # at again shortly (a runnable task runs within the scheduler's latency).
+            self.last_charged, self.last_deadline = charged, now
             return min(cap_at, now + CONFIRM)
+        self.last_charged, self.last_deadline = charged, now
         used = max(used, charged)
         if used >= allowance:
             return self.ended(now, TimeLimit.FAIR)
@@ -380,7 +448,8 @@ class FairClock(DecisionClock):
     def charge(self, elapsed: float) -> tuple[float, float]:
         """The wall time less the bot's waits for a CPU and the arena's wait since it last
         looked (its wait to read the reply): a wait, or a late wake-up, before that fell while
-        the bot slept or worked, its own time, and is not taken off. Never less than the CPU."""
+        the bot slept or worked, its own time, and is not taken off. Never less than the CPU.
+        After a deadline: what was charged there (``extended``), and so from there on."""
         meter = self.meter
         tree = meter.tree
         assert tree is not None
@@ -391,15 +460,17 @@ class FairClock(DecisionClock):
         self.state = _ANSWERED
         if elapsed < QUICK and not overtime and self.start - tree.waits_read < FRESH:
             # a quick reply: the waits are read now and then, not every time
+            self.quick = True
             return cpu, (elapsed if elapsed > cpu else cpu)
+        self.quick = False
         waited = tree.waited()
-        mark = self.mark
-        if overtime:
-            waited += self.waited
-            mark = self.arena_mark
         arena = self.arena
         assert arena is not None
-        charged = elapsed - waited - (arena.read() - mark) / 1e9
+        if overtime:
+            charged = (self.last_charged + elapsed - (self.last_deadline - self.start) - waited
+                       - (arena.read() - self.arena_mark) / 1e9)
+        else:
+            charged = elapsed - self.unwritten - waited - (arena.read() - self.mark) / 1e9
         return cpu, (charged if charged > cpu else cpu)
 
     def detail(self, limit: TimeLimit, cpu: float) -> str:

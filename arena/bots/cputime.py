@@ -26,6 +26,11 @@ runnable but not running, in ``/proc/PID/task/TID/schedstat`` (its second field)
 tracks the tasks (threads) of the tree once asked to (``waited``), with one open ``schedstat``
 file each, read with one ``pread``; a task found by a later walk counts from its own start.
 ``ArenaWait`` is the same for the arena's own thread.
+
+Linux counts the time a running task loses to the machine (a hypervisor running another guest:
+steal time; interrupts) in neither field: ``mark_awake`` and ``is_awake`` tell whether a task has
+stayed running or runnable since a mark, by its state and its count of voluntary context switches
+(``/proc/PID/task/TID/status``), so that such time is not taken for a sleep of the bot's.
 """
 
 from __future__ import annotations
@@ -81,7 +86,9 @@ class TreeClock:
         """Whether the tasks' run-queue delays are tracked (from the first ``waited``)."""
         self.tasks: dict[int, list[int]] = {}
         """While tracking: by task id, [its process's pid, its open ``schedstat``, the run-queue
-        delay and the CPU time in ns last read of it, 1 if it ran between the last two reads]."""
+        delay and the CPU time in ns last read of it, 1 if it ran between the last two reads,
+        its open ``status`` (-1 until ``mark_awake`` opens it), its voluntary context switches
+        at the last ``mark_awake`` (-1: not marked, or not running nor runnable then)]."""
         self.waits_read = self.waits_before = 0.0
         """``perf_counter()`` at the last ``waited`` and at the one before."""
         self.walk()
@@ -114,8 +121,7 @@ class TreeClock:
         from ``since`` (0: from its start; -1: from now); forget those of processes gone."""
         tasks = self.tasks
         for tid in [tid for tid, task in tasks.items() if task[0] not in self.clocks]:
-            with contextlib.suppress(OSError):
-                os.close(tasks.pop(tid)[1])
+            _close_task(tasks.pop(tid))
         for pid in pids:
             try:
                 tids = os.listdir(f"/proc/{pid}/task")
@@ -134,7 +140,7 @@ class TreeClock:
                 except (OSError, ValueError, IndexError):
                     os.close(fd)
                     continue
-                tasks[tid] = [pid, fd, delay if since < 0 else since, ran, 1]
+                tasks[tid] = [pid, fd, delay if since < 0 else since, ran, 1, -1, -1]
 
     def waited(self, fresh: bool = False) -> float:
         """The longest time, in seconds, that one task of the tree waited for a CPU since the last
@@ -166,8 +172,7 @@ class TreeClock:
             task[4] = ran != task[3]
             task[3] = ran
         for tid in gone or ():
-            with contextlib.suppress(OSError):
-                os.close(self.tasks.pop(tid)[1])
+            _close_task(self.tasks.pop(tid))
         return longest / 1e9
 
     def settle(self) -> tuple[float, float | None]:
@@ -191,6 +196,39 @@ class TreeClock:
                 return waited, None
             unseen = self.waits_read - self.waits_before
         return waited, unseen
+
+    def mark_awake(self) -> None:
+        """Note which tracked tasks are running or runnable now, and how often each has given up
+        its CPU of its own accord (``voluntary_ctxt_switches``: sleeping, blocking on input, a
+        lock, a page to read); ``is_awake`` asks whether one has stayed so. A task found later is
+        not marked. Reads each task's ``status`` (about 4 us): at a request's write, not per read."""
+        for tid, task in self.tasks.items():
+            task[6] = -1
+            try:
+                if task[5] < 0:
+                    task[5] = os.open(f"/proc/{task[0]}/task/{tid}/status",
+                                      os.O_RDONLY | os.O_CLOEXEC)
+                runnable, switches = _status(task[5])
+            except (OSError, ValueError, IndexError):
+                continue
+            if runnable:
+                task[6] = switches
+
+    def is_awake(self) -> bool:
+        """Whether a task marked by ``mark_awake`` has been running or runnable ever since: it is
+        now, and has not given up its CPU of its own accord in between. Its time since the mark
+        is then its CPU time, its waits for a CPU and what the machine took from it (a hypervisor
+        that ran another guest, interrupts), never a sleep of the bot's."""
+        for task in self.tasks.values():
+            if task[6] < 0:
+                continue
+            try:
+                runnable, switches = _status(task[5])
+            except (OSError, ValueError, IndexError):
+                continue
+            if runnable and switches == task[6]:
+                return True
+        return False
 
     def _forget(self, pid: int) -> None:
         self.clocks.pop(pid, None)
@@ -271,8 +309,7 @@ class TreeClock:
         for pid in list(self.clocks):
             self._forget(pid)
         for task in self.tasks.values():
-            with contextlib.suppress(OSError):
-                os.close(task[1])
+            _close_task(task)
         self.tasks.clear()
         self.tracking = False
 
@@ -290,6 +327,27 @@ def _is_runnable(pid: int, tid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rfind(b")") + 2:][:1] == b"R"
+
+
+def _status(fd: int) -> tuple[bool, int]:
+    """Whether the task whose ``status`` is open as ``fd`` is running or runnable (``R``), and
+    its count of voluntary context switches."""
+    status = _pread(fd, 4096, 0)
+    state = status.find(b"\nState:")
+    switches = status.find(b"\nvoluntary_ctxt_switches:")
+    if state < 0 or switches < 0:
+        raise ValueError("no State or voluntary_ctxt_switches")
+    end = status.find(b"\n", switches + 1)
+    return (status[state + 7:state + 9].strip()[:1] == b"R",
+            int(status[switches + 25:end if end >= 0 else len(status)]))
+
+
+def _close_task(task: list[int]) -> None:
+    """Close the files a tracked task has open."""
+    for fd in (task[1], task[5]):
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 def _schedstat(fd: int) -> tuple[int, int]:

@@ -439,6 +439,8 @@ class BotProcess:
                 if payload:  # written here, not through _write: one Python call less per request
                     channel.write(payload)
                     payload = b""
+                    if timer.marking:  # the fair clock notes which of the bot's tasks are awake
+                        timer.written()
                 received = channel.read_line(deadline, start, timer)
             except ChannelError as error:
                 raise self._channel_fault(error, rid, data, start, timer) from None

@@ -12,15 +12,19 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from time import perf_counter
 
 import pytest
 
-from arena.bots.clocks import BLOCKED_HINT
+from arena.bots.channel import Channel, ChannelError
+from arena.bots.clocks import BLOCKED_HINT, FairClock, Meter, RequestState, TimedOut
 from arena.bots.cputime import TreeClock, arena_wait
 from arena.bots.shutdown import QUIT_WAIT_CAP
+from arena.bots.stderr_sink import StderrSink
+from arena.protocol import line
 from arena.settings import Clock, TimeControl
 from arena.values.faults import BotFaultError, FaultKind, TimeLimit
 
@@ -237,3 +241,110 @@ def test_a_bot_that_writes_its_log_without_end_at_quit_is_killed_within_ten_grac
     assert process.exit_seconds is None
     assert process.stderr_written[0] > 1 << 20  # it did flood: else this shows nothing
     assert 0.1 * QUIT_WAIT_CAP <= perf_counter() - began < 0.1 * QUIT_WAIT_CAP + SLACK
+
+
+class ByHand:
+    """A misbehaving bot asked for an act the way ``BotProcess`` asks (``begin``, write,
+    ``written`` while the clock is marking, read), by hand, so that a test can put the arena's
+    own delays where it wants them: its channel, and a fair clock on its process tree."""
+
+    def __init__(self, name: str, *args: object) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-S", str(BOTS / f"{name}.py"),
+                                      *map(str, args)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.channel = Channel(self.proc, StderrSink(name, None, 4096), 1 << 20)
+        self.meter = Meter()
+        self.meter.open(self.proc.pid)
+        self.clock = FairClock(self.meter)
+        self.channel.write(line({"type": "hello", "id": 0, "protocol": 1}))
+        now = perf_counter()
+        self.channel.read_line(now + 10 * SLACK, now)
+        self.meter.lap()
+
+    def write(self, allowance: float, held: float = 0.0) -> float:
+        """Start an act of ``allowance`` seconds and write it ``held`` seconds later (the arena
+        held up in between: preempted, say); returns its start."""
+        start = self.clock.begin(allowance, 30.0)
+        time.sleep(held)
+        self.channel.write(line({**act(), "id": 1}))
+        if self.clock.marking:
+            self.clock.written()
+        return start
+
+    def reply(self, start: float) -> tuple[float, float] | TimedOut:
+        """Read the act's reply: the CPU seconds and the seconds charged, or the timeout."""
+        try:
+            self.channel.read_line(start + self.clock.allowance, start, self.clock)
+        except ChannelError as error:
+            if not error.expired:  # a crash, not a timeout
+                raise
+            return self.clock.timed_out(bool(error.received))
+        return self.clock.charge(perf_counter() - start)
+
+    def close(self) -> None:
+        self.meter.close()
+        self.proc.kill()
+        self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            assert pipe is not None
+            pipe.close()
+
+
+@pytest.fixture
+def by_hand() -> Iterator[Callable[..., ByHand]]:
+    """``ask(name, *args)``: a misbehaving bot asked by hand (``ByHand``), closed afterwards."""
+    started: list[ByHand] = []
+
+    def ask(name: str, *args: object) -> ByHand:
+        started.append(ByHand(name, *args))
+        return started[-1]
+
+    yield ask
+    for bot in started:
+        bot.close()
+
+
+@pytest.mark.slow
+def test_the_arenas_delay_before_its_write_is_not_charged(by_hand) -> None:
+    """The arena is held up 0.7 s between an act's start and its write, while the bot waits for
+    it on its input; then the bot spins 0.5 s of CPU under an allowance of 1 s. The fair clock
+    once charged it the 0.7 s as if it had slept, and faulted it."""
+    bot = by_hand("spins", 0.5, 1)
+    reply = bot.reply(bot.write(1.0, held=0.7))
+    assert not isinstance(reply, TimedOut), reply.detail
+    cpu, charged = reply
+    assert 0.4 < cpu <= charged < 1.0
+
+
+@pytest.mark.slow
+def test_a_bot_that_sleeps_past_its_allowance_after_a_late_write_still_times_out(by_hand) -> None:
+    """What is not charged of the arena's delay is only the arena's: a bot that then sleeps over
+    its allowance is faulted for its sleep."""
+    bot = by_hand("slow", 30.0, 1)
+    reply = bot.reply(bot.write(0.5, held=0.3))
+    assert isinstance(reply, TimedOut) and reply.limit is TimeLimit.FAIR
+    assert "ms asleep or waiting" in reply.detail and reply.cpu < 0.25
+
+
+@pytest.mark.parametrize(("name", "args", "over"), [("spins", (30.0, 1), False),
+                                                    ("slow", (30.0, 1), True)],
+                         ids=["spinning", "asleep"])
+def test_a_bot_awake_since_the_write_is_not_charged_time_the_machine_took(
+        by_hand, name: str, args: tuple[object, ...], over: bool) -> None:
+    """A second of wall time that was neither the bot's CPU time nor its wait for a CPU nor a
+    sleep of its own (a hypervisor ran another guest on the CPU the bot was running on: Linux
+    counts that time in neither) is not charged to a bot that stayed awake since the act was
+    written: it times out on its CPU time. A bot that slept since is charged it. The deadline is
+    looked at as if that second had passed."""
+    bot = by_hand(name, *args)
+    start = bot.write(1.0)
+    tree = bot.meter.tree
+    assert tree is not None
+    while bot.meter.used() < 0.05 and (name == "spins" or tree.is_working()):
+        time.sleep(0.005)  # the spinner is spinning, or the sleeper asleep
+    deadline = start + 1.0
+    now = bot.clock.at_deadline(max(perf_counter(), deadline) + 1.0, deadline)
+    if over:
+        assert bot.clock.state is RequestState.TIMED_OUT and bot.clock.limit is TimeLimit.FAIR
+    else:
+        assert bot.clock.state is RequestState.OVERTIME and now > deadline
