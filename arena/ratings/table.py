@@ -10,6 +10,7 @@ stays one line), JSON exactly (``printable_json``).
 from __future__ import annotations
 
 import csv
+import hashlib
 import html
 import io
 import math
@@ -107,7 +108,7 @@ def _add_playouts(read: list[tuple[Path, int, dict[str, Any]]]) -> None:
         kept = read_playouts(file, playout.VERSION)
         new: dict[str, list[list[int]]] = {}
         for result in results:
-            game = str(result["id"])
+            game = _playout_key(result)
             found: list[list[float]] | list[list[int]] | None = kept.get(game)
             if found is None:
                 played = luck.playout_values(result)
@@ -116,6 +117,15 @@ def _add_playouts(read: list[tuple[Path, int, dict[str, Any]]]) -> None:
                 found = new[game] = played
             result["deal_values"] = found
         keep_playouts(file, playout.VERSION, new)
+
+
+def _playout_key(result: Mapping[str, Any]) -> str:
+    """A game's play-outs are found by its id and a digest of what they are played from (its
+    game, options and deals as dealt): a results file written again under the same ids (a run
+    restarted with another seed) never reads the values of other cards."""
+    played_from = orjson.dumps([result.get("game"), result.get("options"), result.get("deal_chance")],
+                               option=orjson.OPT_SORT_KEYS)
+    return f"{result['id']} {hashlib.blake2b(played_from, digest_size=8).hexdigest()}"
 
 
 def parse_anchor(text: str) -> tuple[str, float]:

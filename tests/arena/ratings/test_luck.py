@@ -155,6 +155,22 @@ def test_arena_table_rates_adjusted(field: Path) -> None:
     assert len(kept) == len((field / "games.jsonl").read_bytes().splitlines())
 
 
+@pytest.mark.slow
+def test_kept_play_outs_of_other_cards_under_the_same_ids_are_played_again(
+        field: Path, tmp_path: Path) -> None:
+    """A results file written again under the same game ids (a run restarted with another seed)
+    is not valued by the play-outs kept for the old one's cards."""
+    lines = [orjson.loads(line) for line in (field / "games.jsonl").read_bytes().splitlines()[:4]]
+    (tmp_path / "games.jsonl").write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    first = read_results([tmp_path], chance=True).results
+    for deal in lines[0]["deals"]:  # the first game's hands passed one seat on
+        deal["hands"] = deal["hands"][1:] + deal["hands"][:1]
+    (tmp_path / "games.jsonl").write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    again = read_results([tmp_path], chance=True).results
+    assert again[0]["deal_values"] == luck.playout_values(again[0]) != first[0]["deal_values"]
+    assert [r["deal_values"] for r in again[1:]] == [r["deal_values"] for r in first[1:]]
+
+
 FIXTURE = Path(__file__).with_name("honest-40-games.jsonl")
 
 
