@@ -15,8 +15,11 @@ classes is ordered right with LOS >= 95%. Reported: the median (and mean) games 
 ratio of medians to ``places`` (the goal's figure: the default model at <= 0.6x on both fields),
 and the median of the per-shuffle ratios (one shuffle's prefixes are the same games for every
 model; a first passage is noisy, so this one scatters more).
-A third field, **ladder-small** (``bench/fields/ladder-small.yaml``: the ladder under seed 21,
-600 games, noise 0.05 and 0.1 as one class), is measured by ``python -m bench.models ladder-small``.
+Two more fields, **ladder-small** (``bench/fields/ladder-small.yaml``: the ladder under seed 21,
+600 games, noise 0.05 and 0.1 as one class) and **ladder5-small** (the same at 5-player tables),
+are measured by ``python -m bench.models ladder-small ladder5-small``. Each field's lines end with
+what the ``adjusted`` model's play-outs cost a deal and how much of the deal scores' spread its
+estimate explains (issue 42).
 ``python -m bench models``.
 """
 
@@ -26,9 +29,11 @@ import random
 import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from arena.ratings import luck
 from arena.ratings.model import DEFAULT_MODEL, Model, rate
 from arena.ratings.table import read_results
 
@@ -44,10 +49,14 @@ FIELDS = {
     "ladder-small": (ROOT / "bench" / "fields" / "ladder-small.yaml",
                      [["greedy-n00"], ["greedy-n05", "greedy-n10"], ["greedy-n20"], ["greedy-n30"],
                       ["greedy-n45"]]),
+    # the same ladder at 5-player tables, where the cards' luck within a deal is larger
+    "ladder5-small": (ROOT / "bench" / "fields" / "ladder5-small.yaml",
+                      [["greedy-n00"], ["greedy-n05", "greedy-n10"], ["greedy-n20"], ["greedy-n30"],
+                       ["greedy-n45"]]),
 }
 DEFAULT_FIELDS = ("ladder", "mixed")
 """The fields ``python -m bench models`` measures; ``python -m bench.models FIELD...`` any."""
-REPEATS = {"ladder": 41, "mixed": 101, "ladder-small": 21}
+REPEATS = {"ladder": 41, "mixed": 101, "ladder-small": 21, "ladder5-small": 21}
 """Shuffles per field: the mixed field is resolved within a dozen sets, where one set more or less
 is a large step, so it needs more shuffles for a steady median (and costs little)."""
 RESAMPLES = 200
@@ -55,6 +64,8 @@ LOS_GOAL = 0.95
 GROWTH = 1.1
 FIRST_SETS = 1
 RATIO_GOAL = 0.6
+PLAYOUT_GAMES = 40
+"""Games whose deals are played out again to time the adjusted model's play-outs."""
 
 
 def field_results(name: str, out: Path | None = None) -> list[dict[str, object]]:
@@ -117,6 +128,28 @@ def measure(name: str, results: list[dict[str, object]],
     return needed
 
 
+def playout_cost(results: Sequence[dict[str, object]], games: int = PLAYOUT_GAMES) -> str:
+    """What the ``adjusted`` model's play-outs cost (``luck.playout_values``, CPU time of the
+    first ``games`` games), and the share of the deal scores' spread within a deal its out-of-fold
+    estimate explains, with the play-outs and by the hands' features alone."""
+    sample = list(results[:games])
+    start = time.process_time()
+    deals = sum(len(luck.playout_values(result) or ()) for result in sample)
+    spent = time.process_time() - start
+    chances = [luck.chance_of(result) for result in results]
+    scores = [result.get("deal_scores") or [] for result in results]
+    positions = [[[seat] for seat in range(len(result["entrants"]))]  # type: ignore[arg-type]
+                 for result in results]
+    sets = [result.get("set") for result in results]
+    values = [result.get("deal_values") for result in results]
+    explained = [luck.adjust(chances, scores, positions, sets, found).explained  # type: ignore[arg-type]
+                 for found in (values, None)]
+    shown = ["-" if share is None else f"{share:.1%}" for share in explained]
+    return (f"  adjusted: play-outs {1000 * spent / max(deals, 1):.2f} ms a deal (CPU, {deals} "
+            f"deals); out of fold the estimate explains {shown[0]} of the deal scores' spread "
+            f"within a deal ({shown[1]} by the hands' features alone)")
+
+
 def run(fields: Sequence[str] = DEFAULT_FIELDS) -> list[str]:
     """Measure and return the lines to print."""
     lines = []
@@ -139,6 +172,7 @@ def run(fields: Sequence[str] = DEFAULT_FIELDS) -> list[str]:
                          f"(median per shuffle {paired:4.2f}x; against deals "
                          f"{statistics.median(counts) / statistics.median(deals):4.2f}x, per "
                          f"shuffle {against_deals:4.2f}x){goal}")
+        lines.append(playout_cost(results))
     return lines
 
 

@@ -121,7 +121,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
                     "arena.spec"),
     # Ratings and tables: statistics over results.
     "arena.ratings": ("arena.errors", "arena.printable", "arena.settings", "arena.connectivity",
-                      "arena.formats", "arena.records"),
+                      "arena.formats", "arena.records", "strategy"),
     # A plan played: its bots sandboxed and built, its games handed to an executor, results kept.
     "arena.runs": ("arena.errors", "arena.names", "arena.printable", "arena.statusline",
                    "arena.stderrindex", "arena.settings", "arena.configfile", "arena.values",

@@ -13,6 +13,7 @@ from arena.league.matchmaker import Entrant
 from arena.league.store import Store
 from arena.names import name_key
 from arena.plans.seating import neighbour_counts
+from arena.ratings import luck
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import Flag, Ratings, Standing, rate
 from arena.records.reader import parse_line
@@ -120,7 +121,13 @@ class StandingsCache:
         if active != self._active:
             self._active, self._last, self._results, self._fitted_at = active, 0, [], -1
         for rowid, line in self.store.games.lines_after(self._last, active_only=True):
-            self._results.append(rating_input(parse_line(line)))
+            found = rating_input(parse_line(line))
+            if self.model is RatingModel.ADJUSTED and "deal_chance" in found:
+                # played out once as the game is read, not at every fit (``luck``)
+                values = luck.playout_values(found)
+                if values is not None:
+                    found["deal_values"] = values
+            self._results.append(found)
             self._last = rowid
         return self._results
 

@@ -10,13 +10,15 @@ stays one line), JSON exactly (``printable_json``).
 from __future__ import annotations
 
 import csv
+import hashlib
 import html
 import io
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import orjson
 from tabulate import tabulate
@@ -24,10 +26,13 @@ from tabulate import tabulate
 from arena.errors import ConfigError, ResultsError
 from arena.formats import TableFormat
 from arena.printable import printable, printable_json
+from arena.ratings import luck
 from arena.ratings.groups import GroupedRatings, rate_groups
 from arena.ratings.model import CONFIDENCE, MIN_SETS, Flag, Ratings, Standing
+from arena.records.playouts import keep_playouts, playouts_file, read_playouts
 from arena.records.reader import ReadNotes, read_rating_inputs
 from arena.settings import RESAMPLES, RatingModel, check_rating
+from strategy import playout
 
 _FLAG_NOTES = {
     Flag.TOP: "+inf: no finite rating; outscored the rated entrants in every result linking them "
@@ -82,10 +87,45 @@ def read_results(paths: Sequence[str | os.PathLike[str]], chance: bool = False) 
     """
     notes = ReadNotes()
     owners: dict[str, str] = {}
-    results = [result for _, _, result in read_rating_inputs(paths, notes, owners, chance)]
+    read = list(read_rating_inputs(paths, notes, owners, chance))
+    results = [result for _, _, result in read]
     if not results:
         raise ResultsError(f"no game results in {', '.join(str(p) for p in paths) or 'no files'}")
+    if chance:
+        _add_playouts(read)
     return ResultsRead(results, notes, owners)
+
+
+def _add_playouts(read: list[tuple[Path, int, dict[str, Any]]]) -> None:
+    """Each game's deals played out (``luck.playout_values``) as ``deal_values``: kept beside
+    its results file (``arena.records.playouts``), played and kept there when not yet."""
+    by_file: dict[Path, list[dict[str, Any]]] = {}
+    for path, _, result in read:
+        if "deal_chance" in result and "id" in result:
+            by_file.setdefault(path, []).append(result)
+    for path, results in by_file.items():
+        file = playouts_file(path)
+        kept = read_playouts(file, playout.VERSION)
+        new: dict[str, list[list[int]]] = {}
+        for result in results:
+            game = _playout_key(result)
+            found: list[list[float]] | list[list[int]] | None = kept.get(game)
+            if found is None:
+                played = luck.playout_values(result)
+                if played is None:
+                    continue
+                found = new[game] = played
+            result["deal_values"] = found
+        keep_playouts(file, playout.VERSION, new)
+
+
+def _playout_key(result: Mapping[str, Any]) -> str:
+    """A game's play-outs are found by its id and a digest of what they are played from (its
+    game, options and deals as dealt): a results file written again under the same ids (a run
+    restarted with another seed) never reads the values of other cards."""
+    played_from = orjson.dumps([result.get("game"), result.get("options"), result.get("deal_chance")],
+                               option=orjson.OPT_SORT_KEYS)
+    return f"{result['id']} {hashlib.blake2b(played_from, digest_size=8).hexdigest()}"
 
 
 def parse_anchor(text: str) -> tuple[str, float]:

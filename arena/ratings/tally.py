@@ -63,6 +63,7 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
     deal_scores: list[Sequence[Sequence[float]]] = []
     chances: list[list[luck.DealChance] | None] = []  # the adjusted model's chance events
     teams: list[object] = []
+    values: list[Sequence[Sequence[float]] | None] = []  # the deals' play-outs (``luck``)
     duplicate = model is not Model.PLACES
     per_deal = model in (Model.DEALS, Model.ADJUSTED)
     for count, obj in enumerate(results, 1):
@@ -74,6 +75,8 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
             if model is Model.ADJUSTED and isinstance(obj, Mapping):
                 chances.append(luck.chance_of(obj))
                 teams.append(obj.get("teams"))
+                kept = obj.get("deal_values")  # kept beside the results (arena.ratings.table)
+                values.append(kept if isinstance(kept, list) else luck.playout_values(obj))
         except ResultsError as error:
             raise ResultsError(f"result {count}: {error}") from None
         named = obj.get("set") if isinstance(obj, Mapping) else None
@@ -141,7 +144,7 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
     if duplicate:
         scored = deal_scores if per_deal else None
         if model is Model.ADJUSTED:
-            scored = _adjusted(chances, deal_scores, teams, set_names, size)
+            scored = _adjusted(chances, deal_scores, teams, set_names, size, values)
         found.append(duplicate_comparisons.records(
             _positions(set_names, deal_keys, scored, size, start, canonical, entrant, score, rank,
                        forfeit),
@@ -200,7 +203,8 @@ def _positions(set_names: list[object], deal_keys: list[object],
 
 def _adjusted(chances: list[list[luck.DealChance] | None],
               deal_scores: list[Sequence[Sequence[float]]], teams: list[object],
-              set_names: list[object], size: np.ndarray) -> list[Sequence[Sequence[float]]]:
+              set_names: list[object], size: np.ndarray,
+              values: list[Sequence[Sequence[float]] | None]) -> list[Sequence[Sequence[float]]]:
     """Each game's deal scores, luck-adjusted where its chance events are known (``luck``);
     as they are where not (or wherever a game's deals do not match its positions)."""
     if len(chances) < len(deal_scores):  # results given as GameResults: nothing to adjust by
@@ -208,7 +212,7 @@ def _adjusted(chances: list[list[luck.DealChance] | None],
     positions = [[[seat] for seat in range(int(players))] if not isinstance(team, list)
                  else [list(members) if isinstance(members, list) else [] for members in team]
                  for team, players in zip(teams, size.tolist(), strict=True)]
-    adjusted = luck.adjust(chances, deal_scores, positions, set_names)
+    adjusted = luck.adjust(chances, deal_scores, positions, set_names, values)
     return [raw if found is None else found.tolist()
             for raw, found in zip(deal_scores, adjusted.scores, strict=True)]
 

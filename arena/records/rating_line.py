@@ -32,6 +32,7 @@ class _ChanceDeal(_Deal):
     dealer: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     trump: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     hands: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    trump_card: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
 
 
 class _Parts(msgspec.Struct):
@@ -46,6 +47,8 @@ class _Parts(msgspec.Struct):
 
 
 class _ChanceParts(_Parts):
+    game: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    options: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     deals: list[_ChanceDeal] | msgspec.UnsetType = msgspec.UNSET  # type: ignore[assignment]
 
 
@@ -59,7 +62,8 @@ def rating_parts(raw: bytes, chance: bool = False) -> Any:
     """The line ``raw`` as JSON: of the current format with a ``result`` object, only its
     ``format``, ``id``, ``seed``, ``names``, ``owners``, ``teams``, ``deals`` (each with its
     ``scores`` only; with ``chance`` also its ``dealer``, ``trump`` and ``hands``) and
-    ``result``, as far as it has them; any other line whole (orjson's errors for one that is not
+    ``result`` (with ``chance`` also the ``game`` and its ``options``, which a deal's play-out
+needs), as far as it has them; any other line whole (orjson's errors for one that is not
     JSON)."""
     if raw.startswith(_CURRENT) and raw.isascii():
         try:
@@ -72,8 +76,11 @@ def rating_parts(raw: bytes, chance: bool = False) -> Any:
             line: dict[str, Any] = {"format": FORMAT}
             if not isinstance(parts.id, msgspec.UnsetType):
                 line["id"] = orjson.loads(memoryview(parts.id))
-            for key, raw_value in (("seed", parts.seed), ("names", parts.names),
-                                   ("owners", parts.owners), ("teams", parts.teams)):
+            kept = [("seed", parts.seed), ("names", parts.names), ("owners", parts.owners),
+                    ("teams", parts.teams)]
+            if isinstance(parts, _ChanceParts):
+                kept += [("game", parts.game), ("options", parts.options)]
+            for key, raw_value in kept:
                 if not isinstance(raw_value, msgspec.UnsetType):
                     line[key] = orjson.loads(memoryview(raw_value))
             if not isinstance(parts.deals, msgspec.UnsetType):
@@ -85,9 +92,10 @@ def rating_parts(raw: bytes, chance: bool = False) -> Any:
 
 def _deal(deal: _Deal) -> dict[str, Any]:
     """What the ratings read of one deal: its scores, and where decoded its dealer, trump and
-    hands (the luck-adjusted model's chance events), as far as it has them."""
+    hands and turned card (the luck-adjusted model's chance events), as far as it has them."""
     found = [("scores", deal.scores)]
     if isinstance(deal, _ChanceDeal):
-        found += [("dealer", deal.dealer), ("trump", deal.trump), ("hands", deal.hands)]
+        found += [("dealer", deal.dealer), ("trump", deal.trump), ("hands", deal.hands),
+                  ("trump_card", deal.trump_card)]
     return {key: orjson.loads(memoryview(raw)) for key, raw in found
             if not isinstance(raw, msgspec.UnsetType)}

@@ -53,8 +53,8 @@ def rating_input(line: Mapping[str, Any]) -> dict[str, Any]:
     """The result of an upgraded line with what the duplicate models need besides: ``seed``, the
     deals' seed, and ``deal_scores``, each finished deal's scores indexed like the result's
     ``scores``, when the line has them (a line may hold only a result); for the ``adjusted``
-    model also ``deal_chance``, each deal's ``[dealer, trump, hands]``, and a team game's
-    ``teams``."""
+    model also ``deal_chance``, each deal's ``[dealer, trump, hands, trump_card]``, with the line's
+    ``id``, ``game`` and ``options``, and a team game's ``teams``."""
     result: dict[str, Any] = line["result"]
     extra: dict[str, object] = {}
     if "seed" in line:
@@ -65,10 +65,13 @@ def rating_input(line: Mapping[str, Any]) -> dict[str, Any]:
         if len(scores) == len(deals):
             extra["deal_scores"] = scores
         # The deals' chance events, for the luck-adjusted model (arena.ratings.luck).
-        chance = [[deal.get("dealer"), deal.get("trump"), deal.get("hands")]
+        chance = [[deal.get("dealer"), deal.get("trump"), deal.get("hands"), deal.get("trump_card")]
                   for deal in deals if isinstance(deal, dict) and "hands" in deal]
         if chance and len(chance) == len(deals):
             extra["deal_chance"] = chance
+            # What a deal's play-out needs besides (``arena.ratings.luck.playout_values``), and
+            # the game's id, which its values are kept beside the results by.
+            extra.update((key, line[key]) for key in ("id", "game", "options") if key in line)
     if isinstance(line.get("teams"), list):
         extra["teams"] = line["teams"]
     return {**result, **extra} if extra else result

@@ -58,10 +58,12 @@ def results(field: Path) -> list[dict[str, Any]]:
 
 
 def _adjusted(results: list[dict[str, Any]]) -> luck.Adjusted:
+    """Adjusted as the model adjusts: by the hands' features and the deals' play-outs."""
     return luck.adjust([luck.chance_of(result) for result in results],
                        [result["deal_scores"] for result in results],
                        [[[seat] for seat in range(4)]] * len(results),
-                       [result["set"] for result in results])
+                       [result["set"] for result in results],
+                       [result["deal_values"] for result in results])
 
 
 def _luck_by_entrant(results: list[dict[str, Any]], adjusted: luck.Adjusted
@@ -78,6 +80,10 @@ def _luck_by_entrant(results: list[dict[str, Any]], adjusted: luck.Adjusted
 def test_the_adjustment_has_mean_zero_for_every_entrant(results: list[dict[str, Any]]) -> None:
     adjusted = _adjusted(results)
     assert adjusted.explained is not None  # a model was fitted, not left at zero
+    # the play-outs are the greedy policy's, the same for every game of a set
+    by_deals = {(result["set"], result["seed"]): result["deal_values"] for result in results}
+    assert all(result["deal_values"] == by_deals[(result["set"], result["seed"])]
+               for result in results)
     terms = np.concatenate([term.ravel() for term in adjusted.luck if term is not None])
     assert np.abs(terms).max() > 0.1  # the cards moved single deals' scores
     # every entrant held every position of its sets once: its terms cancel, whatever V is
@@ -144,6 +150,25 @@ def test_arena_table_rates_adjusted(field: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "luck-adjusted deals" in done.stdout
     assert all(name in done.stdout for name in [*COPIES, "overbid"])
+    # the deals were played out once, by the fixture's read, and kept beside the results
+    kept = (field / "playouts.jsonl").read_bytes().splitlines()
+    assert len(kept) == len((field / "games.jsonl").read_bytes().splitlines())
+
+
+@pytest.mark.slow
+def test_kept_play_outs_of_other_cards_under_the_same_ids_are_played_again(
+        field: Path, tmp_path: Path) -> None:
+    """A results file written again under the same game ids (a run restarted with another seed)
+    is not valued by the play-outs kept for the old one's cards."""
+    lines = [orjson.loads(line) for line in (field / "games.jsonl").read_bytes().splitlines()[:4]]
+    (tmp_path / "games.jsonl").write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    first = read_results([tmp_path], chance=True).results
+    for deal in lines[0]["deals"]:  # the first game's hands passed one seat on
+        deal["hands"] = deal["hands"][1:] + deal["hands"][:1]
+    (tmp_path / "games.jsonl").write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    again = read_results([tmp_path], chance=True).results
+    assert again[0]["deal_values"] == luck.playout_values(again[0]) != first[0]["deal_values"]
+    assert [r["deal_values"] for r in again[1:]] == [r["deal_values"] for r in first[1:]]
 
 
 FIXTURE = Path(__file__).with_name("honest-40-games.jsonl")

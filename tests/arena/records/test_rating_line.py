@@ -52,11 +52,12 @@ LINES = [
 
 def rated(parsed: Any, chance: bool = True) -> str:
     """What the ratings read of a parsed line, with the types of its numbers (without the deals'
-    chance events unless ``chance``)."""
+    chance events, and the game and options their play-outs need, unless ``chance``)."""
     if isinstance(parsed, dict) and isinstance(parsed.get("result"), dict):
         parsed = {"id": parsed.get("id"), "format": parsed.get("format"), **rating_input(parsed)}
         if not chance:
-            parsed.pop("deal_chance", None)
+            for key in ("deal_chance", "game", "options"):
+                parsed.pop(key, None)
     return repr(parsed)
 
 
@@ -76,9 +77,10 @@ def test_the_adjusted_model_reads_the_deals_chance_events_too() -> None:
     parts = rating_parts(line(), chance=True)
     assert [deal["scores"] for deal in parts["deals"]] == [[11, 0, 1], [0, 0, 11]]
     assert parts["deals"][0]["hands"] == [["AS"], ["2H"], ["TD"]]
-    assert all(set(deal) <= {"scores", "dealer", "trump", "hands"} for deal in parts["deals"])
+    assert all(set(deal) <= {"scores", "dealer", "trump", "hands", "trump_card"}
+               for deal in parts["deals"])
     assert rated(parts) == rated(orjson.loads(line()))
-    assert set(parts) == {"format", "id", "seed", "deals", "result"}
+    assert set(parts) == {"format", "id", "seed", "game", "deals", "result"}
 
 
 @pytest.mark.parametrize("raw", [line()[:-1], line() + b"x", line().replace(b"AS", b"A\x01"),
