@@ -5,8 +5,9 @@ deal's seat values as ``arena.ratings.luck.playout_values`` gives them. The ``ad
 plays every deal out once (about 10 ms a game of 13 deals) and ``arena table`` finds the values
 here afterwards. A line is found by its KEY (the game's id and a digest of its game, options and
 dealt cards, ``arena.ratings.table``: a file written again under the same ids is played again)
-and the play-out's version: values of an older play-out are played again. A half-written or unreadable line is skipped (it is played again), as
-is a file that cannot be read or written: the values are a cache, never the results.
+and the play-out's version: values of an older play-out are played again. A half-written or
+unreadable line is skipped (it is played again), as is a file that cannot be read or written: the
+values are a cache, never the results.
 """
 
 from __future__ import annotations
