@@ -16,7 +16,8 @@ system, as a new interpreter would.
 The protocol, over a SOCK_SEQPACKET Unix socket: the client sends one JSON message (argv, cwd,
 environment) with three descriptors (stdin, stdout, stderr); the server answers with the child's
 pid, then with its exit status (as ``subprocess`` gives it: negative for a signal) once reaped. The
-server ends when its own stdin (a pipe from the test process) closes.
+server ends when its own stdin (a pipe from the test process) closes, and removes the socket's
+directory.
 
 Run as ``python tests/forkserver.py SOCKET``; the tests of the start itself (build choice, what
 is imported, ``--pure``) start ``arena`` as a new interpreter and never come here.
@@ -30,6 +31,7 @@ import json
 import os
 import random
 import selectors
+import shutil
 import signal
 import socket
 import sys
@@ -121,7 +123,9 @@ if __name__ == "__main__":
     gc.freeze()
 
     argv = serve(sys.argv[1])
-    if argv is not None:
+    if argv is None:  # the test process is gone, maybe without its exit handlers (xdist's)
+        shutil.rmtree(os.path.dirname(sys.argv[1]), ignore_errors=True)
+    else:
         sys.argv = argv
         if not build.compiled and not build.asked:
             print(f"arena: running pure Python: {build.reason}", file=sys.stderr)

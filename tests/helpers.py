@@ -158,16 +158,16 @@ def _fork_server() -> _ForkServer | None:
         _SERVERS[os.getpid()] = server = _ForkServer(directory)
     except OSError:
         return None
-    atexit.register(_stop, server, directory)
+    atexit.register(_stop, server)
     return server
 
 
-def _stop(server: _ForkServer, directory: Path) -> None:
+def _stop(server: _ForkServer) -> None:
+    """End the server (it removes its directory), as it ends when this process does."""
     assert server.process.stdin is not None
     server.process.stdin.close()
     with contextlib.suppress(subprocess.TimeoutExpired):
         server.process.wait(timeout=5)
-    shutil.rmtree(directory, ignore_errors=True)
 
 
 def in_process(*args: str | Path, cwd: Path, monkeypatch: pytest.MonkeyPatch,
