@@ -61,10 +61,11 @@ def arena_bytes(*args: str | Path, cwd: Path = ROOT, env: Mapping[str, str] | No
                 timeout: float = TIMEOUT) -> subprocess.CompletedProcess[bytes]:
     """``arena ARGS`` with its output as the bytes it wrote (for tests of what reaches a terminal).
     A child of this test process's fork server (tests/forkserver.py) where it can be, else a new
-    interpreter: where the test gives an environment of its own, asks for ``--pure``, or the
-    server cannot start."""
+    interpreter: where the test gives an environment of its own, asks for ``--pure``, the server
+    cannot start, or ARENA_TEST_FORK=0 (to compare, or to rule the server out)."""
     argv = [ARENA, *map(str, args)]
-    server = None if env is not None or "--pure" in argv else _fork_server()
+    forked = env is None and "--pure" not in argv and os.environ.get("ARENA_TEST_FORK") != "0"
+    server = _fork_server() if forked else None
     if server is None:
         return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, timeout=timeout,
                               stdin=subprocess.DEVNULL, check=False)
