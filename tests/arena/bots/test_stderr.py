@@ -5,6 +5,7 @@ decision's bytes are marked in the index beside the log, which the bot's own lin
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -87,7 +88,7 @@ def ask_acts(bot: BotProcess, decisions: list[None], seat: int, count: int,
 def test_each_decisions_stderr_is_marked_in_the_index_beside_the_log(tmp_path: Path) -> None:
     log = tmp_path / "says.stderr.log"
     decisions: list[None] = []
-    with BotProcess("says", ["python3", str(SAYS)], log_path=log) as bot:
+    with BotProcess("says", [sys.executable, "-S", str(SAYS)], log_path=log) as bot:
         ask_acts(bot, decisions, 1, 3)
         bot.mark_stderr(None, 0, None)
     written = log.read_bytes()
@@ -121,7 +122,7 @@ def test_a_silent_bot_leaves_no_index_and_a_new_log_drops_an_old_index(tmp_path:
 def test_the_index_is_capped_and_the_rest_is_no_decisions(tmp_path: Path) -> None:
     log = tmp_path / "says.stderr.log"
     decisions: list[None] = []
-    with BotProcess("says", ["python3", str(SAYS)], log_path=log, log_cap=150) as bot:
+    with BotProcess("says", [sys.executable, "-S", str(SAYS)], log_path=log, log_cap=150) as bot:
         ask_acts(bot, decisions, 0, 8)
     index = Path(f"{log}.idx").read_text().splitlines()
     last = json.loads(index[-1])  # no decision's: a plain mark, or where the log was cut
