@@ -17,7 +17,11 @@ and the median of the per-shuffle ratios (one shuffle's prefixes are the same ga
 model; a first passage is noisy, so this one scatters more).
 Two more fields, **ladder-small** (``bench/fields/ladder-small.yaml``: the ladder under seed 21,
 600 games, noise 0.05 and 0.1 as one class) and **ladder5-small** (the same at 5-player tables),
-are measured by ``python -m bench.models ladder-small ladder5-small``. Each field's lines end with
+are measured by ``python -m bench.models ladder-small ladder5-small``. **styles**
+(``bench/fields/styles.yaml``, 2,400 games) holds bots of different styles (greedy, a cautious
+and a bold bidder, a bot that dumps its lowest card once its bid is made, random), ordered by
+their mean total and places; ``python -m bench.totals results/bench-styles`` compares the models'
+orders with the totals' (docs/ratings.md, "Validation on more fields"). Each field's lines end with
 what the ``adjusted`` model's play-outs cost a deal and how much of the deal scores' spread its
 estimate explains (issue 42).
 ``python -m bench models``.
@@ -53,10 +57,14 @@ FIELDS = {
     "ladder5-small": (ROOT / "bench" / "fields" / "ladder5-small.yaml",
                       [["greedy-n00"], ["greedy-n05", "greedy-n10"], ["greedy-n20"], ["greedy-n30"],
                        ["greedy-n45"]]),
+    # styles, not noise (bench/bots/style_bot.py): cautious and dumper tie on total score and on
+    # places in 2,400 games (one class); `deals` and `adjusted` put dumper above at LOS 100%
+    "styles": (ROOT / "bench" / "fields" / "styles.yaml",
+               [["greedy"], ["cautious", "dumper"], ["bold"], ["random"]]),
 }
 DEFAULT_FIELDS = ("ladder", "mixed")
 """The fields ``python -m bench models`` measures; ``python -m bench.models FIELD...`` any."""
-REPEATS = {"ladder": 41, "mixed": 101, "ladder-small": 21, "ladder5-small": 21}
+REPEATS = {"ladder": 41, "mixed": 101, "ladder-small": 21, "ladder5-small": 21, "styles": 21}
 """Shuffles per field: the mixed field is resolved within a dozen sets, where one set more or less
 is a large step, so it needs more shuffles for a steady median (and costs little)."""
 RESAMPLES = 200
