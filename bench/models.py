@@ -21,7 +21,8 @@ are measured by ``python -m bench.models ladder-small ladder5-small``. **styles*
 (``bench/fields/styles.yaml``, 2,400 games) holds bots of different styles (greedy, a cautious
 and a bold bidder, a bot that dumps its lowest card once its bid is made, random), ordered by
 their mean total and places; ``python -m bench.totals results/bench-styles`` compares the models'
-orders with the totals' (docs/ratings.md, "Validation on more fields"). Each field's lines end with
+orders with the totals' (docs/ratings.md, "Validation on more fields"). **ladder7-small**: the
+greedy bot at seven noise levels and the random bot at 7-player tables, 672 games. Each field's lines end with
 what the ``adjusted`` model's play-outs cost a deal and how much of the deal scores' spread its
 estimate explains (issue 42).
 ``python -m bench models``.
@@ -61,10 +62,14 @@ FIELDS = {
     # places in 2,400 games (one class); `deals` and `adjusted` put dumper above at LOS 100%
     "styles": (ROOT / "bench" / "fields" / "styles.yaml",
                [["greedy"], ["cautious", "dumper"], ["bold"], ["random"]]),
+    "ladder7-small": (ROOT / "bench" / "fields" / "ladder7-small.yaml",
+                      [["greedy-n00"], ["greedy-n05"], ["greedy-n10"], ["greedy-n20"], ["greedy-n30"],
+                       ["greedy-n45"], ["greedy-n60"], ["random"]]),
 }
 DEFAULT_FIELDS = ("ladder", "mixed")
 """The fields ``python -m bench models`` measures; ``python -m bench.models FIELD...`` any."""
-REPEATS = {"ladder": 41, "mixed": 101, "ladder-small": 21, "ladder5-small": 21, "styles": 21}
+REPEATS = {"ladder": 41, "mixed": 101, "ladder-small": 21, "ladder5-small": 21, "styles": 21,
+           "ladder7-small": 21}
 """Shuffles per field: the mixed field is resolved within a dozen sets, where one set more or less
 is a large step, so it needs more shuffles for a steady median (and costs little)."""
 RESAMPLES = 200
