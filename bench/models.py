@@ -22,9 +22,11 @@ are measured by ``python -m bench.models ladder-small ladder5-small``. **styles*
 and a bold bidder, a bot that dumps its lowest card once its bid is made, random), ordered by
 their mean total and places; ``python -m bench.totals results/bench-styles`` compares the models'
 orders with the totals' (docs/ratings.md, "Validation on more fields"). **ladder7-small**: the
-greedy bot at seven noise levels and the random bot at 7-player tables, 672 games. Each field's lines end with
-what the ``adjusted`` model's play-outs cost a deal and how much of the deal scores' spread its
-estimate explains (issue 42).
+greedy bot at seven noise levels and the random bot at 7-player tables, 672 games.
+**partnership-small**: Partnership Blackout, teams of two greedy bots at five noise levels and of
+two random bots, 600 games (there the adjusted model's estimate has the hands' features only).
+Each field's lines end with what the ``adjusted`` model's play-outs cost a deal and how much of
+the deal scores' spread its estimate explains (issue 42).
 ``python -m bench models``.
 """
 
@@ -65,11 +67,14 @@ FIELDS = {
     "ladder7-small": (ROOT / "bench" / "fields" / "ladder7-small.yaml",
                       [["greedy-n00"], ["greedy-n05"], ["greedy-n10"], ["greedy-n20"], ["greedy-n30"],
                        ["greedy-n45"], ["greedy-n60"], ["random"]]),
+    "partnership-small": (ROOT / "bench" / "fields" / "partnership-small.yaml",
+                          [["greedy-n00"], ["greedy-n10"], ["greedy-n20"], ["greedy-n30"],
+                           ["greedy-n45"], ["random"]]),
 }
 DEFAULT_FIELDS = ("ladder", "mixed")
 """The fields ``python -m bench models`` measures; ``python -m bench.models FIELD...`` any."""
 REPEATS = {"ladder": 41, "mixed": 101, "ladder-small": 21, "ladder5-small": 21, "styles": 21,
-           "ladder7-small": 21}
+           "ladder7-small": 21, "partnership-small": 21}
 """Shuffles per field: the mixed field is resolved within a dozen sets, where one set more or less
 is a large step, so it needs more shuffles for a steady median (and costs little)."""
 RESAMPLES = 200
@@ -151,15 +156,17 @@ def playout_cost(results: Sequence[dict[str, object]], games: int = PLAYOUT_GAME
     spent = time.process_time() - start
     chances = [luck.chance_of(result) for result in results]
     scores = [result.get("deal_scores") or [] for result in results]
-    positions = [[[seat] for seat in range(len(result["entrants"]))]  # type: ignore[arg-type]
+    positions = [result.get("teams")  # a team's seats in Partnership Blackout, else each seat
+                 or [[seat] for seat in range(len(result["entrants"]))]  # type: ignore[arg-type]
                  for result in results]
     sets = [result.get("set") for result in results]
     values = [result.get("deal_values") for result in results]
     explained = [luck.adjust(chances, scores, positions, sets, found).explained  # type: ignore[arg-type]
                  for found in (values, None)]
     shown = ["-" if share is None else f"{share:.1%}" for share in explained]
-    return (f"  adjusted: play-outs {1000 * spent / max(deals, 1):.2f} ms a deal (CPU, {deals} "
-            f"deals); out of fold the estimate explains {shown[0]} of the deal scores' spread "
+    cost = (f"play-outs {1000 * spent / deals:.2f} ms a deal (CPU, {deals} deals)" if deals
+            else "no play-outs (none for this game)")
+    return (f"  adjusted: {cost}; out of fold the estimate explains {shown[0]} of the deal scores' spread "
             f"within a deal ({shown[1]} by the hands' features alone)")
 
 

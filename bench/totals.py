@@ -42,12 +42,6 @@ def read(path: Path) -> list[dict[str, object]]:
     return games
 
 
-def position_of(game: dict, seat: int) -> int:
-    """The position (the hands dealt) a seat held: seats keep their hands across a set's rotations,
-    so the position is the seat itself."""
-    return seat
-
-
 def model_z(results: list[dict[str, object]], model: Model, upper: str, lower: str
             ) -> tuple[float, float]:
     """(rating of upper - lower, its z) under ``model``: the lower one's rating with the upper
@@ -68,11 +62,13 @@ def report(games: list[dict], results: list[dict[str, object]]) -> list[str]:
     cells: dict[tuple[str, int], dict[str, tuple[int, list[int]]]] = defaultdict(dict)
     for game in games:
         result = game["result"]
-        for seat, name in enumerate(game["names"]):
-            total = game["scores"][seat]
+        # a position is an entrant's index (a seat, or a team in Partnership Blackout): the games
+        # of a set deal the same hands to it
+        for position, name in enumerate(result["entrants"]):
+            total = result["scores"][position]
             totals[name].append(total)
-            deals = [deal["scores"][seat] for deal in game["deals"]]
-            cells[(result["set"], position_of(game, seat))][name] = (total, deals)
+            deals = [deal["scores"][position] for deal in game["deals"]]
+            cells[(result["set"], position)][name] = (total, deals)
     names = sorted(totals, key=lambda n: -statistics.mean(totals[n]))
     lines = ["mean total a game (by total):"]
     lines += [f"  {name:<12} {statistics.mean(totals[name]):7.2f}  ({len(totals[name])} games)"
@@ -86,7 +82,8 @@ def report(games: list[dict], results: list[dict[str, object]]) -> list[str]:
         for (set_id, _), held in cells.items():
             if a in held and b in held:
                 per_set[set_id].append(held[a][0] - held[b][0])
-                for x, y in zip(held[a][1], held[b][1], strict=True):
+                # the deals both games reached (a Partnership game ends at its target score)
+                for x, y in zip(held[a][1], held[b][1], strict=False):
                     deal_diffs.append(x - y)
                     won, drew, lost = won + (x > y), drew + (x == y), lost + (x < y)
         if not per_set:
