@@ -22,8 +22,10 @@ are measured by ``python -m bench.models ladder-small ladder5-small``. **styles*
 and a bold bidder, a bot that dumps its lowest card once its bid is made, random), ordered by
 their mean total and places; ``python -m bench.totals results/bench-styles`` compares the models'
 orders with the totals' (docs/ratings.md, "Validation on more fields"); **styles-search** (400
-games of 7 deals) the search bot with greedy, the cautious bidder and the dumper. **ladder7-small**: the
-greedy bot at seven noise levels and the random bot at 7-player tables, 672 games.
+games of 7 deals) the search bot with greedy, the cautious bidder and the dumper; **styles-noise**
+(1,200 games) the cautious bidder and the dumper against greedy at noise 0.1, 0.15 and 0.2.
+**ladder7-small**: the greedy bot at seven noise levels and the random bot at 7-player tables,
+672 games.
 **partnership-small**: Partnership Blackout, teams of two greedy bots at five noise levels and of
 two random bots, 600 games (there the adjusted model's estimate has the hands' features only).
 Each field's lines end with what the ``adjusted`` model's play-outs cost a deal and how much of
@@ -69,6 +71,11 @@ FIELDS = {
     # totals do
     "styles-search": (ROOT / "bench" / "fields" / "styles-search.yaml",
                       [["search"], ["greedy"], ["dumper"], ["cautious"]]),
+    # the cautious bidder and the dumper against noisy greedy bots: by total and places cautious,
+    # greedy-n10 and dumper lead (their order not sure), then n15, then n20; `deals` puts cautious
+    # last, so it never resolves this field
+    "styles-noise": (ROOT / "bench" / "fields" / "styles-noise.yaml",
+                     [["cautious", "greedy-n10", "dumper"], ["greedy-n15"], ["greedy-n20"]]),
     "ladder7-small": (ROOT / "bench" / "fields" / "ladder7-small.yaml",
                       [["greedy-n00"], ["greedy-n05"], ["greedy-n10"], ["greedy-n20"], ["greedy-n30"],
                        ["greedy-n45"], ["greedy-n60"], ["random"]]),
@@ -79,7 +86,7 @@ FIELDS = {
 DEFAULT_FIELDS = ("ladder", "mixed")
 """The fields ``python -m bench models`` measures; ``python -m bench.models FIELD...`` any."""
 REPEATS = {"ladder": 41, "mixed": 101, "ladder-small": 21, "ladder5-small": 21, "styles": 21,
-           "styles-search": 21, "ladder7-small": 21, "partnership-small": 21}
+           "styles-search": 21, "styles-noise": 21, "ladder7-small": 21, "partnership-small": 21}
 """Shuffles per field: the mixed field is resolved within a dozen sets, where one set more or less
 is a large step, so it needs more shuffles for a steady median (and costs little)."""
 RESAMPLES = 200

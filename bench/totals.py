@@ -5,7 +5,8 @@ same cards, and ignores by how much. On a field of different styles the two can 
 field's results directory this prints each entrant's mean total a game and, for every pair, the
 paired comparison on the same cards (same duplicate set, same position, so the same hands): the
 mean difference of the game totals, of the deal scores, and the deals won, drawn and lost, with
-the LOS of the total's difference from a bootstrap over whole duplicate sets. Then, for each
+the z (the mean over its spread) and the LOS of the total's difference, from a bootstrap over
+whole duplicate sets. Then, for each
 adjacent pair by total, the z of that paired difference of totals (its mean over its bootstrap
 spread: what a model comparing the margins on the same cards would see) beside the z and LOS of
 every rating model (the lower entrant's rating with the upper anchored at 0, over its interval /
@@ -92,12 +93,12 @@ def report(games: list[dict], results: list[dict[str, object]]) -> list[str]:
         keys = list(per_set)
         diffs = [d for key in keys for d in per_set[key]]
         rng = random.Random(0)
-        above = 0
-        for _ in range(RESAMPLES):
-            sample = [d for key in rng.choices(keys, k=len(keys)) for d in per_set[key]]
-            above += statistics.mean(sample) > 0
+        means = [statistics.mean(d for key in rng.choices(keys, k=len(keys)) for d in per_set[key])
+                 for _ in range(RESAMPLES)]
+        above = sum(mean > 0 for mean in means)
         lines.append(f"  {a:>10} - {b:<10} total {statistics.mean(diffs):+6.2f} "
-                     f"(LOS {above / RESAMPLES:6.1%}, {len(diffs)} paired games)   deal "
+                     f"(z {statistics.mean(diffs) / statistics.stdev(means):5.2f}, "
+                     f"LOS {above / RESAMPLES:6.1%}, {len(diffs)} paired games)   deal "
                      f"{statistics.mean(deal_diffs):+5.2f}   deals {won}/{drew}/{lost} "
                      f"({(won + drew / 2) / len(deal_diffs):.1%})")
     lines.append("adjacent pairs by total: z of the paired total difference; each model's rating "
