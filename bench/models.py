@@ -29,7 +29,8 @@ games of 7 deals) the search bot with greedy, the cautious bidder and the dumper
 **partnership-small**: Partnership Blackout, teams of two greedy bots at five noise levels and of
 two random bots, 600 games (there the adjusted model's estimate has the hands' features only).
 Each field's lines end with what the ``adjusted`` model's play-outs cost a deal and how much of
-the deal scores' spread its estimate explains (issue 42).
+the deal scores' spread its estimate explains (issue 42). ``python -m bench.margins FIELD...``
+measures a prototype of ``deals`` scored by the margin on the same fields.
 ``python -m bench models``.
 """
 
