@@ -17,9 +17,20 @@ and the median of the per-shuffle ratios (one shuffle's prefixes are the same ga
 model; a first passage is noisy, so this one scatters more).
 Two more fields, **ladder-small** (``bench/fields/ladder-small.yaml``: the ladder under seed 21,
 600 games, noise 0.05 and 0.1 as one class) and **ladder5-small** (the same at 5-player tables),
-are measured by ``python -m bench.models ladder-small ladder5-small``. Each field's lines end with
-what the ``adjusted`` model's play-outs cost a deal and how much of the deal scores' spread its
-estimate explains (issue 42).
+are measured by ``python -m bench.models ladder-small ladder5-small``. **styles**
+(``bench/fields/styles.yaml``, 2,400 games) holds bots of different styles (greedy, a cautious
+and a bold bidder, a bot that dumps its lowest card once its bid is made, random), ordered by
+their mean total and places; ``python -m bench.totals results/bench-styles`` compares the models'
+orders with the totals' (docs/ratings.md, "Validation on more fields"); **styles-search** (400
+games of 7 deals) the search bot with greedy, the cautious bidder and the dumper; **styles-noise**
+(1,200 games) the cautious bidder and the dumper against greedy at noise 0.1, 0.15 and 0.2.
+**ladder7-small**: the greedy bot at seven noise levels and the random bot at 7-player tables,
+672 games.
+**partnership-small**: Partnership Blackout, teams of two greedy bots at five noise levels and of
+two random bots, 600 games (there the adjusted model's estimate has the hands' features only).
+Each field's lines end with what the ``adjusted`` model's play-outs cost a deal and how much of
+the deal scores' spread its estimate explains (issue 42). ``python -m bench.margins FIELD...``
+measures a prototype of ``deals`` scored by the margin on the same fields.
 ``python -m bench models``.
 """
 
@@ -53,10 +64,30 @@ FIELDS = {
     "ladder5-small": (ROOT / "bench" / "fields" / "ladder5-small.yaml",
                       [["greedy-n00"], ["greedy-n05", "greedy-n10"], ["greedy-n20"], ["greedy-n30"],
                        ["greedy-n45"]]),
+    # styles, not noise (bench/bots/style_bot.py): cautious and dumper tie on total score and on
+    # places in 2,400 games (one class); `deals` and `adjusted` put dumper above at LOS 100%
+    "styles": (ROOT / "bench" / "fields" / "styles.yaml",
+               [["greedy"], ["cautious", "dumper"], ["bold"], ["random"]]),
+    # the search bot against greedy and two styles, 7 deals a game: every model orders it as the
+    # totals do
+    "styles-search": (ROOT / "bench" / "fields" / "styles-search.yaml",
+                      [["search"], ["greedy"], ["dumper"], ["cautious"]]),
+    # the cautious bidder and the dumper against noisy greedy bots: by total and places cautious,
+    # greedy-n10 and dumper lead (their order not sure), then n15, then n20; `deals` puts cautious
+    # last, so it never resolves this field
+    "styles-noise": (ROOT / "bench" / "fields" / "styles-noise.yaml",
+                     [["cautious", "greedy-n10", "dumper"], ["greedy-n15"], ["greedy-n20"]]),
+    "ladder7-small": (ROOT / "bench" / "fields" / "ladder7-small.yaml",
+                      [["greedy-n00"], ["greedy-n05"], ["greedy-n10"], ["greedy-n20"], ["greedy-n30"],
+                       ["greedy-n45"], ["greedy-n60"], ["random"]]),
+    "partnership-small": (ROOT / "bench" / "fields" / "partnership-small.yaml",
+                          [["greedy-n00"], ["greedy-n10"], ["greedy-n20"], ["greedy-n30"],
+                           ["greedy-n45"], ["random"]]),
 }
 DEFAULT_FIELDS = ("ladder", "mixed")
 """The fields ``python -m bench models`` measures; ``python -m bench.models FIELD...`` any."""
-REPEATS = {"ladder": 41, "mixed": 101, "ladder-small": 21, "ladder5-small": 21}
+REPEATS = {"ladder": 41, "mixed": 101, "ladder-small": 21, "ladder5-small": 21, "styles": 21,
+           "styles-search": 21, "styles-noise": 21, "ladder7-small": 21, "partnership-small": 21}
 """Shuffles per field: the mixed field is resolved within a dozen sets, where one set more or less
 is a large step, so it needs more shuffles for a steady median (and costs little)."""
 RESAMPLES = 200
@@ -138,15 +169,17 @@ def playout_cost(results: Sequence[dict[str, object]], games: int = PLAYOUT_GAME
     spent = time.process_time() - start
     chances = [luck.chance_of(result) for result in results]
     scores = [result.get("deal_scores") or [] for result in results]
-    positions = [[[seat] for seat in range(len(result["entrants"]))]  # type: ignore[arg-type]
+    positions = [result.get("teams")  # a team's seats in Partnership Blackout, else each seat
+                 or [[seat] for seat in range(len(result["entrants"]))]  # type: ignore[arg-type]
                  for result in results]
     sets = [result.get("set") for result in results]
     values = [result.get("deal_values") for result in results]
     explained = [luck.adjust(chances, scores, positions, sets, found).explained  # type: ignore[arg-type]
                  for found in (values, None)]
     shown = ["-" if share is None else f"{share:.1%}" for share in explained]
-    return (f"  adjusted: play-outs {1000 * spent / max(deals, 1):.2f} ms a deal (CPU, {deals} "
-            f"deals); out of fold the estimate explains {shown[0]} of the deal scores' spread "
+    cost = (f"play-outs {1000 * spent / deals:.2f} ms a deal (CPU, {deals} deals)" if deals
+            else "no play-outs (none for this game)")
+    return (f"  adjusted: {cost}; out of fold the estimate explains {shown[0]} of the deal scores' spread "
             f"within a deal ({shown[1]} by the hands' features alone)")
 
 
