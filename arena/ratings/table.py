@@ -53,6 +53,8 @@ COMPARED = {
     RatingModel.DEALS: "comparisons of deals on the same cards (rating: deals)",
     RatingModel.ADJUSTED: "comparisons of luck-adjusted deals in the same duplicate sets "
                           "(rating: adjusted)",
+    RatingModel.MARGINS: "comparisons of deals on the same cards, each scored by its margin "
+                         "(rating: margins)",
 }
 """What one pairing is under each model, for the table's first note."""
 

@@ -65,7 +65,7 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
     teams: list[object] = []
     values: list[Sequence[Sequence[float]] | None] = []  # the deals' play-outs (``luck``)
     duplicate = model is not Model.PLACES
-    per_deal = model in (Model.DEALS, Model.ADJUSTED)
+    per_deal = model in (Model.DEALS, Model.ADJUSTED, Model.MARGINS)
     for count, obj in enumerate(results, 1):
         try:
             entrants, scores, ranks, forfeits, faults = result_fields(obj)
@@ -148,7 +148,7 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
         found.append(duplicate_comparisons.records(
             _positions(set_names, deal_keys, scored, size, start, canonical, entrant, score, rank,
                        forfeit),
-            n, per_deal=per_deal, across=model is Model.ADJUSTED))
+            n, per_deal=per_deal, across=model is Model.ADJUSTED, margins=model is Model.MARGINS))
     record_game = np.concatenate([g for g, _, _ in found])
     record_cell = np.concatenate([c for _, c, _ in found])
     record_points = np.concatenate([p for _, _, p in found])
