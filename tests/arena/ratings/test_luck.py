@@ -131,14 +131,15 @@ def test_an_overbidder_gains_nothing_from_the_adjustment(results: list[dict[str,
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("model", [Model.ADJUSTED, Model.MARGINS])
 def test_intervals_of_identical_pairs_cover_zero_in_disjoint_halves(
-        results: list[dict[str, Any]]) -> None:
+        results: list[dict[str, Any]], model: Model) -> None:
     sets = sorted({result["set"] for result in results})
     covered = total = 0
     for half in (sets[0::2], sets[1::2]):
         games = [result for result in results if result["set"] in half]
         for anchor, other in itertools.combinations(COPIES, 2):
-            row = next(row for row in rate(games, model=Model.ADJUSTED, resamples=200,
+            row = next(row for row in rate(games, model=model, resamples=200,
                                            anchor=(anchor, 0.0)).standings if row.name == other)
             assert row.lower is not None and row.upper is not None
             covered += row.lower <= 0.0 <= row.upper
