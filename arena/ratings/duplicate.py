@@ -33,6 +33,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,8 +58,17 @@ class Positions:
     dealt: np.ndarray  # how many deals it finished (0 when the record has none)
 
 
+class Comparisons(NamedTuple):
+    """Every comparison as arrays, and the ``margins`` model's M (None under the others)."""
+
+    game: np.ndarray
+    cell: np.ndarray
+    points: np.ndarray
+    margin: float | None = None
+
+
 def records(positions: Positions, entrants: int, per_deal: bool, across: bool = False,
-            margins: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            margins: bool = False) -> Comparisons:
     """(game, cell, points) of every comparison: ``points`` that entrant ``cell // entrants``
     scored against ``cell % entrants``, credited to the earlier game of the two (both are in one
     set, which the bootstrap draws whole). Comparisons come in the order of the positions' keys'
@@ -75,8 +85,9 @@ def records(positions: Positions, entrants: int, per_deal: bool, across: bool = 
     b = np.array([second for _, second in pairs], dtype=np.int64)
     other = positions.entrant[a] != positions.entrant[b]
     a, b = a[other], b[other]
-    if margins:
-        won, lost = _margin_points(positions, a, b)
+    margin = largest_margin(positions, a, b) if margins else None
+    if margin is not None:
+        won, lost = _margin_points(positions, a, b, margin)
     elif per_deal:
         won, lost = _deal_points(positions, a, b)
     else:
@@ -86,7 +97,7 @@ def records(positions: Positions, entrants: int, per_deal: bool, across: bool = 
     points = np.stack([won, lost], axis=1).ravel()
     games = np.repeat(np.minimum(positions.game[a], positions.game[b]), 2)
     scored = points > 0
-    return games[scored], cells[scored], points[scored]
+    return Comparisons(games[scored], cells[scored], points[scored], margin)
 
 
 def _total_points(positions: Positions, a: np.ndarray, b: np.ndarray
@@ -131,7 +142,7 @@ def largest_margin(positions: Positions, a: np.ndarray, b: np.ndarray) -> float:
     return float(np.abs(positions.deals[a] - positions.deals[b])[both].max())
 
 
-def _margin_points(positions: Positions, a: np.ndarray, b: np.ndarray
+def _margin_points(positions: Positions, a: np.ndarray, b: np.ndarray, largest: float
                    ) -> tuple[np.ndarray, np.ndarray]:
     """Deal by deal over the deals both finished: 1/2 + d / (2M) of each deal's point to the first,
     the rest to the second (d the difference of their deal scores, M ``largest_margin``; with M = 0
@@ -141,7 +152,6 @@ def _margin_points(positions: Positions, a: np.ndarray, b: np.ndarray
     on how the bootstrap adds a resample up (as with the halves of ``deals``)."""
     deals = np.minimum(positions.dealt[a], positions.dealt[b])
     both = np.arange(positions.deals.shape[1]) < deals[:, None]
-    largest = largest_margin(positions, a, b)
     margin = positions.deals[a] - positions.deals[b]
     share = 0.5 + margin / (2 * largest) if largest > 0 else np.full(margin.shape, 0.5)
     won = np.clip(np.round((share * both).sum(axis=1) / QUANTUM) * QUANTUM, 0, deals)

@@ -127,6 +127,9 @@ class Ratings:
     model: Model = DEFAULT_MODEL
     prior: float = PRIOR_DRAWS
     """Virtual draws added between every two entrants compared, in every fit (``PRIOR_DRAWS``)."""
+    margin: float | None = None
+    """The ``margins`` model's M, the largest deal margin of the games rated (None under the
+    others, and for groups rated on different M)."""
 
     @property
     def unknown_intervals(self) -> tuple[str, ...]:
@@ -275,6 +278,7 @@ def rate(
         confidence=confidence,
         model=model,
         prior=prior,
+        margin=tally.margin,
     )
 
 

@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from arena.ratings.model import rate
+from arena.ratings.table import render_table
 from arena.ratings.tally import tally_results
 from arena.settings import RatingModel
 
@@ -58,6 +59,7 @@ def test_margins_follow_the_totals_where_deals_won_do_not() -> None:
     rated = rate(results, resamples=100, model="margins")
     assert [row.name for row in rated.standings] == ["a", "b"]
     assert rated.model is RatingModel.MARGINS
+    assert rated.margin == 10.0  # the largest margin, which the table's note and JSON show
     assert rated.pairings == 4 * 2 * 5  # sets x positions x deals, as under deals
 
 
@@ -72,6 +74,8 @@ def test_every_comparison_is_a_draw_when_no_margin_is_above_zero() -> None:
     rated = rate(margin_sets([3, 0, 7], [3, 0, 7]), resamples=50, model="margins", prior=0)
     assert rated.wins[0, 1] == rated.wins[1, 0] == pytest.approx(4 * 2 * 3 / 2)
     assert all(row.rating == pytest.approx(1500.0) for row in rated.standings)
+    assert rated.margin == 0.0
+    assert "every comparison a draw" in render_table(rated)
 
 
 def test_a_forfeit_loses_every_deal_whole_and_sets_no_margin() -> None:
@@ -111,4 +115,6 @@ def test_arena_table_rates_margins(tmp_path: Path) -> None:
     done = arena("table", tmp_path, "--rating", "margins", "--resamples", "20")
     assert done.returncode == 0, done.stderr
     assert "each scored by its margin (rating: margins)" in done.stdout
+    largest = rate(_real(), resamples=0, model="margins").margin
+    assert largest and f"{largest:g} the largest margin" in done.stdout
     assert done.stdout.index("greedy ") < done.stdout.index("random")
