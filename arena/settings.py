@@ -352,6 +352,9 @@ class RatingModel(enum.StrEnum):
     ADJUSTED = "adjusted"
     """Every two entrants of one duplicate set, deal by deal, by luck-adjusted deal scores (their
     score less what the cards they held explain, ``arena.ratings.luck``), at any position."""
+    MARGINS = "margins"
+    """As ``deals``, each deal scored by its margin: 1/2 + d / (2M) of its point to the first, d the
+    difference of the two deal scores and M the largest such difference in the rated games."""
 
 
 DEFAULT_RATING = RatingModel.DEALS

@@ -282,8 +282,9 @@ INTERPRETERS = Setting(
 RATING = Setting(
     "rating", RatingModel, DEFAULT_RATING,
     "What is rated: places (every two entrants at a table), duplicate (totals of entrants that "
-    "held the same cards), deals (the same, deal by deal) or adjusted (deal scores less the "
-    "luck of the cards, every two entrants of a duplicate set); docs/ratings.md.",
+    "held the same cards), deals (the same, deal by deal), adjusted (deal scores less the "
+    "luck of the cards, every two entrants of a duplicate set) or margins (as deals, each deal "
+    "scored by how much it was won); docs/ratings.md.",
     "What the closing table rates: see [ratings.md](ratings.md#models). It changes how games "
     "are read, not which are played, so a resumed run may change it.",
     reader=lambda where, raw: check_rating(raw, f"{where.path}: rating"))

@@ -29,9 +29,10 @@ games of 7 deals) the search bot with greedy, the cautious bidder and the dumper
 **partnership-small**: Partnership Blackout, teams of two greedy bots at five noise levels and of
 two random bots, 600 games (there the adjusted model's estimate has the hands' features only).
 Each field's lines end with what the ``adjusted`` model's play-outs cost a deal and how much of
-the deal scores' spread its estimate explains (issue 42). ``python -m bench.margins FIELD...``
-measures a prototype of ``deals`` scored by the margin on the same fields.
-``python -m bench models``.
+the deal scores' spread its estimate explains (issue 42). Every model is measured, ``margins``
+(``deals`` scored by each deal's margin) among them; ``--models deals,margins`` measures only
+those (the ratios are then against the first of them that is ``places``, else ``deals``).
+``python -m bench models``; ``python -m bench.models [--models M,...] FIELD...``.
 """
 
 from __future__ import annotations
@@ -183,31 +184,52 @@ def playout_cost(results: Sequence[dict[str, object]], games: int = PLAYOUT_GAME
             f"within a deal ({shown[1]} by the hands' features alone)")
 
 
-def run(fields: Sequence[str] = DEFAULT_FIELDS) -> list[str]:
+def run(fields: Sequence[str] = DEFAULT_FIELDS, models: Sequence[Model] = tuple(Model)
+        ) -> list[str]:
     """Measure and return the lines to print."""
     lines = []
+    base_model = Model.PLACES if Model.PLACES in models else models[0]
     for name in fields:
         results = field_results(name)
-        needed = measure(name, results)
-        base = needed[Model.PLACES]
+        needed = measure(name, results, tuple(dict.fromkeys((*models, Model.DEALS))))
+        base = needed[base_model]
         deals = needed[Model.DEALS]
         lines.append(f"{name} ({len(results)} games): games until every adjacent pair is ordered "
                      f"right with LOS >= 95% (median of {REPEATS[name]} shuffles of whole sets):")
         for model, counts in needed.items():
+            if model not in models:
+                continue
             ratio = statistics.median(counts) / statistics.median(base)
             paired = statistics.median(c / b for c, b in zip(counts, base, strict=True))
             goal = ""
-            if model is DEFAULT_MODEL and model is not Model.PLACES:
+            if model is DEFAULT_MODEL and base_model is Model.PLACES:
                 goal = f"  default, goal <= {RATIO_GOAL}x: {'met' if ratio <= RATIO_GOAL else 'NOT met'}"
             against_deals = statistics.median(c / b for c, b in zip(counts, deals, strict=True))
             lines.append(f"  {model.value:<10} {statistics.median(counts):6.0f} games "
-                         f"(mean {statistics.mean(counts):6.0f}): {ratio:4.2f}x places "
+                         f"(mean {statistics.mean(counts):6.0f}): {ratio:4.2f}x {base_model.value} "
                          f"(median per shuffle {paired:4.2f}x; against deals "
                          f"{statistics.median(counts) / statistics.median(deals):4.2f}x, per "
                          f"shuffle {against_deals:4.2f}x){goal}")
-        lines.append(playout_cost(results))
+        if Model.ADJUSTED in models:
+            lines.append(playout_cost(results))
     return lines
 
 
+def main(argv: list[str]) -> None:
+    models: Sequence[Model] = tuple(Model)
+    if argv and argv[0].startswith("--models"):
+        listed = argv[0].partition("=")[2] or (argv[1] if len(argv) > 1 else "")
+        argv = argv[1:] if "=" in argv[0] else argv[2:]
+        try:
+            models = tuple(Model(value) for value in listed.split(","))
+        except ValueError:
+            sys.exit(f"bench.models: --models: {listed!r} is not a list of rating models "
+                     f"(models: {', '.join(model.value for model in Model)})")
+    unknown = [name for name in argv if name not in FIELDS]
+    if unknown:
+        sys.exit(f"bench.models: {unknown[0]!r} is not a field (fields: {', '.join(FIELDS)})")
+    print("\n".join(run(argv or DEFAULT_FIELDS, models)))
+
+
 if __name__ == "__main__":
-    print("\n".join(run(sys.argv[1:] or DEFAULT_FIELDS)))
+    main(sys.argv[1:])

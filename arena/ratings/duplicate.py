@@ -14,6 +14,13 @@ little luck and much skill: the comparisons a duplicate bridge event scores.
 - ``adjusted`` compares as ``deals`` does, by luck-adjusted deal scores (``arena.ratings.luck``),
   and every two seats of one set, not only those at one position: with the cards' luck taken out,
   a seat's deal compares with the deal of a seat that held other cards.
+- ``margins`` compares as ``deals`` does, each deal scored by its margin instead of win/draw/loss:
+  the first of the two gets 1/2 + d / (2M) of the deal's point and the second the rest, d their
+  deal scores' difference and M the largest such difference (in absolute value) of every deal
+  comparison made from the rated games, so no margin is clipped and each comparison stays in
+  [0, 1]. A pair's expected points then follow its mean margin on the same cards, so a rating
+  difference has the sign of the difference of the totals the deals add up to. With M = 0 (every
+  compared deal scored alike) every comparison is a draw. A forfeit loses every deal whole.
 
 Two seats of one entrant (a team of copies meeting itself) are not compared. A game without a set,
 or alone in its set, gives no comparisons. No I/O here: ``arena.ratings.model`` calls this while
@@ -26,8 +33,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import NamedTuple
 
 import numpy as np
+
+QUANTUM = 2.0 ** -20
+"""What a ``margins`` comparison's points are rounded to (about a millionth of a deal's point):
+fine enough to change no rating, coarse enough that their sums are exact in float64."""
 
 
 @dataclass(frozen=True)
@@ -46,15 +58,25 @@ class Positions:
     dealt: np.ndarray  # how many deals it finished (0 when the record has none)
 
 
-def records(positions: Positions, entrants: int, per_deal: bool, across: bool = False
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+class Comparisons(NamedTuple):
+    """Every comparison as arrays, and the ``margins`` model's M (None under the others)."""
+
+    game: np.ndarray
+    cell: np.ndarray
+    points: np.ndarray
+    margin: float | None = None
+
+
+def records(positions: Positions, entrants: int, per_deal: bool, across: bool = False,
+            margins: bool = False) -> Comparisons:
     """(game, cell, points) of every comparison: ``points`` that entrant ``cell // entrants``
     scored against ``cell % entrants``, credited to the earlier game of the two (both are in one
     set, which the bootstrap draws whole). Comparisons come in the order of the positions' keys'
     first rows, then of the pairs in each key's rows; each pair's two records (first against
     second, then the reverse) where they hold points. ``across``: every two rows of one set and
     deals' seed are compared, whatever their positions (the ``adjusted`` model: its deal scores
-    have the luck of the cards taken out, so different hands compare)."""
+    have the luck of the cards taken out, so different hands compare). ``margins``: each deal is
+    scored by its margin (the ``margins`` model, ``_margin_points``), not win/draw/loss."""
     held: dict[object, list[int]] = defaultdict(list)
     for row, key in enumerate(positions.key):
         held[key[:-1] if across and isinstance(key, tuple) else key].append(row)
@@ -63,13 +85,19 @@ def records(positions: Positions, entrants: int, per_deal: bool, across: bool = 
     b = np.array([second for _, second in pairs], dtype=np.int64)
     other = positions.entrant[a] != positions.entrant[b]
     a, b = a[other], b[other]
-    won, lost = _deal_points(positions, a, b) if per_deal else _total_points(positions, a, b)
+    margin = largest_margin(positions, a, b) if margins else None
+    if margin is not None:
+        won, lost = _margin_points(positions, a, b, margin)
+    elif per_deal:
+        won, lost = _deal_points(positions, a, b)
+    else:
+        won, lost = _total_points(positions, a, b)
     first, second = positions.entrant[a], positions.entrant[b]
     cells = np.stack([first * entrants + second, second * entrants + first], axis=1).ravel()
     points = np.stack([won, lost], axis=1).ravel()
     games = np.repeat(np.minimum(positions.game[a], positions.game[b]), 2)
     scored = points > 0
-    return games[scored], cells[scored], points[scored]
+    return Comparisons(games[scored], cells[scored], points[scored], margin)
 
 
 def _total_points(positions: Positions, a: np.ndarray, b: np.ndarray
@@ -100,3 +128,34 @@ def _deal_points(positions: Positions, a: np.ndarray, b: np.ndarray
     won_points = np.where(forfeit_a == forfeit_b, won + 0.5 * drawn, forfeit_b * deals)
     lost_points = np.where(forfeit_a == forfeit_b, lost + 0.5 * drawn, forfeit_a * deals)
     return won_points.astype(np.float64), lost_points.astype(np.float64)
+
+
+def largest_margin(positions: Positions, a: np.ndarray, b: np.ndarray) -> float:
+    """M of the ``margins`` model: the largest absolute difference of two deal scores over every
+    deal that ``a`` and ``b`` (row pairs) both finished and compare by score (a forfeit on one side
+    only decides its deals whole); 0 when there is none."""
+    deals = np.minimum(positions.dealt[a], positions.dealt[b])
+    both = np.arange(positions.deals.shape[1]) < deals[:, None]
+    both &= (positions.forfeit[a] == positions.forfeit[b])[:, None]
+    if not both.any():
+        return 0.0
+    return float(np.abs(positions.deals[a] - positions.deals[b])[both].max())
+
+
+def _margin_points(positions: Positions, a: np.ndarray, b: np.ndarray, largest: float
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Deal by deal over the deals both finished: 1/2 + d / (2M) of each deal's point to the first,
+    the rest to the second (d the difference of their deal scores, M ``largest_margin``; with M = 0
+    a draw each); a forfeit loses every one to a position that did not forfeit. A pair's points
+    are rounded to a multiple of QUANTUM, the second's being the deals less the first's: sums of
+    such points are exact in any order, so the table does not depend on the order of the games or
+    on how the bootstrap adds a resample up (as with the halves of ``deals``)."""
+    deals = np.minimum(positions.dealt[a], positions.dealt[b])
+    both = np.arange(positions.deals.shape[1]) < deals[:, None]
+    margin = positions.deals[a] - positions.deals[b]
+    share = 0.5 + margin / (2 * largest) if largest > 0 else np.full(margin.shape, 0.5)
+    won = np.clip(np.round((share * both).sum(axis=1) / QUANTUM) * QUANTUM, 0, deals)
+    forfeit_a, forfeit_b = positions.forfeit[a], positions.forfeit[b]
+    won_points = np.where(forfeit_a == forfeit_b, won, forfeit_b * deals).astype(np.float64)
+    lost_points = np.where(forfeit_a == forfeit_b, deals - won, forfeit_a * deals)
+    return won_points, lost_points.astype(np.float64)

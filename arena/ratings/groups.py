@@ -82,7 +82,8 @@ def rate_groups(
         games=sum(r.games for r in rated), pool_mean=pool_mean,
         anchor=None if anchor is None else (anchor[0], float(anchor[1])), resamples=resamples,
         degenerate_resamples=sum(r.degenerate_resamples for r in rated), seed=seed,
-        confidence=confidence, model=rated[0].model, prior=rated[0].prior)
+        confidence=confidence, model=rated[0].model, prior=rated[0].prior,
+        margin=rated[0].margin if len({r.margin for r in rated}) == 1 else None)
     group_of = tuple(index + 1 for index, r in enumerate(rated) for _ in r.standings)
     return GroupedRatings(combined, group_of)
 

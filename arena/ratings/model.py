@@ -3,9 +3,9 @@
 What a comparison is depends on the model (``arena.settings.RatingModel``, docs/ratings.md):
 ``places`` makes each game its pairwise outcomes: for every two entrants at the table, 1 to the
 better place, 0 to the worse, 1/2 each when equal (places already hold forfeits and the tie-break).
-The duplicate models (``duplicate``, ``deals``) compare the entrants that held the same cards in
-one duplicate set instead (``arena.ratings.duplicate``). Two seats of one entrant (a bot playing
-itself) are not compared. Everything below is the same for every model.
+The duplicate models (``duplicate``, ``deals``, ``adjusted``, ``margins``) compare the entrants
+that held the same cards in one duplicate set instead (``arena.ratings.duplicate``). Two seats of
+one entrant (a bot playing itself) are not compared. Everything below is the same for every model.
 
 The ratings maximise the likelihood of all pairwise outcomes at once under the Elo curve
 P(i beats j) = 1 / (1 + 10^((R_j - R_i) / 400)) (Bradley-Terry; a draw counts half a win each), so
@@ -127,6 +127,9 @@ class Ratings:
     model: Model = DEFAULT_MODEL
     prior: float = PRIOR_DRAWS
     """Virtual draws added between every two entrants compared, in every fit (``PRIOR_DRAWS``)."""
+    margin: float | None = None
+    """The ``margins`` model's M, the largest deal margin of the games rated (None under the
+    others, and for groups rated on different M)."""
 
     @property
     def unknown_intervals(self) -> tuple[str, ...]:
@@ -275,6 +278,7 @@ def rate(
         confidence=confidence,
         model=model,
         prior=prior,
+        margin=tally.margin,
     )
 
 

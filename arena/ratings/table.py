@@ -53,6 +53,8 @@ COMPARED = {
     RatingModel.DEALS: "comparisons of deals on the same cards (rating: deals)",
     RatingModel.ADJUSTED: "comparisons of luck-adjusted deals in the same duplicate sets "
                           "(rating: adjusted)",
+    RatingModel.MARGINS: "comparisons of deals on the same cards, each scored by its margin "
+                         "(rating: margins)",
 }
 """What one pairing is under each model, for the table's first note."""
 
@@ -286,6 +288,7 @@ def ratings_json(rated: Ratings | GroupedRatings, *, crosstable: bool = False,
         "degenerate_resamples": ratings.degenerate_resamples,
         "unknown_intervals": list(ratings.unknown_intervals),
         "prior": ratings.prior,
+        "margin": ratings.margin,
         "entrants": [
             {
                 "place": s.place,
@@ -465,12 +468,24 @@ def _groups_note(grouped: GroupedRatings) -> str:
             f"are comparable only within a group.")
 
 
+def _margin_note(ratings: Ratings) -> str:
+    """Under ``margins``: how a deal's point is split, with the M of the games rated."""
+    if ratings.model is not RatingModel.MARGINS:
+        return ""
+    if ratings.margin is None:
+        return "; a deal's point split 1/2 + margin / 2M, M the largest margin of each group"
+    if not ratings.margin:
+        return "; no deal won by any margin: every comparison a draw"
+    return (f"; a deal's point split 1/2 + margin / {2 * ratings.margin:g}, "
+            f"{ratings.margin:g} the largest margin")
+
+
 def _notes(ratings: Ratings) -> list[str]:
     scale = (f"Elo anchored at {printable(ratings.anchor[0])} = {ratings.anchor[1]:g}" if ratings.anchor
              else f"Elo centred on a pool mean of {ratings.pool_mean:g}")
     notes = [f"{ratings.games} game{'s' * (ratings.games != 1)}, {ratings.pairings} "
              f"{COMPARED[ratings.model]} "
-             f"(draw = 1/2); {scale}"
+             f"(draw = 1/2{_margin_note(ratings)}); {scale}"
              + (f"; each fit adds {ratings.prior:g} virtual draw{'s' * (ratings.prior != 1)} "
                 f"between every two entrants compared (a weak prior: finite ratings)."
                 if ratings.prior else ".")]

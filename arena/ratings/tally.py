@@ -49,6 +49,7 @@ class GameArrays:
     forfeits: np.ndarray
     set_of_game: np.ndarray  # by canonical game: its duplicate set, numbered 0 .. sets - 1
     sets: int
+    margin: float | None = None  # the margins model's M: its largest deal margin
 
 
 def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: Model) -> GameArrays:
@@ -65,7 +66,7 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
     teams: list[object] = []
     values: list[Sequence[Sequence[float]] | None] = []  # the deals' play-outs (``luck``)
     duplicate = model is not Model.PLACES
-    per_deal = model in (Model.DEALS, Model.ADJUSTED)
+    per_deal = model in (Model.DEALS, Model.ADJUSTED, Model.MARGINS)
     for count, obj in enumerate(results, 1):
         try:
             entrants, scores, ranks, forfeits, faults = result_fields(obj)
@@ -112,6 +113,7 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
 
     canonical = np.empty(games, dtype=np.int64)
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    margin = None
     done = 0
     first_seat = np.ones(len(seat_name), dtype=bool)  # the entrant's first seat in its game
     for players in np.flatnonzero(np.bincount(size)):
@@ -145,10 +147,12 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
         scored = deal_scores if per_deal else None
         if model is Model.ADJUSTED:
             scored = _adjusted(chances, deal_scores, teams, set_names, size, values)
-        found.append(duplicate_comparisons.records(
+        compared = duplicate_comparisons.records(
             _positions(set_names, deal_keys, scored, size, start, canonical, entrant, score, rank,
                        forfeit),
-            n, per_deal=per_deal, across=model is Model.ADJUSTED))
+            n, per_deal=per_deal, across=model is Model.ADJUSTED, margins=model is Model.MARGINS)
+        found.append((compared.game, compared.cell, compared.points))
+        margin = compared.margin
     record_game = np.concatenate([g for g, _, _ in found])
     record_cell = np.concatenate([c for _, c, _ in found])
     record_points = np.concatenate([p for _, _, p in found])
@@ -168,6 +172,7 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
         forfeits=np.bincount(entrant, weights=forfeit.astype(np.float64), minlength=n),
         set_of_game=set_of_game,
         sets=sets,
+        margin=margin,
     )
 
 

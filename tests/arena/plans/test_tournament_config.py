@@ -65,7 +65,7 @@ def error_of(path: Path) -> str:
 CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("unknown top-level key", valid(round=3), "round", "unknown key; did you mean rounds?"),
     ("unknown rating model", valid(rating="elo"), "rating",
-     "'elo' is not a rating model (models: places, duplicate, deals, adjusted)"),
+     "'elo' is not a rating model (models: places, duplicate, deals, adjusted, margins)"),
     ("unknown bot key", valid(bots=bots_with(1, cmdd=PY_BOT)), "bots[1].cmdd",
      "unknown key; did you mean cmd?"),
     ("unknown time key", valid(time={"move": 100}), "time.move", "unknown key; did you mean move_ms?"),

@@ -124,7 +124,7 @@ def test_the_default_falls_back_to_places_without_duplicate_comparisons() -> Non
 
 def test_unknown_model_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match=r"--rating: 'elo' is not a rating model \(models: "
-                                          r"places, duplicate, deals, adjusted\)"):
+                                          r"places, duplicate, deals, adjusted, margins\)"):
         check_rating("elo")
     with pytest.raises(ConfigError, match="not a rating model"):
         rate(skill_sets(2, 1), model="elo")

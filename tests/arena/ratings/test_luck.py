@@ -1,7 +1,8 @@
 """The luck-adjusted rating (arena.ratings.luck, ``--rating adjusted``) on real games of real bot
 processes: the adjustment has mean zero for every entrant, the estimate never trains on the deals
 it adjusts, identical bots rate alike, an overbidder gains nothing, the intervals of identical
-pairs cover zero, and ``arena table --rating adjusted`` on a results directory."""
+pairs cover zero, and ``arena table --rating adjusted`` on a results directory. Identical bots
+rate alike, and the overbidder last, under the margin-scored model (``--rating margins``) too."""
 
 from __future__ import annotations
 
@@ -107,9 +108,10 @@ def test_the_estimate_never_trains_on_the_deals_it_adjusts(results: list[dict[st
 
 
 @pytest.mark.slow
-def test_identical_bots_are_centred_on_zero(results: list[dict[str, Any]]) -> None:
+@pytest.mark.parametrize("model", [Model.ADJUSTED, Model.MARGINS])
+def test_identical_bots_are_centred_on_zero(results: list[dict[str, Any]], model: Model) -> None:
     for anchor in COPIES:
-        rows = {row.name: row for row in rate(results, model=Model.ADJUSTED, resamples=300,
+        rows = {row.name: row for row in rate(results, model=model, resamples=300,
                                               anchor=(anchor, 0.0)).standings}
         for other in COPIES:
             row = rows[other]
@@ -122,21 +124,22 @@ def test_an_overbidder_gains_nothing_from_the_adjustment(results: list[dict[str,
     adjusted = _adjusted(results)
     # its mean deal score is its raw one: the luck terms of its seats sum to zero
     assert abs(_luck_by_entrant(results, adjusted)["overbid"]) < 1e-6
-    for model in (Model.DEALS, Model.ADJUSTED):
+    for model in (Model.DEALS, Model.ADJUSTED, Model.MARGINS):
         rows = rate(results, model=model, resamples=300).standings
         assert rows[-1].name == "overbid", (model, rows)
         assert rows[-2].los_next is not None and rows[-2].los_next > 0.95, (model, rows)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("model", [Model.ADJUSTED, Model.MARGINS])
 def test_intervals_of_identical_pairs_cover_zero_in_disjoint_halves(
-        results: list[dict[str, Any]]) -> None:
+        results: list[dict[str, Any]], model: Model) -> None:
     sets = sorted({result["set"] for result in results})
     covered = total = 0
     for half in (sets[0::2], sets[1::2]):
         games = [result for result in results if result["set"] in half]
         for anchor, other in itertools.combinations(COPIES, 2):
-            row = next(row for row in rate(games, model=Model.ADJUSTED, resamples=200,
+            row = next(row for row in rate(games, model=model, resamples=200,
                                            anchor=(anchor, 0.0)).standings if row.name == other)
             assert row.lower is not None and row.upper is not None
             covered += row.lower <= 0.0 <= row.upper

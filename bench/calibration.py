@@ -1,0 +1,122 @@
+"""Are the rating intervals calibrated? Disjoint slices of a field against all of it (issue 42).
+
+A field's duplicate sets (``bench/models.py``'s fields, played there once) are shuffled (seed 0)
+and dealt into SLICES disjoint slices of whole sets. For each model, each slice and each adjacent
+pair of the field's entrants (in ``bench/models.py``'s order), the slice's 95% interval of the
+pair's rating difference (the lower entrant's with the upper anchored at 0, RESAMPLES resamples)
+is checked against the difference rated on all the field's games: a calibrated interval covers it
+in about 95% of the slices (a little more, as a slice is part of the whole).
+
+The ``margins`` model's scale is the largest deal margin of the games rated, so a slice's ratings
+can be on a larger scale than the whole field's (where the whole has a margin no slice has).
+``--full-m`` also rates each slice's ``margins`` at the whole field's M (swapping
+``arena.ratings.duplicate.largest_margin`` inside this run), which tells the scale's share of a
+miss from the bootstrap's.
+
+``python -m bench.calibration [--slices N] [--full-m] FIELD...``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from arena.ratings import duplicate
+from arena.ratings.model import Model, rate
+from bench import models
+
+SLICES = 10
+RESAMPLES = 200
+MODELS = (Model.DEALS, Model.MARGINS)
+BASE = duplicate.largest_margin
+
+
+def _difference(results: Sequence[dict[str, object]], model: Model, upper: str, lower: str,
+                resamples: int) -> tuple[float | None, float | None, float | None]:
+    """(rating, lower end, upper end) of ``lower`` with ``upper`` anchored at 0."""
+    rows = {row.name: row for row in rate(results, resamples=resamples, seed=0, model=model,
+                                          anchor=(upper, 0.0)).standings}
+    row = rows[lower]
+    return row.rating, row.lower, row.upper
+
+
+def _largest(results: Sequence[dict[str, object]]) -> float:
+    """The margins model's M over ``results``."""
+    seen: list[float] = []
+
+    def spy(positions: duplicate.Positions, a: np.ndarray, b: np.ndarray) -> float:
+        seen.append(BASE(positions, a, b))
+        return seen[-1]
+
+    duplicate.largest_margin = spy
+    try:
+        rate(results, resamples=0, model=Model.MARGINS)
+    finally:
+        duplicate.largest_margin = BASE
+    return seen[-1]
+
+
+def coverage(name: str, slices: int, full_m: bool) -> list[str]:
+    """One line per model: how many slices' intervals cover the whole field's difference."""
+    results = models.field_results(name)
+    _, classes = models.FIELDS[name]
+    names = [member for members in classes for member in members]
+    by_set: dict[object, list[dict[str, object]]] = {}
+    for result in results:
+        by_set.setdefault(result.get("set"), []).append(result)
+    keys = sorted(by_set, key=str)
+    random.Random(0).shuffle(keys)
+    parts = [[game for key in keys[k::slices] for game in by_set[key]] for k in range(slices)]
+    runs: list[tuple[str, Model, float | None]] = [(model.value, model, None) for model in MODELS]
+    if full_m:
+        whole = _largest(results)
+        runs.append((f"margins at the field's M = {whole:g}", Model.MARGINS, whole))
+    lines = []
+    for label, model, pinned in runs:
+        if pinned is not None:
+            duplicate.largest_margin = lambda positions, a, b, m=pinned: m
+        try:
+            pairs = list(itertools.pairwise(names))
+            full = {pair: _difference(results, model, *pair, 0)[0] for pair in pairs}
+            covered = total = 0
+            for part in parts:
+                for pair in pairs:
+                    _, low, high = _difference(part, model, *pair, RESAMPLES)
+                    truth = full[pair]
+                    if low is None or high is None or truth is None:
+                        continue
+                    total += 1
+                    covered += low <= truth <= high
+        finally:
+            duplicate.largest_margin = BASE
+        share = f"{covered / total:.0%}" if total else "-"
+        lines.append(f"{name} ({len(results)} games, {slices} slices): {label}: {covered} of "
+                     f"{total} intervals cover the whole field's difference ({share})")
+    return lines
+
+
+def main(argv: list[str]) -> None:
+    slices, full_m, fields = SLICES, False, []
+    args = iter(argv)
+    for arg in args:
+        if arg == "--slices":
+            slices = int(next(args, "0"))
+        elif arg == "--full-m":
+            full_m = True
+        elif arg in models.FIELDS:
+            fields.append(arg)
+        else:
+            sys.exit(f"bench.calibration: {arg!r} is not a field or option (fields: "
+                     f"{', '.join(models.FIELDS)})")
+    if slices < 2:
+        sys.exit("bench.calibration: --slices must be 2 or more")
+    for name in fields:
+        print("\n".join(coverage(name, slices, full_m)), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
