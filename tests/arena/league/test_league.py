@@ -33,6 +33,8 @@ from arena.values.work import Finished
 
 from helpers import (
     ARENA,
+    C_BOT,
+    FIRST_BOT,
     MISBEHAVING,
     ROOT,
     arena,
@@ -792,3 +794,25 @@ def test_an_export_and_the_status_leave_the_bots_stderr_out(tmp_path: Path) -> N
     status = arena("league", "status", league)
     assert status.returncode == 0 and "SECRET" not in status.stdout
     assert "could not be started: bot 'bad@1': exited before" in status.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rating", ["adjusted", "margins"])
+def test_a_league_rated_by_a_luck_or_margin_model_plays_and_rates_by_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rating: str) -> None:
+    """The league's own standings (the matchmaker's, refitted as games come in; ``adjusted``
+    plays each game's deals out as it reads them) and its table, under the two models that read
+    more of a game than its scores."""
+    path = tmp_path / "lg"
+    Store.create(path, LeagueSettings.checked("blackout", 3, {"deals": "3"},
+                                              rating=rating).stored()).close()
+    monkeypatch.chdir(tmp_path)
+    for name, program in (("a", C_BOT), ("b", C_BOT), ("first", FIRST_BOT)):
+        submitted(path, own_bot(tmp_path, name, program))
+    assert run_league(path, games=9, jobs=1).played == 9
+    table = arena("league", "table", path, "--format", "json", "--resamples", "20")
+    assert table.returncode == 0, table.stderr
+    rated = orjson.loads(table.stdout)
+    assert rated["rating"] == rating and rated["games"] == 9, rated
+    assert {row["name"] for row in rated["entrants"]} == {"a@1", "b@1", "first@1"}, rated
+    assert all(row["rating"] is not None for row in rated["entrants"]), rated
