@@ -23,8 +23,6 @@ import random
 import sys
 from collections.abc import Sequence
 
-import numpy as np
-
 from arena.ratings import duplicate
 from arena.ratings.model import Model, rate
 from bench import models
@@ -45,19 +43,9 @@ def _difference(results: Sequence[dict[str, object]], model: Model, upper: str, 
 
 
 def _largest(results: Sequence[dict[str, object]]) -> float:
-    """The margins model's M over ``results``."""
-    seen: list[float] = []
-
-    def spy(positions: duplicate.Positions, a: np.ndarray, b: np.ndarray) -> float:
-        seen.append(BASE(positions, a, b))
-        return seen[-1]
-
-    duplicate.largest_margin = spy
-    try:
-        rate(results, resamples=0, model=Model.MARGINS)
-    finally:
-        duplicate.largest_margin = BASE
-    return seen[-1]
+    """The margins model's M over ``results`` (what its table says it rated with)."""
+    margin = rate(results, resamples=0, model=Model.MARGINS).margin
+    return margin or 0.0
 
 
 def coverage(name: str, slices: int, full_m: bool) -> list[str]:
@@ -78,7 +66,7 @@ def coverage(name: str, slices: int, full_m: bool) -> list[str]:
     lines = []
     for label, model, pinned in runs:
         if pinned is not None:
-            duplicate.largest_margin = lambda positions, a, b, m=pinned: m
+            duplicate.largest_margin = lambda positions, a, b, both, m=pinned: m
         try:
             pairs = list(itertools.pairwise(names))
             full = {pair: _difference(results, model, *pair, 0)[0] for pair in pairs}

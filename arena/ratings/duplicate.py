@@ -85,9 +85,11 @@ def records(positions: Positions, entrants: int, per_deal: bool, across: bool = 
     b = np.array([second for _, second in pairs], dtype=np.int64)
     other = positions.entrant[a] != positions.entrant[b]
     a, b = a[other], b[other]
-    margin = largest_margin(positions, a, b) if margins else None
-    if margin is not None:
-        won, lost = _margin_points(positions, a, b, margin)
+    margin = None
+    if margins:
+        deals, both = _both_finished(positions, a, b)
+        margin = largest_margin(positions, a, b, both)
+        won, lost = _margin_points(positions, a, b, margin, deals, both)
     elif per_deal:
         won, lost = _deal_points(positions, a, b)
     else:
@@ -130,28 +132,31 @@ def _deal_points(positions: Positions, a: np.ndarray, b: np.ndarray
     return won_points.astype(np.float64), lost_points.astype(np.float64)
 
 
-def largest_margin(positions: Positions, a: np.ndarray, b: np.ndarray) -> float:
-    """M of the ``margins`` model: the largest absolute difference of two deal scores over every
-    deal that ``a`` and ``b`` (row pairs) both finished and compare by score (a forfeit on one side
-    only decides its deals whole); 0 when there is none."""
-    deals = np.minimum(positions.dealt[a], positions.dealt[b])
-    both = np.arange(positions.deals.shape[1]) < deals[:, None]
-    both &= (positions.forfeit[a] == positions.forfeit[b])[:, None]
-    if not both.any():
-        return 0.0
-    return float(np.abs(positions.deals[a] - positions.deals[b])[both].max())
-
-
-def _margin_points(positions: Positions, a: np.ndarray, b: np.ndarray, largest: float
+def _both_finished(positions: Positions, a: np.ndarray, b: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
+    """For each row pair: how many deals both finished, and as a mask over the deals."""
+    deals = np.minimum(positions.dealt[a], positions.dealt[b])
+    return deals, np.arange(positions.deals.shape[1]) < deals[:, None]
+
+
+def largest_margin(positions: Positions, a: np.ndarray, b: np.ndarray, both: np.ndarray) -> float:
+    """M of the ``margins`` model: the largest absolute difference of two deal scores over every
+    deal that ``a`` and ``b`` (row pairs) both finished (``both``, ``_both_finished``) and compare
+    by score (a forfeit on one side only decides its deals whole); 0 when there is none."""
+    scored = both & (positions.forfeit[a] == positions.forfeit[b])[:, None]
+    if not scored.any():
+        return 0.0
+    return float(np.abs(positions.deals[a] - positions.deals[b])[scored].max())
+
+
+def _margin_points(positions: Positions, a: np.ndarray, b: np.ndarray, largest: float,
+                   deals: np.ndarray, both: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Deal by deal over the deals both finished: 1/2 + d / (2M) of each deal's point to the first,
     the rest to the second (d the difference of their deal scores, M ``largest_margin``; with M = 0
     a draw each); a forfeit loses every one to a position that did not forfeit. A pair's points
     are rounded to a multiple of QUANTUM, the second's being the deals less the first's: sums of
     such points are exact in any order, so the table does not depend on the order of the games or
     on how the bootstrap adds a resample up (as with the halves of ``deals``)."""
-    deals = np.minimum(positions.dealt[a], positions.dealt[b])
-    both = np.arange(positions.deals.shape[1]) < deals[:, None]
     margin = positions.deals[a] - positions.deals[b]
     share = 0.5 + margin / (2 * largest) if largest > 0 else np.full(margin.shape, 0.5)
     won = np.clip(np.round((share * both).sum(axis=1) / QUANTUM) * QUANTUM, 0, deals)
