@@ -277,6 +277,30 @@ def query(league: Path, sql: str, *values: object) -> list[tuple[object, ...]]:
         db.close()
 
 
+def played_tournament(directory: Path, name: str, bots: Mapping[str, str], *,
+                      game: str = "blackout", players: int | None = None,
+                      options: Mapping[str, object], rounds: int, seed: int,
+                      jobs: int = 1) -> Path:
+    """A tournament of ``bots`` (name: command) played in process into ``directory/name``, its
+    file ``directory/name.yaml`` (a generous time control: what the tests read is the games,
+    not the clock); the results directory."""
+    import yaml
+
+    from arena.runs.runner import run_tournament
+
+    described: dict[str, object] = {"name": name, "game": game}
+    if players is not None:
+        described["players"] = players
+    described |= {"options": dict(options), "rounds": rounds, "seed": seed,
+                  "time": {"move_ms": 5000, "bank_ms": 20000, "start_ms": 20000},
+                  "bots": [{"name": bot, "cmd": command} for bot, command in bots.items()]}
+    file = directory / f"{name}.yaml"
+    file.write_text(yaml.safe_dump(described, sort_keys=False))
+    out = directory / name
+    run_tournament(file, out=out, jobs=jobs, resamples=0, progress_stream=None)
+    return out
+
+
 def result_lines(results: Path) -> list[dict[str, Any]]:
     """Every line of the ``games.jsonl`` in the results directory ``results``, parsed, in order."""
     import orjson

@@ -63,7 +63,7 @@ def rating_parts(raw: bytes, chance: bool = False) -> Any:
     ``format``, ``id``, ``seed``, ``names``, ``owners``, ``teams``, ``deals`` (each with its
     ``scores`` only; with ``chance`` also its ``dealer``, ``trump`` and ``hands``) and
     ``result`` (with ``chance`` also the ``game`` and its ``options``, which a deal's play-out
-needs), as far as it has them; any other line whole (orjson's errors for one that is not
+    needs), as far as it has them; any other line whole (orjson's errors for one that is not
     JSON)."""
     if raw.startswith(_CURRENT) and raw.isascii():
         try:

@@ -19,9 +19,8 @@ import pytest
 from arena.ratings import luck
 from arena.ratings.model import Model, rate
 from arena.ratings.table import read_results
-from arena.runs.runner import run_tournament
 
-from helpers import ROOT, arena
+from helpers import ROOT, arena, played_tournament
 
 COPY = f"{sys.executable} -S {ROOT}/bots/python/greedy_bot.py --noise 0.2"
 OVERBID = f"{sys.executable} -S {ROOT}/tests/bots/overbid_bot.py"
@@ -32,25 +31,9 @@ COPIES = [f"copy-{tag}" for tag in "abcd"]
 def field(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """80 games of 8 deals: four copies of one greedy bot (noise 0.2) and an overbidder, every
     table of four in its four seat rotations (20 duplicate sets)."""
-    tmp = tmp_path_factory.mktemp("luck")
-    listed = "\n".join(f"  - name: {name}\n    cmd: {COPY}" for name in COPIES)
-    file = tmp / "field.yaml"
-    file.write_text(f"""
-name: luck
-game: blackout
-players: 4
-options: {{deals: 8}}
-rounds: 4
-seed: 42
-time: {{move_ms: 5000, bank_ms: 20000, start_ms: 20000}}
-bots:
-{listed}
-  - name: overbid
-    cmd: {OVERBID}
-""")
-    out = tmp / "luck"
-    run_tournament(file, out=out, jobs=2, resamples=0, progress_stream=None)
-    return out
+    bots = {**{name: COPY for name in COPIES}, "overbid": OVERBID}
+    return played_tournament(tmp_path_factory.mktemp("luck"), "luck", bots, players=4,
+                             options={"deals": 8}, rounds=4, seed=42, jobs=2)
 
 
 @pytest.fixture(scope="module")

@@ -12,62 +12,32 @@ from pathlib import Path
 
 import pytest
 
-from arena.runs.runner import run_tournament
-
-from helpers import build_c_bots
+from helpers import build_c_bots, played_tournament
 
 ROOT = Path(__file__).resolve().parents[3]
 
-BLACKOUT = f"""
-name: report-test
-game: blackout
-players: 4
-options: {{deals: 4}}
-rounds: 2
-seed: 11
-time: {{move_ms: 5000, bank_ms: 20000, start_ms: 20000}}
-bots:
-  - name: greedy
-    cmd: {sys.executable} -S {ROOT}/bots/python/greedy_bot.py
-  - name: random-py
-    cmd: {sys.executable} -S {ROOT}/bots/python/random_bot.py
-  - name: random-c
-    cmd: {ROOT}/bots/c/random_bot
-  - name: crasher
-    cmd: {sys.executable} -S {ROOT}/tests/bots/misbehaving/crash_mid_game.py 3
-"""
+BLACKOUT = {
+    "greedy": f"{sys.executable} -S {ROOT}/bots/python/greedy_bot.py",
+    "random-py": f"{sys.executable} -S {ROOT}/bots/python/random_bot.py",
+    "random-c": f"{ROOT}/bots/c/random_bot",
+    "crasher": f"{sys.executable} -S {ROOT}/tests/bots/misbehaving/crash_mid_game.py 3",
+}
 
-PARTNERSHIP = f"""
-name: report-test-partnership
-game: partnership-blackout
-options: {{target: 30, max_deals: 2}}
-rounds: 1
-seed: 5
-time: {{move_ms: 5000, bank_ms: 20000, start_ms: 20000}}
-bots:
-  - name: greedy
-    cmd: {sys.executable} -S {ROOT}/bots/python/greedy_bot.py
-  - name: random-c
-    cmd: {ROOT}/bots/c/random_bot
-"""
-
-
-def _play(tmp: Path, name: str, text: str) -> Path:
-    build_c_bots()
-    file = tmp / f"{name}.yaml"
-    file.write_text(text)
-    out = tmp / name
-    run_tournament(file, out=out, jobs=1, resamples=0, progress_stream=None)
-    return out
+PARTNERSHIP = {"greedy": BLACKOUT["greedy"], "random-c": BLACKOUT["random-c"]}
 
 
 @pytest.fixture(scope="session")
 def blackout_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A results directory of 8 short Blackout games, 4 of them with a crash fault."""
-    return _play(tmp_path_factory.mktemp("results"), "blackout", BLACKOUT)
+    build_c_bots()
+    return played_tournament(tmp_path_factory.mktemp("results"), "report-test", BLACKOUT,
+                             players=4, options={"deals": 4}, rounds=2, seed=11)
 
 
 @pytest.fixture(scope="session")
 def partnership_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A results directory of 2 short Partnership Blackout games."""
-    return _play(tmp_path_factory.mktemp("results"), "partnership", PARTNERSHIP)
+    build_c_bots()
+    return played_tournament(tmp_path_factory.mktemp("results"), "report-test-partnership",
+                             PARTNERSHIP, game="partnership-blackout",
+                             options={"target": 30, "max_deals": 2}, rounds=1, seed=5)
