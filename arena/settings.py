@@ -354,7 +354,7 @@ class RatingModel(enum.StrEnum):
     score less what the cards they held explain, ``arena.ratings.luck``), at any position."""
     MARGINS = "margins"
     """As ``deals``, each deal scored by its margin: 1/2 + d / (2M) of its point to the first, d the
-    difference of the two deal scores and M the largest such difference in the rated games."""
+    difference of the two deal scores and M the largest such difference the game's rules allow."""
 
 
 DEFAULT_RATING = RatingModel.DEALS

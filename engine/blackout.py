@@ -171,6 +171,12 @@ class Rules(trickgame.Rules):
             return self.ppt * tricks
         return -self.ppt * abs(tricks - bid)  # oh_hell_penalty
 
+    def deal_score_range(self) -> tuple[int, int]:
+        """Every bid and trick count of every hand size the sequence deals, scored."""
+        scores = [self.deal_score(bid, tricks) for size in set(self.sizes)
+                  for bid in range(size + 1) for tricks in range(size + 1)]
+        return min(scores), max(scores)
+
     def deal(self, number: int) -> trickgame.Deal:
         """Deal ``number``: every deal is dealt when the game starts (``deal_all``)."""
         return self.deals[number - 1]

@@ -180,6 +180,11 @@ class Game(Protocol):
     def shared_events_json(self, state: Any) -> str | None:
         """The last transition's event lines when every seat sees the same; None when not."""
 
+    def deal_score_range(self, players: int, options: Mapping[str, object] | None = None
+                         ) -> tuple[int, int]:
+        """The lowest and the highest score one entrant can take in one deal of a game with these
+        players and options."""
+
     def renderer(self) -> Renderer:
         """A renderer of one game's states (``view_json``, the events...) that remembers what it
         rendered last: what the referee renders a game with, one per game."""

@@ -136,6 +136,14 @@ class Rules(trickgame.Rules):
             return int((o["made"] * bid if per_trick else o["made"]) + o["overtrick"] * (won - bid))
         return int(o["fail"] * bid if per_trick else o["fail"])
 
+    def deal_score_range(self) -> tuple[int, int]:
+        """Every contract (a number 1..12, or zero) with every count of tricks its team can take,
+        scored, and the 0 of a team without a contract (or of a void deal)."""
+        contracts = [(0, "number", bid) for bid in range(1, 13)] + [(0, "zero", 0)]
+        scores = [0] + [self.contract_score(contract, (won, 0, 0, 0))
+                        for contract in contracts for won in range(14)]
+        return min(scores), max(scores)
+
     def deal(self, number: int) -> trickgame.Deal:
         """Deal ``number`` (``deal_cards``)."""
         return deal_cards(self, number)

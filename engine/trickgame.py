@@ -179,6 +179,11 @@ class Rules:
         """Whether the game ends after ``deal``, with these totals."""
         raise NotImplementedError
 
+    def deal_score_range(self) -> tuple[int, int]:
+        """The lowest and the highest score one entrant can take in one deal of this game (its
+        options, its deals' sizes): the bounds of ``deal_scores``, whatever is dealt and played."""
+        raise NotImplementedError
+
     @property
     def most_deals(self) -> int:
         """The most deals a game can last."""
@@ -382,6 +387,12 @@ class TrickGame:
     def renderer(self) -> TrickRenderer:
         """A renderer of one game's states, remembering what it rendered last (``TrickRenderer``)."""
         return TrickRenderer()
+
+    def deal_score_range(self, players: int, options: Mapping[str, object] | None = None
+                         ) -> tuple[int, int]:
+        """The lowest and the highest score one entrant can take in one deal of a game with these
+        players and options (``Rules.deal_score_range``); OptionError for options it refuses."""
+        return self.new_game(players, 0, options).rules.deal_score_range()
 
     def drawn_preset(self, players: int, seed: int, options: Mapping[str, object] | None = None,
                      deals: int | None = None) -> Preset:

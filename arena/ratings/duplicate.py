@@ -16,11 +16,14 @@ little luck and much skill: the comparisons a duplicate bridge event scores.
   a seat's deal compares with the deal of a seat that held other cards.
 - ``margins`` compares as ``deals`` does, each deal scored by its margin instead of win/draw/loss:
   the first of the two gets 1/2 + d / (2M) of the deal's point and the second the rest, d their
-  deal scores' difference and M the largest such difference (in absolute value) of every deal
-  comparison made from the rated games, so no margin is clipped and each comparison stays in
-  [0, 1]. A pair's expected points then follow its mean margin on the same cards, so a rating
-  difference has the sign of the difference of the totals the deals add up to. With M = 0 (every
-  compared deal scored alike) every comparison is a draw. A forfeit loses every deal whole.
+  deal scores' difference and M the largest such difference the game's rules allow (its highest
+  deal score less its lowest, ``Positions.spread``), so no margin is clipped, each comparison
+  stays in [0, 1] and every table of one game and options is on one scale. A pair's expected
+  points then follow its mean margin on the same cards, so a rating difference has the sign of
+  the difference of the totals the deals add up to. Where the results do not say their game (a
+  bare result object), M is the largest difference of every such comparison made from them;
+  with M = 0 (every compared deal scored alike) every comparison is a draw. A forfeit loses every
+  deal whole.
 
 Two seats of one entrant (a team of copies meeting itself) are not compared. A game without a set,
 or alone in its set, gives no comparisons. No I/O here: ``arena.ratings.model`` calls this while
@@ -56,10 +59,12 @@ class Positions:
     forfeit: np.ndarray
     deals: np.ndarray  # its score in each finished deal (rows x most deals; past ``dealt``: 0)
     dealt: np.ndarray  # how many deals it finished (0 when the record has none)
+    spread: np.ndarray | None = None  # its game's largest deal margin by the rules (NaN: unknown)
 
 
 class Comparisons(NamedTuple):
-    """Every comparison as arrays, and the ``margins`` model's M (None under the others)."""
+    """Every comparison as arrays, and the ``margins`` model's M (None under the others, and where
+    the comparisons were scored on different M)."""
 
     game: np.ndarray
     cell: np.ndarray
@@ -88,8 +93,10 @@ def records(positions: Positions, entrants: int, per_deal: bool, across: bool = 
     margin = None
     if margins:
         deals, both = _both_finished(positions, a, b)
-        margin = largest_margin(positions, a, b, both)
-        won, lost = _margin_points(positions, a, b, margin, deals, both)
+        largest = _margins_of(positions, a, b, both)
+        won, lost = _margin_points(positions, a, b, largest, deals, both)
+        found = np.unique(largest)
+        margin = float(found[0]) if found.size == 1 else None
     elif per_deal:
         won, lost = _deal_points(positions, a, b)
     else:
@@ -149,7 +156,21 @@ def largest_margin(positions: Positions, a: np.ndarray, b: np.ndarray, both: np.
     return float(np.abs(positions.deals[a] - positions.deals[b])[scored].max())
 
 
-def _margin_points(positions: Positions, a: np.ndarray, b: np.ndarray, largest: float,
+def _margins_of(positions: Positions, a: np.ndarray, b: np.ndarray, both: np.ndarray
+                ) -> np.ndarray:
+    """Each row pair's M: its game's largest deal margin by the rules where both rows know it and
+    agree (one set, one game: they do), else ``largest_margin`` over the pairs without one."""
+    if positions.spread is None:
+        ruled = np.full(a.size, np.nan)
+    else:
+        ruled = np.where(positions.spread[a] == positions.spread[b], positions.spread[a], np.nan)
+    unknown = np.isnan(ruled)
+    if unknown.any():
+        ruled[unknown] = largest_margin(positions, a[unknown], b[unknown], both[unknown])
+    return ruled
+
+
+def _margin_points(positions: Positions, a: np.ndarray, b: np.ndarray, largest: np.ndarray,
                    deals: np.ndarray, both: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Deal by deal over the deals both finished: 1/2 + d / (2M) of each deal's point to the first,
     the rest to the second (d the difference of their deal scores, M ``largest_margin``; with M = 0
@@ -158,7 +179,8 @@ def _margin_points(positions: Positions, a: np.ndarray, b: np.ndarray, largest: 
     such points are exact in any order, so the table does not depend on the order of the games or
     on how the bootstrap adds a resample up (as with the halves of ``deals``)."""
     margin = positions.deals[a] - positions.deals[b]
-    share = 0.5 + margin / (2 * largest) if largest > 0 else np.full(margin.shape, 0.5)
+    scale = np.where(largest > 0, 2 * largest, 1.0)[:, None]
+    share = np.where(largest[:, None] > 0, np.clip(0.5 + margin / scale, 0.0, 1.0), 0.5)
     won = np.clip(np.round((share * both).sum(axis=1) / QUANTUM) * QUANTUM, 0, deals)
     forfeit_a, forfeit_b = positions.forfeit[a], positions.forfeit[b]
     won_points = np.where(forfeit_a == forfeit_b, won, forfeit_b * deals).astype(np.float64)

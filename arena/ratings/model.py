@@ -128,8 +128,8 @@ class Ratings:
     prior: float = PRIOR_DRAWS
     """Virtual draws added between every two entrants compared, in every fit (``PRIOR_DRAWS``)."""
     margin: float | None = None
-    """The ``margins`` model's M, the largest deal margin of the games rated (None under the
-    others, and for groups rated on different M)."""
+    """The ``margins`` model's M, the largest deal margin the rated games' rules allow (None under
+    the others, and for games or groups rated on different M)."""
 
     @property
     def unknown_intervals(self) -> tuple[str, ...]:

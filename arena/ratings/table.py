@@ -469,11 +469,12 @@ def _groups_note(grouped: GroupedRatings) -> str:
 
 
 def _margin_note(ratings: Ratings) -> str:
-    """Under ``margins``: how a deal's point is split, with the M of the games rated."""
+    """Under ``margins``: how a deal's point is split, with the M of the games rated (the largest
+    margin their rules allow, or where the results do not say their game, the largest seen)."""
     if ratings.model is not RatingModel.MARGINS:
         return ""
     if ratings.margin is None:
-        return "; a deal's point split 1/2 + margin / 2M, M the largest margin of each group"
+        return "; a deal's point split 1/2 + margin / 2M, M the largest margin of each game's rules"
     if not ratings.margin:
         return "; no deal won by any margin: every comparison a draw"
     return (f"; a deal's point split 1/2 + margin / {2 * ratings.margin:g}, "

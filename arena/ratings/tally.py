@@ -8,6 +8,7 @@ the same for every model (``arena.ratings.model``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -49,7 +50,7 @@ class GameArrays:
     forfeits: np.ndarray
     set_of_game: np.ndarray  # by canonical game: its duplicate set, numbered 0 .. sets - 1
     sets: int
-    margin: float | None = None  # the margins model's M: its largest deal margin
+    margin: float | None = None  # the margins model's M: the largest deal margin (None: several)
 
 
 def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: Model) -> GameArrays:
@@ -65,6 +66,7 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
     chances: list[list[luck.DealChance] | None] = []  # the adjusted model's chance events
     teams: list[object] = []
     values: list[Sequence[Sequence[float]] | None] = []  # the deals' play-outs (``luck``)
+    spreads: list[float] = []  # the margins model's M of each game by its rules (NaN: not known)
     duplicate = model is not Model.PLACES
     per_deal = model in (Model.DEALS, Model.ADJUSTED, Model.MARGINS)
     for count, obj in enumerate(results, 1):
@@ -73,6 +75,8 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
             if duplicate:
                 deal_keys.append(obj.get("seed") if isinstance(obj, Mapping) else None)
                 deal_scores.append(_deal_scores(obj, len(entrants)))
+            if model is Model.MARGINS:
+                spreads.append(_spread(obj))
             if model is Model.ADJUSTED and isinstance(obj, Mapping):
                 chances.append(luck.chance_of(obj))
                 teams.append(obj.get("teams"))
@@ -149,7 +153,7 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
             scored = _adjusted(chances, deal_scores, teams, set_names, size, values)
         compared = duplicate_comparisons.records(
             _positions(set_names, deal_keys, scored, size, start, canonical, entrant, score, rank,
-                       forfeit),
+                       forfeit, spreads if model is Model.MARGINS else None),
             n, per_deal=per_deal, across=model is Model.ADJUSTED, margins=model is Model.MARGINS)
         found.append((compared.game, compared.cell, compared.points))
         margin = compared.margin
@@ -179,10 +183,12 @@ def tally_results(results: Iterable[Mapping[str, object] | GameResult], model: M
 def _positions(set_names: list[object], deal_keys: list[object],
                deal_scores: list[Sequence[Sequence[float]]] | None, size: np.ndarray,
                start: np.ndarray, canonical: np.ndarray, entrant: np.ndarray, score: np.ndarray,
-               rank: np.ndarray, forfeit: np.ndarray) -> duplicate_comparisons.Positions:
+               rank: np.ndarray, forfeit: np.ndarray, spreads: list[float] | None = None
+               ) -> duplicate_comparisons.Positions:
     """The seats of the games in a duplicate set (a set name; a game without one is a set of its
     own, and nobody else held its cards), keyed by what their cards are known by: set, deals'
-    seed, table size and position. With ``deal_scores``, each seat's score in each deal."""
+    seed, table size and position. With ``deal_scores``, each seat's score in each deal; with
+    ``spreads``, each game's largest deal margin by its rules (NaN where not known)."""
     in_set = [game for game, name in enumerate(set_names) if name is not None]
     sizes = size[in_set]
     game = np.repeat(np.array(in_set, dtype=np.int64), sizes)
@@ -203,7 +209,8 @@ def _positions(set_names: list[object], deal_keys: list[object],
             row += players
     return duplicate_comparisons.Positions(
         key=key, game=canonical[game], entrant=entrant[seat], total=score[seat], rank=rank[seat],
-        forfeit=forfeit[seat], deals=deals, dealt=dealt)
+        forfeit=forfeit[seat], deals=deals, dealt=dealt,
+        spread=np.array(spreads, dtype=np.float64)[game] if spreads else None)
 
 
 def _adjusted(chances: list[list[luck.DealChance] | None],
@@ -220,6 +227,17 @@ def _adjusted(chances: list[list[luck.DealChance] | None],
     adjusted = luck.adjust(chances, deal_scores, positions, set_names, values)
     return [raw if found is None else found.tolist()
             for raw, found in zip(deal_scores, adjusted.scores, strict=True)]
+
+
+def _spread(obj: Mapping[str, object] | GameResult) -> float:
+    """The largest difference of two deal scores the game's rules allow (its ``deal_range``,
+    ``arena.records.result.rating_input``); NaN when the result does not say."""
+    found = obj.get("deal_range") if isinstance(obj, Mapping) else None
+    if not isinstance(found, _LISTS) or len(found) != 2 \
+            or not _NUMBER_TYPES.issuperset(map(type, found)):
+        return math.nan
+    low, high = float(found[0]), float(found[1])
+    return high - low if math.isfinite(high - low) and high >= low else math.nan
 
 
 def _deal_scores(obj: Mapping[str, object] | GameResult, positions: int

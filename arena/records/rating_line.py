@@ -2,8 +2,10 @@
 
 A line is mostly its deals' bids, plays and times, which the ratings never read. msgspec
 decodes a line of the current format into the few fields they do read (``id``, ``seed``, each
-deal's ``scores``, ``result``; a team game's ``teams``, and when asked each deal's dealer, trump
-and hands for the ``adjusted`` model; ``names`` and ``owners`` for the table's owner column and the audit)
+deal's ``scores``, ``result``; the ``game``, its ``players`` and ``options``, which give a deal's
+range of scores and a play-out what it needs; a team game's ``teams``, and when asked each deal's
+dealer, trump and hands for the ``adjusted`` model; ``names`` and ``owners`` for the table's owner
+column and the audit)
 and only scans past the others: on results/demo (1,120 games, 13.8 MB) about a third of the time
 of orjson building every object of every line. The kept values are parsed by orjson (they come as
 ``msgspec.Raw``), so they are what a whole parse gives, bit for bit. A line this does not take
@@ -42,13 +44,14 @@ class _Parts(msgspec.Struct):
     names: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     owners: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     teams: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    game: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    players: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    options: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     deals: list[_Deal] | msgspec.UnsetType = msgspec.UNSET
     result: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
 
 
 class _ChanceParts(_Parts):
-    game: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
-    options: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     deals: list[_ChanceDeal] | msgspec.UnsetType = msgspec.UNSET  # type: ignore[assignment]
 
 
@@ -60,11 +63,10 @@ _CHANCE_DECODER = msgspec.json.Decoder(_ChanceParts)
 
 def rating_parts(raw: bytes, chance: bool = False) -> Any:
     """The line ``raw`` as JSON: of the current format with a ``result`` object, only its
-    ``format``, ``id``, ``seed``, ``names``, ``owners``, ``teams``, ``deals`` (each with its
-    ``scores`` only; with ``chance`` also its ``dealer``, ``trump`` and ``hands``) and
-    ``result`` (with ``chance`` also the ``game`` and its ``options``, which a deal's play-out
-    needs), as far as it has them; any other line whole (orjson's errors for one that is not
-    JSON)."""
+    ``format``, ``id``, ``seed``, ``names``, ``owners``, ``teams``, ``game``, ``players``,
+    ``options``, ``deals`` (each with its ``scores`` only; with ``chance`` also its ``dealer``,
+    ``trump`` and ``hands``) and ``result``, as far as it has them; any other line whole
+    (orjson's errors for one that is not JSON)."""
     if raw.startswith(_CURRENT) and raw.isascii():
         try:
             parts = (_CHANCE_DECODER if chance else _DECODER).decode(raw)
@@ -77,9 +79,8 @@ def rating_parts(raw: bytes, chance: bool = False) -> Any:
             if not isinstance(parts.id, msgspec.UnsetType):
                 line["id"] = orjson.loads(memoryview(parts.id))
             kept = [("seed", parts.seed), ("names", parts.names), ("owners", parts.owners),
-                    ("teams", parts.teams)]
-            if isinstance(parts, _ChanceParts):
-                kept += [("game", parts.game), ("options", parts.options)]
+                    ("teams", parts.teams), ("game", parts.game), ("players", parts.players),
+                    ("options", parts.options)]
             for key, raw_value in kept:
                 if not isinstance(raw_value, msgspec.UnsetType):
                     line[key] = orjson.loads(memoryview(raw_value))

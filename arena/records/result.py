@@ -9,14 +9,18 @@ object given by hand (``arena table`` reads bare ones too, docs/ratings.md) may 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 import engine
 from arena.errors import ResultsError
 from arena.settings import FaultPolicy
+from engine.errors import OptionError
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,9 @@ def rating_input(line: Mapping[str, Any]) -> dict[str, Any]:
         scores = [deal.get("scores") for deal in deals if isinstance(deal, dict)]
         if len(scores) == len(deals):
             extra["deal_scores"] = scores
+            spread = deal_range(line)
+            if spread is not None:
+                extra["deal_range"] = spread
         # The deals' chance events, for the luck-adjusted model (arena.ratings.luck).
         chance = [[deal.get("dealer"), deal.get("trump"), deal.get("hands"), deal.get("trump_card")]
                   for deal in deals if isinstance(deal, dict) and "hands" in deal]
@@ -75,6 +82,26 @@ def rating_input(line: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(line.get("teams"), list):
         extra["teams"] = line["teams"]
     return {**result, **extra} if extra else result
+
+
+def deal_range(line: Mapping[str, Any]) -> list[int] | None:
+    """``[lowest, highest]``: the scores one entrant can take in one deal of the line's game, by
+    its rules (``engine``'s ``deal_score_range``), for the ``margins`` model's M; None when the
+    line does not say its game, players and options, or its game refuses them."""
+    game, players, options = line.get("game"), line.get("players"), line.get("options")
+    if type(game) is not str or type(players) is not int or not isinstance(options, dict):
+        return None
+    try:
+        return list(_deal_range(game, players, orjson.dumps(options)))
+    except (OptionError, orjson.JSONEncodeError):
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _deal_range(game: str, players: int, options: bytes) -> tuple[int, int]:
+    """``deal_range`` by a hashable key, the options as JSON: a results file holds few games and
+    option sets."""
+    return engine.game(game).deal_score_range(players, orjson.loads(options))
 
 
 def audit_input(line: Mapping[str, Any]) -> dict[str, Any]:

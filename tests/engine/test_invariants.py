@@ -136,7 +136,9 @@ def check_deal(game: Any, state: Any, players: int) -> None:
 def check_scores(game: Any, record: dict[str, Any]) -> None:
     options = record["options"]
     totals = [0] * len(record["scores"])
+    low, high = game.deal_score_range(len(record["names"]), options)
     for deal in record["deals"]:
+        assert all(low <= score <= high for score in deal["scores"])
         tricks = deal["tricks"]
         if game is blackout.GAME:
             assert sum(tricks) == deal["hand_size"]
@@ -193,6 +195,32 @@ def test_random_games_keep_every_rule(game: Any, players: int, options: dict[str
         check_scores(game, record)
         replayed = engine.replay(json.loads(json.dumps(record)))
         assert game.record(replayed, record["names"]) == record
+
+
+RANGES = [
+    # Blackout, classic: 0 for a missed bid; the most, the largest hand bid and made (D + 10).
+    (blackout.GAME, 4, {}, (0, 13 + 10)),
+    (blackout.GAME, 7, {}, (0, 7 + 10)),
+    (blackout.GAME, 3, {"deals": 5, "sequence": "down"}, (0, 5 + 10)),
+    # penalty: the largest hand bid and no trick taken (-ppt * D); zero bid for the bonus only
+    (blackout.GAME, 4, {"scoring": "penalty", "points_per_trick": 3, "bonus": 5}, (-39, 39 + 5)),
+    (blackout.GAME, 5, {"scoring": "oh_hell_penalty", "zero_bid": "bonus_only"}, (-10, 20)),
+    # a bonus above the largest hand's tricks: a made zero bid scores ppt + bonus, less than D + bonus
+    (blackout.GAME, 4, {"deals": 1, "bonus": 50}, (0, 51)),
+    # Partnership, flat: fail -10, all tricks or nil 40, and the other team's 0.
+    (partnership.GAME, 4, {}, (-10, 40)),
+    # per trick: a contract of 12 made (120) or failed (-120).
+    (partnership.GAME, 4, {"contract_points": "per_trick"}, (-120, 120)),
+    # a made 1 with 11 overtricks above all tricks and nil; a positive fail: the other team's 0
+    (partnership.GAME, 4, {"all_tricks": 5, "nil": 5, "overtrick": 3, "fail": 2}, (0, 10 + 33)),
+]
+
+
+@pytest.mark.parametrize(("game", "players", "options", "extremes"), RANGES)
+def test_the_deal_score_range_is_the_rules_extremes(game: Any, players: int,
+                                                    options: dict[str, Any],
+                                                    extremes: tuple[int, int]) -> None:
+    assert game.deal_score_range(players, options) == extremes
 
 
 @pytest.mark.slow

@@ -131,6 +131,20 @@ def test_intervals_of_identical_pairs_cover_zero_in_disjoint_halves(
 
 
 @pytest.mark.slow
+def test_margins_m_is_the_rules_largest_deal_margin_in_every_slice(
+        results: list[dict[str, Any]]) -> None:
+    # 8 deals of Blackout: a deal scores 0 to 8 + 10, so M = 18, in the whole field and in any
+    # part of it (a slice's own largest margin would rescale its ratings)
+    assert all(result["deal_range"] == [0, 18] for result in results)
+    sets = sorted({result["set"] for result in results})
+    for part in (sets, sets[:3], sets[-1:]):
+        games = [result for result in results if result["set"] in part]
+        assert rate(games, model=Model.MARGINS, resamples=0).margin == 18.0
+    seen = max(abs(a - b) for result in results for deal in result["deal_scores"]
+               for a in deal for b in deal)
+    assert seen < 18  # what the games alone would have made M
+
+
 def test_arena_table_rates_adjusted(field: Path) -> None:
     done = arena("table", field, "--rating", "adjusted", "--resamples", "50")
     assert done.returncode == 0, done.stderr

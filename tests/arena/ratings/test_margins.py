@@ -1,5 +1,6 @@
 """The ``margins`` rating model (``--rating margins``): the ``deals`` comparisons, each deal scored
-1/2 + d / (2M) by its margin d, M the largest margin of the rated games. Known answers on hand-made
+1/2 + d / (2M) by its margin d, M the largest margin the game's rules allow (where the results do
+not say their game, the largest margin of the rated games). Known answers on hand-made
 sets, symmetry on real games (honest-40-games.jsonl), M = 0, forfeits and ``arena table``."""
 
 from __future__ import annotations
@@ -61,6 +62,22 @@ def test_margins_follow_the_totals_where_deals_won_do_not() -> None:
     assert rated.model is RatingModel.MARGINS
     assert rated.margin == 10.0  # the largest margin, which the table's note and JSON show
     assert rated.pairings == 4 * 2 * 5  # sets x positions x deals, as under deals
+
+
+def test_m_is_the_largest_margin_the_rules_allow_where_the_results_say_it() -> None:
+    # deal_range (rating_input adds it from the record's game, players and options): 0 to 20 a
+    # deal, so M = 20 whatever the games show; a scores 1/2 + 10/40 on the first deal and
+    # 1/2 - 1/40 on each other: 2.65 of 5.
+    results = [{**game, "deal_range": [0, 20]}
+               for game in margin_sets([10, 0, 0, 0, 0], [0, 1, 1, 1, 1])]
+    assert _difference(results, "margins") == pytest.approx(400 * math.log10(2.65 / 2.35), rel=1e-4)
+    assert rate(results, resamples=0, model="margins").margin == 20.0
+    # a set whose results do not say it takes M from its own comparisons' largest margin (3):
+    # one set at 1/2 + 3/6 for a, the others as above; no single M for the table
+    unsaid = margin_sets([3], [0], sets=1)
+    rated = rate(results + [{**game, "set": "u"} for game in unsaid], resamples=0, model="margins")
+    assert rated.margin is None
+    assert rated.wins[0, 1] == pytest.approx(4 * 2 * 2.65 + 2 * 1.0)
 
 
 def test_margins_are_relative_to_the_largest_margin() -> None:

@@ -70,7 +70,8 @@ def test_the_ratings_read_of_a_line_what_a_whole_parse_gives(raw: bytes, chance:
 def test_the_deals_are_read_for_their_scores_only() -> None:
     parts = rating_parts(line())
     assert parts["deals"] == [{"scores": [11, 0, 1]}, {"scores": [0, 0, 11]}]
-    assert set(parts) == {"format", "id", "seed", "deals", "result"}
+    # and the game (with its players and options, where the line has them), for a deal's range
+    assert set(parts) == {"format", "id", "seed", "game", "deals", "result"}
 
 
 def test_the_adjusted_model_reads_the_deals_chance_events_too() -> None:
