@@ -357,7 +357,10 @@ class RatingModel(enum.StrEnum):
     difference of the two deal scores and M the largest such difference the game's rules allow."""
 
 
-DEFAULT_RATING = RatingModel.DEALS
+DEFAULT_RATING = RatingModel.MARGINS
+"""``margins``: between bots of different styles ``deals`` can be sure of an order that the totals
+and places reverse, ``margins`` orders a pair as their totals on the same cards do, at about the
+games of ``deals`` (docs/ratings.md, "Validation on more fields")."""
 
 
 def check_rating(value: object, where: str = "--rating") -> RatingModel:

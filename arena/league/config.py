@@ -82,7 +82,8 @@ class LeagueSettings:
     cluster: str | None = None
     """A Dask scheduler's address where ``league run`` plays its games; None: local workers."""
     rating: RatingModel = DEFAULT_RATING
-    """What the league's table rates (``arena.ratings.model``); leagues made before it: the default."""
+    """What the league's table rates (``arena.ratings.model``); a league keeps the model it was made
+    with, and leagues made before the setting existed keep ``deals``, the default it came with."""
     delta: float = DELTA.default
     """The matchmaker's tie margin (Elo): neighbours whose difference is surely within +-delta
     are a tie and get no more games than settled pairs (``arena.league.matchmaker``)."""
@@ -201,7 +202,7 @@ class LeagueSettings:
                             NamesShown(raw.get("names", DEFAULT_NAMES.value)))
         return cls(game=raw["game"], players=raw["players"], options=raw["options"], play=play,
                    seed=raw["seed"], cluster=raw.get("cluster"),
-                   rating=check_rating(raw.get("rating", DEFAULT_RATING.value), "league rating"),
+                   rating=check_rating(raw.get("rating", RatingModel.DEALS.value), "league rating"),
                    delta=float(raw.get("delta", DELTA.default)),
                    build=replace(DEFAULT_BUILD_LIMITS, **raw.get("build", {})),
                    suspend_after=int(raw.get("suspend_after", SUSPEND_AFTER.default)))

@@ -96,7 +96,7 @@ def test_submit_run_table_status_and_export(league: Path, tmp_path: Path) -> Non
     status = arena("league", "status", league).stdout
     assert "accepted mine v1" in status and "24 games stored" in status
     # Each two neighbours in the table, with what the matchmaker makes of them.
-    assert "neighbours in the table (deals ratings" in status
+    assert "neighbours in the table (margins ratings" in status
     assert sum(f": {state}" in status for state in ("settled", "tie", "open")) >= 1
     done = arena("league", "export", league, "--out", tmp_path / "out" / "games.jsonl")
     assert done.stdout.startswith("24 games written")
@@ -117,7 +117,7 @@ def test_status_of_a_league_with_one_game_says_it_is_not_rated_yet(league: Path)
     status = arena("league", "status", league)
     assert status.returncode == 0, status.stderr
     assert "; 1 game stored, " in status.stdout, status.stdout
-    assert "not rated yet: rating model 'deals': no two games here dealt the same cards" \
+    assert "not rated yet: rating model 'margins': no two games here dealt the same cards" \
         in status.stdout
     table = arena("league", "table", league)
     assert table.returncode == 2 and table.stderr.count("\n") == 1, table.stderr

@@ -12,6 +12,7 @@ import pytest
 from arena.league.config import LeagueSettings
 from arena.league.database import DATABASE
 from arena.league.store import Store
+from arena.settings import RatingModel
 
 from helpers import arena
 
@@ -107,3 +108,15 @@ def test_config_refuses_what_may_not_change_and_bad_values_as_init_does(league: 
     assert unknown.stderr.splitlines()[-1] == (f"arena: error: --drop-interpreter: {tmp_path} is "
                                                f"not one of the league's installations (none)")
     assert dump(league) == before
+
+
+def test_a_league_keeps_its_rating_model_and_one_made_before_the_setting_keeps_deals() -> None:
+    new = LeagueSettings.checked("blackout", 4, {})
+    assert new.rating is RatingModel.MARGINS  # today's default
+    assert LeagueSettings.from_stored(new.stored()).rating is RatingModel.MARGINS
+    chosen = LeagueSettings.checked("blackout", 4, {}, rating="deals")
+    assert LeagueSettings.from_stored(chosen.stored()).rating is RatingModel.DEALS
+    # a league whose settings predate the rating setting was rated by deals, the default it
+    # came with: a new default does not change the model of a league under way
+    older = {key: value for key, value in new.stored().items() if key != "rating"}
+    assert LeagueSettings.from_stored(older).rating is RatingModel.DEALS

@@ -214,13 +214,15 @@ def test_table_for_paths_takes_the_model(tmp_path: Path) -> None:
         lines.append(json.dumps(line))
     path = tmp_path / "games.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    deals = table_for_paths([path], resamples=0).text
+    default = table_for_paths([path], resamples=0).text
+    deals = table_for_paths([path], resamples=0, model="deals").text
     places = table_for_paths([path], resamples=0, model="places").text
-    assert "(rating: deals)" in deals and "(rating: places)" in places
+    assert "(rating: margins)" in default and "(rating: deals)" in deals
+    assert "(rating: places)" in places
     with pytest.raises(ConfigError, match="--rating"):
         table_for_paths([path], model="best")
     assert render_table(rate([json.loads(x)["result"] for x in lines], resamples=0))
-    assert ratings_json(rate(noisy_field(10), resamples=0))["rating"] == "deals"
+    assert ratings_json(rate(noisy_field(10), resamples=0))["rating"] == "margins"
 
 
 def test_a_field_that_kept_its_seats_is_said_to_be_uncompared_not_never_linked() -> None:
