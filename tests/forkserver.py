@@ -110,6 +110,10 @@ def _reap(waiting: dict[int, socket.socket]) -> None:
 
 
 if __name__ == "__main__":
+    # Import ``arena`` as the ``arena`` command does (the installed package), not from this
+    # script's directory, which Python puts first on the path: tests/arena there, a directory of
+    # tests, would shadow it as a namespace package without the command line.
+    sys.path.remove(os.path.dirname(os.path.abspath(__file__)))
     from arena.startup import start
 
     build = start(["arena"])

@@ -61,8 +61,8 @@ def arena_bytes(*args: str | Path, cwd: Path = ROOT, env: Mapping[str, str] | No
                 timeout: float = TIMEOUT) -> subprocess.CompletedProcess[bytes]:
     """``arena ARGS`` with its output as the bytes it wrote (for tests of what reaches a terminal).
     A child of this test process's fork server (tests/forkserver.py) where it can be, else a new
-    interpreter: where the test gives an environment of its own, asks for ``--pure``, the server
-    cannot start, or ARENA_TEST_FORK=0 (to compare, or to rule the server out)."""
+    interpreter: where the test gives an environment of its own, asks for ``--pure``, or with
+    ARENA_TEST_FORK=0 (to compare, or to rule the server out)."""
     argv = [ARENA, *map(str, args)]
     forked = env is None and "--pure" not in argv and os.environ.get("ARENA_TEST_FORK") != "0"
     server = _fork_server() if forked else None
@@ -79,12 +79,21 @@ class _ForkServer:
     def __init__(self, directory: Path) -> None:
         self.path = str(directory / "arena.sock")
         self.env = _environment()
-        self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py")),
-                                         self.path], cwd=ROOT, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE)
+        log = directory / "server.log"  # its own stderr (its children write to the tests' pipes)
+        with log.open("wb") as stderr:
+            self.process = subprocess.Popen(
+                [sys.executable, str(Path(__file__).with_name("forkserver.py")), self.path],
+                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
         assert self.process.stdout is not None
         if self.process.stdout.readline() != b"ready\n":
-            raise OSError("the fork server did not start")
+            self.process.kill()
+            self.process.wait()
+            said = log.read_text(errors="replace")
+            shutil.rmtree(directory, ignore_errors=True)
+            # Not a silent fall-back to new interpreters: a server that cannot start is a bug
+            # of the tests (one went unseen in every pure run, and left a directory behind at
+            # every command). ARENA_TEST_FORK=0 runs without it.
+            raise RuntimeError(f"the tests' fork server did not start: {said}")
 
     def usable(self) -> bool:
         return self.process.poll() is None and _environment() == self.env
@@ -148,17 +157,14 @@ _SERVERS: dict[int, _ForkServer] = {}
 
 def _fork_server() -> _ForkServer | None:
     """This process's fork server (one per pytest-xdist process), started on first use, or None
-    where it cannot run here or the environment changed since it started."""
+    where the environment changed since it started; RuntimeError when it cannot start."""
     server = _SERVERS.get(os.getpid())
     if server is not None and server.usable():
         return server
     if server is not None and server.process.poll() is None:
         return None  # the environment differs: a new interpreter for this command
-    try:
-        directory = Path(tempfile.mkdtemp(prefix="arena-forkserver-"))
-        _SERVERS[os.getpid()] = server = _ForkServer(directory)
-    except OSError:
-        return None
+    directory = Path(tempfile.mkdtemp(prefix="arena-forkserver-"))
+    _SERVERS[os.getpid()] = server = _ForkServer(directory)
     atexit.register(_stop, server)
     return server
 
