@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
@@ -50,6 +51,7 @@ def _java_classes() -> Path:
     if javac is None or java is None:
         pytest.skip("javac or java is not installed: the Java starter bot is not tested")
     out = Path(tempfile.mkdtemp(prefix="arena-java-bot-"))
+    atexit.register(shutil.rmtree, out, True)  # gone with this test process
     subprocess.run([javac, "-d", str(out), str(ROOT / "bots/java/Bot.java")], check=True,
                    capture_output=True, timeout=120)
     return out
@@ -72,7 +74,9 @@ def _go_program() -> Path:
     """Builds the Go bot once per session, as its bot.yaml does, into a directory of its own."""
     if shutil.which("go") is None:
         pytest.skip("go is not installed (Debian: golang-go): the Go starter bot is not tested")
-    out = Path(tempfile.mkdtemp(prefix="arena-go-bot-")) / "bot"
+    built = Path(tempfile.mkdtemp(prefix="arena-go-bot-"))
+    atexit.register(shutil.rmtree, built, True)  # gone with this test process
+    out = built / "bot"
     subprocess.run(["go", "build", "-o", str(out), "."], cwd=ROOT / "bots/go", check=True,
                    capture_output=True, timeout=300, env={**os.environ, **GO_BUILD_ENV})
     return out
