@@ -7,13 +7,11 @@ pair's rating difference (the lower entrant's with the upper anchored at 0, RESA
 is checked against the difference rated on all the field's games: a calibrated interval covers it
 in about 95% of the slices (a little more, as a slice is part of the whole).
 
-The ``margins`` model's scale is the largest deal margin of the games rated, so a slice's ratings
-can be on a larger scale than the whole field's (where the whole has a margin no slice has).
-``--full-m`` also rates each slice's ``margins`` at the whole field's M (swapping
-``arena.ratings.duplicate.largest_margin`` inside this run), which tells the scale's share of a
-miss from the bootstrap's.
+The ``margins`` model's M is the largest deal margin the game's rules allow, the same for a slice
+as for the whole field (a first cut took it from the games rated, which put slices on other
+scales; its ``--full-m`` comparison is gone with it).
 
-``python -m bench.calibration [--slices N] [--full-m] FIELD...``.
+``python -m bench.calibration [--slices N] FIELD...``.
 """
 
 from __future__ import annotations
@@ -23,14 +21,12 @@ import random
 import sys
 from collections.abc import Sequence
 
-from arena.ratings import duplicate
 from arena.ratings.model import Model, rate
 from bench import models
 
 SLICES = 10
 RESAMPLES = 200
 MODELS = (Model.DEALS, Model.MARGINS)
-BASE = duplicate.largest_margin
 
 
 def _difference(results: Sequence[dict[str, object]], model: Model, upper: str, lower: str,
@@ -42,13 +38,7 @@ def _difference(results: Sequence[dict[str, object]], model: Model, upper: str, 
     return row.rating, row.lower, row.upper
 
 
-def _largest(results: Sequence[dict[str, object]]) -> float:
-    """The margins model's M over ``results`` (what its table says it rated with)."""
-    margin = rate(results, resamples=0, model=Model.MARGINS).margin
-    return margin or 0.0
-
-
-def coverage(name: str, slices: int, full_m: bool) -> list[str]:
+def coverage(name: str, slices: int) -> list[str]:
     """One line per model: how many slices' intervals cover the whole field's difference."""
     results = models.field_results(name)
     _, classes = models.FIELDS[name]
@@ -59,42 +49,31 @@ def coverage(name: str, slices: int, full_m: bool) -> list[str]:
     keys = sorted(by_set, key=str)
     random.Random(0).shuffle(keys)
     parts = [[game for key in keys[k::slices] for game in by_set[key]] for k in range(slices)]
-    runs: list[tuple[str, Model, float | None]] = [(model.value, model, None) for model in MODELS]
-    if full_m:
-        whole = _largest(results)
-        runs.append((f"margins at the field's M = {whole:g}", Model.MARGINS, whole))
     lines = []
-    for label, model, pinned in runs:
-        if pinned is not None:
-            duplicate.largest_margin = lambda positions, a, b, both, m=pinned: m
-        try:
-            pairs = list(itertools.pairwise(names))
-            full = {pair: _difference(results, model, *pair, 0)[0] for pair in pairs}
-            covered = total = 0
-            for part in parts:
-                for pair in pairs:
-                    _, low, high = _difference(part, model, *pair, RESAMPLES)
-                    truth = full[pair]
-                    if low is None or high is None or truth is None:
-                        continue
-                    total += 1
-                    covered += low <= truth <= high
-        finally:
-            duplicate.largest_margin = BASE
+    for model in MODELS:
+        pairs = list(itertools.pairwise(names))
+        full = {pair: _difference(results, model, *pair, 0)[0] for pair in pairs}
+        covered = total = 0
+        for part in parts:
+            for pair in pairs:
+                _, low, high = _difference(part, model, *pair, RESAMPLES)
+                truth = full[pair]
+                if low is None or high is None or truth is None:
+                    continue
+                total += 1
+                covered += low <= truth <= high
         share = f"{covered / total:.0%}" if total else "-"
-        lines.append(f"{name} ({len(results)} games, {slices} slices): {label}: {covered} of "
+        lines.append(f"{name} ({len(results)} games, {slices} slices): {model.value}: {covered} of "
                      f"{total} intervals cover the whole field's difference ({share})")
     return lines
 
 
 def main(argv: list[str]) -> None:
-    slices, full_m, fields = SLICES, False, []
+    slices, fields = SLICES, []
     args = iter(argv)
     for arg in args:
         if arg == "--slices":
             slices = int(next(args, "0"))
-        elif arg == "--full-m":
-            full_m = True
         elif arg in models.FIELDS:
             fields.append(arg)
         else:
@@ -103,7 +82,7 @@ def main(argv: list[str]) -> None:
     if slices < 2:
         sys.exit("bench.calibration: --slices must be 2 or more")
     for name in fields:
-        print("\n".join(coverage(name, slices, full_m)), flush=True)
+        print("\n".join(coverage(name, slices)), flush=True)
 
 
 if __name__ == "__main__":
