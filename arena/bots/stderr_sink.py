@@ -108,12 +108,17 @@ class StderrSink:
         """Mark what the bot writes from now on with its decision in ``game`` (its id) at
         ``seat``: ``len(decisions) + 1`` when the bytes are read. None: mark nothing (the bytes
         then belong to no decision). What the pipe holds already (written after the bot's last
-        reply, between games) is drained first, as no decision's."""
+        reply, between games) is drained first, as no decision's; at a new game's first decision
+        whatever the bot wrote, eager or not: bytes of the game before (a bot not yet eager is
+        drained only while the arena waits on it, and a reply can come first) belong to its log,
+        not the new one's."""
         self._decisions = None
-        if self.eager:
+        switching = self.game_logs is not None and game is not None \
+            and game != self._log_game and self.log_path is not None
+        if self.eager or switching:
             self.drain()
-        if self.game_logs is not None and game is not None and game != self._log_game \
-                and self.log_path is not None:
+        if switching:
+            assert self.game_logs is not None and game is not None
             self._to_game_log(game, self.game_logs)
         self._game, self._seat, self._decisions = game, seat, decisions
 

@@ -5,14 +5,17 @@ decision's bytes are marked in the index beside the log, which the bot's own lin
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 from arena.bots.process import BotProcess
+from arena.bots.stderr_sink import StderrSink
 from arena.errors import BotStartError
-from arena.stderrindex import DecisionLogs
+from arena.settings import GameLogs
+from arena.stderrindex import LOG_SUFFIX, DecisionLogs
 
 ROOT = Path(__file__).resolve().parents[3]
 C_BOT = ROOT / "bots" / "c" / "random_bot"
@@ -129,3 +132,33 @@ def test_the_index_is_capped_and_the_rest_is_no_decisions(tmp_path: Path) -> Non
     assert sum(len(line) + 1 for line in index[:-1]) <= 150
     assert last == [last[0]] or last[4:] == ["cut"]
     assert log.stat().st_size < 400  # the log's cap, and its one note past it
+
+
+def test_what_a_bot_wrote_in_one_game_stays_in_that_games_log(tmp_path: Path) -> None:
+    """A bot's stderr is drained after each reply only once it has written (before that, while
+    the arena waits on it), so a reply can come before the bytes written with it: at the next
+    game's first decision they are still in the pipe. They are the game before's, and go to its
+    log, not the new game's (seen in a league: a chatty bot's first game had no log, its bytes
+    in the second game's, marked as that game's decisions). The sink on a real pipe, the bytes
+    left unread as that race leaves them."""
+    logs = tmp_path / "chatty@1"
+    sink = StderrSink("chatty", str(logs / f"process{LOG_SUFFIX}"), 16384, silent_log=False,
+                      game_logs=GameLogs(game_cap=16384, budget=1 << 20, games=100))
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    sink.fd = read_end
+    try:
+        sink.open_log()
+        sink.mark_decisions("s000001-r0", 0, [])
+        os.write(write_end, b"written in the first game\n")  # not read before the next game
+        sink.mark_decisions("s000001-r1", 1, [])
+        os.write(write_end, b"written in the second game\n")
+        sink.drain()
+    finally:
+        sink.close_log()
+        os.close(read_end)
+        os.close(write_end)
+    assert (logs / f"s000001-r0{LOG_SUFFIX}").read_bytes() == b"written in the first game\n"
+    assert (logs / f"s000001-r1{LOG_SUFFIX}").read_bytes() == b"written in the second game\n"
+    second = DecisionLogs([logs / f"s000001-r1{LOG_SUFFIX}"]).texts("s000001-r1")
+    assert [text for _, _, text in second] == ["written in the second game\n"]
