@@ -146,7 +146,7 @@ def _both_finished(positions: Positions, a: np.ndarray, b: np.ndarray
     return deals, np.arange(positions.deals.shape[1]) < deals[:, None]
 
 
-def largest_margin(positions: Positions, a: np.ndarray, b: np.ndarray, both: np.ndarray) -> float:
+def _largest_margin(positions: Positions, a: np.ndarray, b: np.ndarray, both: np.ndarray) -> float:
     """M of the ``margins`` model: the largest absolute difference of two deal scores over every
     deal that ``a`` and ``b`` (row pairs) both finished (``both``, ``_both_finished``) and compare
     by score (a forfeit on one side only decides its deals whole); 0 when there is none."""
@@ -159,21 +159,21 @@ def largest_margin(positions: Positions, a: np.ndarray, b: np.ndarray, both: np.
 def _margins_of(positions: Positions, a: np.ndarray, b: np.ndarray, both: np.ndarray
                 ) -> np.ndarray:
     """Each row pair's M: its game's largest deal margin by the rules where both rows know it and
-    agree (one set, one game: they do), else ``largest_margin`` over the pairs without one."""
+    agree (one set, one game: they do), else ``_largest_margin`` over the pairs without one."""
     if positions.spread is None:
         ruled = np.full(a.size, np.nan)
     else:
         ruled = np.where(positions.spread[a] == positions.spread[b], positions.spread[a], np.nan)
     unknown = np.isnan(ruled)
     if unknown.any():
-        ruled[unknown] = largest_margin(positions, a[unknown], b[unknown], both[unknown])
+        ruled[unknown] = _largest_margin(positions, a[unknown], b[unknown], both[unknown])
     return ruled
 
 
 def _margin_points(positions: Positions, a: np.ndarray, b: np.ndarray, largest: np.ndarray,
                    deals: np.ndarray, both: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Deal by deal over the deals both finished: 1/2 + d / (2M) of each deal's point to the first,
-    the rest to the second (d the difference of their deal scores, M ``largest_margin``; with M = 0
+    the rest to the second (d the difference of their deal scores, M the pair's ``_margins_of``; with M = 0
     a draw each); a forfeit loses every one to a position that did not forfeit. A pair's points
     are rounded to a multiple of QUANTUM, the second's being the deals less the first's: sums of
     such points are exact in any order, so the table does not depend on the order of the games or

@@ -3,19 +3,21 @@ as archives, a server on a free loopback port read from its first line, and a cl
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
 import signal
 import subprocess
 import tarfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import orjson
 
-from helpers import ROOT, arena, own_bot, start_arena, wait_for
+from helpers import ROOT, arena, new_league, own_bot, start_arena, wait_for
 
 KEEP_ALIVE = httpx.Limits(keepalive_expiry=2.0)
 """A client drops a connection idle for 2 s, well before the server closes it (5 s): one reused
@@ -50,6 +52,27 @@ def start_server(league: Path, *args: str) -> Server:
         _, err = process.communicate(timeout=30)
         raise AssertionError(f"the server did not start: {first!r} {err!r}")
     return Server(process, first.rsplit(" at ", 1)[1].strip().rstrip("/"), league)
+
+
+@contextlib.contextmanager
+def served_alone(directory: Path, *args: str) -> Iterator[tuple[Server, str]]:
+    """A league of its own with no entrants, served only (``--no-play``, then ARGS), and its
+    participant ada's token; stopped as ``stop_cleanly`` stops it. For a test that changes what
+    the server remembers of a client (its failed logins), which a shared server would carry into
+    the module's other tests."""
+    from arena.league.store import Store
+
+    league = new_league(directory / "league")
+    store = Store.open(league)
+    try:
+        _, token = store.accounts.invite("ada")
+    finally:
+        store.close()
+    server = start_server(league, "--no-play", *args)
+    try:
+        yield server, token
+    finally:
+        stop_cleanly(server)
 
 
 def stop_server(server: Server) -> int:

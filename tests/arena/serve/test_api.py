@@ -25,7 +25,6 @@ import pytest
 
 from arena.league.accounts import SESSION_IDLE, SESSION_MAX_AGE, SESSIONS_KEPT, token_hash
 from arena.league.database import DATABASE
-from arena.league.store import Store
 from arena.serve.connections import BODY_GRACE_SECONDS, HEADER_BYTES, HEADERS_SECONDS
 
 from helpers import C_BOT, arena, new_league, own_bot, submitted, wait_for
@@ -39,6 +38,7 @@ from served import (
     logged_in,
     packed,
     python_bot,
+    served_alone,
     start_server,
     stderr_until,
     stop_cleanly,
@@ -380,14 +380,7 @@ def test_forwarded_headers_are_not_believed_from_a_client(served):
 
 
 def test_behind_a_trusted_proxy_its_forwarded_headers_are_believed(tmp_path: Path):
-    league = new_league(tmp_path / "league")
-    store = Store.open(league)
-    try:
-        _, token = store.accounts.invite("ada")
-    finally:
-        store.close()
-    server = start_server(league, "--no-play", "--forwarded-allow-ips", "127.0.0.1")
-    try:
+    with served_alone(tmp_path, "--forwarded-allow-ips", "127.0.0.1") as (server, token):
         with server.client("not-a-token") as proxied:
             page = proxied.get("/login", headers={"X-Forwarded-Proto": "https"})
             # Secure, and __Host-: no sibling subdomain or plain-http port may set or overwrite it
@@ -418,8 +411,6 @@ def test_behind_a_trusted_proxy_its_forwarded_headers_are_believed(tmp_path: Pat
             headers["Origin"] = server.url  # http://: not what the browser saw
             assert browser.post("/login", data={"token": token, "csrf": csrf.group(1)},
                                 headers=headers).status_code == 403
-    finally:
-        stop_cleanly(server)
 
 
 def test_a_huge_or_malformed_number_is_a_400_or_a_404_never_a_500(served):
@@ -552,18 +543,14 @@ def test_failed_logins_are_limited_per_address_and_a_valid_token_is_never_refuse
         tmp_path: Path) -> None:
     # A server of its own (serving only): the limit it reaches would refuse the module's other
     # tests from this address with 429 where they check a 401.
-    league = new_league(tmp_path / "league")
-    token = invite(league, "ada")
-    server = start_server(league, "--no-play")
-    try:
+    with served_alone(tmp_path) as (server, token):
         with server.client("not-a-token") as wrong:
             # X-Forwarded-For from a client (no --forwarded-allow-ips) is not believed: a new
             # address in it each time is still this one
             codes = [wrong.get("/api/submissions/1",
                                headers={"X-Forwarded-For": f"10.1.0.{n}"}).status_code
                      for n in range(11)]
-        first = codes.index(429)
-        assert first > 0 and set(codes[:first]) == {401} and set(codes[first:]) == {429}
+        assert codes == [401] * 10 + [429]  # a fresh server: ten failures, then refused
         with server.client(token) as ada:  # a valid token from that address still works
             assert ada.get("/api/games", params={"limit": 1}).status_code == 200
             assert ada.get("/api/submissions/1").status_code == 404  # valid: not 401, not 429
@@ -572,5 +559,3 @@ def test_failed_logins_are_limited_per_address_and_a_valid_token_is_never_refuse
             refused = browser.post("/login",
                                    data={"token": "wrong", "csrf": form_token(browser, "/login")})
             assert refused.status_code == 429
-    finally:
-        stop_cleanly(server)
